@@ -1,0 +1,153 @@
+/*
+ * EDL control protocol. Thrift carries control only; gradients and model broadcasts move over
+ * the TCP data plane (container-worker, org.edl.worker.collective). Every connection, control
+ * and data alike, first passes the job-secret handshake (org.edl.worker.security).
+ *
+ * After editing this file run thrift/generate.sh and commit the regenerated Java:
+ * IdlRegenerationTest fails when the two disagree.
+ */
+namespace java org.edl.thrift
+
+/** A user-facing error: which field was wrong and with what value. */
+exception EdlError {
+  1: required string message,
+  2: optional string field,
+  3: optional string value
+}
+
+/** One worker as the ring knows it. workerId is the YARN container id. */
+struct WorkerInfo {
+  1: required string workerId,
+  2: required string host,
+  3: required i32 dataPort,
+  4: optional i32 gpuIndex = -1
+}
+
+/** The ordered ring; version grows by one with every membership change (an epoch). */
+struct Topology {
+  1: required i64 version,
+  2: required list<WorkerInfo> ring
+}
+
+enum BatchRule {
+  /** Global batch fixed, split over the workers. */
+  FIXED_GLOBAL = 1,
+  /** Per-worker batch fixed; the learning rate scales linearly with the worker count. */
+  FIXED_PER_WORKER = 2
+}
+
+/** What the leader owns besides the ring; handed to a successor when the leader leaves. */
+struct JobMeta {
+  1: required i64 step,
+  2: required i32 epoch,
+  3: required BatchRule batchRule,
+  4: required i32 batchSize,
+  5: required double baseLearningRate,
+  6: optional list<i32> finishedChunks,
+  7: optional i64 samplesSeen,
+  8: optional double lastLoss
+}
+
+/** Reply to register: the ring the worker will join and the job meta-data. */
+struct Registration {
+  1: required Topology topology,
+  2: required JobMeta meta
+}
+
+/**
+ * "Switch to topology `topologyVersion` at the end of batch `atStep`": the switch-at-step OK.
+ * At that step `broadcasterId` sends the model to `joiners`; `leavers` exit.
+ */
+struct SwitchOrder {
+  1: required i64 topologyVersion,
+  2: required i64 atStep,
+  3: optional string broadcasterId,
+  4: optional list<string> joiners,
+  5: optional list<string> leavers
+}
+
+/** Sent by every worker at the end of every batch; a missing report marks a failure. */
+struct SyncReport {
+  1: required string workerId,
+  2: required i64 step,
+  3: required double loss,
+  4: required double batchSeconds,
+  5: required i32 samples
+}
+
+/** The leader's answer to a sync report: pending topology and switch, if any. */
+struct SyncReply {
+  1: optional Topology pendingTopology,
+  2: optional SwitchOrder switchOrder,
+  3: optional bool finish = false
+}
+
+/** Service run by the elected leader; every worker talks to it. */
+service Coordinator {
+  Registration registerWorker(1: WorkerInfo worker) throws (1: EdlError error),
+  /** A newcomer has its execution context ready for `topologyVersion`. */
+  void ready(1: string workerId, 2: i64 topologyVersion) throws (1: EdlError error),
+  /** Blocks up to timeoutMs for a topology newer than afterVersion; returns the current one. */
+  Topology awaitTopology(1: i64 afterVersion, 2: i32 timeoutMs),
+  SyncReply sync(1: SyncReport report) throws (1: EdlError error),
+  /** A worker asks to leave; the reply says at which step it may go. */
+  SwitchOrder leave(1: string workerId) throws (1: EdlError error),
+  /** The leaving leader passes the job meta-data and schedule to its successor. */
+  void handOff(1: JobMeta meta, 2: Topology topology, 3: SwitchOrder pending)
+      throws (1: EdlError error)
+}
+
+/** Progress as the leader reports it to the ApplicationMaster. */
+struct JobProgress {
+  1: required i64 step,
+  2: required i64 totalSteps,
+  3: required double loss,
+  4: required double samplesPerSecond,
+  5: required i32 workers,
+  6: optional i32 epoch,
+  7: optional string modelPath,
+  8: optional string metricsPath,
+  9: optional double firstLoss
+}
+
+enum JobState {
+  STARTING = 1,
+  RUNNING = 2,
+  SCALING = 3,
+  SUCCEEDED = 4,
+  FAILED = 5,
+  KILLED = 6
+}
+
+struct JobStatus {
+  1: required string appId,
+  2: required JobState state,
+  3: required i32 targetWorkers,
+  4: required list<string> containers,
+  5: optional JobProgress progress,
+  6: optional string diagnostics,
+  7: optional i32 minWorkers,
+  8: optional i32 maxWorkers,
+  9: optional string backend
+}
+
+struct ProfilePoint {
+  1: required i32 workers,
+  2: required double samplesPerSecond,
+  3: required i32 batches
+}
+
+struct ProfileResult {
+  1: required list<ProfilePoint> points
+}
+
+/** The ApplicationMaster's job-control endpoint (CLI and leader alike). */
+service JobControl {
+  JobStatus status(),
+  /** The leader's periodic progress report. */
+  void reportProgress(1: JobProgress progress),
+  JobStatus scaleOut(1: i32 count) throws (1: EdlError error),
+  JobStatus scaleIn(1: i32 count, 2: list<string> containerIds) throws (1: EdlError error),
+  JobStatus migrate(1: string fromHost, 2: string toHost) throws (1: EdlError error),
+  ProfileResult profile(1: i32 minWorkers, 2: i32 maxWorkers) throws (1: EdlError error)
+}
