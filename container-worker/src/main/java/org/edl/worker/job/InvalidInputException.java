@@ -1,0 +1,26 @@
+package org.edl.worker.job;
+
+/**
+ * Input a user can get wrong (a flag, a config key, a data line): the message names the field
+ * and the value, so the CLI can print it as is and exit non-zero without a stack trace.
+ */
+public class InvalidInputException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final String field;
+  private final String value;
+
+  public InvalidInputException(String field, Object value, String problem) {
+    super(field + "=" + value + ": " + problem);
+    this.field = field;
+    this.value = String.valueOf(value);
+  }
+
+  public String field() {
+    return field;
+  }
+
+  public String value() {
+    return value;
+  }
+}
