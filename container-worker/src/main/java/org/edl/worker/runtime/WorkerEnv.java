@@ -1,0 +1,37 @@
+package org.edl.worker.runtime;
+
+/**
+ * The contract between the ApplicationMaster and a worker container: the environment variables
+ * the AM sets and the files it localises. The worker never imports the AM; both read this.
+ * The job's secret is not here: it travels in the container's YARN credentials under
+ * {@link org.edl.worker.security.JobSecret#CREDENTIALS_KEY}.
+ */
+public final class WorkerEnv {
+  /** Class the worker container runs. */
+  public static final String MAIN_CLASS = "org.edl.worker.runtime.WorkerMain";
+  /** The YARN application id; names the job's ZooKeeper subtree {@code /edl/<appId>}. */
+  public static final String APP_ID = "EDL_APP_ID";
+  /** ZooKeeper connect string (from {@code edl.zookeeper.connect} in edl-site.xml). */
+  public static final String ZK_CONNECT = "EDL_ZK_CONNECT";
+  /** {@code host:port} of the AM's job-control endpoint; the leader reports progress there. */
+  public static final String AM_ADDRESS = "EDL_AM_ADDRESS";
+  /** GPU device indices the AM assigned to this container, comma separated; may be empty. */
+  public static final String GPU_INDICES = "EDL_GPU_INDICES";
+  /** Name of the localised job specification in the container's working directory. */
+  public static final String JOB_SPEC_FILE = "job.properties";
+  /** Set by YARN: this container's id, which is the worker's id. */
+  public static final String CONTAINER_ID = "CONTAINER_ID";
+  /** Set by YARN: the NodeManager's host name. */
+  public static final String NM_HOST = "NM_HOST";
+  /** The configuration key holding the ZooKeeper connect string on the client side. */
+  public static final String ZK_CONNECT_KEY = "edl.zookeeper.connect";
+  /** ZooKeeper root of all EDL jobs. */
+  public static final String ZK_ROOT = "/edl";
+
+  /** Exit status of a worker that finished training. */
+  public static final int EXIT_OK = 0;
+  /** Exit status of a worker that failed; the cause is on stderr, which YARN's diagnostics carry. */
+  public static final int EXIT_FAILED = 1;
+
+  private WorkerEnv() {}
+}
