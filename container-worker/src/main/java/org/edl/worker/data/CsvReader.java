@@ -78,7 +78,7 @@ public final class CsvReader {
         columnsLine = lineNo;
         features = new float[columns - 1];
       } else if (fields.length != columns) {
-        throw LineErrors.line(source, lineNo, "has " + fields.length + " fields, but line "
+        throw LineErrors.line(source, lineNo, fields.length + " fields, but line "
             + columnsLine + " has " + columns);
       }
       double label = Numbers.parseFinite(unquote(fields[0]));
