@@ -121,19 +121,12 @@ public final class Mlp implements ClassifierModel {
   private void forward(float[] x, int xBase, float[] h, double[] logits) {
     for (int j = 0; j < hidden; j++) {
       int wBase = j * features;
-      double z = params[b1 + j];
-      for (int i = 0; i < features; i++) {
-        z += params[wBase + i] * x[xBase + i];
-      }
+      double z = params[b1 + j] + Dot.dot(params, wBase, x, xBase, features);
       h[j] = z > 0 ? (float) z : 0f;
     }
     for (int k = 0; k < classes; k++) {
       int wBase = w2 + k * hidden;
-      double z = params[b2 + k];
-      for (int j = 0; j < hidden; j++) {
-        z += params[wBase + j] * h[j];
-      }
-      logits[k] = z;
+      logits[k] = params[b2 + k] + Dot.dot(params, wBase, h, 0, hidden);
     }
   }
 

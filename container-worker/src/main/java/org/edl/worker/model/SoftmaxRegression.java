@@ -90,11 +90,7 @@ public final class SoftmaxRegression implements ClassifierModel {
   private void logits(float[] x, int xBase, double[] out) {
     for (int k = 0; k < classes; k++) {
       int wBase = k * features;
-      double z = params[biasOffset + k];
-      for (int j = 0; j < features; j++) {
-        z += params[wBase + j] * x[xBase + j];
-      }
-      out[k] = z;
+      out[k] = params[biasOffset + k] + Dot.dot(params, wBase, x, xBase, features);
     }
   }
 
