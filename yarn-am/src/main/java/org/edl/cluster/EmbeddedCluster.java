@@ -216,11 +216,25 @@ public final class EmbeddedCluster implements AutoCloseable {
   private MiniDFSCluster startHdfs(Path dir) throws IOException {
     Configuration conf = EmbeddedClusterSettings.hdfs(new Configuration());
     MiniDFSCluster hdfs = new MiniDFSCluster.Builder(conf, dir.toFile()).numDataNodes(1).build();
-    stoppers.push(new Stopper("HDFS", hdfs::shutdown));
+    stoppers.push(new Stopper("HDFS", () -> stopHdfs(hdfs)));
     hdfs.waitActive();
     LOG.info("HDFS started at {} (NameNode web UI http://{})",
         hdfs.getURI(), hdfs.getConfiguration(0).get("dfs.namenode.http-address"));
     return hdfs;
+  }
+
+  /**
+   * While the JVM shuts down (Ctrl-C) the DataNode cannot finish its shutdown: it tries to remove
+   * a Hadoop shutdown hook, which Hadoop refuses then, and its own hooks finish the job. The
+   * NameNode must still be stopped, so that its edit log is closed.
+   */
+  private static void stopHdfs(MiniDFSCluster hdfs) {
+    try {
+      hdfs.shutdown();
+    } catch (IllegalStateException jvmShuttingDown) {
+      LOG.info("JVM shutting down: the DataNode is left to Hadoop's shutdown hooks ({})", jvmShuttingDown.getMessage());
+      hdfs.shutdownNameNodes();
+    }
   }
 
   private MiniYARNCluster startYarn(Path dir) throws Exception {

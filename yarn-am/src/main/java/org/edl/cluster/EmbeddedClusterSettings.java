@@ -94,11 +94,15 @@ public final class EmbeddedClusterSettings {
         .collect(Collectors.joining(","));
   }
 
-  /** The jar files on this JVM's class path (directories are left out: they are build output). */
+  /**
+   * The jar files on this JVM's class path. Left out: directories (build output) and EDL's own
+   * jars, because a job ships its own and an older copy here must not shadow it.
+   */
   static String localJarClasspath() {
     String classpath = System.getProperty("java.class.path", "");
     return Arrays.stream(classpath.split(File.pathSeparator))
         .filter(entry -> entry.endsWith(".jar") && Files.isRegularFile(Path.of(entry)))
+        .filter(entry -> !Path.of(entry).getFileName().toString().startsWith("edl-"))
         .map(entry -> Path.of(entry).toAbsolutePath().toString())
         .distinct()
         .collect(Collectors.joining(","));
