@@ -47,6 +47,16 @@ public final class EmbeddedCluster implements AutoCloseable {
   /** GenericTestUtils roots MiniYARNCluster's working directory here (default: target/). */
   private static final String TEST_DATA_DIR = "test.build.data";
 
+  /**
+   * The web UIs' Jersey and Guice log every resource they register at INFO through
+   * java.util.logging, which log4j settings do not reach. Held here because JUL keeps its
+   * loggers weakly, and a collected logger forgets its level.
+   */
+  private static final java.util.logging.Logger[] QUIET_JUL_LOGGERS = {
+      java.util.logging.Logger.getLogger("com.sun.jersey"),
+      java.util.logging.Logger.getLogger("com.google.inject"),
+  };
+
   private enum State { NEW, STARTING, RUNNING, CLOSED }
 
   private final ClusterSize size;
@@ -174,6 +184,9 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   private void startServices() throws Exception {
+    for (java.util.logging.Logger logger : QUIET_JUL_LOGGERS) {
+      logger.setLevel(java.util.logging.Level.SEVERE);
+    }
     if (requestedBaseDir != null) {
       baseDir = Files.createDirectories(requestedBaseDir.toAbsolutePath());
     } else {
