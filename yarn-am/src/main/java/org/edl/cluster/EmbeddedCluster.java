@@ -273,6 +273,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     waitUntil(() -> scheduler.getNumClusterNodes() == size.nodes()
             && scheduler.getClusterResource().getResourceValue(ResourceInformation.GPU_URI) == gpus,
         "the scheduler to see " + size.nodes() + " node(s) and " + gpus + " yarn.io/gpu");
+    ResourceManagerWebUi.reclaim(yarn.getResourceManager());
     LOG.info("YARN started: ResourceManager {} with {} NodeManager(s), scheduler {}, cluster resource {}",
         yarn.getConfig().get(YarnConfiguration.RM_ADDRESS), size.nodes(),
         scheduler.getClass().getSimpleName(), scheduler.getClusterResource());

@@ -9,6 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -107,6 +111,24 @@ class EmbeddedClusterTest {
     } finally {
       yarn.stop();
     }
+  }
+
+  /** The RM's own pages, not the NodeManagers' that share its JVM (see ResourceManagerWebUi). */
+  @Test
+  @Order(2)
+  void resourceManagerWebUiAndRestApiAnswer() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    HttpResponse<String> rest = http.send(
+        HttpRequest.newBuilder(URI.create(cluster.resourceManagerWebUrl() + "/ws/v1/cluster/info"))
+            .header("Accept", "application/json").build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, rest.statusCode(), rest.body());
+    assertTrue(rest.body().contains("STARTED"), rest.body());
+    HttpResponse<String> page = http.send(
+        HttpRequest.newBuilder(URI.create(cluster.resourceManagerWebUrl() + "/cluster/nodes")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, page.statusCode(), page.body());
+    assertTrue(page.body().contains("yarn.io/gpu"), "the nodes page lists GPUs");
   }
 
   @Test
