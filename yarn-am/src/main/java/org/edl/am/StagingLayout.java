@@ -1,0 +1,31 @@
+package org.edl.am;
+
+import org.edl.worker.runtime.WorkerEnv;
+
+/**
+ * The job's HDFS staging directory {@code /user/<user>/.edl/<appId>/}, as the client writes it
+ * and the AM reads it: every file in it is localised into the AM's and every worker's working
+ * directory under its own name.
+ */
+public final class StagingLayout {
+  /** Env var of the AM container: the staging directory's fully qualified URI. */
+  public static final String STAGING_DIR_ENV = "EDL_STAGING_DIR";
+  /** The job specification; the output directory in it is already filled in. */
+  public static final String JOB_SPEC = WorkerEnv.JOB_SPEC_FILE;
+  /** The shaded application jar, on a real cluster. */
+  public static final String APP_JAR = "edl.jar";
+  /**
+   * The client's effective configuration, only on the embedded cluster (whose addresses are
+   * ephemeral): named so that {@code new Configuration()} in a container loads it first.
+   */
+  public static final String CLUSTER_CONF = "core-site.xml";
+  /** Main class of the AM container. */
+  public static final String AM_MAIN_CLASS = "org.edl.am.ApplicationMaster";
+
+  private StagingLayout() {}
+
+  /** {@code .edl/<appId>} under the user's home directory. */
+  public static String relativeDir(String appId) {
+    return ".edl/" + appId;
+  }
+}
