@@ -1,0 +1,88 @@
+package org.edl.worker.data;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.UnsupportedFileSystemException;
+import org.edl.worker.job.InvalidInputException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns the job's {@code data} string into a data set: a {@code synthetic:} spec is generated;
+ * anything else is a path opened through Hadoop's {@link FileSystem}, so {@code hdfs://},
+ * {@code file://} and the cluster's default file system all work the same way.
+ */
+public final class DatasetLoader {
+  private static final Logger LOG = LoggerFactory.getLogger(DatasetLoader.class);
+
+  private DatasetLoader() {}
+
+  /** Loads the whole data set into memory. */
+  public static Dataset load(String data, String format, Configuration conf) throws IOException {
+    if (SyntheticSpec.isSynthetic(data)) {
+      SyntheticSpec spec = SyntheticSpec.parse(data);
+      LOG.info("Generating {}", spec.format());
+      return SyntheticData.generate(spec);
+    }
+    DataFormat resolved = DataFormat.resolve(format, requirePath(data));
+    try (Reader in = open(data, conf)) {
+      Dataset d = resolved == DataFormat.LIBSVM ? LibsvmReader.read(in, data) : CsvReader.read(in, data);
+      LOG.info("Loaded {} ({}): {} rows, {} features, {} classes",
+          data, resolved, d.size(), d.featureCount(), d.classCount());
+      return d;
+    }
+  }
+
+  /**
+   * Checks the data set and returns its shape, streaming through a file without keeping it: what
+   * the client runs before it submits, so a bad line fails there and not in every container.
+   */
+  public static DatasetSummary validate(String data, String format, Configuration conf) throws IOException {
+    if (SyntheticSpec.isSynthetic(data)) {
+      return SyntheticSpec.parse(data).summary();
+    }
+    DataFormat resolved = DataFormat.resolve(format, requirePath(data));
+    try (Reader in = open(data, conf)) {
+      return resolved == DataFormat.LIBSVM ? LibsvmReader.summarize(in, data) : CsvReader.summarize(in, data);
+    }
+  }
+
+  private static String requirePath(String data) {
+    if (data == null || data.isBlank()) {
+      throw new InvalidInputException("data", data, "a data set is required");
+    }
+    return data;
+  }
+
+  private static Reader open(String data, Configuration conf) throws IOException {
+    Path path;
+    try {
+      path = new Path(data);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("data", data, "not a valid path: " + e.getMessage());
+    }
+    FileSystem fs;
+    try {
+      fs = path.getFileSystem(conf);
+    } catch (UnsupportedFileSystemException e) {
+      throw new InvalidInputException("data", data, "no file system for scheme '" + path.toUri().getScheme() + "'");
+    }
+    FileStatus status;
+    try {
+      status = fs.getFileStatus(path);
+    } catch (FileNotFoundException e) {
+      throw new InvalidInputException("data", data, "does not exist");
+    }
+    if (status.isDirectory()) {
+      throw new InvalidInputException("data", data, "is a directory; give a file");
+    }
+    return new InputStreamReader(fs.open(path), StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,86 @@
+package org.edl.worker.model;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * The state layout shared by the built-in models: a magic number, a version, the model name, its
+ * shape and the flat parameters (big-endian floats). The header lets a reader refuse the state of
+ * another model with a message that shows both shapes.
+ */
+final class ModelState {
+  static final int MAGIC = 0x45444C4D; // "EDLM"
+  static final int VERSION = 1;
+  private static final int CHUNK_FLOATS = 16 * 1024;
+
+  private ModelState() {}
+
+  static void write(DataOutputStream out, String name, String[] dimNames, int[] dims, float[] params)
+      throws IOException {
+    out.writeInt(MAGIC);
+    out.writeInt(VERSION);
+    out.writeUTF(name);
+    out.writeInt(dims.length);
+    for (int d : dims) {
+      out.writeInt(d);
+    }
+    out.writeInt(params.length);
+    // One write per chunk instead of one per float: a large model's state writes in milliseconds.
+    ByteBuffer buf = ByteBuffer.allocate(CHUNK_FLOATS * Float.BYTES);
+    for (int i = 0; i < params.length; i += CHUNK_FLOATS) {
+      int n = Math.min(CHUNK_FLOATS, params.length - i);
+      buf.clear();
+      buf.asFloatBuffer().put(params, i, n);
+      out.write(buf.array(), 0, n * Float.BYTES);
+    }
+  }
+
+  static void read(DataInputStream in, String name, String[] dimNames, int[] dims, float[] params)
+      throws IOException {
+    int magic = in.readInt();
+    if (magic != MAGIC) {
+      throw new IOException("not EDL model state (magic " + Integer.toHexString(magic) + ")");
+    }
+    int version = in.readInt();
+    if (version != VERSION) {
+      throw new IOException("model state version " + version + " is not supported (expected " + VERSION + ")");
+    }
+    String savedName = in.readUTF();
+    int dimCount = in.readInt();
+    if (dimCount < 0 || dimCount > 64) {
+      throw new IOException("model state has a damaged header (" + dimCount + " dimensions)");
+    }
+    int[] savedDims = new int[dimCount];
+    for (int i = 0; i < dimCount; i++) {
+      savedDims[i] = in.readInt();
+    }
+    if (!savedName.equals(name) || !Arrays.equals(savedDims, dims)) {
+      throw new IncompatibleStateException("model state is for " + describe(savedName, dimNames, savedDims)
+          + " but this job's model is " + describe(name, dimNames, dims));
+    }
+    int count = in.readInt();
+    if (count != params.length) {
+      throw new IOException("model state has " + count + " parameters, expected " + params.length);
+    }
+    byte[] bytes = new byte[CHUNK_FLOATS * Float.BYTES];
+    for (int i = 0; i < count; i += CHUNK_FLOATS) {
+      int n = Math.min(CHUNK_FLOATS, count - i);
+      in.readFully(bytes, 0, n * Float.BYTES);
+      ByteBuffer.wrap(bytes, 0, n * Float.BYTES).asFloatBuffer().get(params, i, n);
+    }
+  }
+
+  static String describe(String name, String[] dimNames, int[] dims) {
+    StringBuilder sb = new StringBuilder(name).append('(');
+    for (int i = 0; i < dims.length; i++) {
+      if (i > 0) {
+        sb.append(", ");
+      }
+      sb.append(i < dimNames.length ? dimNames[i] : "dim" + i).append('=').append(dims[i]);
+    }
+    return sb.append(')').toString();
+  }
+}

@@ -1,0 +1,91 @@
+package org.edl.worker.rpc;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.thrift.TProcessor;
+import org.apache.thrift.protocol.TBinaryProtocol;
+import org.apache.thrift.server.TThreadPoolServer;
+import org.apache.thrift.transport.TServerSocket;
+import org.apache.thrift.transport.TTransportException;
+import org.apache.thrift.transport.layered.TFramedTransport;
+import org.edl.worker.security.JobSecret;
+import org.edl.worker.security.RefusalListener;
+import org.edl.worker.security.SecretHandshake;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Thrift service (any generated {@code Processor}) on a plain socket, framed binary protocol,
+ * one pooled thread per connection. Every connection must pass the {@link SecretHandshake}
+ * before its first call; refused peers are logged, counted and reported to a listener.
+ */
+public final class RpcServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
+
+  private final String name;
+  private final TServerSocket serverSocket;
+  private final TThreadPoolServer server;
+  private final HandshakeTransportFactory transports;
+  private final Thread serveThread;
+
+  private RpcServer(String name, TServerSocket serverSocket, TThreadPoolServer server,
+      HandshakeTransportFactory transports) {
+    this.name = name;
+    this.serverSocket = serverSocket;
+    this.server = server;
+    this.transports = transports;
+    this.serveThread = new Thread(server::serve, "rpc-" + name + "-accept");
+    this.serveThread.setDaemon(true);
+  }
+
+  /**
+   * Binds {@code host:port} (port 0: an ephemeral one, see {@link #port()}) and starts serving.
+   *
+   * @param name             for thread names and logs ("coordinator", "job-control")
+   * @param handshakeTimeout how long a new connection has to complete the handshake
+   */
+  public static RpcServer start(String name, TProcessor processor, String host, int port,
+      JobSecret secret, Duration handshakeTimeout, RefusalListener listener)
+      throws TTransportException {
+    TServerSocket socket = new TServerSocket(new TServerSocket.ServerSocketTransportArgs()
+        .bindAddr(new InetSocketAddress(host, port)));
+    HandshakeTransportFactory transports =
+        new HandshakeTransportFactory(new SecretHandshake(secret, handshakeTimeout), listener);
+    TThreadPoolServer.Args args = new TThreadPoolServer.Args(socket)
+        .processor(processor)
+        .inputTransportFactory(transports)
+        .outputTransportFactory(new TFramedTransport.Factory())
+        .protocolFactory(new TBinaryProtocol.Factory())
+        .minWorkerThreads(1)
+        .stopTimeoutVal(2)
+        .stopTimeoutUnit(TimeUnit.SECONDS);
+    RpcServer rpc = new RpcServer(name, socket, new TThreadPoolServer(args), transports);
+    rpc.serveThread.start();
+    LOG.info("{} serving Thrift on {}:{}", name, host, rpc.port());
+    return rpc;
+  }
+
+  /** The bound port (the ephemeral one when started with port 0). */
+  public int port() {
+    return serverSocket.getServerSocket().getLocalPort();
+  }
+
+  /** Connections refused by the handshake since start. */
+  public long refusedCount() {
+    return transports.refusedCount();
+  }
+
+  /** Stops accepting, ends open connections, and waits for the accept loop to finish. */
+  @Override
+  public void close() {
+    server.stop();
+    transports.closeAll();
+    try {
+      serveThread.join(TimeUnit.SECONDS.toMillis(5));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    LOG.info("{} stopped", name);
+  }
+}

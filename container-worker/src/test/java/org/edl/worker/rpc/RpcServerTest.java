@@ -1,0 +1,110 @@
+package org.edl.worker.rpc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobProgress;
+import org.edl.thrift.JobState;
+import org.edl.thrift.JobStatus;
+import org.edl.thrift.ProfileResult;
+import org.edl.worker.security.AuthenticationException;
+import org.edl.worker.security.JobSecret;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class RpcServerTest {
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+  private final JobSecret secret = JobSecret.generate();
+  private final LinkedBlockingQueue<String> refusedPeers = new LinkedBlockingQueue<>();
+  private RpcServer server;
+
+  @BeforeEach
+  void start() throws Exception {
+    server = RpcServer.start("job-control", new JobControl.Processor<>(new CountingJobControl()),
+        "127.0.0.1", 0, secret, TIMEOUT, (peer, cause) -> refusedPeers.add(peer));
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  @Test
+  void aClientWithTheJobSecretMakesCalls() throws Exception {
+    try (RpcConnection conn = RpcClient.open("127.0.0.1", server.port(), secret, TIMEOUT)) {
+      JobControl.Client client = new JobControl.Client(conn.protocol());
+      assertEquals(JobState.RUNNING, client.status().getState());
+      client.reportProgress(new JobProgress(7, 100, 0.5, 10.0, 3));
+      assertEquals(3, client.status().getTargetWorkers());
+    }
+    assertEquals(0, server.refusedCount());
+  }
+
+  @Test
+  void aClientWithAnotherSecretIsRefusedAndTheRefusalRecorded() throws Exception {
+    AuthenticationException e = assertThrows(AuthenticationException.class,
+        () -> RpcClient.open("127.0.0.1", server.port(), JobSecret.generate(), TIMEOUT));
+    assertTrue(e.getMessage().contains("127.0.0.1:" + server.port()), e.getMessage());
+
+    String peer = refusedPeers.poll(10, TimeUnit.SECONDS);
+    assertTrue(peer != null && peer.contains("127.0.0.1"), "refused peer reported: " + peer);
+    assertEquals(1, server.refusedCount());
+
+    // The server keeps serving the right clients after a refusal.
+    try (RpcConnection conn = RpcClient.open("127.0.0.1", server.port(), secret, TIMEOUT)) {
+      assertEquals(JobState.RUNNING, new JobControl.Client(conn.protocol()).status().getState());
+    }
+  }
+
+  @Test
+  void closeEndsIdleConnections() throws Exception {
+    RpcConnection idle = RpcClient.open("127.0.0.1", server.port(), secret, TIMEOUT);
+    JobControl.Client client = new JobControl.Client(idle.protocol());
+    client.status();
+    server.close();
+    assertThrows(org.apache.thrift.TException.class, client::status);
+    idle.close();
+  }
+
+  /** The smallest real JobControl: remembers the last progress report. */
+  private static final class CountingJobControl implements JobControl.Iface {
+    private volatile int workers;
+
+    @Override
+    public JobStatus status() {
+      return new JobStatus("application_1_0001", JobState.RUNNING, workers, List.of());
+    }
+
+    @Override
+    public void reportProgress(JobProgress progress) {
+      workers = progress.getWorkers();
+    }
+
+    @Override
+    public JobStatus scaleOut(int count) {
+      return status();
+    }
+
+    @Override
+    public JobStatus scaleIn(int count, List<String> containerIds) {
+      return status();
+    }
+
+    @Override
+    public JobStatus migrate(String fromHost, String toHost) {
+      return status();
+    }
+
+    @Override
+    public ProfileResult profile(int minWorkers, int maxWorkers) {
+      return new ProfileResult(List.of());
+    }
+  }
+}
