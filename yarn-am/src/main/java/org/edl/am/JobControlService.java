@@ -84,6 +84,29 @@ public final class JobControlService implements JobControl.Iface {
     throw notYet("profile");
   }
 
+  /**
+   * One sentence on the latest progress ("; step 200/200, loss 2.31 -> 0.42, model at ..."),
+   * or empty before the first report. Main thread only.
+   */
+  String progressSummary() {
+    if (latest == null) {
+      return "";
+    }
+    StringBuilder s = new StringBuilder("; step ").append(latest.getStep()).append('/')
+        .append(latest.getTotalSteps()).append(", loss ");
+    if (latest.isSetFirstLoss()) {
+      s.append(String.format(java.util.Locale.ROOT, "%.4f -> ", latest.getFirstLoss()));
+    }
+    s.append(String.format(java.util.Locale.ROOT, "%.4f", latest.getLoss()));
+    if (latest.isSetModelPath()) {
+      s.append(", model at ").append(latest.getModelPath());
+    }
+    if (latest.isSetMetricsPath()) {
+      s.append(", metrics at ").append(latest.getMetricsPath());
+    }
+    return s.toString();
+  }
+
   private JobStatus snapshot() {
     FleetStatus f = fleet.status();
     JobStatus s = new JobStatus(appId, stateOf(f.phase()), f.targetWorkers(), f.containers());

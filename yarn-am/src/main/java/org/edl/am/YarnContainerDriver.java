@@ -37,7 +37,7 @@ public final class YarnContainerDriver implements ContainerDriver {
   private final Configuration conf;
   private final YarnClientFactory clients;
   private final Executor mainThread;
-  private final LaunchContextFactory launchContexts;
+  private LaunchContextFactory launchContexts;
   private final int heartbeatMs;
   private final ArrayDeque<ContainerRequest> pending = new ArrayDeque<>();
   private final Map<String, Container> allocated = new HashMap<>();
@@ -55,21 +55,23 @@ public final class YarnContainerDriver implements ContainerDriver {
   }
 
   public YarnContainerDriver(Configuration conf, YarnClientFactory clients, Executor mainThread,
-      LaunchContextFactory launchContexts, int heartbeatMs) {
+      int heartbeatMs) {
     this.conf = conf;
     this.clients = clients;
     this.mainThread = mainThread;
-    this.launchContexts = launchContexts;
     this.heartbeatMs = heartbeatMs;
   }
 
   /**
    * Starts the clients and registers with the resource manager; {@code host:rpcPort} is the
-   * job-control endpoint clients find in the application report.
+   * job-control endpoint clients find in the application report (and the workers' launch
+   * contexts carry, which is why those come in here and not at construction).
    */
-  public RegisterApplicationMasterResponse start(ContainerEventHandler eventHandler, String host,
-      int rpcPort, String trackingUrl) throws Exception {
+  public RegisterApplicationMasterResponse start(ContainerEventHandler eventHandler,
+      LaunchContextFactory workerLaunchContexts, String host, int rpcPort, String trackingUrl)
+      throws Exception {
     this.handler = Objects.requireNonNull(eventHandler, "eventHandler");
+    this.launchContexts = Objects.requireNonNull(workerLaunchContexts, "workerLaunchContexts");
     this.trackingUrl = trackingUrl == null ? "" : trackingUrl;
     nodeManagers = clients.nodeManagerClient(new NodeManagerCallbacks());
     nodeManagers.init(conf);
