@@ -1,27 +1,17 @@
 package org.edl.am;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.records.ContainerId;
-import org.apache.hadoop.yarn.api.records.LocalResource;
-import org.apache.hadoop.yarn.api.records.LocalResourceType;
-import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
-import org.apache.hadoop.yarn.api.records.URL;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
@@ -84,7 +74,7 @@ public final class ApplicationMaster {
     try (RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
         "0.0.0.0", 0, secret, Duration.ofSeconds(10),
         (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()))) {
-      WorkerLaunchContexts workers = new WorkerLaunchContexts(stagedResources(stagingDir, conf),
+      WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),
           ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
           ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
           spec.workerMemoryMb());
@@ -107,21 +97,6 @@ public final class ApplicationMaster {
 
   private static float fraction(JobProgress p) {
     return p.getTotalSteps() <= 0 ? 0f : (float) p.getStep() / p.getTotalSteps();
-  }
-
-  /** Every file of the staging directory, localised under its own name. */
-  static Map<String, LocalResource> stagedResources(URI stagingDir, Configuration conf)
-      throws IOException {
-    FileSystem fs = FileSystem.get(stagingDir, conf);
-    Map<String, LocalResource> resources = new HashMap<>();
-    for (FileStatus f : fs.listStatus(new Path(stagingDir))) {
-      if (f.isFile()) {
-        resources.put(f.getPath().getName(), LocalResource.newInstance(
-            URL.fromPath(fs.makeQualified(f.getPath())), LocalResourceType.FILE,
-            LocalResourceVisibility.APPLICATION, f.getLen(), f.getModificationTime()));
-      }
-    }
-    return resources;
   }
 
   private static String requireEnv(String name) {

@@ -1,5 +1,17 @@
 package org.edl.am;
 
+import java.io.IOException;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.yarn.api.records.LocalResource;
+import org.apache.hadoop.yarn.api.records.LocalResourceType;
+import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
+import org.apache.hadoop.yarn.api.records.URL;
 import org.edl.worker.runtime.WorkerEnv;
 
 /**
@@ -27,5 +39,20 @@ public final class StagingLayout {
   /** {@code .edl/<appId>} under the user's home directory. */
   public static String relativeDir(String appId) {
     return ".edl/" + appId;
+  }
+
+  /** Every file of the staging directory, localised under its own name. */
+  public static Map<String, LocalResource> localResources(URI stagingDir, Configuration conf)
+      throws IOException {
+    FileSystem fs = FileSystem.get(stagingDir, conf);
+    Map<String, LocalResource> resources = new HashMap<>();
+    for (FileStatus f : fs.listStatus(new Path(stagingDir))) {
+      if (f.isFile()) {
+        resources.put(f.getPath().getName(), LocalResource.newInstance(
+            URL.fromPath(fs.makeQualified(f.getPath())), LocalResourceType.FILE,
+            LocalResourceVisibility.APPLICATION, f.getLen(), f.getModificationTime()));
+      }
+    }
+    return resources;
   }
 }
