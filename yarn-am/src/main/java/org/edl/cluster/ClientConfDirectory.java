@@ -39,7 +39,9 @@ public final class ClientConfDirectory {
       YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES,
       YarnConfiguration.YARN_APPLICATION_CLASSPATH,
       YarnConfiguration.LOG_AGGREGATION_ENABLED,
-      YarnConfiguration.NM_REMOTE_APP_LOG_DIR);
+      YarnConfiguration.NM_REMOTE_APP_LOG_DIR,
+      // Tells the EDL client to give containers its own classpath and configuration.
+      YarnConfiguration.IS_MINI_YARN_CLUSTER);
 
   private static final List<String> HDFS_CLIENT_KEYS = List.of(
       "dfs.replication",
