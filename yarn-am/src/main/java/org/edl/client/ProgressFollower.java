@@ -1,6 +1,6 @@
 package org.edl.client;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Locale;
@@ -30,14 +30,14 @@ public final class ProgressFollower {
   private static final Duration RPC_TIMEOUT = Duration.ofSeconds(10);
 
   private final YarnClient yarn;
-  private final PrintStream out;
+  private final PrintWriter out;
   private final Duration pollInterval;
   private RpcConnection connection;
   private JobControl.Client control;
   private JobStatus lastStatus;
   private int lastLineLength;
 
-  public ProgressFollower(YarnClient yarn, PrintStream out, Duration pollInterval) {
+  public ProgressFollower(YarnClient yarn, PrintWriter out, Duration pollInterval) {
     this.yarn = yarn;
     this.out = out;
     this.pollInterval = pollInterval;
