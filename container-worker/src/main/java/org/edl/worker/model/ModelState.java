@@ -8,7 +8,7 @@ import java.util.Arrays;
 
 /**
  * The state layout shared by the built-in models: a magic number, a version, the model name, its
- * shape and the flat parameters (big-endian floats). The header lets a reader refuse the state of
+ * shape (named dimensions) and the flat parameters (big-endian floats). The header lets a reader refuse the state of
  * another model with a message that shows both shapes.
  */
 final class ModelState {
@@ -24,8 +24,9 @@ final class ModelState {
     out.writeInt(VERSION);
     out.writeUTF(name);
     out.writeInt(dims.length);
-    for (int d : dims) {
-      out.writeInt(d);
+    for (int i = 0; i < dims.length; i++) {
+      out.writeUTF(dimNames[i]);
+      out.writeInt(dims[i]);
     }
     out.writeInt(params.length);
     // One write per chunk instead of one per float: a large model's state writes in milliseconds.
@@ -53,24 +54,29 @@ final class ModelState {
     if (dimCount < 0 || dimCount > 64) {
       throw new IOException("model state has a damaged header (" + dimCount + " dimensions)");
     }
+    String[] savedDimNames = new String[dimCount];
     int[] savedDims = new int[dimCount];
     for (int i = 0; i < dimCount; i++) {
+      savedDimNames[i] = in.readUTF();
       savedDims[i] = in.readInt();
     }
-    if (!savedName.equals(name) || !Arrays.equals(savedDims, dims)) {
-      throw new IncompatibleStateException("model state is for " + describe(savedName, dimNames, savedDims)
+    if (!savedName.equals(name) || !Arrays.equals(savedDimNames, dimNames) || !Arrays.equals(savedDims, dims)) {
+      throw new IncompatibleStateException("model state is for " + describe(savedName, savedDimNames, savedDims)
           + " but this job's model is " + describe(name, dimNames, dims));
     }
     int count = in.readInt();
     if (count != params.length) {
       throw new IOException("model state has " + count + " parameters, expected " + params.length);
     }
+    // Read aside first: a truncated stream must leave the live parameters as they were.
+    float[] incoming = new float[count];
     byte[] bytes = new byte[CHUNK_FLOATS * Float.BYTES];
     for (int i = 0; i < count; i += CHUNK_FLOATS) {
       int n = Math.min(CHUNK_FLOATS, count - i);
       in.readFully(bytes, 0, n * Float.BYTES);
-      ByteBuffer.wrap(bytes, 0, n * Float.BYTES).asFloatBuffer().get(params, i, n);
+      ByteBuffer.wrap(bytes, 0, n * Float.BYTES).asFloatBuffer().get(incoming, i, n);
     }
+    System.arraycopy(incoming, 0, params, 0, count);
   }
 
   static String describe(String name, String[] dimNames, int[] dims) {

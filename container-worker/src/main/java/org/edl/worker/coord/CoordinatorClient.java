@@ -1,0 +1,91 @@
+package org.edl.worker.coord;
+
+import java.time.Duration;
+import org.apache.thrift.TException;
+import org.apache.thrift.transport.TTransportException;
+import org.edl.thrift.Coordinator;
+import org.edl.thrift.EdlError;
+import org.edl.thrift.JobMeta;
+import org.edl.thrift.Registration;
+import org.edl.thrift.SwitchOrder;
+import org.edl.thrift.SyncReply;
+import org.edl.thrift.SyncReport;
+import org.edl.thrift.Topology;
+import org.edl.thrift.WorkerInfo;
+import org.edl.worker.rpc.RpcClient;
+import org.edl.worker.rpc.RpcConnection;
+import org.edl.worker.security.AuthenticationException;
+import org.edl.worker.security.JobSecret;
+
+/**
+ * A worker's authenticated connection to the leader's {@link CoordinatorService}. Thrift
+ * clients allow one call at a time, so calls are serialised here; a worker that needs to long
+ * poll and sync at once opens two.
+ */
+public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable {
+  private final RpcConnection connection;
+  private final Coordinator.Client client;
+
+  private CoordinatorClient(RpcConnection connection) {
+    this.connection = connection;
+    this.client = new Coordinator.Client(connection.protocol());
+  }
+
+  /**
+   * Connects to {@code address} ({@code host:port}, as the leader election publishes it).
+   *
+   * @param timeout connect, handshake and read timeout; longer than any awaitTopology wait
+   * @throws AuthenticationException the leader refused this job secret
+   */
+  public static CoordinatorClient connect(String address, JobSecret secret, Duration timeout)
+      throws TTransportException, AuthenticationException {
+    HostPort hp = HostPort.parse(address);
+    return new CoordinatorClient(RpcClient.open(hp.host(), hp.port(), secret, timeout));
+  }
+
+  /** {@code host:port} of the leader this client talks to. */
+  public String leaderAddress() {
+    return connection.peer();
+  }
+
+  @Override
+  public synchronized Registration registerWorker(WorkerInfo worker) throws TException {
+    return client.registerWorker(worker);
+  }
+
+  @Override
+  public synchronized void ready(String workerId, long topologyVersion) throws TException {
+    client.ready(workerId, topologyVersion);
+  }
+
+  @Override
+  public synchronized Topology awaitTopology(long afterVersion, int timeoutMs) throws TException {
+    return client.awaitTopology(afterVersion, timeoutMs);
+  }
+
+  @Override
+  public synchronized SyncReply sync(SyncReport report) throws TException {
+    return client.sync(report);
+  }
+
+  @Override
+  public synchronized SwitchOrder leave(String workerId) throws TException {
+    return client.leave(workerId);
+  }
+
+  @Override
+  public synchronized void handOff(JobMeta meta, Topology topology, SwitchOrder pending)
+      throws TException {
+    client.handOff(meta, topology, pending);
+  }
+
+  @Override
+  public void close() {
+    connection.close();
+  }
+
+  /** Whether {@code e} is the leader saying it is not (yet) the leader: worth a retry. */
+  public static boolean isNotLeader(Exception e) {
+    return e instanceof EdlError err && "coordinator".equals(err.getField());
+  }
+}

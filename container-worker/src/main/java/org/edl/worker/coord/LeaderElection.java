@@ -1,0 +1,233 @@
+package org.edl.worker.coord;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.locks.LockInternals;
+import org.apache.curator.framework.recipes.locks.StandardLockInternalsDriver;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.zookeeper.KeeperException;
+import org.edl.worker.runtime.WorkerEnv;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One candidate in the job's leader election: a Curator {@link LeaderLatch} under
+ * {@code /edl/<appId>/leader} whose participant id is the candidate's coordinator address
+ * ({@code host:port}), so that any worker can read where the leader listens.
+ *
+ * <p>The lifecycle is LATENT, STARTED, CLOSED, changed only by compare-and-set. Leadership is
+ * edge-triggered: listeners hear {@code isLeader} / {@code notLeader} only when it changes, on
+ * the executor the caller supplies (give a single-threaded one to keep their order). A
+ * SUSPENDED or LOST ZooKeeper connection gives leadership up at once: another candidate may be
+ * elected while this one cannot see ZooKeeper, and two leaders must never both act.
+ */
+public final class LeaderElection implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderElection.class);
+
+  public enum State { LATENT, STARTED, CLOSED }
+
+  /** LeaderLatch names its nodes {@code ..latch-<sequence>}. */
+  private static final String LATCH_PREFIX = "latch-";
+
+  /** Hears leadership changes; called on the executor given to the election. */
+  public interface Listener {
+    void isLeader();
+
+    void notLeader();
+  }
+
+  private final CuratorFramework client;
+  private final String latchPath;
+  private final String participantId;
+  private final Executor listenerExecutor;
+  private final LeaderLatch latch;
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final AtomicBoolean leader = new AtomicBoolean(false);
+  private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+  private final ConnectionStateListener connectionListener = this::onConnectionState;
+
+  /**
+   * @param client           a started Curator client
+   * @param appId            the YARN application id; names the job's ZooKeeper subtree
+   * @param participantId    this candidate's coordinator address, {@code host:port}
+   * @param listenerExecutor where listeners run
+   */
+  public LeaderElection(CuratorFramework client, String appId, String participantId,
+      Executor listenerExecutor) {
+    this.client = client;
+    this.latchPath = latchPath(appId);
+    this.participantId = participantId;
+    this.listenerExecutor = listenerExecutor;
+    this.latch = new LeaderLatch(client, latchPath, participantId, LeaderLatch.CloseMode.SILENT);
+  }
+
+  /** {@code /edl/<appId>/leader}. */
+  public static String latchPath(String appId) {
+    if (appId == null || appId.isBlank() || appId.contains("/")) {
+      throw new IllegalArgumentException("bad application id for a ZooKeeper path: " + appId);
+    }
+    return WorkerEnv.ZK_ROOT + "/" + appId + "/leader";
+  }
+
+  /** Must be called before {@link #start()} to hear the first election. */
+  public void addListener(Listener listener) {
+    listeners.add(listener);
+  }
+
+  public void removeListener(Listener listener) {
+    listeners.remove(listener);
+  }
+
+  /** Joins the election. Fails if already started or closed. */
+  public void start() throws Exception {
+    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+      throw new IllegalStateException("leader election cannot be started twice (state " + state.get() + ")");
+    }
+    client.getConnectionStateListenable().addListener(connectionListener);
+    // The latch's own callbacks only flip our flag; ours decide whether that is an edge.
+    latch.addListener(new LeaderLatchListener() {
+      @Override
+      public void isLeader() {
+        setLeader(true);
+      }
+
+      @Override
+      public void notLeader() {
+        setLeader(false);
+      }
+    }, Runnable::run);
+    latch.start();
+    LOG.info("Candidate {} joined the election at {}", participantId, latchPath);
+  }
+
+  public State state() {
+    return state.get();
+  }
+
+  public String participantId() {
+    return participantId;
+  }
+
+  /** True only while started, connected and elected. */
+  public boolean hasLeadership() {
+    return state.get() == State.STARTED && leader.get();
+  }
+
+  /**
+   * The coordinator address of the elected leader, waiting (on ZooKeeper watches, not by
+   * polling) until one is elected.
+   *
+   * @throws TimeoutException when nobody is elected within {@code timeout}
+   */
+  public String currentLeaderAddress(Duration timeout) throws Exception {
+    return leaderAddress(client, latchPath, timeout);
+  }
+
+  /** The same look-up for a process that is not a candidate itself. */
+  public static String leaderAddress(CuratorFramework client, String latchPath, Duration timeout)
+      throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      CountDownLatch changed = new CountDownLatch(1);
+      CuratorWatcher watcher = event -> changed.countDown();
+      try {
+        client.getChildren().usingWatcher(watcher).forPath(latchPath);
+      } catch (KeeperException.NoNodeException e) {
+        // Nobody has joined yet: watch for the path to appear.
+        if (client.checkExists().usingWatcher(watcher).forPath(latchPath) != null) {
+          continue;
+        }
+      }
+      String leader = leaderOf(client, latchPath);
+      if (leader != null) {
+        return leader;
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0 || !changed.await(left, TimeUnit.NANOSECONDS)) {
+        throw new TimeoutException("no leader elected at " + latchPath + " within " + timeout);
+      }
+    }
+  }
+
+  /**
+   * The id of the lowest-numbered latch node, as LeaderLatch elects; null if there is none.
+   * A node removed between listing and reading means that candidate left: try the next.
+   */
+  private static String leaderOf(CuratorFramework client, String latchPath) throws Exception {
+    List<String> sorted;
+    try {
+      sorted = LockInternals.getSortedChildren(LATCH_PREFIX,
+          StandardLockInternalsDriver::standardFixForSorting,
+          client.getChildren().forPath(latchPath));
+    } catch (KeeperException.NoNodeException e) {
+      return null;
+    }
+    for (String node : sorted) {
+      try {
+        byte[] id = client.getData().forPath(ZKPaths.makePath(latchPath, node));
+        return new String(id, StandardCharsets.UTF_8);
+      } catch (KeeperException.NoNodeException e) {
+        // gone meanwhile
+      }
+    }
+    return null;
+  }
+
+  /** Leaves the election; listeners hear {@code notLeader} if this candidate was the leader. */
+  @Override
+  public void close() throws IOException {
+    if (!state.compareAndSet(State.STARTED, State.CLOSED)) {
+      state.compareAndSet(State.LATENT, State.CLOSED);
+      return;
+    }
+    client.getConnectionStateListenable().removeListener(connectionListener);
+    try {
+      latch.close();
+    } finally {
+      setLeader(false);
+      LOG.info("Candidate {} left the election", participantId);
+    }
+  }
+
+  private void onConnectionState(CuratorFramework c, ConnectionState newState) {
+    if (newState == ConnectionState.SUSPENDED || newState == ConnectionState.LOST) {
+      LOG.warn("ZooKeeper connection {}: {} gives up leadership", newState, participantId);
+      setLeader(false);
+    }
+  }
+
+  private void setLeader(boolean now) {
+    if (now && state.get() != State.STARTED) {
+      return;
+    }
+    if (leader.getAndSet(now) == now) {
+      return;
+    }
+    LOG.info("{} {} leader", participantId, now ? "is now" : "is no longer");
+    for (Listener l : listeners) {
+      listenerExecutor.execute(() -> {
+        if (now) {
+          l.isLeader();
+        } else {
+          l.notLeader();
+        }
+      });
+    }
+  }
+}

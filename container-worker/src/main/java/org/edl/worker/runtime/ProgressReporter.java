@@ -1,0 +1,108 @@
+package org.edl.worker.runtime;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobProgress;
+import org.edl.worker.coord.HostPort;
+import org.edl.worker.rpc.RpcClient;
+import org.edl.worker.rpc.RpcConnection;
+import org.edl.worker.security.JobSecret;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leader's periodic {@code JobControl.reportProgress} to the ApplicationMaster. A failed
+ * report is logged and the connection reopened next time: progress is advisory and must never
+ * stop training.
+ */
+final class ProgressReporter implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
+
+  private final HostPort am;
+  private final JobSecret secret;
+  private final Duration timeout;
+  private final Supplier<Optional<JobProgress>> progress;
+  private final ScheduledExecutorService timer;
+  private RpcConnection connection;
+  private JobControl.Client client;
+  private long lastLoggedStep = -1;
+
+  ProgressReporter(HostPort am, JobSecret secret, Duration timeout,
+      Supplier<Optional<JobProgress>> progress) {
+    this.am = am;
+    this.secret = secret;
+    this.timeout = timeout;
+    this.progress = progress;
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "edl-progress");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  void start(Duration interval) {
+    timer.scheduleWithFixedDelay(this::reportSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Sends one report now, on the reporter's thread, and waits for it (the final report). */
+  void reportNow(JobProgress finalProgress) {
+    try {
+      timer.submit(() -> {
+        send(finalProgress);
+        return null;
+      }).get(timeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      LOG.warn("Final progress report to the AM at {} failed: {}", am, e.toString());
+    }
+  }
+
+  private void reportSafely() {
+    try {
+      Optional<JobProgress> p = progress.get();
+      if (p.isPresent()) {
+        send(p.get());
+      }
+    } catch (Exception e) {
+      LOG.warn("Progress report to the AM at {} failed: {}", am, e.toString());
+      disconnect();
+    }
+  }
+
+  private void send(JobProgress p) throws Exception {
+    if (client == null) {
+      connection = RpcClient.open(am.host(), am.port(), secret, timeout);
+      client = new JobControl.Client(connection.protocol());
+    }
+    client.reportProgress(p);
+    if (p.getStep() != lastLoggedStep) {
+      lastLoggedStep = p.getStep();
+      LOG.info("progress: step {}/{} loss {} {} samples/s, {} workers", p.getStep(),
+          p.getTotalSteps(), String.format("%.5f", p.getLoss()),
+          String.format("%.1f", p.getSamplesPerSecond()), p.getWorkers());
+    }
+  }
+
+  private void disconnect() {
+    if (connection != null) {
+      connection.close();
+    }
+    connection = null;
+    client = null;
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+    try {
+      timer.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    disconnect();
+  }
+}

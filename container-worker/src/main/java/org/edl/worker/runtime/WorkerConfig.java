@@ -1,0 +1,96 @@
+package org.edl.worker.runtime;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.hadoop.conf.Configuration;
+import org.edl.worker.coord.HostPort;
+import org.edl.worker.coord.Ticker;
+import org.edl.worker.job.InvalidInputException;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.security.JobSecret;
+
+/**
+ * Everything one worker needs, explicit, so that tests run several workers as threads of one
+ * JVM with their own secret, ZooKeeper and (no) AM. {@link WorkerMain} builds it from the
+ * container's environment.
+ *
+ * @param appId            YARN application id; the job's ZooKeeper subtree
+ * @param workerId         YARN container id
+ * @param host             address the coordinator and data plane bind to and advertise
+ * @param zkConnect        ZooKeeper connect string
+ * @param amAddress        the AM's job-control {@code host:port}; null: report to nobody
+ * @param spec             the job
+ * @param secret           the job's secret
+ * @param hadoopConf       for loading data and writing the model
+ * @param startupTimeout   limit for finding the leader and the ring forming
+ * @param rpcTimeout       connect/read limit of control calls
+ * @param progressInterval how often the leader reports to the AM
+ * @param ticker           clock for batch times and rates
+ */
+public record WorkerConfig(
+    String appId,
+    String workerId,
+    String host,
+    String zkConnect,
+    HostPort amAddress,
+    JobSpec spec,
+    JobSecret secret,
+    Configuration hadoopConf,
+    Duration startupTimeout,
+    Duration rpcTimeout,
+    Duration progressInterval,
+    Ticker ticker) {
+
+  public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofMinutes(5);
+  public static final Duration DEFAULT_RPC_TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofSeconds(1);
+
+  public WorkerConfig {
+    Objects.requireNonNull(appId, "appId");
+    Objects.requireNonNull(workerId, "workerId");
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(zkConnect, "zkConnect");
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(secret, "secret");
+    Objects.requireNonNull(hadoopConf, "hadoopConf");
+    Objects.requireNonNull(ticker, "ticker");
+  }
+
+  /** Defaults for the timeouts and clock. */
+  public static WorkerConfig of(String appId, String workerId, String host, String zkConnect,
+      HostPort amAddress, JobSpec spec, JobSecret secret, Configuration hadoopConf) {
+    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+        DEFAULT_STARTUP_TIMEOUT, DEFAULT_RPC_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, Ticker.SYSTEM);
+  }
+
+  public WorkerConfig withStartupTimeout(Duration timeout) {
+    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+        timeout, rpcTimeout, progressInterval, ticker);
+  }
+
+  public WorkerConfig withProgressInterval(Duration interval) {
+    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+        startupTimeout, rpcTimeout, interval, ticker);
+  }
+
+  /**
+   * From a container's environment ({@link WorkerEnv}): YARN sets {@code CONTAINER_ID} and
+   * {@code NM_HOST}; the AM sets the EDL variables.
+   */
+  public static WorkerConfig fromEnvironment(Map<String, String> env, JobSpec spec,
+      JobSecret secret, Configuration hadoopConf) {
+    String am = env.getOrDefault(WorkerEnv.AM_ADDRESS, "").trim();
+    return of(required(env, WorkerEnv.APP_ID), required(env, WorkerEnv.CONTAINER_ID),
+        required(env, WorkerEnv.NM_HOST), required(env, WorkerEnv.ZK_CONNECT),
+        am.isEmpty() ? null : HostPort.parse(am), spec, secret, hadoopConf);
+  }
+
+  private static String required(Map<String, String> env, String name) {
+    String v = env.get(name);
+    if (v == null || v.isBlank()) {
+      throw new InvalidInputException(name, v, "environment variable not set in the worker container");
+    }
+    return v.trim();
+  }
+}

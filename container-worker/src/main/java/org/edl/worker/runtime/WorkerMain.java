@@ -1,0 +1,82 @@
+package org.edl.worker.runtime;
+
+import java.io.FileNotFoundException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.edl.worker.job.InvalidInputException;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.security.JobSecret;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker container's main class ({@link WorkerEnv#MAIN_CLASS}). Thin on purpose: read the
+ * environment, the localised {@code job.properties} and the secret from the YARN credentials,
+ * run a {@link Worker}, and turn the outcome into an exit status. On failure one line naming
+ * the cause goes to stderr, whose tail YARN puts into the container's diagnostics.
+ */
+public final class WorkerMain {
+  private static final Logger LOG = LoggerFactory.getLogger(WorkerMain.class);
+
+  private WorkerMain() {}
+
+  public static void main(String[] args) {
+    int status;
+    try {
+      status = run();
+    } catch (Throwable t) {
+      LOG.error("Worker failed", t);
+      System.err.println("EDL worker " + System.getenv(WorkerEnv.CONTAINER_ID) + " failed: " + causeLine(t));
+      status = WorkerEnv.EXIT_FAILED;
+    }
+    System.exit(status);
+  }
+
+  static int run() throws Exception {
+    JobSpec spec = readSpec(Path.of(WorkerEnv.JOB_SPEC_FILE));
+    JobSecret secret = readSecret();
+    WorkerConfig config = WorkerConfig.fromEnvironment(System.getenv(), spec, secret, new Configuration());
+    try (Worker worker = new Worker(config)) {
+      worker.run();
+    }
+    return WorkerEnv.EXIT_OK;
+  }
+
+  static JobSpec readSpec(Path file) throws Exception {
+    if (!Files.isRegularFile(file)) {
+      throw new FileNotFoundException("job specification " + file.toAbsolutePath()
+          + " was not localised into the container");
+    }
+    try (InputStream in = Files.newInputStream(file)) {
+      return JobSpec.read(in);
+    }
+  }
+
+  static JobSecret readSecret() throws Exception {
+    byte[] key = UserGroupInformation.getCurrentUser().getCredentials()
+        .getSecretKey(new Text(JobSecret.CREDENTIALS_KEY));
+    if (key == null) {
+      throw new InvalidInputException(JobSecret.CREDENTIALS_KEY, null,
+          "no job secret in the container's credentials (the AM must add it to the launch context)");
+    }
+    return JobSecret.of(key);
+  }
+
+  /** The innermost message worth showing, with the exception kinds on the way. */
+  static String causeLine(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String top = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    if (root == t) {
+      return top;
+    }
+    String inner = root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+    return top.contains(String.valueOf(root.getMessage())) ? top : top + " (caused by " + inner + ")";
+  }
+}

@@ -1,0 +1,65 @@
+package org.edl.worker.coord;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.edl.thrift.Coordinator;
+import org.edl.thrift.Registration;
+import org.edl.thrift.WorkerInfo;
+import org.edl.worker.rpc.RpcServer;
+import org.edl.worker.security.AuthenticationException;
+import org.edl.worker.security.JobSecret;
+import org.junit.jupiter.api.Test;
+
+/** The leader's coordinator over real TCP: the job's secret gets in, any other is refused. */
+class CoordinatorSecretTest {
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+  @Test
+  void aWorkerWithTheWrongSecretIsRefusedAndTheRefusalIsReported() throws Exception {
+    JobSecret secret = JobSecret.generate();
+    CoordinatorService service = new CoordinatorService(CoordinatorStateTest.spec(2), Ticker.SYSTEM);
+    service.lead();
+    BlockingQueue<String> refusals = new LinkedBlockingQueue<>();
+    try (RpcServer server = RpcServer.start("coordinator", new Coordinator.Processor<>(service),
+        "127.0.0.1", 0, secret, TIMEOUT, (peer, cause) -> refusals.add(peer + " " + cause.getMessage()))) {
+      String address = "127.0.0.1:" + server.port();
+
+      AuthenticationException refused = assertThrows(AuthenticationException.class,
+          () -> CoordinatorClient.connect(address, JobSecret.generate(), TIMEOUT));
+      assertNotNull(refused.getMessage());
+      String seen = refusals.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      assertNotNull(seen, "the server did not report the refusal");
+      assertTrue(seen.contains("secret"), seen);
+      assertEquals(1, server.refusedCount());
+
+      // Nothing of the intruder reached the coordinator; the real worker registers normally.
+      try (CoordinatorClient client = CoordinatorClient.connect(address, secret, TIMEOUT)) {
+        Registration r = client.registerWorker(new WorkerInfo("container_01", "127.0.0.1", 7001));
+        assertEquals(0, r.getTopology().getVersion());
+      }
+      assertEquals(1, server.refusedCount());
+    }
+  }
+
+  @Test
+  void aCoordinatorThatDoesNotLeadSaysSo() throws Exception {
+    JobSecret secret = JobSecret.generate();
+    CoordinatorService service = new CoordinatorService(CoordinatorStateTest.spec(2), Ticker.SYSTEM);
+    try (RpcServer server = RpcServer.start("coordinator", new Coordinator.Processor<>(service),
+        "127.0.0.1", 0, secret, TIMEOUT, org.edl.worker.security.RefusalListener.NONE);
+        CoordinatorClient client = CoordinatorClient.connect("127.0.0.1:" + server.port(), secret, TIMEOUT)) {
+      Exception e = assertThrows(Exception.class,
+          () -> client.registerWorker(new WorkerInfo("container_01", "127.0.0.1", 7001)));
+      assertTrue(CoordinatorClient.isNotLeader(e), e.toString());
+      Exception elastic = assertThrows(Exception.class, () -> client.leave("container_01"));
+      assertTrue(elastic.getMessage().contains("elastic scaling"), elastic.getMessage());
+    }
+  }
+}

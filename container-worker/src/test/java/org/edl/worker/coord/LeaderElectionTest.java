@@ -1,0 +1,134 @@
+package org.edl.worker.coord;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class LeaderElectionTest {
+  private static final String APP = "application_1_0001";
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private TestingServer zk;
+  private final List<CuratorFramework> clients = new ArrayList<>();
+  private final List<LeaderElection> elections = new ArrayList<>();
+  private final ExecutorService listenerExecutor = Executors.newSingleThreadExecutor();
+  private final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+
+  @BeforeEach
+  void startZooKeeper() throws Exception {
+    zk = new TestingServer();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (LeaderElection e : elections) {
+      e.close();
+    }
+    for (CuratorFramework c : clients) {
+      c.close();
+    }
+    listenerExecutor.shutdownNow();
+    zk.close();
+  }
+
+  @Test
+  void oneLeaderAmongThreeOthersFindItAndASuccessorTakesOver() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      candidate("host" + i + ":900" + i).start();
+    }
+    String first = events.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertNotNull(first, "nobody was elected");
+    assertTrue(first.startsWith("leader "), first);
+    String leaderAddress = first.substring("leader ".length());
+    assertNull(events.poll(200, TimeUnit.MILLISECONDS), "a second leadership event: " + events);
+
+    long leaders = elections.stream().filter(LeaderElection::hasLeadership).count();
+    assertEquals(1, leaders);
+    for (LeaderElection e : elections) {
+      assertEquals(leaderAddress, e.currentLeaderAddress(WAIT));
+    }
+
+    LeaderElection old = elections.stream().filter(LeaderElection::hasLeadership).findFirst().orElseThrow();
+    old.close();
+    assertEquals("not-leader " + leaderAddress, events.poll(WAIT.toSeconds(), TimeUnit.SECONDS));
+    String next = events.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertNotNull(next, "no successor elected");
+    String successor = next.substring("leader ".length());
+    assertNotEquals(leaderAddress, successor);
+    for (LeaderElection e : elections) {
+      if (e != old) {
+        assertEquals(successor, e.currentLeaderAddress(WAIT));
+      }
+    }
+    assertEquals(LeaderElection.State.CLOSED, old.state());
+    assertFalse(old.hasLeadership());
+  }
+
+  @Test
+  void lostZooKeeperGivesLeadershipUp() throws Exception {
+    LeaderElection only = candidate("host0:9000");
+    only.start();
+    assertEquals("leader host0:9000", events.poll(WAIT.toSeconds(), TimeUnit.SECONDS));
+    zk.stop();
+    assertEquals("not-leader host0:9000", events.poll(WAIT.toSeconds(), TimeUnit.SECONDS));
+    assertFalse(only.hasLeadership());
+    zk.restart();
+    assertEquals("leader host0:9000", events.poll(WAIT.toSeconds(), TimeUnit.SECONDS));
+  }
+
+  @Test
+  void startsOnceAndLookUpTimesOutWithoutCandidates() throws Exception {
+    LeaderElection e = candidate("host0:9000");
+    assertThrows(TimeoutException.class, () -> e.currentLeaderAddress(Duration.ofMillis(300)));
+    e.start();
+    assertThrows(IllegalStateException.class, e::start);
+    e.close();
+    assertThrows(IllegalStateException.class, e::start);
+  }
+
+  private LeaderElection candidate(String address) {
+    CuratorFramework client = CuratorFrameworkFactory.builder()
+        .connectString(zk.getConnectString())
+        .sessionTimeoutMs(10_000)
+        .connectionTimeoutMs(2_000)
+        .retryPolicy(new RetryOneTime(100))
+        .build();
+    client.start();
+    clients.add(client);
+    LeaderElection e = new LeaderElection(client, APP, address, listenerExecutor);
+    e.addListener(new LeaderElection.Listener() {
+      @Override
+      public void isLeader() {
+        events.add("leader " + address);
+      }
+
+      @Override
+      public void notLeader() {
+        events.add("not-leader " + address);
+      }
+    });
+    elections.add(e);
+    return e;
+  }
+}

@@ -1,0 +1,43 @@
+package org.edl.worker.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.edl.thrift.BatchRule;
+import org.edl.worker.data.Dataset;
+import org.edl.worker.data.SyntheticData;
+import org.edl.worker.job.InvalidInputException;
+import org.edl.worker.job.JobSpec;
+import org.junit.jupiter.api.Test;
+
+class ModelFactoryTest {
+
+  @Test
+  void unknownModelNamesTheFieldTheValueAndTheChoices() {
+    InvalidInputException e = assertThrows(InvalidInputException.class,
+        () -> ModelFactory.create("resnet", 4, 2, 8, 1));
+    assertEquals("model", e.field());
+    assertEquals("resnet", e.value());
+    assertEquals("model=resnet: unknown model; choose one of mlp, softmax", e.getMessage());
+  }
+
+  @Test
+  void jobSpecAndDataSetDecideTheShape() {
+    Dataset data = SyntheticData.generate("synthetic:samples=50,features=6,classes=3,seed=1");
+    JobSpec spec = new JobSpec("t", "mlp", "synthetic:", "auto", 1, 1, 1, 0, 512, 1, 10, 8,
+        BatchRule.FIXED_GLOBAL, 0.1, 11, 5, "cpu", "", "");
+    Mlp m = assertInstanceOf(Mlp.class, ModelFactory.create(spec, data));
+    assertEquals(6, m.featureCount());
+    assertEquals(11, m.hiddenCount());
+    assertEquals(3, m.classCount());
+    assertEquals(6 * 11 + 11 + 11 * 3 + 3, m.parameters().length);
+  }
+
+  @Test
+  void softmaxHasWeightsAndBiases() {
+    ClassifierModel m = ModelFactory.create("softmax", 6, 3, 0, 1);
+    assertEquals(6 * 3 + 3, m.parameters().length);
+    assertEquals("softmax", m.name());
+  }
+}

@@ -1,0 +1,119 @@
+package org.edl.worker.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingServer;
+import org.apache.hadoop.conf.Configuration;
+import org.edl.thrift.BatchRule;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobProgress;
+import org.edl.thrift.JobStatus;
+import org.edl.thrift.ProfileResult;
+import org.edl.worker.coord.HostPort;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.rpc.RpcServer;
+import org.edl.worker.security.JobSecret;
+import org.edl.worker.security.RefusalListener;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The leader reports progress to the AM's JobControl endpoint (a real, secret-checked Thrift
+ * server here standing in for the AM, which lives in another module), ending with a report of
+ * the last step that names the model and metrics files.
+ */
+class ProgressReportTest {
+  private static final int STEPS = 20;
+
+  @TempDir
+  Path out;
+
+  @Test
+  void theLeaderReportsProgressAndTheFinalReportNamesTheOutput() throws Exception {
+    JobSecret secret = JobSecret.generate();
+    BlockingQueue<JobProgress> reports = new LinkedBlockingQueue<>();
+    JobControl.Iface am = new RecordingJobControl(reports);
+    JobSpec spec = new JobSpec("test", "softmax", "synthetic:samples=300,features=6,classes=3,seed=5",
+        "auto", 2, 1, 2, 0, 512, 1, STEPS, 20, BatchRule.FIXED_GLOBAL, 0.5, 8, 3, "cpu",
+        out.toUri().toString(), "").validate();
+    try (TestingServer zk = new TestingServer();
+        RpcServer amServer = RpcServer.start("job-control", new JobControl.Processor<>(am), "127.0.0.1", 0,
+            secret, Duration.ofSeconds(10), RefusalListener.NONE)) {
+      ExecutorService threads = Executors.newFixedThreadPool(2);
+      List<Worker> workers = new ArrayList<>();
+      List<Future<Worker.Outcome>> outcomes = new ArrayList<>();
+      try {
+        for (int i = 1; i <= 2; i++) {
+          Worker w = new Worker(WorkerConfig.of("application_9_0001", "container_9_0001_0" + i, "127.0.0.1",
+              zk.getConnectString(), new HostPort("127.0.0.1", amServer.port()), spec, secret,
+              new Configuration()).withProgressInterval(Duration.ofMillis(20)));
+          workers.add(w);
+          outcomes.add(threads.submit(w::run));
+        }
+        for (Future<Worker.Outcome> f : outcomes) {
+          f.get(120, TimeUnit.SECONDS);
+        }
+      } finally {
+        workers.forEach(Worker::close);
+        threads.shutdownNow();
+      }
+    }
+    List<JobProgress> seen = new ArrayList<>();
+    reports.drainTo(seen);
+    assertTrue(!seen.isEmpty(), "no progress reached the AM");
+    JobProgress last = seen.get(seen.size() - 1);
+    assertEquals(STEPS, last.getStep());
+    assertEquals(STEPS, last.getTotalSteps());
+    assertEquals(2, last.getWorkers());
+    assertTrue(last.isSetFirstLoss() && last.getLoss() < last.getFirstLoss(), last.toString());
+    assertTrue(last.getModelPath().endsWith("/" + ModelOutput.MODEL_FILE), last.getModelPath());
+    assertTrue(last.getMetricsPath().endsWith("/" + ModelOutput.METRICS_FILE), last.getMetricsPath());
+    for (int i = 1; i < seen.size(); i++) {
+      assertTrue(seen.get(i).getStep() >= seen.get(i - 1).getStep(), "progress went backwards: " + seen);
+    }
+  }
+
+  /** The AM's side of reportProgress: records what arrives. */
+  private record RecordingJobControl(BlockingQueue<JobProgress> reports) implements JobControl.Iface {
+    @Override
+    public void reportProgress(JobProgress progress) {
+      reports.add(progress);
+    }
+
+    @Override
+    public JobStatus status() {
+      throw new UnsupportedOperationException("not used by workers");
+    }
+
+    @Override
+    public JobStatus scaleOut(int count) {
+      throw new UnsupportedOperationException("not used by workers");
+    }
+
+    @Override
+    public JobStatus scaleIn(int count, List<String> containerIds) {
+      throw new UnsupportedOperationException("not used by workers");
+    }
+
+    @Override
+    public JobStatus migrate(String fromHost, String toHost) {
+      throw new UnsupportedOperationException("not used by workers");
+    }
+
+    @Override
+    public ProfileResult profile(int minWorkers, int maxWorkers) {
+      throw new UnsupportedOperationException("not used by workers");
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package org.edl.worker.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.edl.thrift.BatchRule;
+import org.edl.worker.job.InvalidInputException;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.security.JobSecret;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WorkerMainTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void aMissingJobFileIsNamed() {
+    FileNotFoundException e = assertThrows(FileNotFoundException.class,
+        () -> WorkerMain.readSpec(dir.resolve(WorkerEnv.JOB_SPEC_FILE)));
+    assertTrue(e.getMessage().contains("job.properties"), e.getMessage());
+  }
+
+  @Test
+  void aMissingEnvironmentVariableIsNamed() {
+    Map<String, String> env = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
+        WorkerEnv.NM_HOST, "h1");
+    InvalidInputException e = assertThrows(InvalidInputException.class, () -> WorkerConfig.fromEnvironment(
+        env, spec(), JobSecret.generate(), new Configuration()));
+    assertEquals(WorkerEnv.ZK_CONNECT, e.field());
+  }
+
+  private static JobSpec spec() {
+    return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
+        1, 1, 1, 0, 512, 1, 10, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "file:///tmp/x", "").validate();
+  }
+
+  @Test
+  void theCauseLineKeepsTheInnermostReason() {
+    Exception e = new IOException("joining the job failed", new IllegalStateException("wrong job secret"));
+    assertEquals("joining the job failed (caused by IllegalStateException: wrong job secret)",
+        WorkerMain.causeLine(e));
+  }
+}
