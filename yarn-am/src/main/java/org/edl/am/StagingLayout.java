@@ -28,9 +28,13 @@ public final class StagingLayout {
   public static final String APP_JAR = "edl.jar";
   /**
    * The client's effective configuration, only on the embedded cluster (whose addresses are
-   * ephemeral): named so that {@code new Configuration()} in a container loads it first.
+   * ephemeral), written under each name Hadoop loads by default. One name is not enough: a
+   * {@code YarnConfiguration} reads {@code yarn-default.xml} after {@code core-site.xml}, so
+   * its defaults would win over the RM addresses unless {@code yarn-site.xml} carries them too.
+   * The container's working directory is first on its classpath, so these are found first.
    */
-  public static final String CLUSTER_CONF = "core-site.xml";
+  public static final java.util.List<String> CLUSTER_CONF =
+      java.util.List.of("core-site.xml", "hdfs-site.xml", "yarn-site.xml");
   /** Main class of the AM container. */
   public static final String AM_MAIN_CLASS = "org.edl.am.ApplicationMaster";
 

@@ -163,8 +163,10 @@ public final class JobSubmitter {
       // JVM's classpath and configuration instead of a jar and the nodes' own conf.
       Configuration shipped = new Configuration(conf);
       shipped.set(ContainerClasspath.LOCAL_CLASSPATH_KEY, localClasspath());
-      try (OutputStream out = fs.create(new org.apache.hadoop.fs.Path(staging, StagingLayout.CLUSTER_CONF))) {
-        shipped.writeXml(out);
+      for (String name : StagingLayout.CLUSTER_CONF) {
+        try (OutputStream out = fs.create(new org.apache.hadoop.fs.Path(staging, name))) {
+          shipped.writeXml(out);
+        }
       }
     } else {
       fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(applicationJar().toUri()),

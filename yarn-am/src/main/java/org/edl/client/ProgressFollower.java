@@ -13,6 +13,7 @@ import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobStatus;
 import org.edl.worker.rpc.RpcClient;
+import org.edl.worker.runtime.ModelOutput;
 import org.edl.worker.rpc.RpcConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -118,8 +119,10 @@ public final class ProgressFollower {
       out.println("Diagnostics: " + diagnostics);
     }
     JobProgress p = lastStatus != null && lastStatus.isSetProgress() ? lastStatus.getProgress() : null;
-    out.println("Model:   " + (p != null && p.isSetModelPath() ? p.getModelPath() : job.spec().output()));
-    out.println("Metrics: " + (p != null && p.isSetMetricsPath() ? p.getMetricsPath() : job.spec().output()));
+    out.println("Model:   " + (p != null && p.isSetModelPath() ? p.getModelPath()
+        : job.spec().output() + "/" + ModelOutput.MODEL_FILE));
+    out.println("Metrics: " + (p != null && p.isSetMetricsPath() ? p.getMetricsPath()
+        : job.spec().output() + "/" + ModelOutput.METRICS_FILE));
     if (p != null) {
       String first = p.isSetFirstLoss() ? String.format(Locale.ROOT, "%.4f", p.getFirstLoss()) : "?";
       out.println(String.format(Locale.ROOT, "Loss:    %s at the start, %.4f at step %d of %d",
