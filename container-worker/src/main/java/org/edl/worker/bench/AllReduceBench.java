@@ -52,14 +52,14 @@ public final class AllReduceBench {
     Files.createDirectories(options.outDir());
     List<BandwidthPoint> points = new ArrayList<>();
 
-    try (StreamLimit stream = new StreamLimit(JobSecret.generate())) {
+    try (StreamLimit stream = new StreamLimit(JobSecret.generate(), (int) options.maxBytes())) {
       for (long bytes : options.sizes()) {
         double[] s = new double[options.iterationsFor(bytes)];
         for (int i = 0; i < WARMUP; i++) {
-          stream.transfer(bytes);
+          stream.transfer((int) bytes);
         }
         for (int i = 0; i < s.length; i++) {
-          s[i] = stream.transfer(bytes);
+          s[i] = stream.transfer((int) bytes);
         }
         points.add(report(progress, BandwidthPoint.stream(bytes, P2P, LoopbackGroup.median(s)), s.length));
       }

@@ -1,6 +1,7 @@
 package org.edl.worker.bench;
 
 import java.awt.BasicStroke;
+import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -18,6 +19,10 @@ import org.jfree.data.xy.XYSeriesCollection;
 
 /** Bus bandwidth against message size (log axis), one line per implementation and member count. */
 final class BandwidthPlot {
+  /** Distinct on white and in grey print; JFreeChart's default includes a pale yellow. */
+  private static final Color[] PALETTE = {
+      new Color(0x000000), new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
+      new Color(0x9467bd), new Color(0xff7f0e), new Color(0x8c564b), new Color(0x17becf)};
   private BandwidthPlot() {}
 
   static void write(List<BandwidthPoint> points, String title, Path png) throws IOException {
@@ -38,8 +43,12 @@ final class BandwidthPlot {
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
     for (int i = 0; i < data.getSeriesCount(); i++) {
       renderer.setSeriesStroke(i, new BasicStroke(2f));
+      renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
     }
     XYPlot plot = new XYPlot(data, x, y, renderer);
+    plot.setBackgroundPaint(Color.WHITE);
+    plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
+    plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
     JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
     ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 600);
   }

@@ -11,12 +11,13 @@ import org.edl.worker.security.JobSecret;
 
 /**
  * The limit a collective on this machine is measured against: one TCP stream over loopback,
- * through the same authenticated data-plane links, from a direct buffer into a direct buffer
- * (no float conversion, no reduction). A message counts as delivered when the receiver's one-byte
+ * through the same authenticated data-plane links, from a message-sized direct buffer into
+ * another (no float conversion, no reduction). The buffers are as large as the message, so a
+ * 256 MiB message is read from and written to memory as an all-reduce's arrays are, not
+ * replayed from a cache-hot block. A message counts as delivered when the receiver's one-byte
  * acknowledgement is back, so small messages pay one round trip, as an all-reduce does.
  */
 final class StreamLimit implements AutoCloseable {
-  private static final int BUFFER_BYTES = 1 << 20;
   private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
   private final DataPlane sender;
@@ -25,10 +26,13 @@ final class StreamLimit implements AutoCloseable {
   private final PeerLink in;
   private final PeerLink ackOut;
   private final PeerLink ackIn;
-  private final ByteBuffer sendBuf = ByteBuffer.allocateDirect(BUFFER_BYTES);
-  private final ByteBuffer recvBuf = ByteBuffer.allocateDirect(BUFFER_BYTES);
+  private final ByteBuffer sendBuf;
+  private final ByteBuffer recvBuf;
 
-  StreamLimit(JobSecret secret) throws IOException {
+  /** @param maxBytes the largest message that will be timed */
+  StreamLimit(JobSecret secret, int maxBytes) throws IOException {
+    sendBuf = ByteBuffer.allocateDirect(maxBytes);
+    recvBuf = ByteBuffer.allocateDirect(maxBytes);
     sender = DataPlane.start("p2p-sender", "127.0.0.1", 0, secret, TIMEOUT, null);
     receiver = DataPlane.start("p2p-receiver", "127.0.0.1", 0, secret, TIMEOUT, null);
     out = sender.connect(receiver.selfId(), "127.0.0.1", receiver.port(), "p2p", 0, TIMEOUT);
@@ -38,15 +42,11 @@ final class StreamLimit implements AutoCloseable {
   }
 
   /** Seconds to move {@code bytes} from one thread to another and hear back. */
-  double transfer(long bytes) throws IOException {
+  double transfer(int bytes) throws IOException {
     CompletableFuture<Void> receiving = CompletableFuture.runAsync(() -> receive(bytes));
     long t0 = System.nanoTime();
-    for (long left = bytes; left > 0; ) {
-      int n = (int) Math.min(BUFFER_BYTES, left);
-      sendBuf.clear().limit(n);
-      out.write(sendBuf, TIMEOUT);
-      left -= n;
-    }
+    sendBuf.clear().limit(bytes);
+    out.write(sendBuf, TIMEOUT);
     ByteBuffer ack = ByteBuffer.allocate(1);
     ackIn.read(ack, TIMEOUT);
     double seconds = (System.nanoTime() - t0) / 1e9;
@@ -61,14 +61,10 @@ final class StreamLimit implements AutoCloseable {
     return seconds;
   }
 
-  private void receive(long bytes) {
+  private void receive(int bytes) {
     try {
-      for (long left = bytes; left > 0; ) {
-        int n = (int) Math.min(BUFFER_BYTES, left);
-        recvBuf.clear().limit(n);
-        in.read(recvBuf, TIMEOUT);
-        left -= n;
-      }
+      recvBuf.clear().limit(bytes);
+      in.read(recvBuf, TIMEOUT);
       ackOut.write(ByteBuffer.wrap(new byte[] {1}), TIMEOUT);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
