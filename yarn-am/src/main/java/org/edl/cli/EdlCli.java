@@ -23,7 +23,7 @@ import picocli.CommandLine.ScopeType;
  */
 @Command(name = "edl", mixinStandardHelpOptions = true, versionProvider = EdlCli.Version.class,
     description = "Elastic deep-learning training on Hadoop YARN.",
-    subcommands = {SubmitCommand.class, DemoCommand.class, ClusterCommand.class,
+    subcommands = {SubmitCommand.class, DemoCommand.class, ClusterCommand.class, BenchCommand.class,
         CommandLine.HelpCommand.class})
 public final class EdlCli implements Runnable {
   /** Exit code of a user error. */
