@@ -95,8 +95,9 @@ public final class ProgressFollower {
       return report.getYarnApplicationState().name().toLowerCase(Locale.ROOT) + workers;
     }
     JobProgress p = lastStatus.getProgress();
-    return String.format(Locale.ROOT, "step %d/%d  loss %.4f  %.0f samples/s  %d workers",
-        p.getStep(), p.getTotalSteps(), p.getLoss(), p.getSamplesPerSecond(), p.getWorkers());
+    String loss = Double.isNaN(p.getLoss()) ? "-" : String.format(Locale.ROOT, "%.4f", p.getLoss());
+    return String.format(Locale.ROOT, "step %d/%d  loss %s  %.0f samples/s  %d workers",
+        p.getStep(), p.getTotalSteps(), loss, p.getSamplesPerSecond(), p.getWorkers());
   }
 
   private void printLine(String line) {
