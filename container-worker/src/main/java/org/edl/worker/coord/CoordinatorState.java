@@ -69,6 +69,8 @@ public final class CoordinatorState {
   /** (nanos, samplesSeen) at each completed step, newest last. */
   private final Deque<long[]> completions = new ArrayDeque<>();
   private final Set<String> readyWorkers = new HashSet<>();
+  /** Orders that added a worker, kept until its first report: a newcomer may ask after the switch. */
+  private final Map<String, SwitchOrder> joinedBy = new LinkedHashMap<>();
   private Change change;
   /** Changes asked for while {@link #change} is scheduled. */
   private Change queued;
@@ -183,6 +185,10 @@ public final class CoordinatorState {
 
   /** The scheduled order that adds {@code workerId}, if there is one yet. */
   public Optional<SwitchOrder> orderFor(String workerId) {
+    SwitchOrder applied = joinedBy.get(workerId);
+    if (applied != null) {
+      return Optional.of(applied.deepCopy());
+    }
     if (change != null && change.order != null && change.joiners.containsKey(workerId)) {
       return Optional.of(change.order.deepCopy());
     }
@@ -285,6 +291,7 @@ public final class CoordinatorState {
       epochSize = report.getEpochSize();
     }
     lastBatchSeconds.put(id, report.getBatchSeconds());
+    joinedBy.remove(id);
     highestReported = Math.max(highestReported, step);
     tally.add(id, report);
     completeReadySteps();
@@ -516,6 +523,7 @@ public final class CoordinatorState {
       lastBatchSeconds.remove(leaver);
     }
     readyWorkers.removeAll(order.getJoiners());
+    order.getJoiners().forEach(id -> joinedBy.put(id, order));
     change = queued;
     queued = null;
     if (order.isLeaderLeaves()) {

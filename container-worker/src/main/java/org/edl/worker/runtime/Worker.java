@@ -116,6 +116,11 @@ public final class Worker implements AutoCloseable {
     return (rpc == null ? 0 : rpc.refusedCount()) + (plane == null ? 0 : plane.refusedCount());
   }
 
+  /** Whether this worker's coordinator leads the job now. */
+  public boolean isLeading() {
+    return coordinator.isLeading();
+  }
+
   /**
    * Asks the leader to let this worker leave at a future step (graceful scale-in from inside
    * the worker). The worker's {@link #run} returns with {@link Ending#LEFT} at that step.
@@ -310,6 +315,7 @@ public final class Worker implements AutoCloseable {
     LOG.info("Registered with the leader at {}{}{}", connection.address(),
         connection.isSelf() ? " (this worker)" : "", reg.isPending() ? " as a newcomer" : "");
     leader = connection;
+    listener.registered(config.workerId(), reg.isPending());
     Topology t = reg.isPending() ? reg.getTopology() : awaitRing(connection, reg.getTopology(), deadline);
     return new Membership(connection, reg, t);
   }

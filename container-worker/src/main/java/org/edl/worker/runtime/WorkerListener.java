@@ -10,6 +10,9 @@ import org.edl.worker.data.BatchSlicer;
 public interface WorkerListener {
   WorkerListener NONE = new WorkerListener() {};
 
+  /** Registered with the leader; {@code newcomer}: joining a running job at a later switch. */
+  default void registered(String workerId, boolean newcomer) {}
+
   /** About to run {@code step}. */
   default void beforeBatch(String workerId, long step) throws InterruptedException {}
 

@@ -92,6 +92,7 @@ class ElasticScheduleTest {
       step(s, t, "c1", "c2");
     }
     assertEquals(2, s.topologyVersion(), "switched when step 7 completed");
+    assertEquals(order, s.orderFor("c3").orElseThrow(), "a newcomer that asks late still learns its order");
     assertThrows(EdlError.class, () -> step(s, 8, "c1", "c2", "c9"));
     step(s, 8, "c1", "c2");
     assertFalse(s.isComplete(8), "step 8 needs the newcomer's report too");
