@@ -294,13 +294,17 @@ public final class CoordinatorState {
     joinedBy.remove(id);
     highestReported = Math.max(highestReported, step);
     tally.add(id, report);
+    // Taken before completing steps: this report may complete the switch step itself, and its
+    // sender still has to learn that it switches there.
+    SwitchOrder scheduled = change == null ? null : change.order;
+    Topology pending = change == null ? null : nextTopology(change);
     completeReadySteps();
     SyncReply reply = new SyncReply();
-    if (change != null) {
-      reply.setPendingTopology(nextTopology(change));
-      if (change.order != null && contains(topology, id)) {
-        reply.setSwitchOrder(change.order.deepCopy());
-      }
+    if (pending != null) {
+      reply.setPendingTopology(pending);
+    }
+    if (scheduled != null && step <= scheduled.getAtStep()) {
+      reply.setSwitchOrder(scheduled.deepCopy());
     }
     return reply;
   }

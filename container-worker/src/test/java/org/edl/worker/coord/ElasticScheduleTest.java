@@ -109,8 +109,9 @@ class ElasticScheduleTest {
     step(s, 0, "c1");
     step(s, 1, "c3", "c1"); // the newcomer and a fast survivor are already at step 1
     assertEquals(1, s.topologyVersion());
-    step(s, 0, "c2");
+    SyncReply last = step(s, 0, "c2");
     assertEquals(2, s.topologyVersion());
+    assertEquals(order, last.getSwitchOrder(), "the report that completes the switch step still carries the order");
     step(s, 1, "c2");
     assertTrue(s.isComplete(1));
   }

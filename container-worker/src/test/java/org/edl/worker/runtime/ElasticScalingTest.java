@@ -240,6 +240,78 @@ class ElasticScalingTest {
     }
   }
 
+  /**
+   * 2 -> 3 -> 2 -> 3 workers within the first epoch, with a fixed per-worker batch (so the global
+   * batch changes with every switch): every sample of the epoch is trained exactly once.
+   */
+  @Test
+  void anEpochThroughThreeRescalingsTrainsEverySampleExactlyOnce() throws Exception {
+    int samples = 1000;
+    int perWorker = 4;
+    String appId = "application_7_" + APPS.incrementAndGet();
+    JobSpec spec = new JobSpec("elastic", "softmax", "synthetic:samples=" + samples + ",features=12,classes=4,seed=11",
+        "auto", 2, 1, 3, 0, 512, 1, 180, perWorker, BatchRule.FIXED_PER_WORKER, 0.05, 16, 3, "cpu",
+        out.resolve(appId).toUri().toString(), "").validate();
+    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ZERO)) {
+      String a = ElasticJob.id(appId, 1);
+      String b = ElasticJob.id(appId, 2);
+      String c = ElasticJob.id(appId, 3);
+      String d = ElasticJob.id(appId, 4);
+      job.holdBefore(10);
+      job.start(a);
+      job.start(b);
+      job.awaitTrained(b, 9);
+
+      job.start(c);                       // 2 -> 3
+      job.awaitReady(c);
+      job.holdBefore(25);
+      SwitchRecord first = job.awaitSwitch(c, 2);
+      job.awaitTrained(c, 24);
+
+      SwitchOrder leave = job.leave(b);   // 3 -> 2
+      job.holdBefore(40);
+      job.awaitSwitch(a, leave.getTopologyVersion());
+      job.awaitTrained(a, 39);
+
+      job.start(d);                       // 2 -> 3
+      job.awaitReady(d);
+      job.release();
+      SwitchRecord third = job.awaitSwitch(d, 4);
+
+      List<Worker.Outcome> finished = List.of(job.outcome(a), job.outcome(c), job.outcome(d));
+      assertEquals(Worker.Ending.LEFT, job.outcome(b).ending());
+      assertIdentical(finished);
+      assertTrue(third.atStep() * 8 < samples, "all three switches fell inside the first epoch");
+      assertEquals(10, first.atStep());
+
+      // The batch rule: each step's global batch is the per-worker batch times its workers.
+      Map<Long, List<ElasticJob.Batch>> bySteps = job.batches.stream()
+          .collect(Collectors.groupingBy(ElasticJob.Batch::step));
+      long end = 0;
+      for (long step = 0; step < 180; step++) {
+        List<ElasticJob.Batch> batch = bySteps.get(step);
+        int global = batch.stream().mapToInt(x -> x.positions().length()).sum();
+        assertEquals(perWorker * batch.size(), global, "step " + step);
+        end += global;
+      }
+      assertEquals(3, bySteps.get(11L).size());
+      assertEquals(2, bySteps.get(leave.getAtStep() + 1).size());
+      assertEveryPositionOnce(job, end);
+
+      int[] seen = new int[samples];
+      for (ElasticJob.Batch x : job.batches) {
+        for (int i = 0; i < x.samples().length; i++) {
+          if (x.positions().from() + i < samples) {
+            seen[x.samples()[i]]++;
+          }
+        }
+      }
+      for (int i = 0; i < samples; i++) {
+        assertEquals(1, seen[i], "sample " + i + " in the first epoch");
+      }
+    }
+  }
+
   static void assertIdentical(List<Worker.Outcome> outcomes) {
     long expected = ElasticJob.checksum(outcomes.get(0).parameters());
     for (Worker.Outcome o : outcomes) {
