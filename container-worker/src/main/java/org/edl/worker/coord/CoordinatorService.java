@@ -270,7 +270,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         return;
       }
       inherited = new CoordinatorState.Handoff(meta.deepCopy(), topology.deepCopy(),
-          pending == null || pending.getAtStep() < 0 ? Optional.empty() : Optional.of(pending.deepCopy()));
+          pending == null || !pending.isSetTopology() ? Optional.empty() : Optional.of(pending.deepCopy()));
       LOG.info("Received the job at step {} (topology v{}) from the leaving leader", meta.getStep(),
           topology.getVersion());
       if (elected && state == null) {

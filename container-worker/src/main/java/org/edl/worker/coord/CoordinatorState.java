@@ -48,7 +48,8 @@ public final class CoordinatorState {
   public static final Duration DEFAULT_SWITCH_ALLOWANCE = Duration.ofMillis(500);
 
   /** Everything a successor needs to carry on as leader. */
-  public record Handoff(JobMeta meta, Topology topology, Optional<SwitchOrder> scheduled) {}
+  /** {@code pending}: the next change, scheduled or (atStep -1) still waiting for newcomers. */
+  public record Handoff(JobMeta meta, Topology topology, Optional<SwitchOrder> pending) {}
 
   /** One pending topology change. {@code order} is null until it is scheduled. */
   private static final class Change {
@@ -115,19 +116,25 @@ public final class CoordinatorState {
     s.topology = from.topology().deepCopy();
     s.topology.getRing().forEach(w -> s.registered.put(w.getWorkerId(), w.deepCopy()));
     s.highestReported = s.meta.getStep() - 1;
-    from.scheduled().ifPresent(order -> {
+    from.pending().ifPresent(order -> {
+      boolean scheduled = order.getAtStep() >= 0;
       Change c = new Change();
       for (WorkerInfo w : order.getTopology().getRing()) {
         if (order.isSetJoiners() && order.getJoiners().contains(w.getWorkerId())) {
           c.joiners.put(w.getWorkerId(), w.deepCopy());
-          s.readyWorkers.add(w.getWorkerId());
+          s.registered.put(w.getWorkerId(), w.deepCopy());
+          if (scheduled) {
+            s.readyWorkers.add(w.getWorkerId());
+          }
         }
       }
       if (order.isSetLeavers()) {
-        c.leavers.addAll(order.getLeavers());
+        order.getLeavers().stream().filter(id -> contains(s.topology, id)).forEach(c.leavers::add);
       }
-      c.order = order.deepCopy();
-      c.order.setLeaderLeaves(leaderId != null && c.leavers.contains(leaderId));
+      if (scheduled) {
+        c.order = order.deepCopy();
+        c.order.setLeaderLeaves(leaderId != null && c.leavers.contains(leaderId));
+      }
       s.change = c;
     });
     return s;
@@ -175,6 +182,9 @@ public final class CoordinatorState {
   /** A newcomer's execution context is prepared; the switch is scheduled once all are. */
   public Optional<SwitchOrder> ready(String workerId) throws EdlError {
     requireLeading();
+    if (joinedBy.containsKey(workerId)) {
+      return orderFor(workerId);
+    }
     if (!isJoiner(change, workerId) && !isJoiner(queued, workerId)) {
       throw error("workerId", workerId, "is not a newcomer waiting for a switch");
     }
@@ -255,8 +265,20 @@ public final class CoordinatorState {
     return handedOver;
   }
 
+  /**
+   * The job for a successor. The pending change goes along: scheduled (its joiners were ready),
+   * or not yet (atStep -1; its newcomers report ready again to the successor).
+   */
   public Handoff handoff() {
-    return new Handoff(meta(), topology(), scheduled());
+    if (change == null) {
+      return new Handoff(meta(), topology(), Optional.empty());
+    }
+    if (change.order != null) {
+      return new Handoff(meta(), topology(), scheduled());
+    }
+    SwitchOrder unscheduled = currentOrderView(change);
+    unscheduled.setTopology(nextTopology(change));
+    return new Handoff(meta(), topology(), Optional.of(unscheduled));
   }
 
   /**
@@ -381,7 +403,12 @@ public final class CoordinatorState {
     }
     Topology next = nextTopology(change);
     long t = Math.max(highestReported, meta.getStep() - 1);
+    // Never later than the job's last step, or the newcomers would wait for a switch that the
+    // job ends before; never earlier than the step after the last one anybody finished.
     long atStep = t + switchDelaySteps(allowanceNanos, meanBatchSeconds());
+    if (atStep > spec.steps() - 1) {
+      atStep = Math.max(t + 1, spec.steps() - 1);
+    }
     SwitchOrder order = new SwitchOrder(next.getVersion(), atStep);
     order.setTopology(next);
     order.setJoiners(new ArrayList<>(change.joiners.keySet()));
@@ -530,16 +557,16 @@ public final class CoordinatorState {
     order.getJoiners().forEach(id -> joinedBy.put(id, order));
     change = queued;
     queued = null;
+    if (change != null) {
+      // A queued change was built against the ring that just ended: drop leavers already gone.
+      change.leavers.removeIf(id -> !contains(topology, id));
+    }
     if (order.isLeaderLeaves()) {
       // From here on the successor answers; reports sent here now would be lost.
       handedOver = true;
       return;
     }
-    if (change != null) {
-      // A queued change was built against the ring that just ended: drop leavers already gone.
-      change.leavers.removeIf(id -> !contains(topology, id));
-      maybeSchedule();
-    }
+    maybeSchedule();
   }
 
   private void requireLeading() throws EdlError {

@@ -217,7 +217,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
         continue;
       }
       try (CoordinatorClient c = CoordinatorClient.connect(candidate, secret, timeout)) {
-        c.handOff(h.meta(), h.topology(), h.scheduled().orElse(null));
+        c.handOff(h.meta(), h.topology(), h.pending().orElse(null));
       } catch (Exception e) {
         LOG.warn("Handing the job to {} failed: {}", candidate, e.toString());
       }

@@ -206,7 +206,11 @@ public final class Worker implements AutoCloseable {
       if (left(deadline) <= 0) {
         throw new TimeoutException("no switch into the job was scheduled within " + config.startupTimeout());
       }
-      order = m.leader().call(c -> c.awaitSwitch(config.workerId(), version, (int) Math.min(POLL_MS, left(deadline))));
+      // Ready again on every round: idempotent, and a leader that took over since hears it too.
+      order = m.leader().call(c -> {
+        c.ready(config.workerId(), version);
+        return c.awaitSwitch(config.workerId(), version, (int) Math.min(POLL_MS, left(deadline)));
+      });
     } while (order.getAtStep() < 0);
     long start = config.ticker().nanos();
     Ring ring = Ring.form(dataPlane, ElasticMembership.toRingTopology(order.getTopology()), config.rpcTimeout());

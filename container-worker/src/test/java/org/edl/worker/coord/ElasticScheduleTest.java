@@ -193,6 +193,46 @@ class ElasticScheduleTest {
   }
 
   @Test
+  void aNewcomerStillPreparingIsHandedToTheSuccessorAndScheduledThereWhenReady() throws Exception {
+    CoordinatorState s = running(3, 4, "c1");
+    step(s, 0, "c1", "c2", "c3");
+    SwitchOrder leaving = s.leave("c1");
+    s.register(worker(4)); // arrives while the leader's leave is scheduled: queued
+    for (long t = 1; t <= leaving.getAtStep(); t++) {
+      step(s, t, "c1", "c2", "c3");
+    }
+    CoordinatorState.Handoff h = s.handoff();
+    SwitchOrder pending = h.pending().orElseThrow();
+    assertEquals(-1, pending.getAtStep());
+    assertEquals(List.of("c2", "c3", "c4"), ids(pending.getTopology()));
+
+    CoordinatorState next = CoordinatorState.resume(spec(3, 4), now::get, T_A, "c2", h);
+    long t = leaving.getAtStep() + 1;
+    step(next, t, "c2", "c3");
+    SwitchOrder order = next.ready("c4").orElseThrow();
+    assertEquals(List.of("c4"), order.getJoiners());
+    assertEquals("c2", order.getBroadcasterId());
+    assertEquals(3, order.getTopologyVersion());
+    assertEquals(t + 5, order.getAtStep());
+  }
+
+  @Test
+  void aSwitchIsNeverScheduledPastTheJobsLastStep() throws Exception {
+    CoordinatorState s = running(2, 3, "c1");
+    for (long t = 0; t < 997; t++) {
+      step(s, t, "c1", "c2");
+    }
+    s.register(worker(3));
+    assertEquals(999, s.ready("c3").orElseThrow().getAtStep(), "1000 steps: 996 + 5 is past the last, 999");
+    CoordinatorState late = running(2, 3, "c1");
+    for (long t = 0; t < 998; t++) {
+      step(late, t, "c1", "c2");
+    }
+    late.register(worker(3));
+    assertEquals(999, late.ready("c3").orElseThrow().getAtStep());
+  }
+
+  @Test
   void membersThatDisagreeOnTheBatchStartAreRefused() throws Exception {
     CoordinatorState s = running(2, 2, "c1");
     SyncReport a = new SyncReport("c1", 0, 1.0, 0.01, 6);
