@@ -28,6 +28,8 @@ import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.CoordinatorState;
 import org.edl.worker.coord.LeaderElection;
 import org.edl.worker.coord.Ticker;
+import org.edl.worker.emulated.Placement;
+import org.edl.worker.model.PlacementAware;
 import org.edl.worker.model.TrainableModel;
 import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
@@ -56,6 +58,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   private final Ticker ticker;
   private final WorkerListener listener;
   private final Runnable onLeading;
+  private final int gpusPerWorker;
   private final ExecutorService background;
   private final ModelBroadcast broadcast = new ModelBroadcast();
   private final List<SwitchRecord> switches = new CopyOnWriteArrayList<>();
@@ -69,7 +72,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   ElasticMembership(String workerId, DataPlane plane, LeaderConnection leader,
       CoordinatorService coordinator, LeaderElection election, String selfAddress, JobSecret secret,
       TrainableModel model, Ring ring, Duration timeout, Ticker ticker, WorkerListener listener,
-      Runnable onLeading) throws IOException {
+      Runnable onLeading, int gpusPerWorker) throws IOException {
     this.workerId = workerId;
     this.plane = plane;
     this.leader = leader;
@@ -82,6 +85,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
     this.ticker = ticker;
     this.listener = listener;
     this.onLeading = onLeading;
+    this.gpusPerWorker = gpusPerWorker;
     this.background = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "edl-switch-" + workerId);
       t.setDaemon(true);
@@ -228,6 +232,10 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   private void use(Ring r) throws IOException {
     ring = r;
     allReduce = new RingAllReduce(r, timeout);
+    if (model instanceof PlacementAware aware) {
+      aware.placedOn(Placement.of(r.topology().members().stream().map(RingTopology.Member::host).toList(),
+          gpusPerWorker));
+    }
   }
 
   private void closeRing() {

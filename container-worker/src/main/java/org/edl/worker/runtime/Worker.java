@@ -235,7 +235,7 @@ public final class Worker implements AutoCloseable {
   private ElasticMembership membership(TrainableModel model, Ring ring) throws Exception {
     ElasticMembership membership = new ElasticMembership(config.workerId(), dataPlane, leader,
         coordinator, election, selfAddress, config.secret(), model, ring, config.rpcTimeout(),
-        config.ticker(), listener, this::startReportingIfLeading);
+        config.ticker(), listener, this::startReportingIfLeading, config.spec().gpusPerWorker());
     resources.push(membership);
     return membership;
   }

@@ -1,5 +1,6 @@
 package org.edl.worker.runtime;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -29,6 +30,7 @@ import org.edl.worker.security.JobSecret;
  * @param progressInterval how often the leader reports to the AM
  * @param ticker           clock for batch times and rates
  * @param switchAllowance  T_a: how far ahead the leader schedules a topology switch
+ * @param profilesDir      measured profiles for the emulated backend
  */
 public record WorkerConfig(
     String appId,
@@ -43,7 +45,8 @@ public record WorkerConfig(
     Duration rpcTimeout,
     Duration progressInterval,
     Ticker ticker,
-    Duration switchAllowance) {
+    Duration switchAllowance,
+    Path profilesDir) {
 
   public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofMinutes(5);
   public static final Duration DEFAULT_RPC_TIMEOUT = Duration.ofSeconds(60);
@@ -60,6 +63,7 @@ public record WorkerConfig(
     Objects.requireNonNull(hadoopConf, "hadoopConf");
     Objects.requireNonNull(ticker, "ticker");
     Objects.requireNonNull(switchAllowance, "switchAllowance");
+    Objects.requireNonNull(profilesDir, "profilesDir");
     if (switchAllowance.isNegative()) {
       throw new InvalidInputException(WorkerEnv.SWITCH_ALLOWANCE_MS, switchAllowance.toMillis(), "must not be negative");
     }
@@ -70,27 +74,32 @@ public record WorkerConfig(
       HostPort amAddress, JobSpec spec, JobSecret secret, Configuration hadoopConf) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
         DEFAULT_STARTUP_TIMEOUT, DEFAULT_RPC_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, Ticker.SYSTEM,
-        DEFAULT_SWITCH_ALLOWANCE);
+        DEFAULT_SWITCH_ALLOWANCE, Path.of(WorkerEnv.DEFAULT_PROFILES_DIR));
   }
 
   public WorkerConfig withStartupTimeout(Duration timeout) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        timeout, rpcTimeout, progressInterval, ticker, switchAllowance);
+        timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir);
   }
 
   public WorkerConfig withProgressInterval(Duration interval) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, interval, ticker, switchAllowance);
+        startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir);
   }
 
   public WorkerConfig withSwitchAllowance(Duration allowance) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, allowance);
+        startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir);
+  }
+
+  public WorkerConfig withProfilesDir(Path dir) {
+    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir);
   }
 
   public WorkerConfig withTicker(Ticker clock) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance);
+        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir);
   }
 
   /**
@@ -103,6 +112,10 @@ public record WorkerConfig(
     WorkerConfig config = of(required(env, WorkerEnv.APP_ID), required(env, WorkerEnv.CONTAINER_ID),
         required(env, WorkerEnv.NM_HOST), required(env, WorkerEnv.ZK_CONNECT),
         am.isEmpty() ? null : HostPort.parse(am), spec, secret, hadoopConf);
+    String profiles = env.getOrDefault(WorkerEnv.PROFILES_DIR, "").trim();
+    if (!profiles.isEmpty()) {
+      config = config.withProfilesDir(Path.of(profiles));
+    }
     String allowance = env.getOrDefault(WorkerEnv.SWITCH_ALLOWANCE_MS, "").trim();
     if (allowance.isEmpty()) {
       return config;
