@@ -117,15 +117,30 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
     listener.switched(workerId, r);
   }
 
+  /** A stayer's record waits for its first batch on the new ring, which the switch may slow. */
+  private SwitchRecord awaitingFirstBatch;
+
+  /** Records what is still waiting for a first batch that never came (the job ended). */
+  void finish() {
+    if (awaitingFirstBatch != null) {
+      record(awaitingFirstBatch);
+      awaitingFirstBatch = null;
+    }
+  }
+
   @Override
   public AllReduce batchEnd(SyncReport report, ModelBroadcast.Position next) throws Exception {
+    if (awaitingFirstBatch != null) {
+      record(awaitingFirstBatch.withFirstBatch(report.getBatchSeconds()));
+      awaitingFirstBatch = null;
+    }
     SyncReply reply = leader.call(c -> c.sync(report));
     if (reply.isSetSwitchOrder()) {
       accept(reply.getSwitchOrder());
     }
     if (order != null) {
       if (report.getStep() == order.getAtStep()) {
-        return switchNow(next);
+        return switchNow(next, report.getBatchSeconds());
       }
       if (report.getStep() > order.getAtStep()) {
         throw new IllegalStateException(workerId + " passed step " + order.getAtStep()
@@ -164,7 +179,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
     }
   }
 
-  private AllReduce switchNow(ModelBroadcast.Position next) throws Exception {
+  private AllReduce switchNow(ModelBroadcast.Position next, double batchSeconds) throws Exception {
     long start = ticker.nanos();
     SwitchOrder o = order;
     int before = ring.size();
@@ -177,7 +192,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
       closeRing();
       left = true;
       record(new SwitchRecord(o.getTopologyVersion(), o.getAtStep(), SwitchRecord.Role.LEAVER,
-          before, o.getTopology().getRingSize(), start, ticker.nanos()));
+          before, o.getTopology().getRingSize(), start, ticker.nanos(), batchSeconds, Double.NaN));
       LOG.info("{} left the job at step {}", workerId, o.getAtStep());
       return null;
     }
@@ -205,7 +220,8 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
         onLeading.run();
       }
     }
-    record(new SwitchRecord(o.getTopologyVersion(), o.getAtStep(), role, before, formed.size(), start, end));
+    awaitingFirstBatch = new SwitchRecord(o.getTopologyVersion(), o.getAtStep(), role, before,
+        formed.size(), start, end, batchSeconds, Double.NaN);
     return allReduce;
   }
 

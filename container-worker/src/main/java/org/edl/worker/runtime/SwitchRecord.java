@@ -6,10 +6,17 @@ package org.edl.worker.runtime;
  * ready to run the next batch on the new ring (waiting for that ring and, for the broadcaster,
  * sending the model). {@code startNanos} and {@code endNanos} are readings of the worker's ticker.
  *
+ * <p>A survivor that does not broadcast is not held by the broadcast in the switch itself, but
+ * its first all-reduce on the new ring waits for the newcomers, who start when they have the
+ * model: that shows as {@code firstBatchSecondsAfter} above {@code batchSecondsBefore} (NaN where
+ * there was no such batch). A benchmark's stop time for such a worker is the switch plus that
+ * excess.
+ *
  * @param role how the worker took part
  */
 public record SwitchRecord(long topologyVersion, long atStep, Role role, int workersBefore,
-    int workersAfter, long startNanos, long endNanos) {
+    int workersAfter, long startNanos, long endNanos, double batchSecondsBefore,
+    double firstBatchSecondsAfter) {
 
   public enum Role {
     /** Stayed and sent the model to the newcomers. */
@@ -24,5 +31,10 @@ public record SwitchRecord(long topologyVersion, long atStep, Role role, int wor
 
   public long stoppedNanos() {
     return endNanos - startNanos;
+  }
+
+  SwitchRecord withFirstBatch(double seconds) {
+    return new SwitchRecord(topologyVersion, atStep, role, workersBefore, workersAfter, startNanos,
+        endNanos, batchSecondsBefore, seconds);
   }
 }

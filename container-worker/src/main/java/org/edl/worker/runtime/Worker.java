@@ -169,6 +169,7 @@ public final class Worker implements AutoCloseable {
     TrainingLoop loop = new TrainingLoop(config.workerId(), config.spec(), context.data(), model,
         membership, config.ticker(), listener);
     TrainingLoop.Result result = loop.run(from, config.spec().steps(), membership.allReduce());
+    membership.finish();
 
     Optional<ModelOutput.Written> written = Optional.empty();
     boolean leading = !membership.left() && m.leader().isSelf();
@@ -228,7 +229,7 @@ public final class Worker implements AutoCloseable {
     membership.record(new SwitchRecord(order.getTopologyVersion(), order.getAtStep(),
         SwitchRecord.Role.JOINER, order.getTopology().getRingSize() - order.getJoinersSize()
             + (order.isSetLeavers() ? order.getLeaversSize() : 0),
-        ring.size(), start, config.ticker().nanos()));
+        ring.size(), start, config.ticker().nanos(), Double.NaN, Double.NaN));
     return new Joined(membership, from);
   }
 

@@ -100,6 +100,7 @@ class ElasticScalingTest {
         // start-up is not part of it.
         assertTrue(r.startNanos() > ready, existing + " stopped before the newcomer was ready");
         assertTrue(r.stoppedNanos() >= 0);
+        assertTrue(r.firstBatchSecondsAfter() >= 0, "the first batch on the new ring is recorded too");
         broadcasters += r.role() == SwitchRecord.Role.BROADCASTER ? 1 : 0;
         assertEquals(SwitchRecord.Role.BROADCASTER == r.role() ? a : b, existing,
             "the first survivor broadcasts");
