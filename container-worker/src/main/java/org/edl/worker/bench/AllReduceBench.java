@@ -1,0 +1,104 @@
+package org.edl.worker.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.edl.worker.job.InvalidInputException;
+import org.edl.worker.security.JobSecret;
+
+/**
+ * {@code bin/edl bench allreduce}: ring all-reduce against the gather-broadcast baseline and the
+ * single-stream loopback limit, members as threads in this JVM over real loopback TCP. Writes
+ * {@code allreduce.csv} and {@code allreduce.png} to the output directory. A benchmark, not a
+ * test: nothing here asserts a speed.
+ */
+public final class AllReduceBench {
+  public static final String RING = "ring";
+  public static final String GATHER_BROADCAST = "gather-broadcast";
+  public static final String P2P = "p2p-limit";
+  private static final int WARMUP = 2;
+
+  private AllReduceBench() {}
+
+  public static void main(String[] args) throws IOException {
+    AllReduceBenchOptions options;
+    try {
+      options = AllReduceBenchOptions.parse(args);
+    } catch (InvalidInputException e) {
+      System.err.println("edl bench allreduce: " + e.getMessage());
+      System.err.println(AllReduceBenchOptions.USAGE);
+      System.exit(2);
+      return;
+    }
+    run(options, System.out);
+  }
+
+  /** Runs every point, writes the CSV and the plot, and returns the points. */
+  public static List<BandwidthPoint> run(AllReduceBenchOptions options, PrintStream progress)
+      throws IOException {
+    options.validate();
+    long largestArrays = options.maxBytes() * options.members().stream().mapToInt(Integer::intValue).max().orElse(0);
+    if (largestArrays > Runtime.getRuntime().maxMemory() * 0.8) {
+      throw new InvalidInputException("max-bytes", options.maxBytes(), "needs about "
+          + (largestArrays >> 20) + " MiB of heap for the largest ring; run with a larger -Xmx (now "
+          + (Runtime.getRuntime().maxMemory() >> 20) + " MiB)");
+    }
+    Files.createDirectories(options.outDir());
+    List<BandwidthPoint> points = new ArrayList<>();
+
+    try (StreamLimit stream = new StreamLimit(JobSecret.generate(), (int) options.maxBytes())) {
+      for (long bytes : options.sizes()) {
+        double[] s = new double[options.iterationsFor(bytes)];
+        for (int i = 0; i < WARMUP; i++) {
+          stream.transfer((int) bytes);
+        }
+        for (int i = 0; i < s.length; i++) {
+          s[i] = stream.transfer((int) bytes);
+        }
+        points.add(report(progress, BandwidthPoint.stream(bytes, P2P, LoopbackGroup.median(s)), s.length));
+      }
+    }
+
+    for (int members : options.members()) {
+      try (LoopbackGroup group = new LoopbackGroup(members, options.chunkBytes())) {
+        for (long bytes : options.sizes()) {
+          List<float[]> data = new ArrayList<>();
+          for (int r = 0; r < members; r++) {
+            float[] a = new float[(int) (bytes / Float.BYTES)];
+            Arrays.fill(a, 1f);
+            data.add(a);
+          }
+          int n = options.iterationsFor(bytes);
+          double ring = group.medianSeconds(group.ring(), data, WARMUP, n);
+          points.add(report(progress, BandwidthPoint.allReduce(members, bytes, RING, ring), n));
+          double gather = group.medianSeconds(group.gatherBroadcast(), data, WARMUP, n);
+          points.add(report(progress, BandwidthPoint.allReduce(members, bytes, GATHER_BROADCAST, gather), n));
+        }
+      }
+    }
+
+    Path csv = options.outDir().resolve("allreduce.csv");
+    List<String> lines = new ArrayList<>();
+    lines.add(BandwidthPoint.CSV_HEADER);
+    points.forEach(p -> lines.add(p.csv()));
+    Files.write(csv, lines, StandardCharsets.UTF_8);
+    Path png = options.outDir().resolve("allreduce.png");
+    BandwidthPlot.write(points, "All-reduce bus bandwidth, loopback TCP ("
+        + Runtime.getRuntime().availableProcessors() + " cores)", png);
+    progress.println("wrote " + csv + " and " + png);
+    return points;
+  }
+
+  private static BandwidthPoint report(PrintStream progress, BandwidthPoint p, int iterations) {
+    progress.printf(Locale.ROOT, "%-16s members=%d bytes=%-10d algbw=%8.3f GB/s busbw=%8.3f GB/s (median of %d)%n",
+        p.impl(), p.members(), p.bytes(), p.algbwGbps(), p.busbwGbps(), iterations);
+    progress.flush();
+    return p;
+  }
+}

@@ -1,0 +1,109 @@
+package org.edl.am;
+
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobProgress;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.rpc.RpcServer;
+import org.edl.worker.runtime.WorkerEnv;
+import org.edl.worker.security.JobSecret;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Main class of the AM container. It only wires the parts together: the job specification and
+ * secret the client shipped, the YARN driver (mechanism), the worker fleet (decisions), and the
+ * job-control endpoint; then it waits for the fleet's outcome and unregisters with it.
+ */
+public final class ApplicationMaster {
+  private static final Logger LOG = LoggerFactory.getLogger(ApplicationMaster.class);
+  private static final int HEARTBEAT_MS = 500;
+
+  private ApplicationMaster() {}
+
+  public static void main(String[] args) {
+    int exit;
+    try {
+      JobOutcome outcome = run();
+      LOG.info("Job {}: {}", outcome.succeeded() ? "SUCCEEDED" : "FAILED", outcome.diagnostics());
+      exit = 0; // the final status went to the RM; a non-zero exit would only add a retry
+    } catch (Throwable t) {
+      LOG.error("ApplicationMaster failed", t);
+      exit = 1;
+    }
+    System.exit(exit);
+  }
+
+  static JobOutcome run() throws Exception {
+    String containerId = requireEnv(Environment.CONTAINER_ID.name());
+    String appId = ContainerId.fromString(containerId).getApplicationAttemptId()
+        .getApplicationId().toString();
+    String host = requireEnv(Environment.NM_HOST.name());
+    String zkConnect = requireEnv(WorkerEnv.ZK_CONNECT);
+    URI stagingDir = URI.create(requireEnv(StagingLayout.STAGING_DIR_ENV));
+    Configuration conf = new YarnConfiguration();
+    JobSpec spec;
+    try (InputStream in = Files.newInputStream(Paths.get(StagingLayout.JOB_SPEC))) {
+      spec = JobSpec.read(in);
+    }
+    var credentials = UserGroupInformation.getCurrentUser().getCredentials();
+    JobSecret secret = ContainerCredentials.secretFrom(credentials);
+    LOG.info("ApplicationMaster for {} ({} x {} workers, model {})", appId, spec.workers(),
+        spec.gpusPerWorker() + " GPU", spec.model());
+
+    ExecutorService mainThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "am-main"));
+    YarnContainerDriver driver = new YarnContainerDriver(conf, YarnClientFactory.real(), mainThread,
+        HEARTBEAT_MS);
+    WorkerFleet fleet = new WorkerFleet(driver,
+        new WorkerResource(spec.workerMemoryMb(), spec.workerVcores(), spec.gpusPerWorker()),
+        spec.workers());
+    JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
+        p -> driver.reportProgress(fraction(p)));
+    try (RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
+        "0.0.0.0", 0, secret, Duration.ofSeconds(10),
+        (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()))) {
+      WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),
+          ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
+          ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
+          spec.workerMemoryMb());
+      driver.start(fleet, workers, host, rpc.port(), "");
+      mainThread.execute(fleet::start);
+      JobOutcome outcome = fleet.outcome().get();
+      // The last progress goes into the final diagnostics: the client reads them from the RM
+      // after this endpoint is gone.
+      return mainThread.submit(() -> {
+        JobOutcome reported = new JobOutcome(outcome.succeeded(),
+            outcome.diagnostics() + control.progressSummary());
+        driver.unregister(reported);
+        return reported;
+      }).get(30, TimeUnit.SECONDS);
+    } finally {
+      driver.stop();
+      mainThread.shutdownNow();
+    }
+  }
+
+  private static float fraction(JobProgress p) {
+    return p.getTotalSteps() <= 0 ? 0f : (float) p.getStep() / p.getTotalSteps();
+  }
+
+  private static String requireEnv(String name) {
+    String v = System.getenv(name);
+    if (v == null || v.isEmpty()) {
+      throw new IllegalStateException("environment variable " + name + " is not set");
+    }
+    return v;
+  }
+}

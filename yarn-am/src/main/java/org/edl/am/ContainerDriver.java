@@ -1,0 +1,23 @@
+package org.edl.am;
+
+/**
+ * Mechanism towards the resource manager and node managers: request, launch, release,
+ * unregister. It decides nothing; {@link WorkerFleet} tells it what to do, and it answers
+ * through {@link ContainerEventHandler}. Every method is called on the AM's main thread.
+ */
+public interface ContainerDriver {
+  /** Asks for {@code count} more containers of {@code resource}; answers come as allocations. */
+  void requestContainers(int count, WorkerResource resource);
+
+  /** Starts the worker process in an allocated container. */
+  void launch(WorkerContainer container, WorkerLaunch launch);
+
+  /** Gives an allocated or running container back; YARN reports its completion afterwards. */
+  void release(String containerId);
+
+  /** Training progress in [0, 1], sent to the resource manager with the next heartbeat. */
+  void reportProgress(float progress);
+
+  /** Tells the resource manager the application is done. */
+  void unregister(JobOutcome outcome);
+}

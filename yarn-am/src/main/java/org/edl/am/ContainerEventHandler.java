@@ -1,0 +1,22 @@
+package org.edl.am;
+
+import java.util.List;
+
+/**
+ * What YARN tells the AM about its containers, one event per method. The driver calls these on
+ * the AM's main thread only, so the handler keeps its state without locks.
+ */
+public interface ContainerEventHandler {
+  void onContainersAllocated(List<WorkerContainer> containers);
+
+  void onContainerStarted(String containerId);
+
+  /** The node manager could not start the container. */
+  void onContainerStartFailed(String containerId, Throwable cause);
+
+  /** The container ended; {@code exitStatus} and {@code diagnostics} as YARN reports them. */
+  void onContainerCompleted(String containerId, int exitStatus, String diagnostics);
+
+  /** Anything the driver cannot carry on from: the AM gives up. */
+  void onError(Throwable cause);
+}

@@ -1,0 +1,37 @@
+package org.edl.am;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * GPU device indices handed out per host: the lowest free ones first, given back when the
+ * container ends. YARN counts {@code yarn.io/gpu} per node but, without its GPU plugin, does not
+ * say which devices a container got, so the AM keeps this book for its own containers.
+ */
+final class GpuSlots {
+  private final Map<String, TreeSet<Integer>> takenByHost = new HashMap<>();
+  private final Map<String, List<Integer>> byContainer = new HashMap<>();
+
+  List<Integer> assign(WorkerContainer container, int count) {
+    TreeSet<Integer> taken = takenByHost.computeIfAbsent(container.host(), h -> new TreeSet<>());
+    List<Integer> indices = new ArrayList<>(count);
+    for (int i = 0; indices.size() < count; i++) {
+      if (!taken.contains(i)) {
+        indices.add(i);
+      }
+    }
+    taken.addAll(indices);
+    byContainer.put(container.id(), List.copyOf(indices));
+    return List.copyOf(indices);
+  }
+
+  void free(WorkerContainer container) {
+    List<Integer> indices = byContainer.remove(container.id());
+    if (indices != null) {
+      takenByHost.getOrDefault(container.host(), new TreeSet<>()).removeAll(indices);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package org.edl.am;
+
+import java.io.IOException;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.yarn.api.records.LocalResource;
+import org.apache.hadoop.yarn.api.records.LocalResourceType;
+import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
+import org.apache.hadoop.yarn.api.records.URL;
+import org.edl.worker.runtime.WorkerEnv;
+
+/**
+ * The job's HDFS staging directory {@code /user/<user>/.edl/<appId>/}, as the client writes it
+ * and the AM reads it: every file in it is localised into the AM's and every worker's working
+ * directory under its own name.
+ */
+public final class StagingLayout {
+  /** Env var of the AM container: the staging directory's fully qualified URI. */
+  public static final String STAGING_DIR_ENV = "EDL_STAGING_DIR";
+  /** The job specification; the output directory in it is already filled in. */
+  public static final String JOB_SPEC = WorkerEnv.JOB_SPEC_FILE;
+  /** The shaded application jar, on a real cluster. */
+  public static final String APP_JAR = "edl.jar";
+  /**
+   * The client's effective configuration, only on the embedded cluster (whose addresses are
+   * ephemeral), written under each name Hadoop loads by default. One name is not enough: a
+   * {@code YarnConfiguration} reads {@code yarn-default.xml} after {@code core-site.xml}, so
+   * its defaults would win over the RM addresses unless {@code yarn-site.xml} carries them too.
+   * The container's working directory is first on its classpath, so these are found first.
+   */
+  public static final java.util.List<String> CLUSTER_CONF =
+      java.util.List.of("core-site.xml", "hdfs-site.xml", "yarn-site.xml");
+  /** Main class of the AM container. */
+  public static final String AM_MAIN_CLASS = "org.edl.am.ApplicationMaster";
+
+  private StagingLayout() {}
+
+  /** {@code .edl/<appId>} under the user's home directory. */
+  public static String relativeDir(String appId) {
+    return ".edl/" + appId;
+  }
+
+  /** Every file of the staging directory, localised under its own name. */
+  public static Map<String, LocalResource> localResources(URI stagingDir, Configuration conf)
+      throws IOException {
+    FileSystem fs = FileSystem.get(stagingDir, conf);
+    Map<String, LocalResource> resources = new HashMap<>();
+    for (FileStatus f : fs.listStatus(new Path(stagingDir))) {
+      if (f.isFile()) {
+        resources.put(f.getPath().getName(), LocalResource.newInstance(
+            URL.fromPath(fs.makeQualified(f.getPath())), LocalResourceType.FILE,
+            LocalResourceVisibility.APPLICATION, f.getLen(), f.getModificationTime()));
+      }
+    }
+    return resources;
+  }
+}

@@ -1,0 +1,52 @@
+package org.edl.am;
+
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.LocalResource;
+import org.edl.worker.runtime.WorkerEnv;
+
+/**
+ * Launch contexts of the job's workers: the same local resources (job.properties, jars), the
+ * same command and tokens for all; only {@link WorkerEnv#GPU_INDICES} differs per container.
+ */
+public final class WorkerLaunchContexts implements YarnContainerDriver.LaunchContextFactory {
+  private final Map<String, LocalResource> resources;
+  private final Map<String, String> env;
+  private final ByteBuffer tokens;
+  private final List<String> command;
+
+  /**
+   * @param tokens the AM's credentials without the AMRM token, serialised; they carry the job
+   *               secret and any HDFS delegation tokens
+   */
+  public WorkerLaunchContexts(Map<String, LocalResource> resources, String classpath,
+      String appId, String zkConnect, String amAddress, ByteBuffer tokens, int workerMemoryMb) {
+    this.resources = Map.copyOf(resources);
+    Map<String, String> e = new HashMap<>();
+    e.put(Environment.CLASSPATH.name(), classpath);
+    e.put(WorkerEnv.APP_ID, appId);
+    e.put(WorkerEnv.ZK_CONNECT, zkConnect);
+    e.put(WorkerEnv.AM_ADDRESS, amAddress);
+    this.env = Map.copyOf(e);
+    this.tokens = tokens.asReadOnlyBuffer();
+    this.command = JavaCommand.of(WorkerEnv.MAIN_CLASS, workerMemoryMb);
+  }
+
+  @Override
+  public ContainerLaunchContext create(WorkerContainer container, WorkerLaunch launch) {
+    Map<String, String> containerEnv = new HashMap<>(env);
+    containerEnv.put(WorkerEnv.GPU_INDICES,
+        launch.gpuIndices().stream().map(String::valueOf).collect(Collectors.joining(",")));
+    return ContainerLaunchContext.newInstance(new HashMap<>(resources), containerEnv, command,
+        null, tokens.duplicate(), null);
+  }
+
+  public List<String> command() {
+    return command;
+  }
+}

@@ -1,0 +1,247 @@
+package org.edl.am;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterResponse;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.NodeReport;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.apache.hadoop.yarn.api.records.UpdatedContainer;
+import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
+import org.apache.hadoop.yarn.client.api.async.NMClientAsync;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link ContainerDriver} over {@code AMRMClientAsync} and {@code NMClientAsync}. Every YARN
+ * callback is moved onto the one main-thread executor, and any {@link Throwable} a callback
+ * throws there becomes one {@link ContainerEventHandler#onError}: the AM's state is owned by
+ * that thread alone and needs no locks.
+ */
+public final class YarnContainerDriver implements ContainerDriver {
+  private static final Logger LOG = LoggerFactory.getLogger(YarnContainerDriver.class);
+  private static final Priority WORKER_PRIORITY = Priority.newInstance(1);
+
+  private final Configuration conf;
+  private final YarnClientFactory clients;
+  private final Executor mainThread;
+  private LaunchContextFactory launchContexts;
+  private final int heartbeatMs;
+  private final ArrayDeque<ContainerRequest> pending = new ArrayDeque<>();
+  private final Map<String, Container> allocated = new HashMap<>();
+  private volatile float progress;
+  private ContainerEventHandler handler;
+  private AMRMClientAsync<ContainerRequest> resourceManager;
+  private NMClientAsync nodeManagers;
+  private String trackingUrl = "";
+
+  /** Builds the launch context of one worker; the job-wide parts are fixed when it is made. */
+  @FunctionalInterface
+  public interface LaunchContextFactory {
+    org.apache.hadoop.yarn.api.records.ContainerLaunchContext create(WorkerContainer container,
+        WorkerLaunch launch);
+  }
+
+  public YarnContainerDriver(Configuration conf, YarnClientFactory clients, Executor mainThread,
+      int heartbeatMs) {
+    this.conf = conf;
+    this.clients = clients;
+    this.mainThread = mainThread;
+    this.heartbeatMs = heartbeatMs;
+  }
+
+  /**
+   * Starts the clients and registers with the resource manager; {@code host:rpcPort} is the
+   * job-control endpoint clients find in the application report (and the workers' launch
+   * contexts carry, which is why those come in here and not at construction).
+   */
+  public RegisterApplicationMasterResponse start(ContainerEventHandler eventHandler,
+      LaunchContextFactory workerLaunchContexts, String host, int rpcPort, String trackingUrl)
+      throws Exception {
+    this.handler = Objects.requireNonNull(eventHandler, "eventHandler");
+    this.launchContexts = Objects.requireNonNull(workerLaunchContexts, "workerLaunchContexts");
+    this.trackingUrl = trackingUrl == null ? "" : trackingUrl;
+    nodeManagers = clients.nodeManagerClient(new NodeManagerCallbacks());
+    nodeManagers.init(conf);
+    nodeManagers.start();
+    resourceManager = clients.resourceManagerClient(heartbeatMs, new ResourceManagerCallbacks());
+    resourceManager.init(conf);
+    resourceManager.start();
+    return resourceManager.registerApplicationMaster(host, rpcPort, this.trackingUrl);
+  }
+
+  @Override
+  public void requestContainers(int count, WorkerResource resource) {
+    Resource capability = Resource.newInstance(resource.memoryMb(), resource.vcores());
+    if (resource.gpus() > 0) {
+      // Known to the client side once registration returned the cluster's resource types.
+      capability.setResourceInformation(ResourceInformation.GPU_URI,
+          ResourceInformation.newInstance(ResourceInformation.GPU_URI, "", resource.gpus()));
+    }
+    for (int i = 0; i < count; i++) {
+      ContainerRequest request = new ContainerRequest(capability, null, null, WORKER_PRIORITY);
+      pending.add(request);
+      resourceManager.addContainerRequest(request);
+    }
+  }
+
+  @Override
+  public void launch(WorkerContainer container, WorkerLaunch launch) {
+    Container yarnContainer = allocated.get(container.id());
+    if (yarnContainer == null) {
+      throw new IllegalStateException("not an allocated container: " + container.id());
+    }
+    nodeManagers.startContainerAsync(yarnContainer, launchContexts.create(container, launch));
+  }
+
+  @Override
+  public void release(String containerId) {
+    allocated.remove(containerId);
+    resourceManager.releaseAssignedContainer(ContainerId.fromString(containerId));
+  }
+
+  @Override
+  public void reportProgress(float fraction) {
+    progress = Math.max(0f, Math.min(1f, fraction));
+  }
+
+  @Override
+  public void unregister(JobOutcome outcome) {
+    FinalApplicationStatus status =
+        outcome.succeeded() ? FinalApplicationStatus.SUCCEEDED : FinalApplicationStatus.FAILED;
+    try {
+      resourceManager.unregisterApplicationMaster(status, outcome.diagnostics(), trackingUrl);
+    } catch (Exception e) {
+      throw new IllegalStateException("could not unregister from the resource manager", e);
+    }
+  }
+
+  /** Stops both clients; call after {@link #unregister}. */
+  public void stop() {
+    if (resourceManager != null) {
+      resourceManager.stop();
+    }
+    if (nodeManagers != null) {
+      nodeManagers.stop();
+    }
+  }
+
+  private void onMainThread(String what, Runnable action) {
+    mainThread.execute(() -> {
+      try {
+        action.run();
+      } catch (Throwable t) {
+        LOG.error("Handling {} failed", what, t);
+        handler.onError(t);
+      }
+    });
+  }
+
+  private void allocated(List<Container> containers) {
+    List<WorkerContainer> workers = containers.stream().map(c -> {
+      ContainerRequest request = pending.poll();
+      if (request != null) {
+        resourceManager.removeContainerRequest(request);
+      }
+      allocated.put(c.getId().toString(), c);
+      return new WorkerContainer(c.getId().toString(), c.getNodeId().getHost());
+    }).toList();
+    handler.onContainersAllocated(workers);
+  }
+
+  private void completed(List<ContainerStatus> statuses) {
+    for (ContainerStatus s : statuses) {
+      String id = s.getContainerId().toString();
+      allocated.remove(id);
+      handler.onContainerCompleted(id, s.getExitStatus(), s.getDiagnostics());
+    }
+  }
+
+  private final class ResourceManagerCallbacks extends AMRMClientAsync.AbstractCallbackHandler {
+    @Override
+    public void onContainersAllocated(List<Container> containers) {
+      onMainThread("allocation", () -> allocated(containers));
+    }
+
+    @Override
+    public void onContainersCompleted(List<ContainerStatus> statuses) {
+      onMainThread("completion", () -> completed(statuses));
+    }
+
+    @Override
+    public void onContainersUpdated(List<UpdatedContainer> containers) {
+      // Resizing is not used.
+    }
+
+    @Override
+    public void onShutdownRequest() {
+      onMainThread("shutdown request", () -> handler.onError(
+          new IllegalStateException("the ResourceManager asked the ApplicationMaster to shut down")));
+    }
+
+    @Override
+    public void onNodesUpdated(List<NodeReport> updated) {
+      // Lost nodes show up as completed containers.
+    }
+
+    @Override
+    public float getProgress() {
+      return progress;
+    }
+
+    @Override
+    public void onError(Throwable e) {
+      onMainThread("resource manager error", () -> handler.onError(e));
+    }
+  }
+
+  private final class NodeManagerCallbacks extends NMClientAsync.AbstractCallbackHandler {
+    @Override
+    public void onContainerStarted(ContainerId id, Map<String, ByteBuffer> serviceData) {
+      onMainThread("container start", () -> handler.onContainerStarted(id.toString()));
+    }
+
+    @Override
+    public void onStartContainerError(ContainerId id, Throwable t) {
+      onMainThread("container start error", () -> handler.onContainerStartFailed(id.toString(), t));
+    }
+
+    @Override
+    public void onContainerStatusReceived(ContainerId id, ContainerStatus status) {}
+
+    @Override
+    public void onContainerStopped(ContainerId id) {}
+
+    @Override
+    public void onContainerResourceIncreased(ContainerId id, Resource resource) {}
+
+    @Override
+    public void onContainerResourceUpdated(ContainerId id, Resource resource) {}
+
+    @Override
+    public void onGetContainerStatusError(ContainerId id, Throwable t) {}
+
+    @Override
+    public void onIncreaseContainerResourceError(ContainerId id, Throwable t) {}
+
+    @Override
+    public void onUpdateContainerResourceError(ContainerId id, Throwable t) {}
+
+    @Override
+    public void onStopContainerError(ContainerId id, Throwable t) {
+      LOG.warn("Could not stop {}", id, t);
+    }
+  }
+}

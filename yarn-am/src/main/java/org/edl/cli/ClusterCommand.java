@@ -1,0 +1,119 @@
+package org.edl.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import org.edl.cluster.ClusterSize;
+import org.edl.cluster.EmbeddedCluster;
+import org.edl.worker.job.InvalidInputException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code edl cluster}: runs the embedded cluster in the foreground for a person to use with the
+ * ordinary Hadoop tools and the EDL CLI, until Ctrl-C stops it.
+ */
+@Command(
+    name = "cluster",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Run an embedded Hadoop cluster in this process until Ctrl-C: ZooKeeper, HDFS (1 DataNode)",
+        "and YARN (FairScheduler with DRF) whose NodeManagers advertise yarn.io/gpu.",
+        "It writes a client configuration directory; export HADOOP_CONF_DIR=<it> to use it."})
+public final class ClusterCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--nodes", paramLabel = "N", description = "NodeManagers to start (default: ${DEFAULT-VALUE})")
+  int nodes = ClusterSize.DEFAULT_NODES;
+
+  @Option(names = "--gpus-per-node", paramLabel = "N",
+      description = "yarn.io/gpu each NodeManager advertises (default: ${DEFAULT-VALUE})")
+  int gpusPerNode = ClusterSize.DEFAULT_GPUS_PER_NODE;
+
+  @Option(names = "--node-memory-mb", paramLabel = "MB",
+      description = "memory each NodeManager offers to containers (default: ${DEFAULT-VALUE})")
+  int nodeMemoryMb = ClusterSize.DEFAULT_NODE_MEMORY_MB;
+
+  @Option(names = "--node-vcores", paramLabel = "N",
+      description = "vcores each NodeManager offers to containers (default: ${DEFAULT-VALUE})")
+  int nodeVcores = ClusterSize.DEFAULT_NODE_VCORES;
+
+  @Option(names = "--dir", paramLabel = "DIR",
+      description = "directory for data, logs and the client configuration (DIR/conf), kept on exit;"
+          + " default: a temporary directory, removed on exit")
+  Path dir;
+
+  private final Consumer<EmbeddedCluster> onStarted;
+  private final Future<?> stopRequested;
+
+  /** Runs until the JVM is asked to stop (Ctrl-C, SIGTERM); a shutdown hook closes the cluster. */
+  public ClusterCommand() {
+    this(cluster -> { }, new CompletableFuture<Void>());
+  }
+
+  /**
+   * For tests: {@code onStarted} hears of the running cluster, and completing
+   * {@code stopRequested} stops it as Ctrl-C would.
+   */
+  ClusterCommand(Consumer<EmbeddedCluster> onStarted, Future<?> stopRequested) {
+    this.onStarted = onStarted;
+    this.stopRequested = stopRequested;
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new ClusterCommand()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    EmbeddedCluster cluster;
+    try {
+      cluster = EmbeddedCluster.builder()
+          .nodes(nodes).gpusPerNode(gpusPerNode).nodeMemoryMb(nodeMemoryMb).nodeVcores(nodeVcores).baseDir(dir)
+          .build();
+    } catch (InvalidInputException e) {
+      // The builder names its fields as the options are named, less the dashes.
+      throw new CommandLine.ParameterException(spec.commandLine(),
+          new InvalidInputException("--" + e.field(), e.value(), problemOf(e)).getMessage());
+    }
+    // Registered before start so that Ctrl-C during start-up still stops what has started.
+    Thread hook = new Thread(cluster::close, "edl-cluster-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try (cluster) {
+      cluster.start();
+      onStarted.accept(cluster);
+      printWhereItIs(cluster, spec.commandLine().getOut());
+      stopRequested.get();
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // The hook is running or has run: it closes the cluster.
+      }
+    }
+    spec.commandLine().getOut().println("Embedded cluster stopped.");
+    return 0;
+  }
+
+  private static String problemOf(InvalidInputException e) {
+    String prefix = e.field() + "=" + e.value() + ": ";
+    return e.getMessage().startsWith(prefix) ? e.getMessage().substring(prefix.length()) : e.getMessage();
+  }
+
+  private static void printWhereItIs(EmbeddedCluster cluster, PrintWriter out) {
+    out.printf("Embedded cluster running: %d node(s) x %d yarn.io/gpu%n", cluster.nodes(), cluster.gpusPerNode());
+    out.printf("Client configuration: %s%n", cluster.confDir());
+    out.printf("  export HADOOP_CONF_DIR=%s%n", cluster.confDir());
+    out.printf("ResourceManager web UI: %s%n", cluster.resourceManagerWebUrl());
+    out.printf("HDFS: %s%n", cluster.hdfsUri());
+    out.printf("ZooKeeper: %s%n", cluster.zkConnectString());
+    out.println("Press Ctrl-C to stop.");
+    out.flush();
+  }
+}

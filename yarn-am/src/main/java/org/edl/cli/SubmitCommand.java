@@ -1,0 +1,91 @@
+package org.edl.cli;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.client.JobSubmitter;
+import org.edl.client.ProgressFollower;
+import org.edl.client.SubmittedJob;
+import org.edl.worker.data.SyntheticSpec;
+import org.edl.worker.job.JobSpec;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code edl submit}: submits a training job and follows it to its end. */
+@Command(name = "submit", mixinStandardHelpOptions = true,
+    description = "Submit a training job to YARN and follow its progress until it ends.")
+public final class SubmitCommand implements Callable<Integer> {
+  @ParentCommand
+  EdlCli cli;
+
+  @Option(names = "--name", description = "YARN application name (default: edl-<model>).")
+  String name;
+  @Option(names = "--model", defaultValue = "mlp", description = "softmax or mlp (default: ${DEFAULT-VALUE}).")
+  String model;
+  @Option(names = "--data", defaultValue = SyntheticSpec.PREFIX,
+      description = "A LIBSVM/CSV file (HDFS or any Hadoop file system) or synthetic:samples=..,features=..,classes=..,seed=.. (default: ${DEFAULT-VALUE}).")
+  String data;
+  @Option(names = "--format", defaultValue = "auto", description = "auto, libsvm or csv (default: ${DEFAULT-VALUE}).")
+  String format;
+  @Option(names = "--workers", defaultValue = "2", description = "Workers to start with (default: ${DEFAULT-VALUE}).")
+  int workers;
+  @Option(names = "--min-workers", description = "Fewest workers the job runs with (default: --workers).")
+  Integer minWorkers;
+  @Option(names = "--max-workers", description = "Most workers the job runs with (default: --workers).")
+  Integer maxWorkers;
+  @Option(names = "--gpus-per-worker", defaultValue = "1", description = "yarn.io/gpu per worker container, 0 allowed (default: ${DEFAULT-VALUE}).")
+  int gpusPerWorker;
+  @Option(names = "--worker-memory", defaultValue = "1024", paramLabel = "MB", description = "Memory per worker container (default: ${DEFAULT-VALUE}).")
+  int workerMemoryMb;
+  @Option(names = "--worker-vcores", defaultValue = "1", description = "Vcores per worker container (default: ${DEFAULT-VALUE}).")
+  int workerVcores;
+  @Option(names = "--steps", defaultValue = "200", description = "Mini-batches to train (default: ${DEFAULT-VALUE}).")
+  long steps;
+  @Option(names = "--batch-size", defaultValue = "64", description = "Global batch, or per-worker batch under fixed-per-worker (default: ${DEFAULT-VALUE}).")
+  int batchSize;
+  @Option(names = "--batch-rule", defaultValue = "fixed-global", description = "fixed-global or fixed-per-worker (default: ${DEFAULT-VALUE}).")
+  String batchRule;
+  @Option(names = "--learning-rate", defaultValue = "0.1", description = "Base learning rate (default: ${DEFAULT-VALUE}).")
+  double learningRate;
+  @Option(names = "--hidden", defaultValue = "32", description = "Hidden units of the MLP (default: ${DEFAULT-VALUE}).")
+  int hidden;
+  @Option(names = "--seed", defaultValue = "1", description = "Seed for initialisation and sample order (default: ${DEFAULT-VALUE}).")
+  long seed;
+  @Option(names = "--output", defaultValue = "", description = "HDFS directory for the model and metrics (default: /user/<user>/edl/<appId>).")
+  String output;
+  @Option(names = "--queue", defaultValue = "", description = "YARN queue (default: the scheduler's choice).")
+  String queue;
+
+  @Override
+  public Integer call() throws Exception {
+    JobSpec spec = toSpec();
+    spec.validate(); // before connecting anywhere
+    Configuration conf = cli.configuration();
+    try (YarnClient yarn = startYarnClient(conf)) {
+      return submitAndFollow(conf, yarn, spec, cli.spec.commandLine().getOut());
+    }
+  }
+
+  /** The one submission path: `edl submit`, `yarn jar ... submit` and `edl demo` all come here. */
+  static int submitAndFollow(Configuration conf, YarnClient yarn, JobSpec spec,
+      java.io.PrintWriter out) throws Exception {
+    SubmittedJob job = new JobSubmitter(conf, yarn).submit(spec);
+    return new ProgressFollower(yarn, out, Duration.ofSeconds(1)).follow(job);
+  }
+
+  static YarnClient startYarnClient(Configuration conf) {
+    YarnClient yarn = YarnClient.createYarnClient();
+    yarn.init(conf);
+    yarn.start();
+    return yarn;
+  }
+
+  JobSpec toSpec() {
+    return new JobSpec(name == null ? "edl-" + model : name, model, data, format, workers,
+        minWorkers == null ? workers : minWorkers, maxWorkers == null ? workers : maxWorkers,
+        gpusPerWorker, workerMemoryMb, workerVcores, steps, batchSize, JobSpec.batchRuleOf(batchRule),
+        learningRate, hidden, seed, "cpu", output, queue);
+  }
+}

@@ -1,0 +1,250 @@
+package org.edl.client;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.security.Credentials;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.NodeReport;
+import org.apache.hadoop.yarn.api.records.NodeState;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.client.api.YarnClientApplication;
+import org.apache.hadoop.yarn.client.util.YarnClientUtils;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.edl.am.ContainerClasspath;
+import org.edl.am.ContainerCredentials;
+import org.edl.am.JavaCommand;
+import org.edl.am.StagingLayout;
+import org.edl.worker.data.DatasetLoader;
+import org.edl.worker.data.SyntheticSpec;
+import org.edl.worker.job.InvalidInputException;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.runtime.WorkerEnv;
+import org.edl.worker.security.JobSecret;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Submits a job: first checks everything a user can get wrong against the cluster as it is
+ * (nothing is created until all of it passed), then creates the application, writes the
+ * staging directory and submits the AM. If anything fails after the application was created,
+ * the application is killed and the staging directory deleted: nothing is left half-submitted.
+ */
+public final class JobSubmitter {
+  private static final Logger LOG = LoggerFactory.getLogger(JobSubmitter.class);
+  /** AM container size: the AM holds no data, only clients and the fleet's book. */
+  public static final int AM_MEMORY_MB = 512;
+  private static final String APPLICATION_TYPE = "EDL";
+
+  private final Configuration conf;
+  private final YarnClient yarn;
+
+  public JobSubmitter(Configuration conf, YarnClient yarn) {
+    this.conf = conf;
+    this.yarn = yarn;
+  }
+
+  public SubmittedJob submit(JobSpec requested) throws IOException, YarnException {
+    JobSpec spec = requested.validate();
+    String zkConnect = conf.getTrimmed(WorkerEnv.ZK_CONNECT_KEY, "");
+    if (zkConnect.isEmpty()) {
+      throw new InvalidInputException(WorkerEnv.ZK_CONNECT_KEY, "", "not set; put the ZooKeeper"
+          + " connect string in edl-site.xml");
+    }
+    checkFitsLargestNode(spec);
+    FileSystem fs = FileSystem.get(conf);
+    spec = qualifyData(spec, fs);
+    DatasetLoader.validate(spec.data(), spec.format(), conf);
+
+    YarnClientApplication app = yarn.createApplication();
+    ApplicationId appId = app.getNewApplicationResponse().getApplicationId();
+    org.apache.hadoop.fs.Path staging =
+        fs.makeQualified(new org.apache.hadoop.fs.Path(fs.getHomeDirectory(), StagingLayout.relativeDir(appId.toString())));
+    boolean submitted = false;
+    try {
+      if (spec.output().isEmpty()) {
+        spec = spec.withOutput(fs.makeQualified(
+            new org.apache.hadoop.fs.Path(fs.getHomeDirectory(), "edl/" + appId)).toString());
+      } else {
+        spec = spec.withOutput(fs.makeQualified(new org.apache.hadoop.fs.Path(spec.output())).toString());
+      }
+      JobSecret secret = JobSecret.generate();
+      writeStaging(fs, staging, spec);
+      ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
+      context.setApplicationName(spec.name());
+      context.setApplicationType(APPLICATION_TYPE);
+      if (!spec.queue().isEmpty()) {
+        context.setQueue(spec.queue());
+      }
+      // Recovery is the job's business (checkpoints), not a second AM attempt's.
+      context.setMaxAppAttempts(1);
+      context.setResource(Resource.newInstance(AM_MEMORY_MB, 1));
+      context.setAMContainerSpec(amLaunchContext(fs, staging, zkConnect, secret));
+      yarn.submitApplication(context);
+      submitted = true;
+      LOG.info("Submitted {} with staging directory {}", appId, staging);
+      return new SubmittedJob(appId, spec, secret, staging.toString());
+    } finally {
+      if (!submitted) {
+        undo(appId, fs, staging);
+      }
+    }
+  }
+
+  private void checkFitsLargestNode(JobSpec spec) throws IOException, YarnException {
+    // The RM knows the cluster's resource types; this JVM may not have read them yet.
+    ResourceUtils.reinitializeResources(yarn.getResourceTypeInfo());
+    List<NodeReport> nodes = yarn.getNodeReports(NodeState.RUNNING);
+    long largestGpus = 0;
+    long largestMemory = 0;
+    for (NodeReport node : nodes) {
+      Resource capability = node.getCapability();
+      largestMemory = Math.max(largestMemory, capability.getMemorySize());
+      largestGpus = Math.max(largestGpus, gpusOf(capability));
+    }
+    if (spec.gpusPerWorker() > largestGpus) {
+      throw new InvalidInputException("gpus-per-worker", spec.gpusPerWorker(),
+          "more than any node has (largest: " + largestGpus + " " + ResourceInformation.GPU_URI + ")");
+    }
+    if (spec.workerMemoryMb() > largestMemory) {
+      throw new InvalidInputException("worker-memory", spec.workerMemoryMb(),
+          "more than any node has (largest: " + largestMemory + " MB)");
+    }
+  }
+
+  private static long gpusOf(Resource capability) {
+    for (ResourceInformation ri : capability.getResources()) {
+      if (ResourceInformation.GPU_URI.equals(ri.getName())) {
+        return ri.getValue();
+      }
+    }
+    return 0;
+  }
+
+  private static JobSpec qualifyData(JobSpec spec, FileSystem fs) {
+    if (SyntheticSpec.isSynthetic(spec.data())) {
+      return spec;
+    }
+    try {
+      // Workers may not share this client's default file system or working directory.
+      return spec.withData(new org.apache.hadoop.fs.Path(spec.data()).makeQualified(fs.getUri(),
+          fs.getWorkingDirectory()).toString());
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("data", spec.data(), "not a valid path: " + e.getMessage());
+    }
+  }
+
+  private void writeStaging(FileSystem fs, org.apache.hadoop.fs.Path staging, JobSpec spec)
+      throws IOException {
+    fs.mkdirs(staging, new FsPermission((short) 0700));
+    try (OutputStream out = fs.create(new org.apache.hadoop.fs.Path(staging, StagingLayout.JOB_SPEC))) {
+      spec.write(out);
+    }
+    if (isEmbeddedCluster()) {
+      // The embedded cluster runs on this machine with ephemeral ports: containers get this
+      // JVM's classpath and configuration instead of a jar and the nodes' own conf.
+      Configuration shipped = new Configuration(conf);
+      shipped.set(ContainerClasspath.LOCAL_CLASSPATH_KEY, localClasspath());
+      for (String name : StagingLayout.CLUSTER_CONF) {
+        try (OutputStream out = fs.create(new org.apache.hadoop.fs.Path(staging, name))) {
+          shipped.writeXml(out);
+        }
+      }
+    } else {
+      fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(applicationJar().toUri()),
+          new org.apache.hadoop.fs.Path(staging, StagingLayout.APP_JAR));
+    }
+  }
+
+  private ContainerLaunchContext amLaunchContext(FileSystem fs, org.apache.hadoop.fs.Path staging,
+      String zkConnect, JobSecret secret) throws IOException {
+    Configuration forClasspath = new Configuration(conf);
+    if (isEmbeddedCluster()) {
+      forClasspath.set(ContainerClasspath.LOCAL_CLASSPATH_KEY, localClasspath());
+    }
+    Map<String, String> env = new HashMap<>();
+    env.put(Environment.CLASSPATH.name(), ContainerClasspath.of(forClasspath));
+    env.put(StagingLayout.STAGING_DIR_ENV, staging.toUri().toString());
+    env.put(WorkerEnv.ZK_CONNECT, zkConnect);
+
+    Credentials credentials = new Credentials();
+    ContainerCredentials.putSecret(credentials, secret);
+    if (UserGroupInformation.isSecurityEnabled()) {
+      String renewer = YarnClientUtils.getRmPrincipal(conf);
+      if (renewer == null || renewer.isEmpty()) {
+        throw new IOException("security is on but no ResourceManager principal is configured");
+      }
+      fs.addDelegationTokens(renewer, credentials);
+    }
+    return ContainerLaunchContext.newInstance(StagingLayout.localResources(staging.toUri(), conf),
+        env, JavaCommand.of(StagingLayout.AM_MAIN_CLASS, AM_MEMORY_MB), null,
+        ContainerCredentials.serialize(credentials), null);
+  }
+
+  private boolean isEmbeddedCluster() {
+    return conf.getBoolean(YarnConfiguration.IS_MINI_YARN_CLUSTER, false);
+  }
+
+  /** Absolute entries only: the containers run in other working directories. */
+  private static String localClasspath() {
+    StringBuilder cp = new StringBuilder();
+    for (String entry : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
+      if (entry.isEmpty()) {
+        continue;
+      }
+      String absolute = entry.endsWith("*")
+          ? Paths.get(entry.substring(0, entry.length() - 1)).toAbsolutePath() + File.separator + "*"
+          : Paths.get(entry).toAbsolutePath().toString();
+      if (cp.length() > 0) {
+        cp.append(File.pathSeparator);
+      }
+      cp.append(absolute);
+    }
+    return cp.toString();
+  }
+
+  /** The shaded jar this class was loaded from. */
+  private static Path applicationJar() throws IOException {
+    try {
+      Path p = Paths.get(JobSubmitter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      if (!Files.isRegularFile(p) || !p.toString().endsWith(".jar")) {
+        throw new IOException("not running from the edl-am jar (loaded from " + p + "): on a real"
+            + " cluster submit with `yarn jar edl-am-<version>.jar submit ...`");
+      }
+      return p;
+    } catch (URISyntaxException e) {
+      throw new IOException("cannot locate the edl-am jar", e);
+    }
+  }
+
+  private void undo(ApplicationId appId, FileSystem fs, org.apache.hadoop.fs.Path staging) {
+    try {
+      yarn.killApplication(appId);
+    } catch (Exception e) {
+      LOG.debug("Could not kill {} (it may never have been submitted)", appId, e);
+    }
+    try {
+      fs.delete(staging, true);
+    } catch (IOException e) {
+      LOG.warn("Could not delete the staging directory {}", staging, e);
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package org.edl.client;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobProgress;
+import org.edl.thrift.JobStatus;
+import org.edl.worker.rpc.RpcClient;
+import org.edl.worker.runtime.ModelOutput;
+import org.edl.worker.rpc.RpcConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows a submitted job until it ends: the application id at once, then one progress line
+ * rewritten in place (step, loss, samples/s, workers) from the AM's job-control endpoint, which
+ * it finds through the application report; at the end the final state, the diagnostics of a
+ * failure, where the model and metrics are, and the first and last loss.
+ */
+public final class ProgressFollower {
+  private static final Logger LOG = LoggerFactory.getLogger(ProgressFollower.class);
+  private static final Set<YarnApplicationState> ENDED =
+      EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
+  private static final Duration RPC_TIMEOUT = Duration.ofSeconds(10);
+
+  private final YarnClient yarn;
+  private final PrintWriter out;
+  private final Duration pollInterval;
+  private RpcConnection connection;
+  private JobControl.Client control;
+  private JobStatus lastStatus;
+  private int lastLineLength;
+
+  public ProgressFollower(YarnClient yarn, PrintWriter out, Duration pollInterval) {
+    this.yarn = yarn;
+    this.out = out;
+    this.pollInterval = pollInterval;
+  }
+
+  /** Follows the job to its end; returns the process exit code (0 when it SUCCEEDED). */
+  public int follow(SubmittedJob job) throws Exception {
+    out.println("Submitted " + job.appId() + " (" + job.spec().workers() + " x " + job.spec().model()
+        + ", " + job.spec().steps() + " steps)");
+    out.flush();
+    ApplicationReport report;
+    try {
+      while (true) {
+        report = yarn.getApplicationReport(job.appId());
+        if (ENDED.contains(report.getYarnApplicationState())) {
+          break;
+        }
+        if (report.getYarnApplicationState() == YarnApplicationState.RUNNING) {
+          pollAm(report, job);
+        }
+        printLine(progressLine(report));
+        Thread.sleep(pollInterval.toMillis());
+      }
+    } finally {
+      disconnect();
+    }
+    if (lastLineLength > 0) {
+      out.println();
+    }
+    return printOutcome(job, report);
+  }
+
+  private void pollAm(ApplicationReport report, SubmittedJob job) {
+    if (report.getRpcPort() <= 0 || report.getHost() == null || "N/A".equals(report.getHost())) {
+      return; // not registered yet
+    }
+    try {
+      if (control == null) {
+        connection = RpcClient.open(report.getHost(), report.getRpcPort(), job.secret(), RPC_TIMEOUT);
+        control = new JobControl.Client(connection.protocol());
+      }
+      lastStatus = control.status();
+    } catch (Exception e) {
+      // The AM may be starting or already gone; the RM report still says where the job is.
+      LOG.debug("No status from the AM at {}:{}", report.getHost(), report.getRpcPort(), e);
+      disconnect();
+    }
+  }
+
+  private String progressLine(ApplicationReport report) {
+    if (lastStatus == null || !lastStatus.isSetProgress()) {
+      String workers = lastStatus == null ? ""
+          : ", " + lastStatus.getContainersSize() + "/" + lastStatus.getTargetWorkers() + " workers";
+      return report.getYarnApplicationState().name().toLowerCase(Locale.ROOT) + workers;
+    }
+    JobProgress p = lastStatus.getProgress();
+    String loss = Double.isNaN(p.getLoss()) ? "-" : String.format(Locale.ROOT, "%.4f", p.getLoss());
+    return String.format(Locale.ROOT, "step %d/%d  loss %s  %.0f samples/s  %d workers",
+        p.getStep(), p.getTotalSteps(), loss, p.getSamplesPerSecond(), p.getWorkers());
+  }
+
+  private void printLine(String line) {
+    // Pad over the longer line before, so the one line reads cleanly when it shrinks.
+    String padded = line.length() < lastLineLength
+        ? line + " ".repeat(lastLineLength - line.length()) : line;
+    out.print("\r" + padded);
+    out.flush();
+    lastLineLength = line.length();
+  }
+
+  private int printOutcome(SubmittedJob job, ApplicationReport report) {
+    FinalApplicationStatus status = report.getFinalApplicationStatus();
+    boolean ok = report.getYarnApplicationState() == YarnApplicationState.FINISHED
+        && status == FinalApplicationStatus.SUCCEEDED;
+    out.println(job.appId() + " " + (ok ? "SUCCEEDED" : "ended " + report.getYarnApplicationState()
+        + " / " + status));
+    String diagnostics = report.getDiagnostics() == null ? "" : report.getDiagnostics().strip();
+    if (!ok && !diagnostics.isEmpty()) {
+      out.println("Diagnostics: " + diagnostics);
+    }
+    JobProgress p = lastStatus != null && lastStatus.isSetProgress() ? lastStatus.getProgress() : null;
+    out.println("Model:   " + (p != null && p.isSetModelPath() ? p.getModelPath()
+        : job.spec().output() + "/" + ModelOutput.MODEL_FILE));
+    out.println("Metrics: " + (p != null && p.isSetMetricsPath() ? p.getMetricsPath()
+        : job.spec().output() + "/" + ModelOutput.METRICS_FILE));
+    if (p != null) {
+      String first = p.isSetFirstLoss() ? String.format(Locale.ROOT, "%.4f", p.getFirstLoss()) : "?";
+      out.println(String.format(Locale.ROOT, "Loss:    %s at the start, %.4f at step %d of %d",
+          first, p.getLoss(), p.getStep(), p.getTotalSteps()));
+    }
+    if (ok && !diagnostics.isEmpty()) {
+      out.println("Summary: " + diagnostics);
+    }
+    out.flush();
+    return ok ? 0 : 1;
+  }
+
+  private void disconnect() {
+    if (connection != null) {
+      connection.close();
+    }
+    connection = null;
+    control = null;
+  }
+}

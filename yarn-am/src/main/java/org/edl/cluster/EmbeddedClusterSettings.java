@@ -1,0 +1,110 @@
+package org.edl.cluster;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
+
+/**
+ * The server-side settings of the embedded cluster: the same keys a real cluster's
+ * {@code yarn-site.xml} and {@code hdfs-site.xml} carry (see {@code conf/}), plus what a
+ * single shared, possibly busy, development machine needs.
+ */
+public final class EmbeddedClusterSettings {
+  /** The NodeManager key MiniYARNCluster copies into each NodeManager's memory. */
+  static final String MINICLUSTER_NM_MEMORY_MB = "yarn.minicluster.yarn.nodemanager.resource.memory-mb";
+  static final String NM_GPU_KEY = YarnConfiguration.NM_RESOURCES_PREFIX + ResourceInformation.GPU_URI;
+  static final String FAIR_ALLOCATION_FILE = "yarn.scheduler.fair.allocation.file";
+  static final String FAIR_USER_AS_DEFAULT_QUEUE = "yarn.scheduler.fair.user-as-default-queue";
+  static final String FAIR_ASSIGN_MULTIPLE = "yarn.scheduler.fair.assignmultiple";
+  static final String NM_DISK_HEALTH_CHECK_ENABLE = "yarn.nodemanager.disk-health-checker.enable";
+  /** Where finished applications' container logs are collected, on the cluster's HDFS. */
+  public static final String REMOTE_APP_LOG_DIR = "/tmp/logs";
+
+  private EmbeddedClusterSettings() {}
+
+  /** HDFS settings for a MiniDFSCluster with one DataNode. */
+  public static Configuration hdfs(Configuration base) {
+    Configuration conf = new Configuration(base);
+    // One DataNode: ask for one replica, and do not look for a replacement DataNode when a
+    // write pipeline breaks (there is none, so appends would fail).
+    conf.setInt("dfs.replication", 1);
+    conf.setBoolean("dfs.client.block.write.replace-datanode-on-failure.enable", false);
+    // A NameNode on a nearly full shared disk would otherwise drop into safe mode.
+    conf.setLong("dfs.namenode.resource.du.reserved", 0L);
+    return conf;
+  }
+
+  /** YARN settings: GPU resource type, FairScheduler with DRF, NodeManager sizes. */
+  public static YarnConfiguration yarn(Configuration base, ClusterSize size, Path allocationFile) {
+    YarnConfiguration conf = new YarnConfiguration(base);
+    conf.set(YarnConfiguration.RESOURCE_TYPES, ResourceInformation.GPU_URI);
+    conf.setInt(NM_GPU_KEY, size.gpusPerNode());
+    conf.setInt(YarnConfiguration.NM_PMEM_MB, size.nodeMemoryMb());
+    conf.setInt(MINICLUSTER_NM_MEMORY_MB, size.nodeMemoryMb());
+    conf.setInt(YarnConfiguration.NM_VCORES, size.nodeVcores());
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, size.nodeMemoryMb());
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES, size.nodeVcores());
+
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, FairScheduler.class, Object.class);
+    conf.set(FAIR_ALLOCATION_FILE, allocationFile.toAbsolutePath().toString());
+    conf.setBoolean(FAIR_USER_AS_DEFAULT_QUEUE, false);
+    // Hand out several containers per node heartbeat, so a job's workers start together.
+    conf.setBoolean(FAIR_ASSIGN_MULTIPLE, true);
+    conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 500L);
+
+    // Container logs go to HDFS when an application ends, so `yarn logs -applicationId` works as
+    // on a real cluster. (Without it the NodeManagers keep a 3-hour log-deletion timer that
+    // holds up every shutdown by 10 s.)
+    conf.setBoolean(YarnConfiguration.LOG_AGGREGATION_ENABLED, true);
+    conf.set(YarnConfiguration.NM_REMOTE_APP_LOG_DIR, REMOTE_APP_LOG_DIR);
+
+    // JVMs reserve far more virtual memory than they use; and a busy shared disk must not
+    // mark the NodeManagers unhealthy.
+    conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
+    conf.setBoolean(NM_DISK_HEALTH_CHECK_ENABLE, false);
+    conf.setFloat(YarnConfiguration.NM_MAX_PER_DISK_UTILIZATION_PERCENTAGE, 100.0f);
+    conf.setLong(YarnConfiguration.NM_MIN_PER_DISK_FREE_SPACE_MB, 0L);
+
+    // Containers find java through $JAVA_HOME, which this JVM's environment may not have:
+    // give them the JDK this cluster runs on. JAVA_HOME leaves the whitelist so that the two
+    // sources cannot be joined into one broken path.
+    conf.set(YarnConfiguration.NM_ADMIN_USER_ENV,
+        "MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,JAVA_HOME=" + System.getProperty("java.home"));
+    conf.set(YarnConfiguration.NM_ENV_WHITELIST, withoutJavaHome(
+        conf.get(YarnConfiguration.NM_ENV_WHITELIST, YarnConfiguration.DEFAULT_NM_ENV_WHITELIST)));
+    // On a real cluster this points at the installed Hadoop jars; here they are the jars this
+    // JVM runs with, which are on the same machine as the containers.
+    String classpath = localJarClasspath();
+    if (!classpath.isEmpty()) {
+      conf.set(YarnConfiguration.YARN_APPLICATION_CLASSPATH, classpath);
+    }
+    return conf;
+  }
+
+  static String withoutJavaHome(String whitelist) {
+    return Arrays.stream(whitelist.split(","))
+        .map(String::trim)
+        .filter(name -> !name.isEmpty() && !name.equals("JAVA_HOME"))
+        .collect(Collectors.joining(","));
+  }
+
+  /**
+   * The jar files on this JVM's class path. Left out: directories (build output) and EDL's own
+   * jars, because a job ships its own and an older copy here must not shadow it.
+   */
+  static String localJarClasspath() {
+    String classpath = System.getProperty("java.class.path", "");
+    return Arrays.stream(classpath.split(File.pathSeparator))
+        .filter(entry -> entry.endsWith(".jar") && Files.isRegularFile(Path.of(entry)))
+        .filter(entry -> !Path.of(entry).getFileName().toString().startsWith("edl-"))
+        .map(entry -> Path.of(entry).toAbsolutePath().toString())
+        .distinct()
+        .collect(Collectors.joining(","));
+  }
+}

@@ -1,0 +1,127 @@
+package org.edl.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.cluster.EmbeddedCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Bad input through the real {@code edl submit} code against a real embedded cluster: each
+ * mistake gets one line naming the field and the value, exit code 2, and leaves no application
+ * in the ResourceManager and no staging directory in HDFS.
+ */
+class SubmitBadInputTest {
+  private static EmbeddedCluster cluster;
+  private static YarnClient yarn;
+  private static FileSystem fs;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
+    yarn = YarnClient.createYarnClient();
+    yarn.init(cluster.configuration());
+    yarn.start();
+    fs = FileSystem.get(cluster.configuration());
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    if (yarn != null) {
+      yarn.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @AfterEach
+  void nothingWasLeftBehind() throws Exception {
+    assertEquals(List.of(), yarn.getApplications(), "no application reached the ResourceManager");
+    Path staging = new Path(fs.getHomeDirectory(), ".edl");
+    assertTrue(!fs.exists(staging) || fs.listStatus(staging).length == 0, "no staging directory");
+  }
+
+  @Test
+  void unknownModel() {
+    Result r = submit("--model", "resnet9000");
+    r.assertUserError("model=resnet9000", "unknown model");
+  }
+
+  @Test
+  void fewerThanOneWorker() {
+    Result r = submit("--workers", "0");
+    r.assertUserError("workers=0", "at least 1");
+  }
+
+  @Test
+  void moreGpusPerWorkerThanAnyNodeHas() {
+    Result r = submit("--gpus-per-worker", "5");
+    r.assertUserError("gpus-per-worker=5", "more than any node has (largest: 4 yarn.io/gpu)");
+  }
+
+  @Test
+  void dataPathThatDoesNotExist() {
+    Result r = submit("--data", "/no/such/train.libsvm");
+    r.assertUserError("/no/such/train.libsvm", "does not exist");
+  }
+
+  @Test
+  void malformedLibsvmLineNamesLineAndField() throws Exception {
+    Path file = new Path(fs.getHomeDirectory(), "bad/train.libsvm");
+    try (OutputStream out = fs.create(file, true)) {
+      out.write("1 1:0.5 2:1.5\n0 1:0.25 2:0.75\n1 1:0.5 2:abc\n".getBytes(StandardCharsets.UTF_8));
+    }
+    Result r = submit("--data", file.toString());
+    r.assertUserError("train.libsvm", "line 3, field 3 ('2:abc')");
+  }
+
+  @Test
+  void unknownFlag() {
+    Result r = submit("--wokers", "4");
+    r.assertUserError("--wokers", "Unknown option");
+  }
+
+  @Test
+  void valueOfTheWrongType() {
+    Result r = submit("--workers", "four");
+    r.assertUserError("--workers", "'four'");
+  }
+
+  private static Result submit(String... extra) {
+    List<String> args = new ArrayList<>(List.of("submit", "--conf", cluster.confDir().toString(),
+        "--steps", "5"));
+    args.addAll(List.of(extra));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = EdlCli.execute(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private record Result(int code, String out, String err) {
+    void assertUserError(String... fragments) {
+      assertEquals(EdlCli.USAGE, code, "exit code; stderr: " + err);
+      String line = err.strip();
+      assertFalse(line.contains("\n"), "one line only, got: " + err);
+      assertTrue(line.startsWith("edl: "), line);
+      for (String f : fragments) {
+        assertTrue(line.contains(f), "'" + f + "' in: " + line);
+      }
+      assertFalse(err.contains("Exception"), "no stack trace: " + err);
+    }
+  }
+}

@@ -1,0 +1,180 @@
+package org.edl.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ContainerReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.cluster.EmbeddedCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Whole jobs through {@code edl submit} on the embedded cluster: real AM, real worker
+ * containers, real HDFS and ZooKeeper. One cluster for the class.
+ */
+class SubmitEndToEndTest {
+  private static final Pattern APP_ID = Pattern.compile("application_\\d+_\\d+");
+  private static final Pattern STEP = Pattern.compile("step (\\d+)/");
+
+  private static EmbeddedCluster cluster;
+  private static YarnClient yarn;
+  private static FileSystem fs;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
+    yarn = YarnClient.createYarnClient();
+    yarn.init(cluster.configuration());
+    yarn.start();
+    fs = FileSystem.get(cluster.configuration());
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    if (yarn != null) {
+      yarn.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void twoWorkerJobSucceedsWritesModelAndMetricsAndTheLossFalls() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = EdlCli.execute(args("--model", "softmax", "--workers", "2", "--steps", "40",
+            "--data", "synthetic:samples=2048,features=8,classes=3,seed=5", "--batch-size", "64",
+            "--learning-rate", "0.2"),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    String text = out.toString(StandardCharsets.UTF_8);
+    assertEquals(0, code, "stdout: " + text + "\nstderr: " + err);
+
+    ApplicationId appId = appIdIn(text);
+    ApplicationReport report = yarn.getApplicationReport(appId);
+    assertEquals(FinalApplicationStatus.SUCCEEDED, report.getFinalApplicationStatus(), report.getDiagnostics());
+
+    Path output = fs.makeQualified(new Path(fs.getHomeDirectory(), "edl/" + appId));
+    assertTrue(fs.getFileStatus(new Path(output, "model.bin")).getLen() > 0, "model on HDFS");
+    String metrics = read(new Path(output, "metrics.json"));
+    double first = number(metrics, "first_loss");
+    double last = number(metrics, "last_loss");
+    assertTrue(last < first, "loss fell: " + metrics);
+    assertTrue(text.contains(output.toString()), "the CLI says where the output is: " + text);
+    assertTrue(!fs.exists(new Path(fs.getHomeDirectory(), ".edl/" + appId))
+        || fs.exists(new Path(fs.getHomeDirectory(), ".edl/" + appId + "/job.properties")),
+        "staging directory intact or cleaned up");
+  }
+
+  @Test
+  void aWorkerKilledByTheAdministratorFailsTheJobNamingThatContainer() throws Exception {
+    CompletableFuture<Void> training = new CompletableFuture<>();
+    WatchingStream out = new WatchingStream(training);
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> EdlCli.execute(
+        args("--model", "mlp", "--workers", "2", "--steps", "1000000",
+            "--data", "synthetic:samples=2048,features=8,classes=3,seed=5"),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+
+    training.get(4, TimeUnit.MINUTES);
+    ApplicationId appId = appIdIn(out.text());
+    ApplicationReport report = yarn.getApplicationReport(appId);
+    List<ContainerReport> containers = yarn.getContainers(report.getCurrentApplicationAttemptId());
+    String amContainer = yarn.getApplicationAttemptReport(report.getCurrentApplicationAttemptId())
+        .getAMContainerId().toString();
+    ContainerReport victim = containers.stream()
+        .filter(c -> !c.getContainerId().toString().equals(amContainer))
+        .findFirst().orElseThrow();
+    yarn.signalToContainer(victim.getContainerId(), SignalContainerCommand.FORCEFUL_SHUTDOWN);
+
+    int code = exit.get(3, TimeUnit.MINUTES);
+    String text = out.text();
+    assertNotEquals(0, code, text);
+    ApplicationReport end = yarn.getApplicationReport(appId);
+    assertEquals(FinalApplicationStatus.FAILED, end.getFinalApplicationStatus());
+    assertTrue(end.getDiagnostics().contains(victim.getContainerId().toString()), end.getDiagnostics());
+    assertTrue(text.contains("Diagnostics: ") && text.contains(victim.getContainerId().toString()), text);
+  }
+
+  private static String[] args(String... extra) {
+    List<String> a = new ArrayList<>(List.of("submit", "--conf", cluster.confDir().toString(),
+        "--worker-memory", "512", "--gpus-per-worker", "1"));
+    a.addAll(List.of(extra));
+    return a.toArray(String[]::new);
+  }
+
+  private static ApplicationId appIdIn(String text) {
+    Matcher m = APP_ID.matcher(text);
+    assertTrue(m.find(), "an application id in: " + text);
+    return ApplicationId.fromString(m.group());
+  }
+
+  private static String read(Path p) throws Exception {
+    try (InputStream in = fs.open(p)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  private static double number(String json, String key) {
+    Matcher m = Pattern.compile("\"" + key + "\"\\s*:\\s*([-0-9.eE+]+)").matcher(json);
+    assertTrue(m.find(), key + " in " + json);
+    return Double.parseDouble(m.group(1));
+  }
+
+  /** Collects the CLI's stdout and completes a future once it shows training past step 1. */
+  private static final class WatchingStream extends OutputStream {
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private final CompletableFuture<Void> training;
+
+    WatchingStream(CompletableFuture<Void> training) {
+      this.training = training;
+    }
+
+    @Override
+    public synchronized void write(int b) {
+      bytes.write(b);
+      if (b == '\r' || b == '\n') {
+        check();
+      }
+    }
+
+    @Override
+    public synchronized void write(byte[] b, int off, int len) {
+      bytes.write(b, off, len);
+      check();
+    }
+
+    synchronized String text() {
+      return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    private void check() {
+      Matcher m = STEP.matcher(bytes.toString(StandardCharsets.UTF_8));
+      while (m.find()) {
+        if (Long.parseLong(m.group(1)) >= 2) {
+          training.complete(null);
+        }
+      }
+    }
+  }
+}
