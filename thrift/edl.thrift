@@ -51,7 +51,12 @@ struct JobMeta {
 /** Reply to register: the ring the worker will join and the job meta-data. */
 struct Registration {
   1: required Topology topology,
-  2: required JobMeta meta
+  2: required JobMeta meta,
+  /**
+   * True when the job is already running and `topology` is the pending change this worker joins:
+   * it reports `ready` once its context is prepared, then waits for the SwitchOrder (awaitSwitch).
+   */
+  3: optional bool pending = false
 }
 
 /**
@@ -63,7 +68,11 @@ struct SwitchOrder {
   2: required i64 atStep,
   3: optional string broadcasterId,
   4: optional list<string> joiners,
-  5: optional list<string> leavers
+  5: optional list<string> leavers,
+  /** The ring from `atStep + 1` on; atStep < 0 means not scheduled yet (newcomers not ready). */
+  6: optional Topology topology,
+  /** The leader itself leaves: at the step it hands off, and everyone reconnects to the new one. */
+  7: optional bool leaderLeaves = false
 }
 
 /** Sent by every worker at the end of every batch; a missing report marks a failure. */
@@ -72,7 +81,11 @@ struct SyncReport {
   2: required i64 step,
   3: required double loss,
   4: required double batchSeconds,
-  5: required i32 samples
+  5: required i32 samples,
+  /** Global sample position where this step's batch starts; every member must agree. */
+  6: optional i64 batchStart,
+  /** Samples in one epoch (the data set size), so the leader can count finished chunks. */
+  7: optional i32 epochSize
 }
 
 /** The leader's answer to a sync report: pending topology and switch, if any. */
@@ -90,7 +103,17 @@ service Coordinator {
   /** Blocks up to timeoutMs for a topology newer than afterVersion; returns the current one. */
   Topology awaitTopology(1: i64 afterVersion, 2: i32 timeoutMs),
   SyncReply sync(1: SyncReport report) throws (1: EdlError error),
-  /** A worker asks to leave; the reply says at which step it may go. */
+  /**
+   * A newcomer waits up to timeoutMs for the switch into `topologyVersion` to be scheduled;
+   * the reply's atStep is negative while it is not.
+   */
+  SwitchOrder awaitSwitch(1: string workerId, 2: i64 topologyVersion, 3: i32 timeoutMs)
+      throws (1: EdlError error),
+  /**
+   * Removes a worker at a future step (graceful scale-in; the AM or the worker itself calls it).
+   * The reply says at which step it goes (atStep < 0: merged into a change still waiting for
+   * newcomers to be ready).
+   */
   SwitchOrder leave(1: string workerId) throws (1: EdlError error),
   /** The leaving leader passes the job meta-data and schedule to its successor. */
   void handOff(1: JobMeta meta, 2: Topology topology, 3: SwitchOrder pending)

@@ -35,7 +35,19 @@ public class Coordinator {
     public SyncReply sync(SyncReport report) throws EdlError, org.apache.thrift.TException;
 
     /**
-     * A worker asks to leave; the reply says at which step it may go.
+     * A newcomer waits up to timeoutMs for the switch into `topologyVersion` to be scheduled;
+     * the reply's atStep is negative while it is not.
+     * 
+     * @param workerId
+     * @param topologyVersion
+     * @param timeoutMs
+     */
+    public SwitchOrder awaitSwitch(java.lang.String workerId, long topologyVersion, int timeoutMs) throws EdlError, org.apache.thrift.TException;
+
+    /**
+     * Removes a worker at a future step (graceful scale-in; the AM or the worker itself calls it).
+     * The reply says at which step it goes (atStep < 0: merged into a change still waiting for
+     * newcomers to be ready).
      * 
      * @param workerId
      */
@@ -61,6 +73,8 @@ public class Coordinator {
     public void awaitTopology(long afterVersion, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<Topology> resultHandler) throws org.apache.thrift.TException;
 
     public void sync(SyncReport report, org.apache.thrift.async.AsyncMethodCallback<SyncReply> resultHandler) throws org.apache.thrift.TException;
+
+    public void awaitSwitch(java.lang.String workerId, long topologyVersion, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<SwitchOrder> resultHandler) throws org.apache.thrift.TException;
 
     public void leave(java.lang.String workerId, org.apache.thrift.async.AsyncMethodCallback<SwitchOrder> resultHandler) throws org.apache.thrift.TException;
 
@@ -192,6 +206,35 @@ public class Coordinator {
         throw result.error;
       }
       throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "sync failed: unknown result");
+    }
+
+    @Override
+    public SwitchOrder awaitSwitch(java.lang.String workerId, long topologyVersion, int timeoutMs) throws EdlError, org.apache.thrift.TException
+    {
+      send_awaitSwitch(workerId, topologyVersion, timeoutMs);
+      return recv_awaitSwitch();
+    }
+
+    public void send_awaitSwitch(java.lang.String workerId, long topologyVersion, int timeoutMs) throws org.apache.thrift.TException
+    {
+      awaitSwitch_args args = new awaitSwitch_args();
+      args.setWorkerId(workerId);
+      args.setTopologyVersion(topologyVersion);
+      args.setTimeoutMs(timeoutMs);
+      sendBase("awaitSwitch", args);
+    }
+
+    public SwitchOrder recv_awaitSwitch() throws EdlError, org.apache.thrift.TException
+    {
+      awaitSwitch_result result = new awaitSwitch_result();
+      receiveBase(result, "awaitSwitch");
+      if (result.isSetSuccess()) {
+        return result.success;
+      }
+      if (result.error != null) {
+        throw result.error;
+      }
+      throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "awaitSwitch failed: unknown result");
     }
 
     @Override
@@ -414,6 +457,47 @@ public class Coordinator {
     }
 
     @Override
+    public void awaitSwitch(java.lang.String workerId, long topologyVersion, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<SwitchOrder> resultHandler) throws org.apache.thrift.TException {
+      checkReady();
+      awaitSwitch_call method_call = new awaitSwitch_call(workerId, topologyVersion, timeoutMs, resultHandler, this, ___protocolFactory, ___transport);
+      this.___currentMethod = method_call;
+      ___manager.call(method_call);
+    }
+
+    public static class awaitSwitch_call extends org.apache.thrift.async.TAsyncMethodCall<SwitchOrder> {
+      private java.lang.String workerId;
+      private long topologyVersion;
+      private int timeoutMs;
+      public awaitSwitch_call(java.lang.String workerId, long topologyVersion, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<SwitchOrder> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+        super(client, protocolFactory, transport, resultHandler, false);
+        this.workerId = workerId;
+        this.topologyVersion = topologyVersion;
+        this.timeoutMs = timeoutMs;
+      }
+
+      @Override
+      public void write_args(org.apache.thrift.protocol.TProtocol prot) throws org.apache.thrift.TException {
+        prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("awaitSwitch", org.apache.thrift.protocol.TMessageType.CALL, 0));
+        awaitSwitch_args args = new awaitSwitch_args();
+        args.setWorkerId(workerId);
+        args.setTopologyVersion(topologyVersion);
+        args.setTimeoutMs(timeoutMs);
+        args.write(prot);
+        prot.writeMessageEnd();
+      }
+
+      @Override
+      public SwitchOrder getResult() throws EdlError, org.apache.thrift.TException {
+        if (getState() != org.apache.thrift.async.TAsyncMethodCall.State.RESPONSE_READ) {
+          throw new java.lang.IllegalStateException("Method call not finished!");
+        }
+        org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
+        org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
+        return (new Client(prot)).recv_awaitSwitch();
+      }
+    }
+
+    @Override
     public void leave(java.lang.String workerId, org.apache.thrift.async.AsyncMethodCallback<SwitchOrder> resultHandler) throws org.apache.thrift.TException {
       checkReady();
       leave_call method_call = new leave_call(workerId, resultHandler, this, ___protocolFactory, ___transport);
@@ -507,6 +591,7 @@ public class Coordinator {
       processMap.put("ready", new ready());
       processMap.put("awaitTopology", new awaitTopology());
       processMap.put("sync", new sync());
+      processMap.put("awaitSwitch", new awaitSwitch());
       processMap.put("leave", new leave());
       processMap.put("handOff", new handOff());
       return processMap;
@@ -636,6 +721,38 @@ public class Coordinator {
       }
     }
 
+    public static class awaitSwitch<I extends Iface> extends org.apache.thrift.ProcessFunction<I, awaitSwitch_args> {
+      public awaitSwitch() {
+        super("awaitSwitch");
+      }
+
+      @Override
+      public awaitSwitch_args getEmptyArgsInstance() {
+        return new awaitSwitch_args();
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      protected boolean rethrowUnhandledExceptions() {
+        return false;
+      }
+
+      @Override
+      public awaitSwitch_result getResult(I iface, awaitSwitch_args args) throws org.apache.thrift.TException {
+        awaitSwitch_result result = new awaitSwitch_result();
+        try {
+          result.success = iface.awaitSwitch(args.workerId, args.topologyVersion, args.timeoutMs);
+        } catch (EdlError error) {
+          result.error = error;
+        }
+        return result;
+      }
+    }
+
     public static class leave<I extends Iface> extends org.apache.thrift.ProcessFunction<I, leave_args> {
       public leave() {
         super("leave");
@@ -717,6 +834,7 @@ public class Coordinator {
       processMap.put("ready", new ready());
       processMap.put("awaitTopology", new awaitTopology());
       processMap.put("sync", new sync());
+      processMap.put("awaitSwitch", new awaitSwitch());
       processMap.put("leave", new leave());
       processMap.put("handOff", new handOff());
       return processMap;
@@ -998,6 +1116,77 @@ public class Coordinator {
       @Override
       public void start(I iface, sync_args args, org.apache.thrift.async.AsyncMethodCallback<SyncReply> resultHandler) throws org.apache.thrift.TException {
         iface.sync(args.report,resultHandler);
+      }
+    }
+
+    public static class awaitSwitch<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, awaitSwitch_args, SwitchOrder> {
+      public awaitSwitch() {
+        super("awaitSwitch");
+      }
+
+      @Override
+      public awaitSwitch_args getEmptyArgsInstance() {
+        return new awaitSwitch_args();
+      }
+
+      @Override
+      public org.apache.thrift.async.AsyncMethodCallback<SwitchOrder> getResultHandler(final org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer fb, final int seqid) {
+        final org.apache.thrift.AsyncProcessFunction fcall = this;
+        return new org.apache.thrift.async.AsyncMethodCallback<SwitchOrder>() { 
+          @Override
+          public void onComplete(SwitchOrder o) {
+            awaitSwitch_result result = new awaitSwitch_result();
+            result.success = o;
+            try {
+              fcall.sendResponse(fb, result, org.apache.thrift.protocol.TMessageType.REPLY,seqid);
+            } catch (org.apache.thrift.transport.TTransportException e) {
+              _LOGGER.error("TTransportException writing to internal frame buffer", e);
+              fb.close();
+            } catch (java.lang.Exception e) {
+              _LOGGER.error("Exception writing to internal frame buffer", e);
+              onError(e);
+            }
+          }
+          @Override
+          public void onError(java.lang.Exception e) {
+            byte msgType = org.apache.thrift.protocol.TMessageType.REPLY;
+            org.apache.thrift.TSerializable msg;
+            awaitSwitch_result result = new awaitSwitch_result();
+            if (e instanceof EdlError) {
+              result.error = (EdlError) e;
+              result.setErrorIsSet(true);
+              msg = result;
+            } else if (e instanceof org.apache.thrift.transport.TTransportException) {
+              _LOGGER.error("TTransportException inside handler", e);
+              fb.close();
+              return;
+            } else if (e instanceof org.apache.thrift.TApplicationException) {
+              _LOGGER.error("TApplicationException inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = (org.apache.thrift.TApplicationException)e;
+            } else {
+              _LOGGER.error("Exception inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.INTERNAL_ERROR, e.getMessage());
+            }
+            try {
+              fcall.sendResponse(fb,msg,msgType,seqid);
+            } catch (java.lang.Exception ex) {
+              _LOGGER.error("Exception writing to internal frame buffer", ex);
+              fb.close();
+            }
+          }
+        };
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      public void start(I iface, awaitSwitch_args args, org.apache.thrift.async.AsyncMethodCallback<SwitchOrder> resultHandler) throws org.apache.thrift.TException {
+        iface.awaitSwitch(args.workerId, args.topologyVersion, args.timeoutMs,resultHandler);
       }
     }
 
@@ -4588,6 +4777,1071 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           struct.success = new SyncReply();
+          struct.success.read(iprot);
+          struct.setSuccessIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.error = new EdlError();
+          struct.error.read(iprot);
+          struct.setErrorIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class awaitSwitch_args implements org.apache.thrift.TBase<awaitSwitch_args, awaitSwitch_args._Fields>, java.io.Serializable, Cloneable, Comparable<awaitSwitch_args>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("awaitSwitch_args");
+
+    private static final org.apache.thrift.protocol.TField WORKER_ID_FIELD_DESC = new org.apache.thrift.protocol.TField("workerId", org.apache.thrift.protocol.TType.STRING, (short)1);
+    private static final org.apache.thrift.protocol.TField TOPOLOGY_VERSION_FIELD_DESC = new org.apache.thrift.protocol.TField("topologyVersion", org.apache.thrift.protocol.TType.I64, (short)2);
+    private static final org.apache.thrift.protocol.TField TIMEOUT_MS_FIELD_DESC = new org.apache.thrift.protocol.TField("timeoutMs", org.apache.thrift.protocol.TType.I32, (short)3);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new awaitSwitch_argsStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new awaitSwitch_argsTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable java.lang.String workerId; // required
+    public long topologyVersion; // required
+    public int timeoutMs; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      WORKER_ID((short)1, "workerId"),
+      TOPOLOGY_VERSION((short)2, "topologyVersion"),
+      TIMEOUT_MS((short)3, "timeoutMs");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 1: // WORKER_ID
+            return WORKER_ID;
+          case 2: // TOPOLOGY_VERSION
+            return TOPOLOGY_VERSION;
+          case 3: // TIMEOUT_MS
+            return TIMEOUT_MS;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    private static final int __TOPOLOGYVERSION_ISSET_ID = 0;
+    private static final int __TIMEOUTMS_ISSET_ID = 1;
+    private byte __isset_bitfield = 0;
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.WORKER_ID, new org.apache.thrift.meta_data.FieldMetaData("workerId", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+      tmpMap.put(_Fields.TOPOLOGY_VERSION, new org.apache.thrift.meta_data.FieldMetaData("topologyVersion", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+      tmpMap.put(_Fields.TIMEOUT_MS, new org.apache.thrift.meta_data.FieldMetaData("timeoutMs", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(awaitSwitch_args.class, metaDataMap);
+    }
+
+    public awaitSwitch_args() {
+    }
+
+    public awaitSwitch_args(
+      java.lang.String workerId,
+      long topologyVersion,
+      int timeoutMs)
+    {
+      this();
+      this.workerId = workerId;
+      this.topologyVersion = topologyVersion;
+      setTopologyVersionIsSet(true);
+      this.timeoutMs = timeoutMs;
+      setTimeoutMsIsSet(true);
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public awaitSwitch_args(awaitSwitch_args other) {
+      __isset_bitfield = other.__isset_bitfield;
+      if (other.isSetWorkerId()) {
+        this.workerId = other.workerId;
+      }
+      this.topologyVersion = other.topologyVersion;
+      this.timeoutMs = other.timeoutMs;
+    }
+
+    @Override
+    public awaitSwitch_args deepCopy() {
+      return new awaitSwitch_args(this);
+    }
+
+    @Override
+    public void clear() {
+      this.workerId = null;
+      setTopologyVersionIsSet(false);
+      this.topologyVersion = 0;
+      setTimeoutMsIsSet(false);
+      this.timeoutMs = 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.lang.String getWorkerId() {
+      return this.workerId;
+    }
+
+    public awaitSwitch_args setWorkerId(@org.apache.thrift.annotation.Nullable java.lang.String workerId) {
+      this.workerId = workerId;
+      return this;
+    }
+
+    public void unsetWorkerId() {
+      this.workerId = null;
+    }
+
+    /** Returns true if field workerId is set (has been assigned a value) and false otherwise */
+    public boolean isSetWorkerId() {
+      return this.workerId != null;
+    }
+
+    public void setWorkerIdIsSet(boolean value) {
+      if (!value) {
+        this.workerId = null;
+      }
+    }
+
+    public long getTopologyVersion() {
+      return this.topologyVersion;
+    }
+
+    public awaitSwitch_args setTopologyVersion(long topologyVersion) {
+      this.topologyVersion = topologyVersion;
+      setTopologyVersionIsSet(true);
+      return this;
+    }
+
+    public void unsetTopologyVersion() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __TOPOLOGYVERSION_ISSET_ID);
+    }
+
+    /** Returns true if field topologyVersion is set (has been assigned a value) and false otherwise */
+    public boolean isSetTopologyVersion() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __TOPOLOGYVERSION_ISSET_ID);
+    }
+
+    public void setTopologyVersionIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __TOPOLOGYVERSION_ISSET_ID, value);
+    }
+
+    public int getTimeoutMs() {
+      return this.timeoutMs;
+    }
+
+    public awaitSwitch_args setTimeoutMs(int timeoutMs) {
+      this.timeoutMs = timeoutMs;
+      setTimeoutMsIsSet(true);
+      return this;
+    }
+
+    public void unsetTimeoutMs() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __TIMEOUTMS_ISSET_ID);
+    }
+
+    /** Returns true if field timeoutMs is set (has been assigned a value) and false otherwise */
+    public boolean isSetTimeoutMs() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __TIMEOUTMS_ISSET_ID);
+    }
+
+    public void setTimeoutMsIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __TIMEOUTMS_ISSET_ID, value);
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case WORKER_ID:
+        if (value == null) {
+          unsetWorkerId();
+        } else {
+          setWorkerId((java.lang.String)value);
+        }
+        break;
+
+      case TOPOLOGY_VERSION:
+        if (value == null) {
+          unsetTopologyVersion();
+        } else {
+          setTopologyVersion((java.lang.Long)value);
+        }
+        break;
+
+      case TIMEOUT_MS:
+        if (value == null) {
+          unsetTimeoutMs();
+        } else {
+          setTimeoutMs((java.lang.Integer)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case WORKER_ID:
+        return getWorkerId();
+
+      case TOPOLOGY_VERSION:
+        return getTopologyVersion();
+
+      case TIMEOUT_MS:
+        return getTimeoutMs();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case WORKER_ID:
+        return isSetWorkerId();
+      case TOPOLOGY_VERSION:
+        return isSetTopologyVersion();
+      case TIMEOUT_MS:
+        return isSetTimeoutMs();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof awaitSwitch_args)
+        return this.equals((awaitSwitch_args)that);
+      return false;
+    }
+
+    public boolean equals(awaitSwitch_args that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_workerId = true && this.isSetWorkerId();
+      boolean that_present_workerId = true && that.isSetWorkerId();
+      if (this_present_workerId || that_present_workerId) {
+        if (!(this_present_workerId && that_present_workerId))
+          return false;
+        if (!this.workerId.equals(that.workerId))
+          return false;
+      }
+
+      boolean this_present_topologyVersion = true;
+      boolean that_present_topologyVersion = true;
+      if (this_present_topologyVersion || that_present_topologyVersion) {
+        if (!(this_present_topologyVersion && that_present_topologyVersion))
+          return false;
+        if (this.topologyVersion != that.topologyVersion)
+          return false;
+      }
+
+      boolean this_present_timeoutMs = true;
+      boolean that_present_timeoutMs = true;
+      if (this_present_timeoutMs || that_present_timeoutMs) {
+        if (!(this_present_timeoutMs && that_present_timeoutMs))
+          return false;
+        if (this.timeoutMs != that.timeoutMs)
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetWorkerId()) ? 131071 : 524287);
+      if (isSetWorkerId())
+        hashCode = hashCode * 8191 + workerId.hashCode();
+
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(topologyVersion);
+
+      hashCode = hashCode * 8191 + timeoutMs;
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(awaitSwitch_args other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetWorkerId(), other.isSetWorkerId());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetWorkerId()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.workerId, other.workerId);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetTopologyVersion(), other.isSetTopologyVersion());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetTopologyVersion()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.topologyVersion, other.topologyVersion);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetTimeoutMs(), other.isSetTimeoutMs());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetTimeoutMs()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.timeoutMs, other.timeoutMs);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    @Override
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+    }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("awaitSwitch_args(");
+      boolean first = true;
+
+      sb.append("workerId:");
+      if (this.workerId == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.workerId);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("topologyVersion:");
+      sb.append(this.topologyVersion);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("timeoutMs:");
+      sb.append(this.timeoutMs);
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        // it doesn't seem like you should have to do this, but java serialization is wacky, and doesn't call the default constructor.
+        __isset_bitfield = 0;
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class awaitSwitch_argsStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitSwitch_argsStandardScheme getScheme() {
+        return new awaitSwitch_argsStandardScheme();
+      }
+    }
+
+    private static class awaitSwitch_argsStandardScheme extends org.apache.thrift.scheme.StandardScheme<awaitSwitch_args> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, awaitSwitch_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 1: // WORKER_ID
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+                struct.workerId = iprot.readString();
+                struct.setWorkerIdIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 2: // TOPOLOGY_VERSION
+              if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+                struct.topologyVersion = iprot.readI64();
+                struct.setTopologyVersionIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 3: // TIMEOUT_MS
+              if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+                struct.timeoutMs = iprot.readI32();
+                struct.setTimeoutMsIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, awaitSwitch_args struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.workerId != null) {
+          oprot.writeFieldBegin(WORKER_ID_FIELD_DESC);
+          oprot.writeString(struct.workerId);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldBegin(TOPOLOGY_VERSION_FIELD_DESC);
+        oprot.writeI64(struct.topologyVersion);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(TIMEOUT_MS_FIELD_DESC);
+        oprot.writeI32(struct.timeoutMs);
+        oprot.writeFieldEnd();
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class awaitSwitch_argsTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitSwitch_argsTupleScheme getScheme() {
+        return new awaitSwitch_argsTupleScheme();
+      }
+    }
+
+    private static class awaitSwitch_argsTupleScheme extends org.apache.thrift.scheme.TupleScheme<awaitSwitch_args> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, awaitSwitch_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetWorkerId()) {
+          optionals.set(0);
+        }
+        if (struct.isSetTopologyVersion()) {
+          optionals.set(1);
+        }
+        if (struct.isSetTimeoutMs()) {
+          optionals.set(2);
+        }
+        oprot.writeBitSet(optionals, 3);
+        if (struct.isSetWorkerId()) {
+          oprot.writeString(struct.workerId);
+        }
+        if (struct.isSetTopologyVersion()) {
+          oprot.writeI64(struct.topologyVersion);
+        }
+        if (struct.isSetTimeoutMs()) {
+          oprot.writeI32(struct.timeoutMs);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, awaitSwitch_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(3);
+        if (incoming.get(0)) {
+          struct.workerId = iprot.readString();
+          struct.setWorkerIdIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.topologyVersion = iprot.readI64();
+          struct.setTopologyVersionIsSet(true);
+        }
+        if (incoming.get(2)) {
+          struct.timeoutMs = iprot.readI32();
+          struct.setTimeoutMsIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class awaitSwitch_result implements org.apache.thrift.TBase<awaitSwitch_result, awaitSwitch_result._Fields>, java.io.Serializable, Cloneable, Comparable<awaitSwitch_result>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("awaitSwitch_result");
+
+    private static final org.apache.thrift.protocol.TField SUCCESS_FIELD_DESC = new org.apache.thrift.protocol.TField("success", org.apache.thrift.protocol.TType.STRUCT, (short)0);
+    private static final org.apache.thrift.protocol.TField ERROR_FIELD_DESC = new org.apache.thrift.protocol.TField("error", org.apache.thrift.protocol.TType.STRUCT, (short)1);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new awaitSwitch_resultStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new awaitSwitch_resultTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable SwitchOrder success; // required
+    public @org.apache.thrift.annotation.Nullable EdlError error; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      SUCCESS((short)0, "success"),
+      ERROR((short)1, "error");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 0: // SUCCESS
+            return SUCCESS;
+          case 1: // ERROR
+            return ERROR;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.SUCCESS, new org.apache.thrift.meta_data.FieldMetaData("success", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, SwitchOrder.class)));
+      tmpMap.put(_Fields.ERROR, new org.apache.thrift.meta_data.FieldMetaData("error", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, EdlError.class)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(awaitSwitch_result.class, metaDataMap);
+    }
+
+    public awaitSwitch_result() {
+    }
+
+    public awaitSwitch_result(
+      SwitchOrder success,
+      EdlError error)
+    {
+      this();
+      this.success = success;
+      this.error = error;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public awaitSwitch_result(awaitSwitch_result other) {
+      if (other.isSetSuccess()) {
+        this.success = new SwitchOrder(other.success);
+      }
+      if (other.isSetError()) {
+        this.error = new EdlError(other.error);
+      }
+    }
+
+    @Override
+    public awaitSwitch_result deepCopy() {
+      return new awaitSwitch_result(this);
+    }
+
+    @Override
+    public void clear() {
+      this.success = null;
+      this.error = null;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public SwitchOrder getSuccess() {
+      return this.success;
+    }
+
+    public awaitSwitch_result setSuccess(@org.apache.thrift.annotation.Nullable SwitchOrder success) {
+      this.success = success;
+      return this;
+    }
+
+    public void unsetSuccess() {
+      this.success = null;
+    }
+
+    /** Returns true if field success is set (has been assigned a value) and false otherwise */
+    public boolean isSetSuccess() {
+      return this.success != null;
+    }
+
+    public void setSuccessIsSet(boolean value) {
+      if (!value) {
+        this.success = null;
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public EdlError getError() {
+      return this.error;
+    }
+
+    public awaitSwitch_result setError(@org.apache.thrift.annotation.Nullable EdlError error) {
+      this.error = error;
+      return this;
+    }
+
+    public void unsetError() {
+      this.error = null;
+    }
+
+    /** Returns true if field error is set (has been assigned a value) and false otherwise */
+    public boolean isSetError() {
+      return this.error != null;
+    }
+
+    public void setErrorIsSet(boolean value) {
+      if (!value) {
+        this.error = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case SUCCESS:
+        if (value == null) {
+          unsetSuccess();
+        } else {
+          setSuccess((SwitchOrder)value);
+        }
+        break;
+
+      case ERROR:
+        if (value == null) {
+          unsetError();
+        } else {
+          setError((EdlError)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case SUCCESS:
+        return getSuccess();
+
+      case ERROR:
+        return getError();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case SUCCESS:
+        return isSetSuccess();
+      case ERROR:
+        return isSetError();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof awaitSwitch_result)
+        return this.equals((awaitSwitch_result)that);
+      return false;
+    }
+
+    public boolean equals(awaitSwitch_result that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_success = true && this.isSetSuccess();
+      boolean that_present_success = true && that.isSetSuccess();
+      if (this_present_success || that_present_success) {
+        if (!(this_present_success && that_present_success))
+          return false;
+        if (!this.success.equals(that.success))
+          return false;
+      }
+
+      boolean this_present_error = true && this.isSetError();
+      boolean that_present_error = true && that.isSetError();
+      if (this_present_error || that_present_error) {
+        if (!(this_present_error && that_present_error))
+          return false;
+        if (!this.error.equals(that.error))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetSuccess()) ? 131071 : 524287);
+      if (isSetSuccess())
+        hashCode = hashCode * 8191 + success.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetError()) ? 131071 : 524287);
+      if (isSetError())
+        hashCode = hashCode * 8191 + error.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(awaitSwitch_result other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetSuccess(), other.isSetSuccess());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetSuccess()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.success, other.success);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetError(), other.isSetError());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetError()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.error, other.error);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+      }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("awaitSwitch_result(");
+      boolean first = true;
+
+      sb.append("success:");
+      if (this.success == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.success);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("error:");
+      if (this.error == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.error);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+      if (success != null) {
+        success.validate();
+      }
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class awaitSwitch_resultStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitSwitch_resultStandardScheme getScheme() {
+        return new awaitSwitch_resultStandardScheme();
+      }
+    }
+
+    private static class awaitSwitch_resultStandardScheme extends org.apache.thrift.scheme.StandardScheme<awaitSwitch_result> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, awaitSwitch_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 0: // SUCCESS
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.success = new SwitchOrder();
+                struct.success.read(iprot);
+                struct.setSuccessIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 1: // ERROR
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.error = new EdlError();
+                struct.error.read(iprot);
+                struct.setErrorIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, awaitSwitch_result struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.success != null) {
+          oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
+          struct.success.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        if (struct.error != null) {
+          oprot.writeFieldBegin(ERROR_FIELD_DESC);
+          struct.error.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class awaitSwitch_resultTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitSwitch_resultTupleScheme getScheme() {
+        return new awaitSwitch_resultTupleScheme();
+      }
+    }
+
+    private static class awaitSwitch_resultTupleScheme extends org.apache.thrift.scheme.TupleScheme<awaitSwitch_result> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, awaitSwitch_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetSuccess()) {
+          optionals.set(0);
+        }
+        if (struct.isSetError()) {
+          optionals.set(1);
+        }
+        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetSuccess()) {
+          struct.success.write(oprot);
+        }
+        if (struct.isSetError()) {
+          struct.error.write(oprot);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, awaitSwitch_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(2);
+        if (incoming.get(0)) {
+          struct.success = new SwitchOrder();
           struct.success.read(iprot);
           struct.setSuccessIsSet(true);
         }

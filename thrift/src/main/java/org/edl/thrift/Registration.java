@@ -15,17 +15,28 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
 
   private static final org.apache.thrift.protocol.TField TOPOLOGY_FIELD_DESC = new org.apache.thrift.protocol.TField("topology", org.apache.thrift.protocol.TType.STRUCT, (short)1);
   private static final org.apache.thrift.protocol.TField META_FIELD_DESC = new org.apache.thrift.protocol.TField("meta", org.apache.thrift.protocol.TType.STRUCT, (short)2);
+  private static final org.apache.thrift.protocol.TField PENDING_FIELD_DESC = new org.apache.thrift.protocol.TField("pending", org.apache.thrift.protocol.TType.BOOL, (short)3);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new RegistrationStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new RegistrationTupleSchemeFactory();
 
   public @org.apache.thrift.annotation.Nullable Topology topology; // required
   public @org.apache.thrift.annotation.Nullable JobMeta meta; // required
+  /**
+   * True when the job is already running and `topology` is the pending change this worker joins:
+   * it reports `ready` once its context is prepared, then waits for the SwitchOrder (awaitSwitch).
+   */
+  public boolean pending; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
     TOPOLOGY((short)1, "topology"),
-    META((short)2, "meta");
+    META((short)2, "meta"),
+    /**
+     * True when the job is already running and `topology` is the pending change this worker joins:
+     * it reports `ready` once its context is prepared, then waits for the SwitchOrder (awaitSwitch).
+     */
+    PENDING((short)3, "pending");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -45,6 +56,8 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
           return TOPOLOGY;
         case 2: // META
           return META;
+        case 3: // PENDING
+          return PENDING;
         default:
           return null;
       }
@@ -88,6 +101,9 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
   }
 
   // isset id assignments
+  private static final int __PENDING_ISSET_ID = 0;
+  private byte __isset_bitfield = 0;
+  private static final _Fields optionals[] = {_Fields.PENDING};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -95,11 +111,15 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
         new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, Topology.class)));
     tmpMap.put(_Fields.META, new org.apache.thrift.meta_data.FieldMetaData("meta", org.apache.thrift.TFieldRequirementType.REQUIRED, 
         new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, JobMeta.class)));
+    tmpMap.put(_Fields.PENDING, new org.apache.thrift.meta_data.FieldMetaData("pending", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.BOOL)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(Registration.class, metaDataMap);
   }
 
   public Registration() {
+    this.pending = false;
+
   }
 
   public Registration(
@@ -115,12 +135,14 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
    * Performs a deep copy on <i>other</i>.
    */
   public Registration(Registration other) {
+    __isset_bitfield = other.__isset_bitfield;
     if (other.isSetTopology()) {
       this.topology = new Topology(other.topology);
     }
     if (other.isSetMeta()) {
       this.meta = new JobMeta(other.meta);
     }
+    this.pending = other.pending;
   }
 
   @Override
@@ -132,6 +154,8 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
   public void clear() {
     this.topology = null;
     this.meta = null;
+    this.pending = false;
+
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -184,6 +208,37 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
     }
   }
 
+  /**
+   * True when the job is already running and `topology` is the pending change this worker joins:
+   * it reports `ready` once its context is prepared, then waits for the SwitchOrder (awaitSwitch).
+   */
+  public boolean isPending() {
+    return this.pending;
+  }
+
+  /**
+   * True when the job is already running and `topology` is the pending change this worker joins:
+   * it reports `ready` once its context is prepared, then waits for the SwitchOrder (awaitSwitch).
+   */
+  public Registration setPending(boolean pending) {
+    this.pending = pending;
+    setPendingIsSet(true);
+    return this;
+  }
+
+  public void unsetPending() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __PENDING_ISSET_ID);
+  }
+
+  /** Returns true if field pending is set (has been assigned a value) and false otherwise */
+  public boolean isSetPending() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __PENDING_ISSET_ID);
+  }
+
+  public void setPendingIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __PENDING_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -203,6 +258,14 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
       }
       break;
 
+    case PENDING:
+      if (value == null) {
+        unsetPending();
+      } else {
+        setPending((java.lang.Boolean)value);
+      }
+      break;
+
     }
   }
 
@@ -215,6 +278,9 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
 
     case META:
       return getMeta();
+
+    case PENDING:
+      return isPending();
 
     }
     throw new java.lang.IllegalStateException();
@@ -232,6 +298,8 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
       return isSetTopology();
     case META:
       return isSetMeta();
+    case PENDING:
+      return isSetPending();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -267,6 +335,15 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
         return false;
     }
 
+    boolean this_present_pending = true && this.isSetPending();
+    boolean that_present_pending = true && that.isSetPending();
+    if (this_present_pending || that_present_pending) {
+      if (!(this_present_pending && that_present_pending))
+        return false;
+      if (this.pending != that.pending)
+        return false;
+    }
+
     return true;
   }
 
@@ -281,6 +358,10 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
     hashCode = hashCode * 8191 + ((isSetMeta()) ? 131071 : 524287);
     if (isSetMeta())
       hashCode = hashCode * 8191 + meta.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetPending()) ? 131071 : 524287);
+    if (isSetPending())
+      hashCode = hashCode * 8191 + ((pending) ? 131071 : 524287);
 
     return hashCode;
   }
@@ -309,6 +390,16 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
     }
     if (isSetMeta()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.meta, other.meta);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetPending(), other.isSetPending());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetPending()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.pending, other.pending);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -352,6 +443,12 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
       sb.append(this.meta);
     }
     first = false;
+    if (isSetPending()) {
+      if (!first) sb.append(", ");
+      sb.append("pending:");
+      sb.append(this.pending);
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -383,6 +480,8 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
 
   private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
     try {
+      // it doesn't seem like you should have to do this, but java serialization is wacky, and doesn't call the default constructor.
+      __isset_bitfield = 0;
       read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
     } catch (org.apache.thrift.TException te) {
       throw new java.io.IOException(te);
@@ -427,6 +526,14 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 3: // PENDING
+            if (schemeField.type == org.apache.thrift.protocol.TType.BOOL) {
+              struct.pending = iprot.readBool();
+              struct.setPendingIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -453,6 +560,11 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
         struct.meta.write(oprot);
         oprot.writeFieldEnd();
       }
+      if (struct.isSetPending()) {
+        oprot.writeFieldBegin(PENDING_FIELD_DESC);
+        oprot.writeBool(struct.pending);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -473,6 +585,14 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
       org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       struct.topology.write(oprot);
       struct.meta.write(oprot);
+      java.util.BitSet optionals = new java.util.BitSet();
+      if (struct.isSetPending()) {
+        optionals.set(0);
+      }
+      oprot.writeBitSet(optionals, 1);
+      if (struct.isSetPending()) {
+        oprot.writeBool(struct.pending);
+      }
     }
 
     @Override
@@ -484,6 +604,11 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
       struct.meta = new JobMeta();
       struct.meta.read(iprot);
       struct.setMetaIsSet(true);
+      java.util.BitSet incoming = iprot.readBitSet(1);
+      if (incoming.get(0)) {
+        struct.pending = iprot.readBool();
+        struct.setPendingIsSet(true);
+      }
     }
   }
 

@@ -19,6 +19,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
   private static final org.apache.thrift.protocol.TField BROADCASTER_ID_FIELD_DESC = new org.apache.thrift.protocol.TField("broadcasterId", org.apache.thrift.protocol.TType.STRING, (short)3);
   private static final org.apache.thrift.protocol.TField JOINERS_FIELD_DESC = new org.apache.thrift.protocol.TField("joiners", org.apache.thrift.protocol.TType.LIST, (short)4);
   private static final org.apache.thrift.protocol.TField LEAVERS_FIELD_DESC = new org.apache.thrift.protocol.TField("leavers", org.apache.thrift.protocol.TType.LIST, (short)5);
+  private static final org.apache.thrift.protocol.TField TOPOLOGY_FIELD_DESC = new org.apache.thrift.protocol.TField("topology", org.apache.thrift.protocol.TType.STRUCT, (short)6);
+  private static final org.apache.thrift.protocol.TField LEADER_LEAVES_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderLeaves", org.apache.thrift.protocol.TType.BOOL, (short)7);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new SwitchOrderStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new SwitchOrderTupleSchemeFactory();
@@ -28,6 +30,14 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
   public @org.apache.thrift.annotation.Nullable java.lang.String broadcasterId; // optional
   public @org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> joiners; // optional
   public @org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> leavers; // optional
+  /**
+   * The ring from `atStep + 1` on; atStep < 0 means not scheduled yet (newcomers not ready).
+   */
+  public @org.apache.thrift.annotation.Nullable Topology topology; // optional
+  /**
+   * The leader itself leaves: at the step it hands off, and everyone reconnects to the new one.
+   */
+  public boolean leaderLeaves; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -35,7 +45,15 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     AT_STEP((short)2, "atStep"),
     BROADCASTER_ID((short)3, "broadcasterId"),
     JOINERS((short)4, "joiners"),
-    LEAVERS((short)5, "leavers");
+    LEAVERS((short)5, "leavers"),
+    /**
+     * The ring from `atStep + 1` on; atStep < 0 means not scheduled yet (newcomers not ready).
+     */
+    TOPOLOGY((short)6, "topology"),
+    /**
+     * The leader itself leaves: at the step it hands off, and everyone reconnects to the new one.
+     */
+    LEADER_LEAVES((short)7, "leaderLeaves");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -61,6 +79,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           return JOINERS;
         case 5: // LEAVERS
           return LEAVERS;
+        case 6: // TOPOLOGY
+          return TOPOLOGY;
+        case 7: // LEADER_LEAVES
+          return LEADER_LEAVES;
         default:
           return null;
       }
@@ -106,8 +128,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
   // isset id assignments
   private static final int __TOPOLOGYVERSION_ISSET_ID = 0;
   private static final int __ATSTEP_ISSET_ID = 1;
+  private static final int __LEADERLEAVES_ISSET_ID = 2;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.BROADCASTER_ID,_Fields.JOINERS,_Fields.LEAVERS};
+  private static final _Fields optionals[] = {_Fields.BROADCASTER_ID,_Fields.JOINERS,_Fields.LEAVERS,_Fields.TOPOLOGY,_Fields.LEADER_LEAVES};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -123,11 +146,17 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     tmpMap.put(_Fields.LEAVERS, new org.apache.thrift.meta_data.FieldMetaData("leavers", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
             new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING))));
+    tmpMap.put(_Fields.TOPOLOGY, new org.apache.thrift.meta_data.FieldMetaData("topology", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, Topology.class)));
+    tmpMap.put(_Fields.LEADER_LEAVES, new org.apache.thrift.meta_data.FieldMetaData("leaderLeaves", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.BOOL)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(SwitchOrder.class, metaDataMap);
   }
 
   public SwitchOrder() {
+    this.leaderLeaves = false;
+
   }
 
   public SwitchOrder(
@@ -159,6 +188,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       java.util.List<java.lang.String> __this__leavers = new java.util.ArrayList<java.lang.String>(other.leavers);
       this.leavers = __this__leavers;
     }
+    if (other.isSetTopology()) {
+      this.topology = new Topology(other.topology);
+    }
+    this.leaderLeaves = other.leaderLeaves;
   }
 
   @Override
@@ -175,6 +208,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     this.broadcasterId = null;
     this.joiners = null;
     this.leavers = null;
+    this.topology = null;
+    this.leaderLeaves = false;
+
   }
 
   public long getTopologyVersion() {
@@ -330,6 +366,66 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     }
   }
 
+  /**
+   * The ring from `atStep + 1` on; atStep < 0 means not scheduled yet (newcomers not ready).
+   */
+  @org.apache.thrift.annotation.Nullable
+  public Topology getTopology() {
+    return this.topology;
+  }
+
+  /**
+   * The ring from `atStep + 1` on; atStep < 0 means not scheduled yet (newcomers not ready).
+   */
+  public SwitchOrder setTopology(@org.apache.thrift.annotation.Nullable Topology topology) {
+    this.topology = topology;
+    return this;
+  }
+
+  public void unsetTopology() {
+    this.topology = null;
+  }
+
+  /** Returns true if field topology is set (has been assigned a value) and false otherwise */
+  public boolean isSetTopology() {
+    return this.topology != null;
+  }
+
+  public void setTopologyIsSet(boolean value) {
+    if (!value) {
+      this.topology = null;
+    }
+  }
+
+  /**
+   * The leader itself leaves: at the step it hands off, and everyone reconnects to the new one.
+   */
+  public boolean isLeaderLeaves() {
+    return this.leaderLeaves;
+  }
+
+  /**
+   * The leader itself leaves: at the step it hands off, and everyone reconnects to the new one.
+   */
+  public SwitchOrder setLeaderLeaves(boolean leaderLeaves) {
+    this.leaderLeaves = leaderLeaves;
+    setLeaderLeavesIsSet(true);
+    return this;
+  }
+
+  public void unsetLeaderLeaves() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADERLEAVES_ISSET_ID);
+  }
+
+  /** Returns true if field leaderLeaves is set (has been assigned a value) and false otherwise */
+  public boolean isSetLeaderLeaves() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADERLEAVES_ISSET_ID);
+  }
+
+  public void setLeaderLeavesIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADERLEAVES_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -373,6 +469,22 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       }
       break;
 
+    case TOPOLOGY:
+      if (value == null) {
+        unsetTopology();
+      } else {
+        setTopology((Topology)value);
+      }
+      break;
+
+    case LEADER_LEAVES:
+      if (value == null) {
+        unsetLeaderLeaves();
+      } else {
+        setLeaderLeaves((java.lang.Boolean)value);
+      }
+      break;
+
     }
   }
 
@@ -394,6 +506,12 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
 
     case LEAVERS:
       return getLeavers();
+
+    case TOPOLOGY:
+      return getTopology();
+
+    case LEADER_LEAVES:
+      return isLeaderLeaves();
 
     }
     throw new java.lang.IllegalStateException();
@@ -417,6 +535,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       return isSetJoiners();
     case LEAVERS:
       return isSetLeavers();
+    case TOPOLOGY:
+      return isSetTopology();
+    case LEADER_LEAVES:
+      return isSetLeaderLeaves();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -479,6 +601,24 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         return false;
     }
 
+    boolean this_present_topology = true && this.isSetTopology();
+    boolean that_present_topology = true && that.isSetTopology();
+    if (this_present_topology || that_present_topology) {
+      if (!(this_present_topology && that_present_topology))
+        return false;
+      if (!this.topology.equals(that.topology))
+        return false;
+    }
+
+    boolean this_present_leaderLeaves = true && this.isSetLeaderLeaves();
+    boolean that_present_leaderLeaves = true && that.isSetLeaderLeaves();
+    if (this_present_leaderLeaves || that_present_leaderLeaves) {
+      if (!(this_present_leaderLeaves && that_present_leaderLeaves))
+        return false;
+      if (this.leaderLeaves != that.leaderLeaves)
+        return false;
+    }
+
     return true;
   }
 
@@ -501,6 +641,14 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     hashCode = hashCode * 8191 + ((isSetLeavers()) ? 131071 : 524287);
     if (isSetLeavers())
       hashCode = hashCode * 8191 + leavers.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetTopology()) ? 131071 : 524287);
+    if (isSetTopology())
+      hashCode = hashCode * 8191 + topology.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetLeaderLeaves()) ? 131071 : 524287);
+    if (isSetLeaderLeaves())
+      hashCode = hashCode * 8191 + ((leaderLeaves) ? 131071 : 524287);
 
     return hashCode;
   }
@@ -559,6 +707,26 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     }
     if (isSetLeavers()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leavers, other.leavers);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetTopology(), other.isSetTopology());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetTopology()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.topology, other.topology);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetLeaderLeaves(), other.isSetLeaderLeaves());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLeaderLeaves()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderLeaves, other.leaderLeaves);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -624,6 +792,22 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       }
       first = false;
     }
+    if (isSetTopology()) {
+      if (!first) sb.append(", ");
+      sb.append("topology:");
+      if (this.topology == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.topology);
+      }
+      first = false;
+    }
+    if (isSetLeaderLeaves()) {
+      if (!first) sb.append(", ");
+      sb.append("leaderLeaves:");
+      sb.append(this.leaderLeaves);
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -633,6 +817,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     // alas, we cannot check 'topologyVersion' because it's a primitive and you chose the non-beans generator.
     // alas, we cannot check 'atStep' because it's a primitive and you chose the non-beans generator.
     // check for sub-struct validity
+    if (topology != null) {
+      topology.validate();
+    }
   }
 
   private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
@@ -733,6 +920,23 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 6: // TOPOLOGY
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+              struct.topology = new Topology();
+              struct.topology.read(iprot);
+              struct.setTopologyIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 7: // LEADER_LEAVES
+            if (schemeField.type == org.apache.thrift.protocol.TType.BOOL) {
+              struct.leaderLeaves = iprot.readBool();
+              struct.setLeaderLeavesIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -796,6 +1000,18 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           oprot.writeFieldEnd();
         }
       }
+      if (struct.topology != null) {
+        if (struct.isSetTopology()) {
+          oprot.writeFieldBegin(TOPOLOGY_FIELD_DESC);
+          struct.topology.write(oprot);
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.isSetLeaderLeaves()) {
+        oprot.writeFieldBegin(LEADER_LEAVES_FIELD_DESC);
+        oprot.writeBool(struct.leaderLeaves);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -826,7 +1042,13 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (struct.isSetLeavers()) {
         optionals.set(2);
       }
-      oprot.writeBitSet(optionals, 3);
+      if (struct.isSetTopology()) {
+        optionals.set(3);
+      }
+      if (struct.isSetLeaderLeaves()) {
+        optionals.set(4);
+      }
+      oprot.writeBitSet(optionals, 5);
       if (struct.isSetBroadcasterId()) {
         oprot.writeString(struct.broadcasterId);
       }
@@ -848,6 +1070,12 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           }
         }
       }
+      if (struct.isSetTopology()) {
+        struct.topology.write(oprot);
+      }
+      if (struct.isSetLeaderLeaves()) {
+        oprot.writeBool(struct.leaderLeaves);
+      }
     }
 
     @Override
@@ -857,7 +1085,7 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       struct.setTopologyVersionIsSet(true);
       struct.atStep = iprot.readI64();
       struct.setAtStepIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(3);
+      java.util.BitSet incoming = iprot.readBitSet(5);
       if (incoming.get(0)) {
         struct.broadcasterId = iprot.readString();
         struct.setBroadcasterIdIsSet(true);
@@ -887,6 +1115,15 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           }
         }
         struct.setLeaversIsSet(true);
+      }
+      if (incoming.get(3)) {
+        struct.topology = new Topology();
+        struct.topology.read(iprot);
+        struct.setTopologyIsSet(true);
+      }
+      if (incoming.get(4)) {
+        struct.leaderLeaves = iprot.readBool();
+        struct.setLeaderLeavesIsSet(true);
       }
     }
   }

@@ -18,6 +18,8 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
   private static final org.apache.thrift.protocol.TField LOSS_FIELD_DESC = new org.apache.thrift.protocol.TField("loss", org.apache.thrift.protocol.TType.DOUBLE, (short)3);
   private static final org.apache.thrift.protocol.TField BATCH_SECONDS_FIELD_DESC = new org.apache.thrift.protocol.TField("batchSeconds", org.apache.thrift.protocol.TType.DOUBLE, (short)4);
   private static final org.apache.thrift.protocol.TField SAMPLES_FIELD_DESC = new org.apache.thrift.protocol.TField("samples", org.apache.thrift.protocol.TType.I32, (short)5);
+  private static final org.apache.thrift.protocol.TField BATCH_START_FIELD_DESC = new org.apache.thrift.protocol.TField("batchStart", org.apache.thrift.protocol.TType.I64, (short)6);
+  private static final org.apache.thrift.protocol.TField EPOCH_SIZE_FIELD_DESC = new org.apache.thrift.protocol.TField("epochSize", org.apache.thrift.protocol.TType.I32, (short)7);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new SyncReportStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new SyncReportTupleSchemeFactory();
@@ -27,6 +29,14 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
   public double loss; // required
   public double batchSeconds; // required
   public int samples; // required
+  /**
+   * Global sample position where this step's batch starts; every member must agree.
+   */
+  public long batchStart; // optional
+  /**
+   * Samples in one epoch (the data set size), so the leader can count finished chunks.
+   */
+  public int epochSize; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -34,7 +44,15 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     STEP((short)2, "step"),
     LOSS((short)3, "loss"),
     BATCH_SECONDS((short)4, "batchSeconds"),
-    SAMPLES((short)5, "samples");
+    SAMPLES((short)5, "samples"),
+    /**
+     * Global sample position where this step's batch starts; every member must agree.
+     */
+    BATCH_START((short)6, "batchStart"),
+    /**
+     * Samples in one epoch (the data set size), so the leader can count finished chunks.
+     */
+    EPOCH_SIZE((short)7, "epochSize");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -60,6 +78,10 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
           return BATCH_SECONDS;
         case 5: // SAMPLES
           return SAMPLES;
+        case 6: // BATCH_START
+          return BATCH_START;
+        case 7: // EPOCH_SIZE
+          return EPOCH_SIZE;
         default:
           return null;
       }
@@ -107,7 +129,10 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
   private static final int __LOSS_ISSET_ID = 1;
   private static final int __BATCHSECONDS_ISSET_ID = 2;
   private static final int __SAMPLES_ISSET_ID = 3;
+  private static final int __BATCHSTART_ISSET_ID = 4;
+  private static final int __EPOCHSIZE_ISSET_ID = 5;
   private byte __isset_bitfield = 0;
+  private static final _Fields optionals[] = {_Fields.BATCH_START,_Fields.EPOCH_SIZE};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -120,6 +145,10 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     tmpMap.put(_Fields.BATCH_SECONDS, new org.apache.thrift.meta_data.FieldMetaData("batchSeconds", org.apache.thrift.TFieldRequirementType.REQUIRED, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
     tmpMap.put(_Fields.SAMPLES, new org.apache.thrift.meta_data.FieldMetaData("samples", org.apache.thrift.TFieldRequirementType.REQUIRED, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+    tmpMap.put(_Fields.BATCH_START, new org.apache.thrift.meta_data.FieldMetaData("batchStart", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+    tmpMap.put(_Fields.EPOCH_SIZE, new org.apache.thrift.meta_data.FieldMetaData("epochSize", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(SyncReport.class, metaDataMap);
@@ -159,6 +188,8 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     this.loss = other.loss;
     this.batchSeconds = other.batchSeconds;
     this.samples = other.samples;
+    this.batchStart = other.batchStart;
+    this.epochSize = other.epochSize;
   }
 
   @Override
@@ -177,6 +208,10 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     this.batchSeconds = 0.0;
     setSamplesIsSet(false);
     this.samples = 0;
+    setBatchStartIsSet(false);
+    this.batchStart = 0;
+    setEpochSizeIsSet(false);
+    this.epochSize = 0;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -296,6 +331,64 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __SAMPLES_ISSET_ID, value);
   }
 
+  /**
+   * Global sample position where this step's batch starts; every member must agree.
+   */
+  public long getBatchStart() {
+    return this.batchStart;
+  }
+
+  /**
+   * Global sample position where this step's batch starts; every member must agree.
+   */
+  public SyncReport setBatchStart(long batchStart) {
+    this.batchStart = batchStart;
+    setBatchStartIsSet(true);
+    return this;
+  }
+
+  public void unsetBatchStart() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __BATCHSTART_ISSET_ID);
+  }
+
+  /** Returns true if field batchStart is set (has been assigned a value) and false otherwise */
+  public boolean isSetBatchStart() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __BATCHSTART_ISSET_ID);
+  }
+
+  public void setBatchStartIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __BATCHSTART_ISSET_ID, value);
+  }
+
+  /**
+   * Samples in one epoch (the data set size), so the leader can count finished chunks.
+   */
+  public int getEpochSize() {
+    return this.epochSize;
+  }
+
+  /**
+   * Samples in one epoch (the data set size), so the leader can count finished chunks.
+   */
+  public SyncReport setEpochSize(int epochSize) {
+    this.epochSize = epochSize;
+    setEpochSizeIsSet(true);
+    return this;
+  }
+
+  public void unsetEpochSize() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __EPOCHSIZE_ISSET_ID);
+  }
+
+  /** Returns true if field epochSize is set (has been assigned a value) and false otherwise */
+  public boolean isSetEpochSize() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __EPOCHSIZE_ISSET_ID);
+  }
+
+  public void setEpochSizeIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __EPOCHSIZE_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -339,6 +432,22 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       }
       break;
 
+    case BATCH_START:
+      if (value == null) {
+        unsetBatchStart();
+      } else {
+        setBatchStart((java.lang.Long)value);
+      }
+      break;
+
+    case EPOCH_SIZE:
+      if (value == null) {
+        unsetEpochSize();
+      } else {
+        setEpochSize((java.lang.Integer)value);
+      }
+      break;
+
     }
   }
 
@@ -360,6 +469,12 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
 
     case SAMPLES:
       return getSamples();
+
+    case BATCH_START:
+      return getBatchStart();
+
+    case EPOCH_SIZE:
+      return getEpochSize();
 
     }
     throw new java.lang.IllegalStateException();
@@ -383,6 +498,10 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       return isSetBatchSeconds();
     case SAMPLES:
       return isSetSamples();
+    case BATCH_START:
+      return isSetBatchStart();
+    case EPOCH_SIZE:
+      return isSetEpochSize();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -445,6 +564,24 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
         return false;
     }
 
+    boolean this_present_batchStart = true && this.isSetBatchStart();
+    boolean that_present_batchStart = true && that.isSetBatchStart();
+    if (this_present_batchStart || that_present_batchStart) {
+      if (!(this_present_batchStart && that_present_batchStart))
+        return false;
+      if (this.batchStart != that.batchStart)
+        return false;
+    }
+
+    boolean this_present_epochSize = true && this.isSetEpochSize();
+    boolean that_present_epochSize = true && that.isSetEpochSize();
+    if (this_present_epochSize || that_present_epochSize) {
+      if (!(this_present_epochSize && that_present_epochSize))
+        return false;
+      if (this.epochSize != that.epochSize)
+        return false;
+    }
+
     return true;
   }
 
@@ -463,6 +600,14 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(batchSeconds);
 
     hashCode = hashCode * 8191 + samples;
+
+    hashCode = hashCode * 8191 + ((isSetBatchStart()) ? 131071 : 524287);
+    if (isSetBatchStart())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(batchStart);
+
+    hashCode = hashCode * 8191 + ((isSetEpochSize()) ? 131071 : 524287);
+    if (isSetEpochSize())
+      hashCode = hashCode * 8191 + epochSize;
 
     return hashCode;
   }
@@ -525,6 +670,26 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetBatchStart(), other.isSetBatchStart());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetBatchStart()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.batchStart, other.batchStart);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetEpochSize(), other.isSetEpochSize());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetEpochSize()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.epochSize, other.epochSize);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -572,6 +737,18 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     sb.append("samples:");
     sb.append(this.samples);
     first = false;
+    if (isSetBatchStart()) {
+      if (!first) sb.append(", ");
+      sb.append("batchStart:");
+      sb.append(this.batchStart);
+      first = false;
+    }
+    if (isSetEpochSize()) {
+      if (!first) sb.append(", ");
+      sb.append("epochSize:");
+      sb.append(this.epochSize);
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -666,6 +843,22 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 6: // BATCH_START
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.batchStart = iprot.readI64();
+              struct.setBatchStartIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 7: // EPOCH_SIZE
+            if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+              struct.epochSize = iprot.readI32();
+              struct.setEpochSizeIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -711,6 +904,16 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       oprot.writeFieldBegin(SAMPLES_FIELD_DESC);
       oprot.writeI32(struct.samples);
       oprot.writeFieldEnd();
+      if (struct.isSetBatchStart()) {
+        oprot.writeFieldBegin(BATCH_START_FIELD_DESC);
+        oprot.writeI64(struct.batchStart);
+        oprot.writeFieldEnd();
+      }
+      if (struct.isSetEpochSize()) {
+        oprot.writeFieldBegin(EPOCH_SIZE_FIELD_DESC);
+        oprot.writeI32(struct.epochSize);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -734,6 +937,20 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       oprot.writeDouble(struct.loss);
       oprot.writeDouble(struct.batchSeconds);
       oprot.writeI32(struct.samples);
+      java.util.BitSet optionals = new java.util.BitSet();
+      if (struct.isSetBatchStart()) {
+        optionals.set(0);
+      }
+      if (struct.isSetEpochSize()) {
+        optionals.set(1);
+      }
+      oprot.writeBitSet(optionals, 2);
+      if (struct.isSetBatchStart()) {
+        oprot.writeI64(struct.batchStart);
+      }
+      if (struct.isSetEpochSize()) {
+        oprot.writeI32(struct.epochSize);
+      }
     }
 
     @Override
@@ -749,6 +966,15 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       struct.setBatchSecondsIsSet(true);
       struct.samples = iprot.readI32();
       struct.setSamplesIsSet(true);
+      java.util.BitSet incoming = iprot.readBitSet(2);
+      if (incoming.get(0)) {
+        struct.batchStart = iprot.readI64();
+        struct.setBatchStartIsSet(true);
+      }
+      if (incoming.get(1)) {
+        struct.epochSize = iprot.readI32();
+        struct.setEpochSizeIsSet(true);
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 package org.edl.worker.coord;
 
 import java.time.Duration;
+import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
 import org.edl.thrift.Coordinator;
@@ -59,6 +60,12 @@ public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable
   }
 
   @Override
+  public synchronized SwitchOrder awaitSwitch(String workerId, long topologyVersion, int timeoutMs)
+      throws TException {
+    return client.awaitSwitch(workerId, topologyVersion, timeoutMs);
+  }
+
+  @Override
   public synchronized Topology awaitTopology(long afterVersion, int timeoutMs) throws TException {
     return client.awaitTopology(afterVersion, timeoutMs);
   }
@@ -86,6 +93,7 @@ public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable
 
   /** Whether {@code e} is the leader saying it is not (yet) the leader: worth a retry. */
   public static boolean isNotLeader(Exception e) {
-    return e instanceof EdlError err && "coordinator".equals(err.getField());
+    return (e instanceof EdlError err && "coordinator".equals(err.getField()))
+        || (e instanceof TApplicationException app && "not the leader".equals(app.getMessage()));
   }
 }

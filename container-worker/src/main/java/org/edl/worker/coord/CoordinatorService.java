@@ -29,28 +29,85 @@ import org.slf4j.LoggerFactory;
  */
 public final class CoordinatorService implements Coordinator.Iface {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorService.class);
-  private static final String ELASTIC_ONLY = " is not supported until elastic scaling (the topology is static)";
 
   private final JobSpec spec;
   private final Ticker ticker;
+  private final Duration switchAllowance;
+  private final String selfId;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private CoordinatorState state;
+  /** What a leaving leader handed to this worker; used if this worker is elected next. */
+  private CoordinatorState.Handoff inherited;
+  /** Set once this worker trains in a ring: it may then only lead a job handed to it. */
+  private boolean member;
+  /** Set when this worker is about to leave: it must not take the job over. */
+  private boolean retired;
+  /** The election chose this worker (whether or not it could take the job yet). */
+  private boolean elected;
 
+  /** A coordinator for tests of formation: default switch allowance, no self id. */
   public CoordinatorService(JobSpec spec, Ticker ticker) {
-    this.spec = spec;
-    this.ticker = ticker;
+    this(spec, ticker, CoordinatorState.DEFAULT_SWITCH_ALLOWANCE, null);
   }
 
-  /** This worker was elected: start answering with fresh job state. */
+  /**
+   * @param switchAllowance T_a, how far ahead switches are scheduled
+   * @param selfId          the worker this service runs in
+   */
+  public CoordinatorService(JobSpec spec, Ticker ticker, Duration switchAllowance, String selfId) {
+    this.spec = spec;
+    this.ticker = ticker;
+    this.switchAllowance = switchAllowance;
+    this.selfId = selfId;
+  }
+
+  /** This worker was elected: start answering, with the handed-over state if there is one. */
   public void lead() {
     lock.lock();
     try {
+      elected = true;
+      boolean inheritedForOthers = inherited != null && selfId != null
+          && !CoordinatorState.contains(inherited.topology(), selfId);
+      if (retired || inheritedForOthers || (member && inherited == null && state == null)) {
+        // Elected between a leader's departure and this worker's own (or with no job handed
+        // over): serving a fresh state would lose the job; the others retry elsewhere.
+        LOG.warn("Elected but not taking the job over ({})", retired ? "leaving" : "nothing was handed over");
+        return;
+      }
       if (state == null) {
-        state = new CoordinatorState(spec, ticker);
-        LOG.info("Coordinator active: waiting for {} workers to register", spec.workers());
+        if (inherited != null) {
+          state = CoordinatorState.resume(spec, ticker, switchAllowance, selfId, inherited);
+          LOG.info("Coordinator active with the handed-over job at step {}, topology v{}",
+              inherited.meta().getStep(), inherited.topology().getVersion());
+          inherited = null;
+        } else {
+          state = new CoordinatorState(spec, ticker, switchAllowance, selfId);
+          LOG.info("Coordinator active: waiting for {} workers to register", spec.workers());
+        }
       }
       changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** This worker trains in a ring now: a later election must hand it the job, never start afresh. */
+  public void joined() {
+    lock.lock();
+    try {
+      member = true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** This worker leaves at a scheduled step: never take the job over. */
+  public void retire() {
+    lock.lock();
+    try {
+      retired = true;
+      inherited = null;
     } finally {
       lock.unlock();
     }
@@ -60,8 +117,9 @@ public final class CoordinatorService implements Coordinator.Iface {
   public void stepDown() {
     lock.lock();
     try {
+      elected = false;
       if (state != null) {
-        LOG.warn("Coordinator stepped down at step {}", state.meta().getStep());
+        LOG.info("Coordinator stepped down at step {}", state.meta().getStep());
       }
       state = null;
       changed.signalAll();
@@ -73,7 +131,7 @@ public final class CoordinatorService implements Coordinator.Iface {
   public boolean isLeading() {
     lock.lock();
     try {
-      return state != null;
+      return state != null && !state.handedOver();
     } finally {
       lock.unlock();
     }
@@ -84,15 +142,15 @@ public final class CoordinatorService implements Coordinator.Iface {
     lock.lock();
     try {
       CoordinatorState s = leading();
-      long before = s.topologyVersion();
-      Topology t = s.register(worker);
-      LOG.info("Registered {} at {}:{} ({} of {})", worker.getWorkerId(), worker.getHost(),
-          worker.getDataPort(), s.registeredCount(), spec.workers());
-      if (t.getVersion() != before) {
-        LOG.info("Published topology v{}: {}", t.getVersion(), ringText(t));
+      long before = s.latestTopology().getVersion();
+      Registration r = s.register(worker);
+      LOG.info("Registered {} at {}:{}{}", worker.getWorkerId(), worker.getHost(),
+          worker.getDataPort(), r.isPending() ? " as a newcomer for topology v" + r.getTopology().getVersion() : "");
+      if (s.latestTopology().getVersion() != before || r.isPending()) {
+        LOG.info("Topology v{}: {}", r.getTopology().getVersion(), ringText(r.getTopology()));
         changed.signalAll();
       }
-      return new Registration(t, s.meta());
+      return r;
     } finally {
       lock.unlock();
     }
@@ -100,7 +158,39 @@ public final class CoordinatorService implements Coordinator.Iface {
 
   @Override
   public void ready(String workerId, long topologyVersion) throws EdlError {
-    throw CoordinatorState.error("ready", workerId, "reporting ready" + ELASTIC_ONLY);
+    lock.lock();
+    try {
+      Optional<SwitchOrder> order = leading().ready(workerId);
+      LOG.info("{} is ready{}", workerId, order.map(o -> "; switch to v" + o.getTopologyVersion()
+          + " at step " + o.getAtStep()).orElse(""));
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public SwitchOrder awaitSwitch(String workerId, long topologyVersion, int timeoutMs) throws TException {
+    long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
+    lock.lock();
+    try {
+      while (true) {
+        Optional<SwitchOrder> order = leading().orderFor(workerId);
+        if (order.isPresent()) {
+          return order.get();
+        }
+        long left = deadline - ticker.nanos();
+        if (left <= 0) {
+          return new SwitchOrder(topologyVersion, -1);
+        }
+        changed.awaitNanos(left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+    } finally {
+      lock.unlock();
+    }
   }
 
   @Override
@@ -109,7 +199,7 @@ public final class CoordinatorService implements Coordinator.Iface {
     lock.lock();
     try {
       while (true) {
-        if (state == null) {
+        if (state == null || state.handedOver()) {
           // awaitTopology declares no EdlError; an application exception carries the message.
           throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "not the leader");
         }
@@ -136,9 +226,14 @@ public final class CoordinatorService implements Coordinator.Iface {
     try {
       CoordinatorState s = leading();
       long before = s.meta().getStep();
+      long version = s.topologyVersion();
       SyncReply reply = s.sync(report);
       if (s.meta().getStep() != before) {
         changed.signalAll();
+      }
+      if (s.topologyVersion() != version) {
+        LOG.info("Switched to topology v{} after step {}: {}", s.topologyVersion(),
+            s.meta().getStep() - 1, ringText(s.topology()));
       }
       return reply;
     } finally {
@@ -148,13 +243,52 @@ public final class CoordinatorService implements Coordinator.Iface {
 
   @Override
   public SwitchOrder leave(String workerId) throws EdlError {
-    throw CoordinatorState.error("leave", workerId, "leaving a running job" + ELASTIC_ONLY);
+    lock.lock();
+    try {
+      SwitchOrder order = leading().leave(workerId);
+      LOG.info("{} asked to leave: {}", workerId, order.getAtStep() < 0
+          ? "merged into a change waiting for newcomers" : "at step " + order.getAtStep());
+      changed.signalAll();
+      return order;
+    } finally {
+      lock.unlock();
+    }
   }
 
+  /**
+   * Accepts the job from a leaving leader. Taken while not leading: it is used when (and if) this
+   * worker is elected next.
+   */
   @Override
   public void handOff(JobMeta meta, Topology topology, SwitchOrder pending) throws EdlError {
-    throw CoordinatorState.error("handOff", String.valueOf(meta == null ? null : meta.getStep()),
-        "handing leadership over" + ELASTIC_ONLY);
+    lock.lock();
+    try {
+      if (state != null && !state.handedOver()) {
+        throw CoordinatorState.error("handOff", selfId, "this worker already leads the job");
+      }
+      if (retired) {
+        return;
+      }
+      inherited = new CoordinatorState.Handoff(meta.deepCopy(), topology.deepCopy(),
+          pending == null || !pending.isSetTopology() ? Optional.empty() : Optional.of(pending.deepCopy()));
+      LOG.info("Received the job at step {} (topology v{}) from the leaving leader", meta.getStep(),
+          topology.getVersion());
+      if (elected && state == null) {
+        lead();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** What this leader hands to its successor; empty when not leading. */
+  public Optional<CoordinatorState.Handoff> handoff() {
+    lock.lock();
+    try {
+      return state == null ? Optional.empty() : Optional.of(state.handoff());
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -184,7 +318,17 @@ public final class CoordinatorService implements Coordinator.Iface {
   public Optional<JobProgress> progress() {
     lock.lock();
     try {
-      return state == null ? Optional.empty() : Optional.of(state.progress());
+      return state == null || state.handedOver() ? Optional.empty() : Optional.of(state.progress());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The job meta-data; empty when not leading. */
+  public Optional<JobMeta> meta() {
+    lock.lock();
+    try {
+      return state == null ? Optional.empty() : Optional.of(state.meta());
     } finally {
       lock.unlock();
     }
@@ -211,7 +355,7 @@ public final class CoordinatorService implements Coordinator.Iface {
       double samplesPerSecond, long samples) {}
 
   private CoordinatorState leading() throws EdlError {
-    if (state == null) {
+    if (state == null || state.handedOver()) {
       throw CoordinatorState.error("coordinator", "this worker", "is not the leader");
     }
     return state;

@@ -1,11 +1,13 @@
 package org.edl.worker.coord;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,6 +16,8 @@ import java.util.TreeMap;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
+import org.edl.thrift.Registration;
+import org.edl.thrift.SwitchOrder;
 import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
@@ -22,21 +26,42 @@ import org.edl.worker.job.JobSpec;
 
 /**
  * The leader's decisions, with no Thrift server, socket or lock in it: who is registered, which
- * ring is published (with its version), the job meta-data, and the per-batch reports. Not
- * thread-safe; {@link CoordinatorService} serialises calls. Time comes from an injected
- * {@link Ticker}.
+ * ring is published (with its version), the job meta-data, the per-batch reports and the schedule
+ * of topology switches. Not thread-safe; {@link CoordinatorService} serialises calls. Time comes
+ * from an injected {@link Ticker}.
  *
- * <p>Static topology (issue 3): registrations are collected until {@link JobSpec#workers()}
- * workers are known; then topology version 1 is published, ordered by worker id (the YARN
- * container id), so the ring does not depend on which worker happened to register first.
- * Version 0 is "no ring yet".
+ * <p>Formation: registrations are collected until {@link JobSpec#workers()} workers are known;
+ * then topology version 1 is published, ordered by worker id (the YARN container id), so the ring
+ * does not depend on which worker happened to register first. Version 0 is "no ring yet".
+ *
+ * <p>Elastic changes: once version 1 runs, a registration is a newcomer and {@link #leave} names a
+ * leaver. Both go into one pending {@link Change} (so a migration is one switch): topology v+1 is
+ * the surviving ring in its order followed by the newcomers by id. When every newcomer reported
+ * {@link #ready}, the switch is scheduled at step {@code t + k}, {@code t} the highest step any
+ * member reported (nobody can be past its batch end yet), {@code k = max(1, ceil(T_a / T_b))}.
+ * Changes that arrive while a switch is scheduled wait for the next one. The switch takes effect
+ * here when that step completes.
  */
 public final class CoordinatorState {
   /** Steps of history used for the current samples/s. */
   private static final int RATE_WINDOW = 20;
+  public static final Duration DEFAULT_SWITCH_ALLOWANCE = Duration.ofMillis(500);
+
+  /** Everything a successor needs to carry on as leader. */
+  /** {@code pending}: the next change, scheduled or (atStep -1) still waiting for newcomers. */
+  public record Handoff(JobMeta meta, Topology topology, Optional<SwitchOrder> pending) {}
+
+  /** One pending topology change. {@code order} is null until it is scheduled. */
+  private static final class Change {
+    final Map<String, WorkerInfo> joiners = new LinkedHashMap<>();
+    final Set<String> leavers = new LinkedHashSet<>();
+    SwitchOrder order;
+  }
 
   private final JobSpec spec;
   private final Ticker ticker;
+  private final long allowanceNanos;
+  private final String leaderId;
   private final Map<String, WorkerInfo> registered = new LinkedHashMap<>();
   private Topology topology = new Topology(0, new ArrayList<>());
   private final JobMeta meta;
@@ -44,24 +69,84 @@ public final class CoordinatorState {
   private final Map<String, Double> lastBatchSeconds = new LinkedHashMap<>();
   /** (nanos, samplesSeen) at each completed step, newest last. */
   private final Deque<long[]> completions = new ArrayDeque<>();
+  private final Set<String> readyWorkers = new HashSet<>();
+  /** Orders that added a worker, kept until its first report: a newcomer may ask after the switch. */
+  private final Map<String, SwitchOrder> joinedBy = new LinkedHashMap<>();
+  private Change change;
+  /** Changes asked for while {@link #change} is scheduled. */
+  private Change queued;
+  private long highestReported = -1;
+  private int epochSize;
+  private boolean handedOver;
   private Double firstLoss;
   private long firstCompletionNanos = -1;
   private long samplesAtFirstCompletion;
 
+  /** A state with the default switch allowance and no known leader id (tests of formation). */
   public CoordinatorState(JobSpec spec, Ticker ticker) {
+    this(spec, ticker, DEFAULT_SWITCH_ALLOWANCE, null);
+  }
+
+  /**
+   * @param switchAllowance T_a: how far ahead (in time) a switch is scheduled
+   * @param leaderId        the worker this state runs in; a change that removes it ends its lead
+   */
+  public CoordinatorState(JobSpec spec, Ticker ticker, Duration switchAllowance, String leaderId) {
     this.spec = spec;
     this.ticker = ticker;
+    this.allowanceNanos = switchAllowance.toNanos();
+    this.leaderId = leaderId;
     this.meta = new JobMeta(0, 0, spec.batchRule(), spec.batchSize(), spec.learningRate());
     meta.setSamplesSeen(0);
   }
 
+  /** A successor's state, from what the previous leader handed over. */
+  public static CoordinatorState resume(JobSpec spec, Ticker ticker, Duration switchAllowance,
+      String leaderId, Handoff from) {
+    CoordinatorState s = new CoordinatorState(spec, ticker, switchAllowance, leaderId);
+    s.meta.setStep(from.meta().getStep());
+    s.meta.setEpoch(from.meta().getEpoch());
+    s.meta.setSamplesSeen(from.meta().getSamplesSeen());
+    if (from.meta().isSetLastLoss()) {
+      s.meta.setLastLoss(from.meta().getLastLoss());
+    }
+    if (from.meta().isSetFinishedChunks()) {
+      s.meta.setFinishedChunks(new ArrayList<>(from.meta().getFinishedChunks()));
+    }
+    s.topology = from.topology().deepCopy();
+    s.topology.getRing().forEach(w -> s.registered.put(w.getWorkerId(), w.deepCopy()));
+    s.highestReported = s.meta.getStep() - 1;
+    from.pending().ifPresent(order -> {
+      boolean scheduled = order.getAtStep() >= 0;
+      Change c = new Change();
+      for (WorkerInfo w : order.getTopology().getRing()) {
+        if (order.isSetJoiners() && order.getJoiners().contains(w.getWorkerId())) {
+          c.joiners.put(w.getWorkerId(), w.deepCopy());
+          s.registered.put(w.getWorkerId(), w.deepCopy());
+          if (scheduled) {
+            s.readyWorkers.add(w.getWorkerId());
+          }
+        }
+      }
+      if (order.isSetLeavers()) {
+        order.getLeavers().stream().filter(id -> contains(s.topology, id)).forEach(c.leavers::add);
+      }
+      if (scheduled) {
+        c.order = order.deepCopy();
+        c.order.setLeaderLeaves(leaderId != null && c.leavers.contains(leaderId));
+      }
+      s.change = c;
+    });
+    return s;
+  }
+
   /**
    * Records a worker. Registering again with the same id and address is harmless (a retried
-   * call); the same id at another address, or a worker beyond the static ring, is refused.
-   *
-   * @return the topology now published (version 0 and an empty ring while still waiting)
+   * call); the same id at another address is refused. Before the first ring the worker is one of
+   * the initial members; afterwards it is a newcomer for the next switch, up to max-workers.
    */
-  public Topology register(WorkerInfo worker) throws EdlError {
+  public Registration register(WorkerInfo worker) throws EdlError {
+    requireLeading();
     requireText("workerId", worker.getWorkerId());
     requireText("host", worker.getHost());
     if (worker.getDataPort() <= 0 || worker.getDataPort() > 65535) {
@@ -70,31 +155,95 @@ public final class CoordinatorState {
     WorkerInfo known = registered.get(worker.getWorkerId());
     if (known != null) {
       if (known.getHost().equals(worker.getHost()) && known.getDataPort() == worker.getDataPort()) {
-        return topology();
+        return registration(worker.getWorkerId());
       }
       throw error("workerId", worker.getWorkerId(), "already registered at " + known.getHost() + ":"
           + known.getDataPort() + ", now from " + worker.getHost() + ":" + worker.getDataPort());
     }
-    if (registered.size() >= spec.workers()) {
-      throw error("workerId", worker.getWorkerId(), "the ring is static with " + spec.workers()
-          + " workers; joining a running job comes with elastic scaling");
+    if (topology.getVersion() == 0) {
+      registered.put(worker.getWorkerId(), worker.deepCopy());
+      if (registered.size() == spec.workers()) {
+        List<WorkerInfo> ring = new ArrayList<>(registered.values());
+        ring.sort(Comparator.comparing(WorkerInfo::getWorkerId));
+        topology = new Topology(1, ring);
+      }
+      return registration(worker.getWorkerId());
+    }
+    if (workersAfterChanges() + 1 > spec.maxWorkers()) {
+      throw error("workerId", worker.getWorkerId(), "the job would exceed max-workers="
+          + spec.maxWorkers() + " (" + workersAfterChanges() + " workers after the pending changes)");
     }
     registered.put(worker.getWorkerId(), worker.deepCopy());
-    if (registered.size() == spec.workers()) {
-      List<WorkerInfo> ring = new ArrayList<>(registered.values());
-      ring.sort(Comparator.comparing(WorkerInfo::getWorkerId));
-      topology = new Topology(1, ring);
+    Change target = openChange();
+    target.joiners.put(worker.getWorkerId(), worker.deepCopy());
+    return registration(worker.getWorkerId());
+  }
+
+  /** A newcomer's execution context is prepared; the switch is scheduled once all are. */
+  public Optional<SwitchOrder> ready(String workerId) throws EdlError {
+    requireLeading();
+    if (joinedBy.containsKey(workerId)) {
+      return orderFor(workerId);
     }
-    return topology();
+    if (!isJoiner(change, workerId) && !isJoiner(queued, workerId)) {
+      throw error("workerId", workerId, "is not a newcomer waiting for a switch");
+    }
+    readyWorkers.add(workerId);
+    maybeSchedule();
+    return orderFor(workerId);
+  }
+
+  /** The scheduled order that adds {@code workerId}, if there is one yet. */
+  public Optional<SwitchOrder> orderFor(String workerId) {
+    SwitchOrder applied = joinedBy.get(workerId);
+    if (applied != null) {
+      return Optional.of(applied.deepCopy());
+    }
+    if (change != null && change.order != null && change.joiners.containsKey(workerId)) {
+      return Optional.of(change.order.deepCopy());
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Asks {@code workerId} to leave at a future step. Merged into the pending change when that is
+   * not scheduled yet (a migration: leave and join in one switch); otherwise queued for the next.
+   *
+   * @return the order as it stands; atStep is -1 while it waits for newcomers to be ready
+   */
+  public SwitchOrder leave(String workerId) throws EdlError {
+    requireLeading();
+    requireText("workerId", workerId);
+    if (change != null && change.leavers.contains(workerId)) {
+      return currentOrderView(change);
+    }
+    if (queued != null && queued.leavers.contains(workerId)) {
+      return currentOrderView(queued);
+    }
+    if (!contains(topology, workerId)) {
+      throw error("workerId", workerId, "is not a member of the running ring v" + topology.getVersion());
+    }
+    if (workersAfterChanges() - 1 < 1) {
+      throw error("workerId", workerId, "is the last worker of the job; it cannot leave");
+    }
+    Change target = openChange();
+    target.leavers.add(workerId);
+    maybeSchedule();
+    return currentOrderView(target);
   }
 
   public int registeredCount() {
     return registered.size();
   }
 
-  /** A copy of the published topology. */
+  /** A copy of the published (running) topology. */
   public Topology topology() {
     return topology.deepCopy();
+  }
+
+  /** The newest topology: the pending one when a change is on its way, else the running one. */
+  public Topology latestTopology() {
+    return change == null ? topology() : nextTopology(change);
   }
 
   public long topologyVersion() {
@@ -106,27 +255,80 @@ public final class CoordinatorState {
     return meta.deepCopy();
   }
 
+  /** The scheduled switch, if any. */
+  public Optional<SwitchOrder> scheduled() {
+    return change == null || change.order == null ? Optional.empty() : Optional.of(change.order.deepCopy());
+  }
+
+  /** True once a switch removed the leader itself: its successor takes over from {@link #handoff()}. */
+  public boolean handedOver() {
+    return handedOver;
+  }
+
+  /**
+   * The job for a successor. The pending change goes along: scheduled (its joiners were ready),
+   * or not yet (atStep -1; its newcomers report ready again to the successor).
+   */
+  public Handoff handoff() {
+    if (change == null) {
+      return new Handoff(meta(), topology(), Optional.empty());
+    }
+    if (change.order != null) {
+      return new Handoff(meta(), topology(), scheduled());
+    }
+    SwitchOrder unscheduled = currentOrderView(change);
+    unscheduled.setTopology(nextTopology(change));
+    return new Handoff(meta(), topology(), Optional.of(unscheduled));
+  }
+
   /**
    * Records one worker's report for one batch. A step is complete when every member of the ring
-   * reported it; its loss is the sample-weighted mean of the members' losses.
+   * that runs it reported; its loss is the sample-weighted mean of the members' losses. The
+   * reply carries the pending topology and, to members of the running ring, the scheduled switch.
    */
   public SyncReply sync(SyncReport report) throws EdlError {
+    requireLeading();
     String id = report.getWorkerId();
-    if (!inRing(id)) {
-      throw error("workerId", id, "not a member of topology version " + topology.getVersion());
-    }
     long step = report.getStep();
+    Topology members = membersFor(step);
+    if (!contains(members, id)) {
+      throw error("workerId", id, "not a member of topology version " + members.getVersion()
+          + " that runs step " + step);
+    }
     if (step < meta.getStep()) {
       throw error("step", Long.toString(step), "already completed (job is at step " + meta.getStep() + ")");
     }
     if (report.getSamples() < 0 || Double.isNaN(report.getBatchSeconds())) {
       throw error("samples", Integer.toString(report.getSamples()), "a report needs samples >= 0 and a batch time");
     }
-    lastBatchSeconds.put(id, report.getBatchSeconds());
     StepTally tally = openSteps.computeIfAbsent(step, s -> new StepTally());
+    if (report.isSetBatchStart()) {
+      if (tally.batchStart >= 0 && tally.batchStart != report.getBatchStart()) {
+        throw error("batchStart", Long.toString(report.getBatchStart()), "step " + step
+            + " started at sample position " + tally.batchStart + " for the other members");
+      }
+      tally.batchStart = report.getBatchStart();
+    }
+    if (report.isSetEpochSize() && report.getEpochSize() > 0) {
+      epochSize = report.getEpochSize();
+    }
+    lastBatchSeconds.put(id, report.getBatchSeconds());
+    joinedBy.remove(id);
+    highestReported = Math.max(highestReported, step);
     tally.add(id, report);
+    // Taken before completing steps: this report may complete the switch step itself, and its
+    // sender still has to learn that it switches there.
+    SwitchOrder scheduled = change == null ? null : change.order;
+    Topology pending = change == null ? null : nextTopology(change);
     completeReadySteps();
-    return new SyncReply();
+    SyncReply reply = new SyncReply();
+    if (pending != null) {
+      reply.setPendingTopology(pending);
+    }
+    if (scheduled != null && step <= scheduled.getAtStep()) {
+      reply.setSwitchOrder(scheduled.deepCopy());
+    }
+    return reply;
   }
 
   /** True when every member reported {@code step}. */
@@ -174,12 +376,129 @@ public final class CoordinatorState {
     return p;
   }
 
+  /** k = ceil(T_a / T_b), at least 1; T_b is the mean of the members' latest batch times. */
+  static long switchDelaySteps(long allowanceNanos, double batchSeconds) {
+    if (!(batchSeconds > 0)) {
+      return 1;
+    }
+    double k = Math.ceil(allowanceNanos / 1e9 / batchSeconds);
+    return Math.max(1, (long) Math.min(k, Integer.MAX_VALUE));
+  }
+
+  private Registration registration(String workerId) {
+    if (contains(topology, workerId) || topology.getVersion() == 0) {
+      return new Registration(topology(), meta());
+    }
+    Registration r = new Registration(latestTopology(), meta());
+    r.setPending(true);
+    return r;
+  }
+
+  private void maybeSchedule() {
+    if (change == null || change.order != null) {
+      return;
+    }
+    if (!readyWorkers.containsAll(change.joiners.keySet())) {
+      return;
+    }
+    Topology next = nextTopology(change);
+    long t = Math.max(highestReported, meta.getStep() - 1);
+    // Never later than the job's last step, or the newcomers would wait for a switch that the
+    // job ends before; never earlier than the step after the last one anybody finished.
+    long atStep = t + switchDelaySteps(allowanceNanos, meanBatchSeconds());
+    if (atStep > spec.steps() - 1) {
+      atStep = Math.max(t + 1, spec.steps() - 1);
+    }
+    SwitchOrder order = new SwitchOrder(next.getVersion(), atStep);
+    order.setTopology(next);
+    order.setJoiners(new ArrayList<>(change.joiners.keySet()));
+    order.setLeavers(new ArrayList<>(change.leavers));
+    if (!change.joiners.isEmpty()) {
+      // The first survivor sends the model: it is a member before and after the switch.
+      next.getRing().stream().map(WorkerInfo::getWorkerId).filter(id -> contains(topology, id))
+          .findFirst().ifPresent(order::setBroadcasterId);
+    }
+    order.setLeaderLeaves(leaderId != null && change.leavers.contains(leaderId));
+    change.order = order;
+  }
+
+  private double meanBatchSeconds() {
+    double sum = 0;
+    int n = 0;
+    for (WorkerInfo w : topology.getRing()) {
+      Double s = lastBatchSeconds.get(w.getWorkerId());
+      if (s != null) {
+        sum += s;
+        n++;
+      }
+    }
+    return n == 0 ? 0 : sum / n;
+  }
+
+  /** The change new requests go into: the pending one unless it is already scheduled. */
+  private Change openChange() {
+    if (change == null) {
+      change = new Change();
+      return change;
+    }
+    if (change.order == null) {
+      return change;
+    }
+    if (queued == null) {
+      queued = new Change();
+    }
+    return queued;
+  }
+
+  private int workersAfterChanges() {
+    int n = topology.getRingSize();
+    for (Change c : new Change[] {change, queued}) {
+      if (c != null) {
+        n += c.joiners.size() - c.leavers.size();
+      }
+    }
+    return n;
+  }
+
+  private Topology nextTopology(Change c) {
+    if (c.order != null) {
+      return c.order.getTopology().deepCopy();
+    }
+    List<WorkerInfo> ring = new ArrayList<>();
+    for (WorkerInfo w : topology.getRing()) {
+      if (!c.leavers.contains(w.getWorkerId())) {
+        ring.add(w.deepCopy());
+      }
+    }
+    c.joiners.values().stream().sorted(Comparator.comparing(WorkerInfo::getWorkerId))
+        .forEach(w -> ring.add(w.deepCopy()));
+    return new Topology(topology.getVersion() + 1, ring);
+  }
+
+  private SwitchOrder currentOrderView(Change c) {
+    if (c.order != null) {
+      return c.order.deepCopy();
+    }
+    Topology next = nextTopology(c);
+    SwitchOrder o = new SwitchOrder(c == change ? next.getVersion() : next.getVersion() + 1, -1);
+    o.setLeavers(new ArrayList<>(c.leavers));
+    o.setJoiners(new ArrayList<>(c.joiners.keySet()));
+    return o;
+  }
+
+  private Topology membersFor(long step) {
+    if (change != null && change.order != null && step > change.order.getAtStep()) {
+      return change.order.getTopology();
+    }
+    return topology;
+  }
+
   private void completeReadySteps() {
-    int members = topology.getRingSize();
-    while (!openSteps.isEmpty()) {
+    while (!openSteps.isEmpty() && !handedOver) {
       Map.Entry<Long, StepTally> first = openSteps.firstEntry();
       // Steps complete in order: a later step cannot finish before an earlier one.
-      if (first.getKey() != meta.getStep() || first.getValue().reporters.size() < members) {
+      if (first.getKey() != meta.getStep()
+          || first.getValue().reporters.size() < membersFor(first.getKey()).getRingSize()) {
         return;
       }
       openSteps.pollFirstEntry();
@@ -188,6 +507,7 @@ public final class CoordinatorState {
       meta.setStep(meta.getStep() + 1);
       meta.setLastLoss(loss);
       meta.setSamplesSeen(meta.getSamplesSeen() + t.samples);
+      recordDataProgress();
       if (firstLoss == null) {
         firstLoss = loss;
       }
@@ -200,11 +520,68 @@ public final class CoordinatorState {
       if (completions.size() > RATE_WINDOW) {
         completions.pollFirst();
       }
+      if (change != null && change.order != null && change.order.getAtStep() == first.getKey()) {
+        applySwitch();
+      }
     }
   }
 
-  private boolean inRing(String workerId) {
-    for (WorkerInfo w : topology.getRing()) {
+  /**
+   * Progress through the epoch's sample order as the set of finished chunks of {@code batchSize}
+   * positions: the samples before the cursor ({@code samplesSeen}) were each trained exactly once,
+   * whatever the parallelism was when they were.
+   */
+  private void recordDataProgress() {
+    if (epochSize <= 0) {
+      return;
+    }
+    long cursor = meta.getSamplesSeen();
+    meta.setEpoch((int) (cursor / epochSize));
+    int chunk = Math.max(1, spec.batchSize());
+    int done = (int) ((cursor % epochSize) / chunk);
+    List<Integer> finished = new ArrayList<>(done);
+    for (int i = 0; i < done; i++) {
+      finished.add(i);
+    }
+    meta.setFinishedChunks(finished);
+  }
+
+  private void applySwitch() {
+    SwitchOrder order = change.order;
+    topology = order.getTopology().deepCopy();
+    for (String leaver : order.getLeavers()) {
+      registered.remove(leaver);
+      lastBatchSeconds.remove(leaver);
+    }
+    readyWorkers.removeAll(order.getJoiners());
+    order.getJoiners().forEach(id -> joinedBy.put(id, order));
+    change = queued;
+    queued = null;
+    if (change != null) {
+      // A queued change was built against the ring that just ended: drop leavers already gone.
+      change.leavers.removeIf(id -> !contains(topology, id));
+    }
+    if (order.isLeaderLeaves()) {
+      // From here on the successor answers; reports sent here now would be lost.
+      handedOver = true;
+      return;
+    }
+    maybeSchedule();
+  }
+
+  private void requireLeading() throws EdlError {
+    if (handedOver) {
+      throw error("coordinator", String.valueOf(leaderId), "is not the leader any more (handed over)");
+    }
+  }
+
+  private static boolean isJoiner(Change c, String id) {
+    return c != null && c.joiners.containsKey(id);
+  }
+
+  /** Whether {@code workerId} is in {@code t}'s ring. */
+  public static boolean contains(Topology t, String workerId) {
+    for (WorkerInfo w : t.getRing()) {
       if (w.getWorkerId().equals(workerId)) {
         return true;
       }
@@ -234,6 +611,7 @@ public final class CoordinatorState {
     final Set<String> reporters = new HashSet<>();
     double weightedLoss;
     long samples;
+    long batchStart = -1;
 
     void add(String id, SyncReport r) {
       if (reporters.add(id)) {

@@ -139,6 +139,31 @@ public final class LeaderElection implements Closeable {
     return leaderAddress(client, latchPath, timeout);
   }
 
+  /**
+   * The coordinator address of a leader other than {@code previous}: after a leader announced
+   * that it leaves, the others wait here until its latch node is gone and a successor is elected.
+   */
+  public String leaderAddressOtherThan(String previous, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      CountDownLatch changed = new CountDownLatch(1);
+      client.getChildren().usingWatcher((CuratorWatcher) event -> changed.countDown()).forPath(latchPath);
+      String leader = leaderOf(client, latchPath);
+      if (leader != null && !leader.equals(previous)) {
+        return leader;
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0 || !changed.await(left, TimeUnit.NANOSECONDS)) {
+        throw new TimeoutException("leader " + previous + " was not succeeded at " + latchPath + " within " + timeout);
+      }
+    }
+  }
+
+  /** Coordinator addresses of every candidate now in the election, this one included. */
+  public List<String> participants() throws Exception {
+    return latch.getParticipants().stream().map(p -> p.getId()).toList();
+  }
+
   /** The same look-up for a process that is not a candidate itself. */
   public static String leaderAddress(CuratorFramework client, String latchPath, Duration timeout)
       throws Exception {

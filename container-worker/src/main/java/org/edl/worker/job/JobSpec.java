@@ -30,7 +30,8 @@ import org.edl.thrift.BatchRule;
  * @param learningRate  base learning rate (per-worker rule: scaled by the worker count)
  * @param hidden        hidden units of the MLP
  * @param seed          seed for initialisation and sample order
- * @param backend       compute backend ({@code cpu})
+ * @param backend       compute backend: {@code cpu}, or {@code emulated} (a profiled model's step
+ *                      time and real parameter count, see {@code org.edl.worker.emulated})
  * @param output        HDFS directory for the model and metrics; empty: the staging directory
  * @param queue         YARN queue; empty: the scheduler's default
  */
@@ -57,12 +58,19 @@ public record JobSpec(
 
   public static final Set<String> MODELS = Set.of("softmax", "mlp");
   public static final Set<String> FORMATS = Set.of("auto", "libsvm", "csv");
-  public static final Set<String> BACKENDS = Set.of("cpu");
+  public static final Set<String> BACKENDS = Set.of("cpu", "emulated");
+  /** Models the emulated backend stands in for (their measured profiles and real sizes). */
+  public static final Set<String> EMULATED_MODELS = Set.of("imagenet", "cifar10", "yolov3", "bert");
   private static final String PREFIX = "edl.job.";
 
   /** Checks every field on its own; the message names the flag and the value. */
   public JobSpec validate() {
-    if (!MODELS.contains(model)) {
+    if ("emulated".equals(backend)) {
+      if (!EMULATED_MODELS.contains(model)) {
+        throw new InvalidInputException("model", model, "no emulation for this model; with --backend emulated choose one of "
+            + sorted(EMULATED_MODELS));
+      }
+    } else if (!MODELS.contains(model)) {
       throw new InvalidInputException("model", model, "unknown model; choose one of " + sorted(MODELS));
     }
     if (data == null || data.isBlank()) {

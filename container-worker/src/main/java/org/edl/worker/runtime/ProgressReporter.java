@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.edl.thrift.JobControl;
@@ -31,6 +32,7 @@ final class ProgressReporter implements AutoCloseable {
   private RpcConnection connection;
   private JobControl.Client client;
   private long lastLoggedStep = -1;
+  private volatile ScheduledFuture<?> periodic;
 
   ProgressReporter(HostPort am, JobSecret secret, Duration timeout,
       Supplier<Optional<JobProgress>> progress) {
@@ -46,11 +48,17 @@ final class ProgressReporter implements AutoCloseable {
   }
 
   void start(Duration interval) {
-    timer.scheduleWithFixedDelay(this::reportSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    periodic = timer.scheduleWithFixedDelay(this::reportSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Sends one report now, on the reporter's thread, and waits for it (the final report). */
+  /**
+   * Sends the final report now, on the reporter's thread, and waits for it. Periodic reports stop
+   * first, so that none overtakes the final one (which names the model's path).
+   */
   void reportNow(JobProgress finalProgress) {
+    if (periodic != null) {
+      periodic.cancel(false);
+    }
     try {
       timer.submit(() -> {
         send(finalProgress);

@@ -1,9 +1,9 @@
 package org.edl.worker.runtime;
 
 import java.util.Arrays;
-import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
 import org.edl.worker.collective.AllReduce;
+import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.coord.Ticker;
 import org.edl.worker.data.BatchSlicer;
 import org.edl.worker.data.Dataset;
@@ -14,64 +14,77 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Synchronous data-parallel SGD over one ring. Each step every member takes its slice of the
- * same global batch, sums its samples' gradients, all-reduces the sums, divides by the global
- * batch and applies the result: every member ends the step with the same parameters, and the
- * same ones a single worker would reach with that global batch.
+ * Synchronous data-parallel SGD over a ring that may change between batches. Each step every
+ * member takes its slice of the same global batch, sums its samples' gradients, all-reduces the
+ * sums, divides by the global batch and applies the result: every member ends the step with the
+ * same parameters, and the same ones a single worker would reach with that global batch.
+ *
+ * <p>The data cursor is the global sample position where the next batch starts; every step
+ * moves it by that step's global batch, which the job's batch rule derives from the ring size.
+ * All members of a ring hold the same cursor, and a newcomer is handed it with the model, so a
+ * change of parallelism neither repeats nor skips a sample.
  */
 public final class TrainingLoop {
   private static final Logger LOG = LoggerFactory.getLogger(TrainingLoop.class);
 
   /**
-   * Called at the end of every batch with this worker's report ({@code notifyBatchEnd}); the
-   * reply may one day carry a topology switch. Returning a reply with {@code finish} stops the
-   * loop after this step.
+   * {@code notifyBatchEnd}: called at the end of every batch with this worker's report and the
+   * position of the next batch. Returns the ring for the next batch: the same one, the one of a
+   * new topology, or null to stop (the job finished or this worker left).
    */
   @FunctionalInterface
   public interface BatchEnd {
-    SyncReply batchEnd(SyncReport report) throws Exception;
+    AllReduce batchEnd(SyncReport report, ModelBroadcast.Position next) throws Exception;
   }
 
-  /** What this worker saw: steps run and its own first and last local losses. */
-  public record Result(long stepsRun, double firstLocalLoss, double lastLocalLoss) {}
+  /** What this worker saw: steps run, its own first and last local losses, where it stopped. */
+  public record Result(long stepsRun, double firstLocalLoss, double lastLocalLoss, long nextStep) {}
 
   private final String workerId;
   private final JobSpec spec;
   private final Dataset data;
   private final TrainableModel model;
-  private final AllReduce ring;
   private final BatchEnd batchEnd;
   private final Ticker ticker;
+  private final WorkerListener listener;
   private final EpochOrder order;
 
   public TrainingLoop(String workerId, JobSpec spec, Dataset data, TrainableModel model,
-      AllReduce ring, BatchEnd batchEnd, Ticker ticker) {
+      BatchEnd batchEnd, Ticker ticker, WorkerListener listener) {
     this.workerId = workerId;
     this.spec = spec;
     this.data = data;
     this.model = model;
-    this.ring = ring;
     this.batchEnd = batchEnd;
     this.ticker = ticker;
+    this.listener = listener;
     this.order = new EpochOrder(data.size(), spec.seed());
   }
 
-  /** Runs steps {@code [fromStep, toStep)}. */
-  public Result run(long fromStep, long toStep) throws Exception {
-    int workers = ring.size();
-    int rank = ring.rank();
-    int globalBatch = spec.globalBatchFor(workers);
-    float learningRate = (float) spec.learningRateFor(workers);
+  /** Runs from {@code from} until step {@code toStep} (exclusive) or until batch end says stop. */
+  public Result run(ModelBroadcast.Position from, long toStep, AllReduce firstRing) throws Exception {
+    AllReduce ring = firstRing;
     float[] gradient = new float[model.parameters().length];
+    long fromStep = from.nextStep();
     long logEvery = Math.max(1, (toStep - fromStep) / 10);
     double firstLoss = Double.NaN;
     double lastLoss = Double.NaN;
     long step = fromStep;
-    LOG.info("Training steps {}..{} as rank {} of {}: global batch {}, learning rate {}",
-        fromStep, toStep - 1, rank, workers, globalBatch, learningRate);
+    long batchStart = from.batchStart();
+    int loggedWorkers = -1;
     while (step < toStep) {
+      listener.beforeBatch(workerId, step);
+      int workers = ring.size();
+      int rank = ring.rank();
+      int globalBatch = spec.globalBatchFor(workers);
+      float learningRate = (float) spec.learningRateFor(workers);
+      if (workers != loggedWorkers) {
+        loggedWorkers = workers;
+        LOG.info("Training from step {} as rank {} of {}: global batch {}, learning rate {}",
+            step, rank, workers, globalBatch, learningRate);
+      }
       long start = ticker.nanos();
-      BatchSlicer.Range slice = BatchSlicer.sliceForStep(step, globalBatch, rank, workers);
+      BatchSlicer.Range slice = BatchSlicer.slice(batchStart, globalBatch, rank, workers);
       int[] samples = order.samples(slice);
       Arrays.fill(gradient, 0f);
       double lossSum = model.accumulateGradients(data, samples, 0, samples.length, gradient);
@@ -81,22 +94,27 @@ public final class TrainingLoop {
       }
       model.applyGradients(gradient, learningRate);
       double seconds = (ticker.nanos() - start) / 1e9;
+      listener.batchTrained(workerId, step, slice, samples);
       double localLoss = samples.length == 0 ? Double.NaN : lossSum / samples.length;
       if (step == fromStep) {
         firstLoss = localLoss;
       }
       lastLoss = localLoss;
-      SyncReply reply = batchEnd.batchEnd(new SyncReport(workerId, step, localLoss, seconds, samples.length));
+      SyncReport report = new SyncReport(workerId, step, localLoss, seconds, samples.length);
+      report.setBatchStart(batchStart);
+      report.setEpochSize(data.size());
       step++;
+      batchStart += globalBatch;
       if (step == toStep || (step - fromStep) % logEvery == 0) {
         LOG.info("step {}/{} local loss {} ({} ms/batch)", step, toStep,
             String.format("%.5f", localLoss), String.format("%.1f", seconds * 1e3));
       }
-      if (reply != null && reply.isFinish()) {
-        LOG.info("Leader asked to finish after step {}", step - 1);
+      ring = batchEnd.batchEnd(report, new ModelBroadcast.Position(step, batchStart));
+      if (ring == null) {
+        LOG.info("Stopped after step {}", step - 1);
         break;
       }
     }
-    return new Result(step - fromStep, firstLoss, lastLoss);
+    return new Result(step - fromStep, firstLoss, lastLoss, step);
   }
 }

@@ -17,19 +17,16 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.Registration;
+import org.edl.thrift.SwitchOrder;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
 import org.edl.worker.collective.DataPlane;
+import org.edl.worker.collective.ModelBroadcast;
+import org.edl.worker.collective.PeerLink;
 import org.edl.worker.collective.Ring;
-import org.edl.worker.collective.RingAllReduce;
-import org.edl.worker.collective.RingTopology;
-import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.LeaderElection;
-import org.edl.worker.data.Dataset;
-import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.model.ModelFactory;
 import org.edl.worker.model.TrainableModel;
 import org.edl.worker.rpc.RpcServer;
 import org.edl.worker.security.RefusalListener;
@@ -41,38 +38,73 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Start-up runs on two threads, as the design says: this (main) thread prepares the
  * execution context (data, model) while a background thread starts the data plane and the
- * coordinator server, runs for leadership, finds the leader and registers, then waits for the
- * ring. When both are done the ring is formed and {@link TrainingLoop} runs. At the end the
- * leader waits for every member's last report, writes the model and metrics, and everybody
- * closes its data plane, server and ZooKeeper session.
+ * coordinator server, runs for leadership, finds the leader and registers. A worker of the
+ * first ring then waits for that ring and trains from step 0. A worker started while the job
+ * runs (same application id, a new worker id) is a newcomer: the leader hands it the pending
+ * topology; it reports ready once its context is prepared, waits for the switch order, forms
+ * the new ring and receives the model and the job position from the order's broadcaster,
+ * then trains from the next step. {@link ElasticMembership} then carries the worker through
+ * later switches; it ends when the job's last step is done or when it leaves at a scheduled
+ * step. Whoever leads at the end waits for every member's last report and writes the model.
  */
 public final class Worker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
-  /** How long one awaitTopology call may block on the leader. */
-  private static final int TOPOLOGY_POLL_MS = 5_000;
+  /** How long one long-poll call may block on the leader. */
+  private static final int POLL_MS = 5_000;
 
-  /** How a worker's run ended. {@code parameters} are its final parameters (a copy). */
+  /** How a worker's run ended. */
+  public enum Ending {
+    /** Trained to the job's last step. */
+    FINISHED,
+    /** Left the job at a scheduled step (graceful scale-in). */
+    LEFT
+  }
+
+  /**
+   * How a worker's run ended. {@code parameters} are its final parameters (a copy); rank and
+   * workers describe its last ring; {@code firstStep} is the step it started at (0, or the step
+   * after the switch it joined at); {@code switches} the topology switches it lived through.
+   */
   public record Outcome(String workerId, boolean leader, int rank, int workers, long steps,
-      float[] parameters, Optional<ModelOutput.Written> output) {}
+      float[] parameters, Optional<ModelOutput.Written> output, Ending ending, long firstStep,
+      long nextStep, List<SwitchRecord> switches) {
+
+    public boolean left() {
+      return ending == Ending.LEFT;
+    }
+  }
 
   /** What the background start-up thread hands over. */
-  private record Membership(Coordinator.Iface leader, boolean selfIsLeader, Topology topology) {}
+  private record Membership(LeaderConnection leader, Registration registration, Topology topology) {}
 
   private final WorkerConfig config;
+  private final ExecutionContext.Factory contextFactory;
+  private final WorkerListener listener;
   private final Deque<AutoCloseable> resources = new ConcurrentLinkedDeque<>();
   private final ExecutorService startup;
   private final ExecutorService leadershipEvents;
   private final CoordinatorService coordinator;
   private volatile RpcServer rpcServer;
   private volatile DataPlane dataPlane;
+  private volatile LeaderElection election;
+  private volatile LeaderConnection leader;
+  private volatile String selfAddress;
+  private volatile ProgressReporter reporter;
 
   public Worker(WorkerConfig config) {
+    this(config, ExecutionContext.FROM_SPEC, WorkerListener.NONE);
+  }
+
+  public Worker(WorkerConfig config, ExecutionContext.Factory contextFactory, WorkerListener listener) {
     this.config = config;
+    this.contextFactory = contextFactory;
+    this.listener = listener;
     if (config.spec().output() == null || config.spec().output().isBlank()) {
       throw new InvalidInputException("output", config.spec().output(),
           "no output directory for the model; the client sets it to the job's staging directory");
     }
-    this.coordinator = new CoordinatorService(config.spec(), config.ticker());
+    this.coordinator = new CoordinatorService(config.spec(), config.ticker(), config.switchAllowance(),
+        config.workerId());
     this.startup = Executors.newSingleThreadExecutor(r -> thread(r, "edl-join-" + config.workerId()));
     this.leadershipEvents = Executors.newSingleThreadExecutor(r -> thread(r, "edl-leadership-" + config.workerId()));
   }
@@ -84,57 +116,146 @@ public final class Worker implements AutoCloseable {
     return (rpc == null ? 0 : rpc.refusedCount()) + (plane == null ? 0 : plane.refusedCount());
   }
 
-  /** Runs the job to its last step. */
+  /** Whether this worker's coordinator leads the job now. */
+  public boolean isLeading() {
+    return coordinator.isLeading();
+  }
+
+  /**
+   * Asks the leader to let this worker leave at a future step (graceful scale-in from inside
+   * the worker). The worker's {@link #run} returns with {@link Ending#LEFT} at that step.
+   */
+  public SwitchOrder leave() throws Exception {
+    LeaderConnection l = leader;
+    if (l == null) {
+      throw new IllegalStateException(config.workerId() + " has not joined the job yet");
+    }
+    return l.call(c -> c.leave(config.workerId()));
+  }
+
+  /** Runs the job until its last step, or until this worker leaves. */
   public Outcome run() throws Exception {
     long started = config.ticker().nanos();
-    LOG.info("Worker {} of {} starting: {} workers, model {}, {} steps", config.workerId(),
-        config.appId(), config.spec().workers(), config.spec().model(), config.spec().steps());
+    LOG.info("Worker {} of {} starting: model {}, {} steps", config.workerId(), config.appId(),
+        config.spec().model(), config.spec().steps());
     Future<Membership> joining = startup.submit(this::joinJob);
-    Dataset data;
-    TrainableModel model;
+    ExecutionContext context;
     try {
-      data = DatasetLoader.load(config.spec().data(), config.spec().format(), config.hadoopConf());
-      model = ModelFactory.create(config.spec(), data);
-      LOG.info("Execution context ready: {} samples, {} parameters", data.size(), model.parameters().length);
+      context = contextFactory.prepare(config);
+      LOG.info("Execution context ready: {} samples, {} parameters", context.data().size(),
+          context.model().parameters().length);
     } catch (Exception | Error e) {
       joining.cancel(true);
       throw e;
     }
+    TrainableModel model = context.model();
     Membership m = awaitMembership(joining);
 
-    RingTopology ringTopology = toRingTopology(m.topology());
-    int rank = ringTopology.rankOf(config.workerId());
-    LOG.info("Forming ring v{} as rank {} of {}", ringTopology.version(), rank, ringTopology.size());
-    Ring ring = Ring.form(dataPlane, ringTopology, config.startupTimeout());
-    resources.push(ring);
-    RingAllReduce allReduce = new RingAllReduce(ring, config.rpcTimeout());
-    resources.push(allReduce);
-
-    ProgressReporter reporter = null;
-    if (m.selfIsLeader() && config.amAddress() != null) {
-      reporter = new ProgressReporter(config.amAddress(), config.secret(), config.rpcTimeout(), coordinator::progress);
-      resources.push(reporter);
-      reporter.start(config.progressInterval());
-      LOG.info("Reporting progress to the AM at {}", config.amAddress());
+    ElasticMembership membership;
+    ModelBroadcast.Position from;
+    if (m.registration().isPending()) {
+      Joined j = joinRunningJob(m, model);
+      membership = j.membership();
+      from = j.from();
+    } else {
+      Ring ring = Ring.form(dataPlane, ElasticMembership.toRingTopology(m.topology()), config.startupTimeout());
+      LOG.info("Formed ring v{} as rank {} of {}", ring.version(), ring.rank(), ring.size());
+      membership = membership(model, ring);
+      from = new ModelBroadcast.Position(0, 0);
     }
+    coordinator.joined();
+    startReportingIfLeading();
 
-    TrainingLoop loop = new TrainingLoop(config.workerId(), config.spec(), data, model, allReduce,
-        m.leader()::sync, config.ticker());
-    TrainingLoop.Result result = loop.run(0, config.spec().steps());
+    TrainingLoop loop = new TrainingLoop(config.workerId(), config.spec(), context.data(), model,
+        membership, config.ticker(), listener);
+    TrainingLoop.Result result = loop.run(from, config.spec().steps(), membership.allReduce());
+    membership.finish();
 
     Optional<ModelOutput.Written> written = Optional.empty();
-    if (m.selfIsLeader()) {
-      written = Optional.of(finish(model, result, started, reporter));
+    boolean leading = !membership.left() && m.leader().isSelf();
+    if (leading) {
+      written = Optional.of(finish(model, result, started));
     }
-    LOG.info("Worker {} done after {} steps", config.workerId(), result.stepsRun());
-    return new Outcome(config.workerId(), m.selfIsLeader(), rank, ringTopology.size(),
-        result.stepsRun(), model.parameters().clone(), written);
+    Ring last = membership.ring();
+    int rank = last == null ? -1 : last.rank();
+    int workers = last == null ? 0 : last.size();
+    Ending ending = membership.left() ? Ending.LEFT : Ending.FINISHED;
+    LOG.info("Worker {} {} after {} steps", config.workerId(), ending == Ending.LEFT ? "left" : "done",
+        result.stepsRun());
+    return new Outcome(config.workerId(), leading, rank, workers, result.stepsRun(),
+        model.parameters().clone(), written, ending, from.nextStep(), result.nextStep(), membership.switches());
+  }
+
+  private record Joined(ElasticMembership membership, ModelBroadcast.Position from) {}
+
+  /**
+   * A newcomer's way in: ready, wait for the order, form the new ring and receive the model and
+   * job position from the broadcaster. The existing workers train throughout, but for the
+   * broadcast at the order's step.
+   */
+  private Joined joinRunningJob(Membership m, TrainableModel model) throws Exception {
+    long version = m.topology().getVersion();
+    m.leader().call(c -> {
+      c.ready(config.workerId(), version);
+      return null;
+    });
+    listener.readyToJoin(config.workerId(), version, config.ticker().nanos());
+    LOG.info("Ready to join topology v{}", version);
+    long deadline = System.nanoTime() + config.startupTimeout().toNanos();
+    SwitchOrder order;
+    do {
+      if (left(deadline) <= 0) {
+        throw new TimeoutException("no switch into the job was scheduled within " + config.startupTimeout());
+      }
+      // Ready again on every round: idempotent, and a leader that took over since hears it too.
+      order = m.leader().call(c -> {
+        c.ready(config.workerId(), version);
+        return c.awaitSwitch(config.workerId(), version, (int) Math.min(POLL_MS, left(deadline)));
+      });
+    } while (order.getAtStep() < 0);
+    long start = config.ticker().nanos();
+    Ring ring = Ring.form(dataPlane, ElasticMembership.toRingTopology(order.getTopology()), config.rpcTimeout());
+    ModelBroadcast.Position from;
+    try (PeerLink link = dataPlane.accept(order.getBroadcasterId(), ModelBroadcast.TAG,
+        order.getTopologyVersion(), config.rpcTimeout())) {
+      from = new ModelBroadcast().receive(link, model.parameters(), config.rpcTimeout());
+    } catch (Exception e) {
+      ring.close();
+      throw e;
+    }
+    LOG.info("Joined topology v{} as rank {} of {}; starting at step {} (sample position {})",
+        ring.version(), ring.rank(), ring.size(), from.nextStep(), from.batchStart());
+    ElasticMembership membership = membership(model, ring);
+    membership.record(new SwitchRecord(order.getTopologyVersion(), order.getAtStep(),
+        SwitchRecord.Role.JOINER, order.getTopology().getRingSize() - order.getJoinersSize()
+            + (order.isSetLeavers() ? order.getLeaversSize() : 0),
+        ring.size(), start, config.ticker().nanos(), Double.NaN, Double.NaN));
+    return new Joined(membership, from);
+  }
+
+  private ElasticMembership membership(TrainableModel model, Ring ring) throws Exception {
+    ElasticMembership membership = new ElasticMembership(config.workerId(), dataPlane, leader,
+        coordinator, election, selfAddress, config.secret(), model, ring, config.rpcTimeout(),
+        config.ticker(), listener, this::startReportingIfLeading, config.spec().gpusPerWorker());
+    resources.push(membership);
+    return membership;
+  }
+
+  /** The leader reports progress to the AM; a worker that takes over starts reporting then. */
+  private synchronized void startReportingIfLeading() {
+    if (reporter != null || config.amAddress() == null || !coordinator.isLeading()) {
+      return;
+    }
+    reporter = new ProgressReporter(config.amAddress(), config.secret(), config.rpcTimeout(), coordinator::progress);
+    resources.push(reporter);
+    reporter.start(config.progressInterval());
+    LOG.info("Reporting progress to the AM at {}", config.amAddress());
   }
 
   /** The leader's end of the job: wait for the last reports, then write model and metrics. */
-  private ModelOutput.Written finish(TrainableModel model, TrainingLoop.Result result, long started,
-      ProgressReporter reporter) throws Exception {
-    long lastStep = result.stepsRun() - 1;
+  private ModelOutput.Written finish(TrainableModel model, TrainingLoop.Result result, long started)
+      throws Exception {
+    long lastStep = result.nextStep() - 1;
     if (!coordinator.awaitStepComplete(lastStep, config.rpcTimeout())) {
       throw new TimeoutException("not every worker reported step " + lastStep + " within " + config.rpcTimeout());
     }
@@ -146,11 +267,12 @@ public final class Worker implements AutoCloseable {
             s.samplesPerSecond(), wall), config.hadoopConf());
     LOG.info("Model written to {}, metrics to {}; loss {} -> {}", out.model(), out.metrics(),
         s.firstLoss(), s.lastLoss());
-    if (reporter != null) {
+    ProgressReporter r = reporter;
+    if (r != null) {
       JobProgress last = coordinator.progress().orElseThrow();
       last.setModelPath(out.model().toString());
       last.setMetricsPath(out.metrics().toString());
-      reporter.reportNow(last);
+      r.reportNow(last);
     }
     return out;
   }
@@ -173,8 +295,8 @@ public final class Worker implements AutoCloseable {
     if (!curator.blockUntilConnected((int) left(deadline), TimeUnit.MILLISECONDS)) {
       throw new TimeoutException("ZooKeeper at " + config.zkConnect() + " not reachable within " + config.startupTimeout());
     }
-    String selfAddress = config.host() + ":" + rpcServer.port();
-    LeaderElection election = new LeaderElection(curator, config.appId(), selfAddress, leadershipEvents);
+    selfAddress = config.host() + ":" + rpcServer.port();
+    election = new LeaderElection(curator, config.appId(), selfAddress, leadershipEvents);
     election.addListener(new LeaderElection.Listener() {
       @Override
       public void isLeader() {
@@ -189,42 +311,29 @@ public final class Worker implements AutoCloseable {
     resources.push(election);
     election.start();
 
+    LeaderConnection connection = new LeaderConnection(election, selfAddress, coordinator, config.secret(),
+        config.rpcTimeout(), config.startupTimeout());
+    resources.push(connection);
+    connection.attachToCurrent(Duration.ofMillis(left(deadline)));
     WorkerInfo self = new WorkerInfo(config.workerId(), config.host(), dataPlane.port());
-    long backoffMs = 50;
-    while (true) {
-      String leaderAddress = election.currentLeaderAddress(Duration.ofMillis(left(deadline)));
-      boolean selfIsLeader = leaderAddress.equals(selfAddress);
-      Coordinator.Iface leader = selfIsLeader ? coordinator
-          : CoordinatorClient.connect(leaderAddress, config.secret(), config.rpcTimeout());
-      try {
-        Registration reg = leader.registerWorker(self);
-        LOG.info("Registered with the leader at {}{}", leaderAddress, selfIsLeader ? " (this worker)" : "");
-        if (leader instanceof CoordinatorClient c) {
-          resources.push(c);
-        }
-        return new Membership(leader, selfIsLeader, awaitRing(leader, reg.getTopology(), deadline));
-      } catch (Exception e) {
-        if (leader instanceof CoordinatorClient c) {
-          c.close();
-        }
-        // Elected but not yet serving: its listener has not run yet. Anything else is fatal.
-        if (!CoordinatorClient.isNotLeader(e) || left(deadline) <= 0) {
-          throw e;
-        }
-        Thread.sleep(backoffMs);
-        backoffMs = Math.min(1_000, backoffMs * 2);
-      }
-    }
+    Registration reg = connection.call(c -> c.registerWorker(self));
+    LOG.info("Registered with the leader at {}{}{}", connection.address(),
+        connection.isSelf() ? " (this worker)" : "", reg.isPending() ? " as a newcomer" : "");
+    leader = connection;
+    listener.registered(config.workerId(), reg.isPending());
+    Topology t = reg.isPending() ? reg.getTopology() : awaitRing(connection, reg.getTopology(), deadline);
+    return new Membership(connection, reg, t);
   }
 
-  private Topology awaitRing(Coordinator.Iface leader, Topology topology, long deadline) throws Exception {
+  private Topology awaitRing(LeaderConnection l, Topology topology, long deadline) throws Exception {
     Topology t = topology;
     while (!contains(t, config.workerId())) {
       if (left(deadline) <= 0) {
         throw new TimeoutException("the ring did not form within " + config.startupTimeout() + ": "
             + t.getRingSize() + " of " + config.spec().workers() + " workers in topology v" + t.getVersion());
       }
-      t = leader.awaitTopology(t.getVersion(), (int) Math.min(TOPOLOGY_POLL_MS, left(deadline)));
+      long after = t.getVersion();
+      t = l.call(c -> c.awaitTopology(after, (int) Math.min(POLL_MS, left(deadline))));
     }
     LOG.info("Topology v{} with {} workers", t.getVersion(), t.getRingSize());
     return t;
@@ -247,12 +356,6 @@ public final class Worker implements AutoCloseable {
 
   private static boolean contains(Topology t, String workerId) {
     return t.getRing().stream().anyMatch(w -> w.getWorkerId().equals(workerId));
-  }
-
-  private static RingTopology toRingTopology(Topology t) {
-    List<RingTopology.Member> members = t.getRing().stream()
-        .map(w -> new RingTopology.Member(w.getWorkerId(), w.getHost(), w.getDataPort())).toList();
-    return new RingTopology(t.getVersion(), members);
   }
 
   private static long left(long deadlineNanos) {

@@ -1,9 +1,11 @@
 package org.edl.worker.runtime;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.hadoop.conf.Configuration;
+import org.edl.worker.coord.CoordinatorState;
 import org.edl.worker.coord.HostPort;
 import org.edl.worker.coord.Ticker;
 import org.edl.worker.job.InvalidInputException;
@@ -27,6 +29,8 @@ import org.edl.worker.security.JobSecret;
  * @param rpcTimeout       connect/read limit of control calls
  * @param progressInterval how often the leader reports to the AM
  * @param ticker           clock for batch times and rates
+ * @param switchAllowance  T_a: how far ahead the leader schedules a topology switch
+ * @param profilesDir      measured profiles for the emulated backend
  */
 public record WorkerConfig(
     String appId,
@@ -40,11 +44,14 @@ public record WorkerConfig(
     Duration startupTimeout,
     Duration rpcTimeout,
     Duration progressInterval,
-    Ticker ticker) {
+    Ticker ticker,
+    Duration switchAllowance,
+    Path profilesDir) {
 
   public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofMinutes(5);
   public static final Duration DEFAULT_RPC_TIMEOUT = Duration.ofSeconds(60);
   public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_SWITCH_ALLOWANCE = CoordinatorState.DEFAULT_SWITCH_ALLOWANCE;
 
   public WorkerConfig {
     Objects.requireNonNull(appId, "appId");
@@ -55,23 +62,44 @@ public record WorkerConfig(
     Objects.requireNonNull(secret, "secret");
     Objects.requireNonNull(hadoopConf, "hadoopConf");
     Objects.requireNonNull(ticker, "ticker");
+    Objects.requireNonNull(switchAllowance, "switchAllowance");
+    Objects.requireNonNull(profilesDir, "profilesDir");
+    if (switchAllowance.isNegative()) {
+      throw new InvalidInputException(WorkerEnv.SWITCH_ALLOWANCE_MS, switchAllowance.toMillis(), "must not be negative");
+    }
   }
 
   /** Defaults for the timeouts and clock. */
   public static WorkerConfig of(String appId, String workerId, String host, String zkConnect,
       HostPort amAddress, JobSpec spec, JobSecret secret, Configuration hadoopConf) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        DEFAULT_STARTUP_TIMEOUT, DEFAULT_RPC_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, Ticker.SYSTEM);
+        DEFAULT_STARTUP_TIMEOUT, DEFAULT_RPC_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, Ticker.SYSTEM,
+        DEFAULT_SWITCH_ALLOWANCE, Path.of(WorkerEnv.DEFAULT_PROFILES_DIR));
   }
 
   public WorkerConfig withStartupTimeout(Duration timeout) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        timeout, rpcTimeout, progressInterval, ticker);
+        timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir);
   }
 
   public WorkerConfig withProgressInterval(Duration interval) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, interval, ticker);
+        startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir);
+  }
+
+  public WorkerConfig withSwitchAllowance(Duration allowance) {
+    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+        startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir);
+  }
+
+  public WorkerConfig withProfilesDir(Path dir) {
+    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir);
+  }
+
+  public WorkerConfig withTicker(Ticker clock) {
+    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir);
   }
 
   /**
@@ -81,9 +109,22 @@ public record WorkerConfig(
   public static WorkerConfig fromEnvironment(Map<String, String> env, JobSpec spec,
       JobSecret secret, Configuration hadoopConf) {
     String am = env.getOrDefault(WorkerEnv.AM_ADDRESS, "").trim();
-    return of(required(env, WorkerEnv.APP_ID), required(env, WorkerEnv.CONTAINER_ID),
+    WorkerConfig config = of(required(env, WorkerEnv.APP_ID), required(env, WorkerEnv.CONTAINER_ID),
         required(env, WorkerEnv.NM_HOST), required(env, WorkerEnv.ZK_CONNECT),
         am.isEmpty() ? null : HostPort.parse(am), spec, secret, hadoopConf);
+    String profiles = env.getOrDefault(WorkerEnv.PROFILES_DIR, "").trim();
+    if (!profiles.isEmpty()) {
+      config = config.withProfilesDir(Path.of(profiles));
+    }
+    String allowance = env.getOrDefault(WorkerEnv.SWITCH_ALLOWANCE_MS, "").trim();
+    if (allowance.isEmpty()) {
+      return config;
+    }
+    try {
+      return config.withSwitchAllowance(Duration.ofMillis(Long.parseLong(allowance)));
+    } catch (NumberFormatException e) {
+      throw new InvalidInputException(WorkerEnv.SWITCH_ALLOWANCE_MS, allowance, "not a whole number of milliseconds");
+    }
   }
 
   private static String required(Map<String, String> env, String name) {

@@ -17,6 +17,12 @@ public final class WorkerEnv {
   public static final String AM_ADDRESS = "EDL_AM_ADDRESS";
   /** GPU device indices the AM assigned to this container, comma separated; may be empty. */
   public static final String GPU_INDICES = "EDL_GPU_INDICES";
+  /** Optional: T_a, how far ahead (ms) the leader schedules a topology switch; default 500. */
+  public static final String SWITCH_ALLOWANCE_MS = "EDL_SWITCH_ALLOWANCE_MS";
+  /** Directory of measured profiles ({@code <model>/placements.csv}) for the emulated backend. */
+  public static final String PROFILES_DIR = "EDL_PROFILES_DIR";
+  /** Default of {@link #PROFILES_DIR}: a directory the AM localises into the container. */
+  public static final String DEFAULT_PROFILES_DIR = "profiles";
   /** Name of the localised job specification in the container's working directory. */
   public static final String JOB_SPEC_FILE = "job.properties";
   /** Set by YARN: this container's id, which is the worker's id. */
@@ -28,7 +34,7 @@ public final class WorkerEnv {
   /** ZooKeeper root of all EDL jobs. */
   public static final String ZK_ROOT = "/edl";
 
-  /** Exit status of a worker that finished training. */
+  /** Exit status of a worker that finished training, or left the job at its scheduled step. */
   public static final int EXIT_OK = 0;
   /** Exit status of a worker that failed; the cause is on stderr, which YARN's diagnostics carry. */
   public static final int EXIT_FAILED = 1;

@@ -32,9 +32,9 @@ class CoordinatorStateTest {
 
   @Test
   void publishesVersionOneOnlyWhenTheExpectedWorkersRegistered() throws Exception {
-    assertEquals(0, state.register(worker("container_03", 7003)).getVersion());
-    assertEquals(0, state.register(worker("container_01", 7001)).getRingSize());
-    Topology t = state.register(worker("container_02", 7002));
+    assertEquals(0, state.register(worker("container_03", 7003)).getTopology().getVersion());
+    assertEquals(0, state.register(worker("container_01", 7001)).getTopology().getRingSize());
+    Topology t = state.register(worker("container_02", 7002)).getTopology();
     assertEquals(1, t.getVersion());
     assertEquals(List.of("container_01", "container_02", "container_03"),
         t.getRing().stream().map(WorkerInfo::getWorkerId).toList(),
@@ -54,7 +54,7 @@ class CoordinatorStateTest {
   }
 
   @Test
-  void aRepeatedRegistrationIsHarmlessButAnotherAddressOrAFourthWorkerIsRefused() throws Exception {
+  void aRepeatedRegistrationIsHarmlessButAnotherAddressOrAWorkerBeyondMaxIsRefused() throws Exception {
     state.register(worker("container_01", 7001));
     state.register(worker("container_01", 7001));
     assertEquals(1, state.registeredCount());
@@ -65,9 +65,9 @@ class CoordinatorStateTest {
 
     state.register(worker("container_02", 7002));
     state.register(worker("container_03", 7003));
-    assertEquals(1, state.register(worker("container_03", 7003)).getVersion());
+    assertEquals(1, state.register(worker("container_03", 7003)).getTopology().getVersion());
     EdlError extra = assertThrows(EdlError.class, () -> state.register(worker("container_04", 7004)));
-    assertTrue(extra.getMessage().contains("elastic scaling"), extra.getMessage());
+    assertTrue(extra.getMessage().contains("max-workers=3"), extra.getMessage());
     assertEquals(1, state.topologyVersion());
   }
 

@@ -1,0 +1,24 @@
+package org.edl.worker.emulated;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/** The profiles' name for where a ring runs: GPUs per node, one digit per node, ascending. */
+public final class Placement {
+  private Placement() {}
+
+  /**
+   * @param hosts         the host of every ring member (one entry per worker)
+   * @param gpusPerWorker GPUs each worker holds (0 counts as 1: a CPU worker stands in for one GPU)
+   */
+  public static String of(Collection<String> hosts, int gpusPerWorker) {
+    int each = Math.max(1, gpusPerWorker);
+    Map<String, Integer> perHost = new TreeMap<>();
+    for (String h : hosts) {
+      perHost.merge(h, each, Integer::sum);
+    }
+    return perHost.values().stream().sorted().map(String::valueOf).collect(Collectors.joining());
+  }
+}

@@ -1,0 +1,286 @@
+package org.edl.worker.runtime;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.edl.thrift.SwitchOrder;
+import org.edl.thrift.SyncReply;
+import org.edl.thrift.SyncReport;
+import org.edl.thrift.Topology;
+import org.edl.thrift.WorkerInfo;
+import org.edl.worker.collective.AllReduce;
+import org.edl.worker.collective.DataPlane;
+import org.edl.worker.collective.ModelBroadcast;
+import org.edl.worker.collective.PeerLink;
+import org.edl.worker.collective.Ring;
+import org.edl.worker.collective.RingAllReduce;
+import org.edl.worker.collective.RingTopology;
+import org.edl.worker.coord.CoordinatorClient;
+import org.edl.worker.coord.CoordinatorService;
+import org.edl.worker.coord.CoordinatorState;
+import org.edl.worker.coord.LeaderElection;
+import org.edl.worker.coord.Ticker;
+import org.edl.worker.emulated.Placement;
+import org.edl.worker.model.PlacementAware;
+import org.edl.worker.model.TrainableModel;
+import org.edl.worker.security.JobSecret;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This worker's place in a ring that changes while it trains: the mechanism behind
+ * {@code notifyBatchEnd}. Every batch end it reports to the leader; a {@link SwitchOrder} in the
+ * reply makes it form the new ring on a background thread (and, on the broadcaster, dial the
+ * newcomers) while the old ring keeps training; at the order's step it swaps rings, sends the
+ * model if it is the broadcaster, and carries on. A leaver stops there; a leaving leader first
+ * hands the job over and gives up its latch, and the others follow the new leader.
+ */
+final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ElasticMembership.class);
+
+  private final String workerId;
+  private final DataPlane plane;
+  private final LeaderConnection leader;
+  private final CoordinatorService coordinator;
+  private final LeaderElection election;
+  private final String selfAddress;
+  private final JobSecret secret;
+  private final TrainableModel model;
+  private final Duration timeout;
+  private final Ticker ticker;
+  private final WorkerListener listener;
+  private final Runnable onLeading;
+  private final int gpusPerWorker;
+  private final ExecutorService background;
+  private final ModelBroadcast broadcast = new ModelBroadcast();
+  private final List<SwitchRecord> switches = new CopyOnWriteArrayList<>();
+  private Ring ring;
+  private RingAllReduce allReduce;
+  private SwitchOrder order;
+  private Future<Ring> nextRing;
+  private Future<List<PeerLink>> newcomerLinks;
+  private boolean left;
+
+  ElasticMembership(String workerId, DataPlane plane, LeaderConnection leader,
+      CoordinatorService coordinator, LeaderElection election, String selfAddress, JobSecret secret,
+      TrainableModel model, Ring ring, Duration timeout, Ticker ticker, WorkerListener listener,
+      Runnable onLeading, int gpusPerWorker) throws IOException {
+    this.workerId = workerId;
+    this.plane = plane;
+    this.leader = leader;
+    this.coordinator = coordinator;
+    this.election = election;
+    this.selfAddress = selfAddress;
+    this.secret = secret;
+    this.model = model;
+    this.timeout = timeout;
+    this.ticker = ticker;
+    this.listener = listener;
+    this.onLeading = onLeading;
+    this.gpusPerWorker = gpusPerWorker;
+    this.background = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "edl-switch-" + workerId);
+      t.setDaemon(true);
+      return t;
+    });
+    use(ring);
+  }
+
+  /** The ring for the next batch. */
+  AllReduce allReduce() {
+    return allReduce;
+  }
+
+  Ring ring() {
+    return ring;
+  }
+
+  boolean left() {
+    return left;
+  }
+
+  List<SwitchRecord> switches() {
+    return List.copyOf(switches);
+  }
+
+  /** Records a switch this worker took part in outside the batch end (its own joining). */
+  void record(SwitchRecord r) {
+    switches.add(r);
+    listener.switched(workerId, r);
+  }
+
+  /** A stayer's record waits for its first batch on the new ring, which the switch may slow. */
+  private SwitchRecord awaitingFirstBatch;
+
+  /** Records what is still waiting for a first batch that never came (the job ended). */
+  void finish() {
+    if (awaitingFirstBatch != null) {
+      record(awaitingFirstBatch);
+      awaitingFirstBatch = null;
+    }
+  }
+
+  @Override
+  public AllReduce batchEnd(SyncReport report, ModelBroadcast.Position next) throws Exception {
+    if (awaitingFirstBatch != null) {
+      record(awaitingFirstBatch.withFirstBatch(report.getBatchSeconds()));
+      awaitingFirstBatch = null;
+    }
+    SyncReply reply = leader.call(c -> c.sync(report));
+    if (reply.isSetSwitchOrder()) {
+      accept(reply.getSwitchOrder());
+    }
+    if (order != null) {
+      if (report.getStep() == order.getAtStep()) {
+        return switchNow(next, report.getBatchSeconds());
+      }
+      if (report.getStep() > order.getAtStep()) {
+        throw new IllegalStateException(workerId + " passed step " + order.getAtStep()
+            + " of the switch to topology v" + order.getTopologyVersion() + " without switching");
+      }
+    }
+    return reply.isFinish() ? null : allReduce;
+  }
+
+  /** Starts what can be prepared ahead of the switch step, while the old ring trains on. */
+  private void accept(SwitchOrder o) {
+    if (order != null && order.getTopologyVersion() == o.getTopologyVersion()) {
+      return;
+    }
+    order = o;
+    LOG.info("Switch to topology v{} at step {}: joiners {}, leavers {}{}", o.getTopologyVersion(),
+        o.getAtStep(), o.getJoiners(), o.getLeavers(), o.isLeaderLeaves() ? ", the leader leaves" : "");
+    if (!CoordinatorState.contains(o.getTopology(), workerId)) {
+      // Leaving: never be elected with nothing to lead (the successor is handed the job).
+      coordinator.retire();
+      return;
+    }
+    RingTopology next = toRingTopology(o.getTopology());
+    nextRing = background.submit(() -> Ring.form(plane, next, timeout));
+    if (workerId.equals(o.getBroadcasterId())) {
+      List<WorkerInfo> joiners = o.getTopology().getRing().stream()
+          .filter(w -> o.getJoiners().contains(w.getWorkerId())).toList();
+      newcomerLinks = background.submit(() -> {
+        List<PeerLink> links = new ArrayList<>();
+        for (WorkerInfo w : joiners) {
+          links.add(plane.connect(w.getWorkerId(), w.getHost(), w.getDataPort(), ModelBroadcast.TAG,
+              o.getTopologyVersion(), timeout));
+        }
+        return links;
+      });
+    }
+  }
+
+  private AllReduce switchNow(ModelBroadcast.Position next, double batchSeconds) throws Exception {
+    long start = ticker.nanos();
+    SwitchOrder o = order;
+    int before = ring.size();
+    order = null;
+    if (o.getLeavers().contains(workerId)) {
+      if (o.isLeaderLeaves() && leader.isSelf()) {
+        handOver(o.getAtStep());
+      }
+      election.close();
+      closeRing();
+      left = true;
+      record(new SwitchRecord(o.getTopologyVersion(), o.getAtStep(), SwitchRecord.Role.LEAVER,
+          before, o.getTopology().getRingSize(), start, ticker.nanos(), batchSeconds, Double.NaN));
+      LOG.info("{} left the job at step {}", workerId, o.getAtStep());
+      return null;
+    }
+    Ring formed = nextRing.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    nextRing = null;
+    closeRing();
+    use(formed);
+    SwitchRecord.Role role = SwitchRecord.Role.SURVIVOR;
+    if (newcomerLinks != null) {
+      role = SwitchRecord.Role.BROADCASTER;
+      for (PeerLink link : newcomerLinks.get(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        try (link) {
+          broadcast.send(link, next, model.parameters(), timeout);
+        }
+      }
+      newcomerLinks = null;
+    }
+    long end = ticker.nanos();
+    if (o.isLeaderLeaves()) {
+      // Not part of the stop: training on the new ring could go on; the next report needs the leader.
+      String previous = leader.address();
+      leader.followSuccessorOf(previous);
+      LOG.info("Following the new leader at {}{}", leader.address(), leader.isSelf() ? " (this worker)" : "");
+      if (leader.isSelf()) {
+        onLeading.run();
+      }
+    }
+    awaitingFirstBatch = new SwitchRecord(o.getTopologyVersion(), o.getAtStep(), role, before,
+        formed.size(), start, end, batchSeconds, Double.NaN);
+    return allReduce;
+  }
+
+  /** The leaving leader's last duty: the job's state to every other candidate, then the latch. */
+  private void handOver(long atStep) throws Exception {
+    if (!coordinator.awaitStepComplete(atStep, timeout)) {
+      throw new TimeoutException("step " + atStep + " did not complete before the hand-over");
+    }
+    CoordinatorState.Handoff h = coordinator.handoff().orElseThrow(
+        () -> new IllegalStateException("lost leadership before handing over"));
+    for (String candidate : election.participants()) {
+      if (candidate.equals(selfAddress)) {
+        continue;
+      }
+      try (CoordinatorClient c = CoordinatorClient.connect(candidate, secret, timeout)) {
+        c.handOff(h.meta(), h.topology(), h.pending().orElse(null));
+      } catch (Exception e) {
+        LOG.warn("Handing the job to {} failed: {}", candidate, e.toString());
+      }
+    }
+    LOG.info("Handed the job over at step {} (topology v{})", h.meta().getStep(), h.topology().getVersion());
+  }
+
+  private void use(Ring r) throws IOException {
+    ring = r;
+    allReduce = new RingAllReduce(r, timeout);
+    if (model instanceof PlacementAware aware) {
+      aware.placedOn(Placement.of(r.topology().members().stream().map(RingTopology.Member::host).toList(),
+          gpusPerWorker));
+    }
+  }
+
+  private void closeRing() {
+    if (allReduce != null) {
+      try {
+        allReduce.close();
+      } catch (IOException e) {
+        LOG.debug("closing the ring's selector: {}", e.toString());
+      }
+    }
+    if (ring != null) {
+      ring.close();
+    }
+    allReduce = null;
+    ring = null;
+  }
+
+  static RingTopology toRingTopology(Topology t) {
+    return new RingTopology(t.getVersion(), t.getRing().stream()
+        .map(w -> new RingTopology.Member(w.getWorkerId(), w.getHost(), w.getDataPort())).toList());
+  }
+
+  Optional<SwitchOrder> pendingOrder() {
+    return Optional.ofNullable(order);
+  }
+
+  @Override
+  public void close() {
+    background.shutdownNow();
+    closeRing();
+  }
+}

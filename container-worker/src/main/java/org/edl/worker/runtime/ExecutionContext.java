@@ -1,0 +1,38 @@
+package org.edl.worker.runtime;
+
+import org.edl.worker.data.Dataset;
+import org.edl.worker.emulated.EmulatedModel;
+import org.edl.worker.emulated.EmulatedModels;
+import org.edl.worker.data.DatasetLoader;
+import org.edl.worker.model.ModelFactory;
+import org.edl.worker.model.TrainableModel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** What the main thread prepares while the background thread joins the job: data and model. */
+public record ExecutionContext(Dataset data, TrainableModel model) {
+  private static final Logger LOG = LoggerFactory.getLogger(ExecutionContext.class);
+
+  /** Prepares a worker's context; injected so that a test can watch or gate preparation. */
+  @FunctionalInterface
+  public interface Factory {
+    ExecutionContext prepare(WorkerConfig config) throws Exception;
+  }
+
+  /**
+   * Loads the job's data set and creates its model from the job specification: a built-in model
+   * on the cpu backend, or the emulated stand-in for a profiled model (the data set then only
+   * gives the sample order).
+   */
+  public static final Factory FROM_SPEC = config -> {
+    Dataset data = DatasetLoader.load(config.spec().data(), config.spec().format(), config.hadoopConf());
+    if ("emulated".equals(config.spec().backend())) {
+      EmulatedModel model = EmulatedModels.create(config.spec(), config.profilesDir(), EmulatedModel.Sleeper.PARK);
+      LOG.warn("EMULATED backend: {} has the real size ({} parameters) but no real compute; batch times"
+          + " come from the measured profile in {}", model.name(), model.parameters().length,
+          EmulatedModels.placementsFile(config.profilesDir(), config.spec().model()));
+      return new ExecutionContext(data, model);
+    }
+    return new ExecutionContext(data, ModelFactory.create(config.spec(), data));
+  };
+}

@@ -1,0 +1,27 @@
+package org.edl.worker.runtime;
+
+import org.edl.worker.data.BatchSlicer;
+
+/**
+ * Hears what a worker does, on the thread that does it: for tests, benchmarks and the AM's
+ * status (stop times of switches). Implementations must be quick; a listener that blocks in
+ * {@link #beforeBatch} holds its worker before that batch (a test's pacing), nothing else.
+ */
+public interface WorkerListener {
+  WorkerListener NONE = new WorkerListener() {};
+
+  /** Registered with the leader; {@code newcomer}: joining a running job at a later switch. */
+  default void registered(String workerId, boolean newcomer) {}
+
+  /** About to run {@code step}. */
+  default void beforeBatch(String workerId, long step) throws InterruptedException {}
+
+  /** Trained {@code samples}, the global sample positions {@code positions} of {@code step}. */
+  default void batchTrained(String workerId, long step, BatchSlicer.Range positions, int[] samples) {}
+
+  /** A newcomer's context is prepared and it told the leader it is ready for {@code topologyVersion}. */
+  default void readyToJoin(String workerId, long topologyVersion, long atNanos) {}
+
+  /** A topology switch this worker took part in is done. */
+  default void switched(String workerId, SwitchRecord record) {}
+}

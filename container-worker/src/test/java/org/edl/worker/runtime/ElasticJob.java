@@ -1,0 +1,256 @@
+package org.edl.worker.runtime;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.zip.CRC32;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.TestingServer;
+import org.apache.hadoop.conf.Configuration;
+import org.edl.thrift.SwitchOrder;
+import org.edl.worker.coord.CoordinatorClient;
+import org.edl.worker.coord.LeaderLocator;
+import org.edl.worker.data.BatchSlicer;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.security.JobSecret;
+
+/**
+ * One elastic job for a test: workers as threads of this JVM over a real ZooKeeper and real TCP,
+ * started and removed while the job runs, and everything they do recorded. A step gate holds the
+ * workers before a given step, so that a test decides how far the job may run before a change
+ * happens (no sleeps, no race with the job's end); every wait has a timeout.
+ */
+final class ElasticJob implements AutoCloseable, WorkerListener {
+  static final Duration WAIT = Duration.ofSeconds(60);
+
+  /** One batch as one worker trained it. */
+  record Batch(String workerId, long step, BatchSlicer.Range positions, int[] samples) {}
+
+  private final TestingServer zk;
+  final String appId;
+  final JobSpec spec;
+  final JobSecret secret = JobSecret.generate();
+  private final Duration switchAllowance;
+  private final ExecutorService threads = Executors.newCachedThreadPool();
+  private final Map<String, Worker> workers = new ConcurrentHashMap<>();
+  private final Map<String, Future<Worker.Outcome>> outcomes = new ConcurrentHashMap<>();
+  final List<Batch> batches = new CopyOnWriteArrayList<>();
+  final Map<String, List<SwitchRecord>> switches = new ConcurrentHashMap<>();
+  final Map<String, Long> readyNanos = new ConcurrentHashMap<>();
+  private final Map<String, Long> lastTrained = new ConcurrentHashMap<>();
+  private final Map<String, Boolean> registered = new ConcurrentHashMap<>();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+  private long gate = Long.MAX_VALUE;
+  private CuratorFramework control;
+
+  ElasticJob(TestingServer zk, String appId, JobSpec spec, Duration switchAllowance) {
+    this.zk = zk;
+    this.appId = appId;
+    this.spec = spec;
+    this.switchAllowance = switchAllowance;
+  }
+
+  static String id(String appId, int i) {
+    return String.format("container_%s_%02d", appId, i);
+  }
+
+  Future<Worker.Outcome> start(String workerId) {
+    return start(workerId, ExecutionContext.FROM_SPEC);
+  }
+
+  Future<Worker.Outcome> start(String workerId, ExecutionContext.Factory context) {
+    WorkerConfig config = WorkerConfig.of(appId, workerId, "127.0.0.1", zk.getConnectString(), null,
+        spec, secret, new Configuration())
+        .withStartupTimeout(WAIT)
+        .withSwitchAllowance(switchAllowance);
+    Worker w = new Worker(config, context, this);
+    workers.put(workerId, w);
+    Future<Worker.Outcome> f = threads.submit(w::run);
+    outcomes.put(workerId, f);
+    return f;
+  }
+
+  Worker worker(String workerId) {
+    return workers.get(workerId);
+  }
+
+  Worker.Outcome outcome(String workerId) throws Exception {
+    return outcomes.get(workerId).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Scale-in as the AM does it: find the leader through ZooKeeper and ask it. */
+  SwitchOrder leave(String workerId) throws Exception {
+    if (control == null) {
+      control = CuratorFrameworkFactory.newClient(zk.getConnectString(), new ExponentialBackoffRetry(100, 5));
+      control.start();
+    }
+    try (CoordinatorClient leader = LeaderLocator.connect(control, appId, secret, WAIT)) {
+      return leader.leave(workerId);
+    }
+  }
+
+  /** Workers may start steps below {@code limit} only. */
+  void holdBefore(long limit) {
+    lock.lock();
+    try {
+      gate = limit;
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void release() {
+    holdBefore(Long.MAX_VALUE);
+  }
+
+  long gate() {
+    lock.lock();
+    try {
+      return gate;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void awaitTrained(String workerId, long step) throws Exception {
+    await(() -> lastTrained.getOrDefault(workerId, -1L) >= step, workerId + " to train step " + step);
+  }
+
+  long lastTrained(String workerId) {
+    return lastTrained.getOrDefault(workerId, -1L);
+  }
+
+  void awaitRegistered(String workerId) throws Exception {
+    await(() -> registered.containsKey(workerId), workerId + " to register");
+  }
+
+  void awaitReady(String workerId) throws Exception {
+    await(() -> readyNanos.containsKey(workerId), workerId + " to be ready to join");
+  }
+
+  SwitchRecord awaitSwitch(String workerId, long topologyVersion) throws Exception {
+    await(() -> switches.getOrDefault(workerId, List.of()).stream()
+        .anyMatch(r -> r.topologyVersion() == topologyVersion), workerId + " to switch to v" + topologyVersion);
+    return switchOf(workerId, topologyVersion);
+  }
+
+  SwitchRecord switchOf(String workerId, long topologyVersion) {
+    return switches.getOrDefault(workerId, List.of()).stream()
+        .filter(r -> r.topologyVersion() == topologyVersion).findFirst().orElseThrow();
+  }
+
+  private void await(BooleanSupplier condition, String what) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    lock.lock();
+    try {
+      while (!condition.getAsBoolean()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new TimeoutException("waited " + WAIT + " for " + what);
+        }
+        changed.awaitNanos(left);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void signal(Runnable update) {
+    lock.lock();
+    try {
+      update.run();
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void registered(String workerId, boolean newcomer) {
+    signal(() -> registered.put(workerId, newcomer));
+  }
+
+  @Override
+  public void beforeBatch(String workerId, long step) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    lock.lock();
+    try {
+      while (step >= gate) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new IllegalStateException(workerId + " held before step " + step + " for " + WAIT);
+        }
+        changed.awaitNanos(left);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void batchTrained(String workerId, long step, BatchSlicer.Range positions, int[] samples) {
+    batches.add(new Batch(workerId, step, positions, samples.clone()));
+    signal(() -> lastTrained.merge(workerId, step, Math::max));
+  }
+
+  @Override
+  public void readyToJoin(String workerId, long topologyVersion, long atNanos) {
+    signal(() -> readyNanos.put(workerId, atNanos));
+  }
+
+  @Override
+  public void switched(String workerId, SwitchRecord record) {
+    signal(() -> switches.computeIfAbsent(workerId, k -> new CopyOnWriteArrayList<>()).add(record));
+  }
+
+  static long checksum(float[] parameters) {
+    CRC32 crc = new CRC32();
+    for (float p : parameters) {
+      int bits = Float.floatToIntBits(p);
+      crc.update(new byte[] {(byte) bits, (byte) (bits >> 8), (byte) (bits >> 16), (byte) (bits >> 24)});
+    }
+    return crc.getValue();
+  }
+
+  /** Every batch's positions, sorted: must tile [0, end) with no gap and no overlap. */
+  List<BatchSlicer.Range> positionsInOrder() {
+    List<BatchSlicer.Range> ranges = new ArrayList<>();
+    for (Batch b : batches) {
+      if (b.positions().length() > 0) {
+        ranges.add(b.positions());
+      }
+    }
+    ranges.sort((a, b) -> Long.compare(a.from(), b.from()));
+    return ranges;
+  }
+
+  static String describe(float[] p) {
+    return p.length + " parameters, first " + Arrays.toString(Arrays.copyOf(p, Math.min(3, p.length)));
+  }
+
+  @Override
+  public void close() {
+    release();
+    workers.values().forEach(Worker::close);
+    threads.shutdownNow();
+    if (control != null) {
+      control.close();
+    }
+  }
+}

@@ -1,0 +1,333 @@
+package org.edl.worker.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.apache.curator.test.TestingServer;
+import org.edl.thrift.BatchRule;
+import org.edl.thrift.SwitchOrder;
+import org.edl.worker.job.JobSpec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Scaling a running job, with workers as threads over real ZooKeeper and TCP: newcomers join
+ * while the others train, leavers go at a scheduled step, a leaving leader hands over, and a
+ * migration is one switch. After every change all workers hold identical parameters.
+ */
+class ElasticScalingTest {
+  private static final String DATA = "synthetic:samples=600,features=12,classes=4,seed=11";
+  private static final int STEPS = 200;
+  private static final AtomicInteger APPS = new AtomicInteger();
+  private static TestingServer zk;
+
+  @TempDir
+  Path out;
+
+  @BeforeAll
+  static void startZooKeeper() throws Exception {
+    zk = new TestingServer();
+  }
+
+  @AfterAll
+  static void stopZooKeeper() throws Exception {
+    zk.close();
+  }
+
+  private ElasticJob job(int workers, int maxWorkers, BatchRule rule, int batch, Duration allowance) {
+    String appId = "application_7_" + APPS.incrementAndGet();
+    JobSpec spec = new JobSpec("elastic", "softmax", DATA, "auto", workers, 1, maxWorkers, 0, 512, 1,
+        STEPS, batch, rule, 0.3, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "").validate();
+    return new ElasticJob(zk, appId, spec, allowance);
+  }
+
+  @Test
+  void aNewcomerJoinsWhileTheOthersTrainAndTheyStopOnlyForTheSwitch() throws Exception {
+    try (ElasticJob job = job(2, 3, BatchRule.FIXED_GLOBAL, 24, Duration.ofMillis(5))) {
+      String a = ElasticJob.id(job.appId, 1);
+      String b = ElasticJob.id(job.appId, 2);
+      String c = ElasticJob.id(job.appId, 3);
+      job.holdBefore(10);
+      job.start(a);
+      job.start(b);
+      job.awaitTrained(a, 9);
+
+      // The newcomer's preparation overlaps training: it lets the others run on and waits
+      // until they have completed three more steps before it finishes preparing.
+      AtomicLong prepStartedAt = new AtomicLong();
+      AtomicLong trainedDuringPrep = new AtomicLong();
+      job.start(c, config -> {
+        long before = job.lastTrained(a);
+        prepStartedAt.set(config.ticker().nanos());
+        job.holdBefore(before + 40);
+        job.awaitTrained(a, before + 3);
+        job.awaitTrained(b, before + 3);
+        trainedDuringPrep.set(job.lastTrained(a) - before);
+        return ExecutionContext.FROM_SPEC.prepare(config);
+      });
+      job.awaitReady(c);
+      job.release();
+      SwitchRecord joined = job.awaitSwitch(c, 2);
+
+      Worker.Outcome oa = job.outcome(a);
+      Worker.Outcome ob = job.outcome(b);
+      Worker.Outcome oc = job.outcome(c);
+      assertTrue(trainedDuringPrep.get() >= 3, "existing workers trained while the newcomer prepared");
+
+      long atStep = joined.atStep();
+      long ready = job.readyNanos.get(c);
+      assertTrue(ready > prepStartedAt.get());
+      int broadcasters = 0;
+      for (String existing : List.of(a, b)) {
+        List<SwitchRecord> records = job.switches.get(existing);
+        assertEquals(1, records.size(), existing + " switched once");
+        SwitchRecord r = records.get(0);
+        assertEquals(atStep, r.atStep());
+        assertEquals(2, r.workersBefore());
+        assertEquals(3, r.workersAfter());
+        // The stop began at the switch step's batch end, after the newcomer was ready: its
+        // start-up is not part of it.
+        assertTrue(r.startNanos() > ready, existing + " stopped before the newcomer was ready");
+        assertTrue(r.stoppedNanos() >= 0);
+        assertTrue(r.firstBatchSecondsAfter() >= 0, "the first batch on the new ring is recorded too");
+        broadcasters += r.role() == SwitchRecord.Role.BROADCASTER ? 1 : 0;
+        assertEquals(SwitchRecord.Role.BROADCASTER == r.role() ? a : b, existing,
+            "the first survivor broadcasts");
+      }
+      assertEquals(1, broadcasters);
+
+      assertEquals(STEPS, oa.steps());
+      assertEquals(STEPS, ob.steps());
+      assertEquals(atStep + 1, oc.firstStep(), "the newcomer starts at the step after the switch");
+      assertEquals(STEPS, oc.nextStep());
+      for (Worker.Outcome o : List.of(oa, ob, oc)) {
+        assertEquals(Worker.Ending.FINISHED, o.ending());
+        assertEquals(3, o.workers());
+      }
+      assertIdentical(List.of(oa, ob, oc));
+      assertEveryPositionOnce(job, STEPS * 24L);
+      // A fixed global batch is split over however many workers run the step.
+      Map<Long, Integer> perStep = job.batches.stream().collect(
+          Collectors.groupingBy(ElasticJob.Batch::step, Collectors.summingInt(x -> x.positions().length())));
+      perStep.values().forEach(n -> assertEquals(24, n));
+      assertEquals(3, job.batches.stream().filter(x -> x.step() == atStep + 1).count());
+    }
+  }
+
+  @Test
+  void aLeaverExitsAtTheScheduledStepAndTheOthersOnlySwitchRings() throws Exception {
+    try (ElasticJob job = job(3, 3, BatchRule.FIXED_GLOBAL, 24, Duration.ofMillis(5))) {
+      String a = ElasticJob.id(job.appId, 1);
+      String b = ElasticJob.id(job.appId, 2);
+      String c = ElasticJob.id(job.appId, 3);
+      job.holdBefore(20);
+      for (String w : List.of(a, b, c)) {
+        job.start(w);
+      }
+      job.awaitTrained(c, 19);
+      SwitchOrder order = job.leave(b);
+      assertTrue(order.getAtStep() >= 20, "scheduled in the future: " + order);
+      job.release();
+
+      Worker.Outcome ob = job.outcome(b);
+      assertEquals(Worker.Ending.LEFT, ob.ending());
+      assertEquals(order.getAtStep() + 1, ob.nextStep(), "left right after the scheduled step");
+      Worker.Outcome oa = job.outcome(a);
+      Worker.Outcome oc = job.outcome(c);
+      for (String w : List.of(a, c)) {
+        SwitchRecord r = job.switchOf(w, order.getTopologyVersion());
+        assertEquals(SwitchRecord.Role.SURVIVOR, r.role(), "no model to send: only the ring changes");
+        assertEquals(order.getAtStep(), r.atStep());
+        assertEquals(2, r.workersAfter());
+      }
+      assertEquals(STEPS, oa.steps());
+      assertEquals(STEPS, oc.steps());
+      assertEquals(2, oa.workers());
+      assertIdentical(List.of(oa, oc));
+      assertEveryPositionOnce(job, STEPS * 24L);
+      assertTrue(job.batches.stream().noneMatch(x -> x.workerId().equals(b) && x.step() > order.getAtStep()));
+    }
+  }
+
+  @Test
+  void aLeaderThatLeavesHandsTheJobToASuccessor() throws Exception {
+    try (ElasticJob job = job(3, 3, BatchRule.FIXED_GLOBAL, 24, Duration.ofMillis(5))) {
+      List<String> ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2),
+          ElasticJob.id(job.appId, 3));
+      job.holdBefore(20);
+      ids.forEach(job::start);
+      for (String w : ids) {
+        job.awaitTrained(w, 19);
+      }
+      String leader = ids.stream().filter(w -> job.worker(w).isLeading()).findFirst().orElseThrow();
+      SwitchOrder order = job.worker(leader).leave();
+      assertTrue(order.isLeaderLeaves());
+      job.release();
+
+      Worker.Outcome gone = job.outcome(leader);
+      assertEquals(Worker.Ending.LEFT, gone.ending());
+      assertFalse(gone.leader());
+      assertTrue(gone.output().isEmpty());
+      List<Worker.Outcome> rest = ids.stream().filter(w -> !w.equals(leader)).map(w -> {
+        try {
+          return job.outcome(w);
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      }).toList();
+      assertEquals(1, rest.stream().filter(Worker.Outcome::leader).count(), "one successor leads");
+      Worker.Outcome successor = rest.stream().filter(Worker.Outcome::leader).findFirst().orElseThrow();
+      assertTrue(Files.exists(Path.of(successor.output().orElseThrow().model().toUri())));
+      for (Worker.Outcome o : rest) {
+        assertEquals(STEPS, o.steps(), "training went on to the end");
+        assertEquals(Worker.Ending.FINISHED, o.ending());
+      }
+      assertIdentical(rest);
+      assertEveryPositionOnce(job, STEPS * 24L);
+    }
+  }
+
+  @Test
+  void aMigrationRemovesOneAndAddsOneInOneSwitch() throws Exception {
+    try (ElasticJob job = job(2, 3, BatchRule.FIXED_GLOBAL, 24, Duration.ofMillis(5))) {
+      String a = ElasticJob.id(job.appId, 1);
+      String b = ElasticJob.id(job.appId, 2);
+      String c = ElasticJob.id(job.appId, 3);
+      job.holdBefore(15);
+      job.start(a);
+      job.start(b);
+      job.awaitTrained(b, 14);
+      // The new container starts; once it has registered, the old one is asked to leave: the
+      // leader merges both into the change that waits for the newcomer to be ready.
+      java.util.concurrent.CountDownLatch leaveAsked = new java.util.concurrent.CountDownLatch(1);
+      job.start(c, config -> {
+        if (!leaveAsked.await(ElasticJob.WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+          throw new IllegalStateException("the test never asked for the leave");
+        }
+        return ExecutionContext.FROM_SPEC.prepare(config);
+      });
+      job.awaitRegistered(c);
+      SwitchOrder merged = job.leave(b);
+      assertEquals(-1, merged.getAtStep(), "waits for the newcomer");
+      leaveAsked.countDown();
+      job.release();
+      SwitchRecord joined = job.awaitSwitch(c, 2);
+
+      Worker.Outcome ob = job.outcome(b);
+      Worker.Outcome oa = job.outcome(a);
+      Worker.Outcome oc = job.outcome(c);
+      assertEquals(Worker.Ending.LEFT, ob.ending());
+      assertEquals(joined.atStep() + 1, ob.nextStep());
+      assertEquals(joined.atStep() + 1, oc.firstStep());
+      SwitchRecord ra = job.switchOf(a, 2);
+      assertEquals(SwitchRecord.Role.BROADCASTER, ra.role());
+      assertEquals(2, ra.workersBefore());
+      assertEquals(2, ra.workersAfter());
+      assertEquals(1, job.switches.get(a).size(), "one switch for the whole migration");
+      assertEquals(2, oa.workers());
+      assertIdentical(List.of(oa, oc));
+      assertEveryPositionOnce(job, STEPS * 24L);
+    }
+  }
+
+  /**
+   * 2 -> 3 -> 2 -> 3 workers within the first epoch, with a fixed per-worker batch (so the global
+   * batch changes with every switch): every sample of the epoch is trained exactly once.
+   */
+  @Test
+  void anEpochThroughThreeRescalingsTrainsEverySampleExactlyOnce() throws Exception {
+    int samples = 1000;
+    int perWorker = 4;
+    String appId = "application_7_" + APPS.incrementAndGet();
+    JobSpec spec = new JobSpec("elastic", "softmax", "synthetic:samples=" + samples + ",features=12,classes=4,seed=11",
+        "auto", 2, 1, 3, 0, 512, 1, 180, perWorker, BatchRule.FIXED_PER_WORKER, 0.05, 16, 3, "cpu",
+        out.resolve(appId).toUri().toString(), "").validate();
+    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ZERO)) {
+      String a = ElasticJob.id(appId, 1);
+      String b = ElasticJob.id(appId, 2);
+      String c = ElasticJob.id(appId, 3);
+      String d = ElasticJob.id(appId, 4);
+      job.holdBefore(10);
+      job.start(a);
+      job.start(b);
+      job.awaitTrained(b, 9);
+
+      job.start(c);                       // 2 -> 3
+      job.awaitReady(c);
+      job.holdBefore(25);
+      SwitchRecord first = job.awaitSwitch(c, 2);
+      job.awaitTrained(c, 24);
+
+      SwitchOrder leave = job.leave(b);   // 3 -> 2
+      job.holdBefore(40);
+      job.awaitSwitch(a, leave.getTopologyVersion());
+      job.awaitTrained(a, 39);
+
+      job.start(d);                       // 2 -> 3
+      job.awaitReady(d);
+      job.release();
+      SwitchRecord third = job.awaitSwitch(d, 4);
+
+      List<Worker.Outcome> finished = List.of(job.outcome(a), job.outcome(c), job.outcome(d));
+      assertEquals(Worker.Ending.LEFT, job.outcome(b).ending());
+      assertIdentical(finished);
+      assertTrue(third.atStep() * 8 < samples, "all three switches fell inside the first epoch");
+      assertEquals(10, first.atStep());
+
+      // The batch rule: each step's global batch is the per-worker batch times its workers.
+      Map<Long, List<ElasticJob.Batch>> bySteps = job.batches.stream()
+          .collect(Collectors.groupingBy(ElasticJob.Batch::step));
+      long end = 0;
+      for (long step = 0; step < 180; step++) {
+        List<ElasticJob.Batch> batch = bySteps.get(step);
+        int global = batch.stream().mapToInt(x -> x.positions().length()).sum();
+        assertEquals(perWorker * batch.size(), global, "step " + step);
+        end += global;
+      }
+      assertEquals(3, bySteps.get(11L).size());
+      assertEquals(2, bySteps.get(leave.getAtStep() + 1).size());
+      assertEveryPositionOnce(job, end);
+
+      int[] seen = new int[samples];
+      for (ElasticJob.Batch x : job.batches) {
+        for (int i = 0; i < x.samples().length; i++) {
+          if (x.positions().from() + i < samples) {
+            seen[x.samples()[i]]++;
+          }
+        }
+      }
+      for (int i = 0; i < samples; i++) {
+        assertEquals(1, seen[i], "sample " + i + " in the first epoch");
+      }
+    }
+  }
+
+  static void assertIdentical(List<Worker.Outcome> outcomes) {
+    long expected = ElasticJob.checksum(outcomes.get(0).parameters());
+    for (Worker.Outcome o : outcomes) {
+      assertEquals(expected, ElasticJob.checksum(o.parameters()), o.workerId() + " holds other parameters: "
+          + ElasticJob.describe(o.parameters()) + " vs " + ElasticJob.describe(outcomes.get(0).parameters()));
+    }
+  }
+
+  /** The trained positions tile [0, end) exactly: no sample position twice, none skipped. */
+  static void assertEveryPositionOnce(ElasticJob job, long end) {
+    long next = 0;
+    for (var r : job.positionsInOrder()) {
+      assertEquals(next, r.from(), "gap or overlap at position " + next);
+      next = r.to();
+    }
+    assertEquals(end, next);
+  }
+}
