@@ -36,6 +36,14 @@ enum BatchRule {
   FIXED_PER_WORKER = 2
 }
 
+/** How a running job changes its number of workers. */
+enum ScaleMode {
+  /** Stop-free: the existing workers pause only for the model broadcast to the newcomers. */
+  EDL = 1,
+  /** The baseline: checkpoint, stop every worker, relaunch at the new size, restore. */
+  STOP_RESUME = 2
+}
+
 /** What the leader owns besides the ring; handed to a successor when the leader leaves. */
 struct JobMeta {
   1: required i64 step,
@@ -75,6 +83,12 @@ struct SwitchOrder {
   7: optional bool leaderLeaves = false
 }
 
+/** "Checkpoint at the end of batch `atStep` into `directory`, then every worker exits." */
+struct StopOrder {
+  1: required i64 atStep,
+  2: required string directory
+}
+
 /** Sent by every worker at the end of every batch; a missing report marks a failure. */
 struct SyncReport {
   1: required string workerId,
@@ -92,7 +106,8 @@ struct SyncReport {
 struct SyncReply {
   1: optional Topology pendingTopology,
   2: optional SwitchOrder switchOrder,
-  3: optional bool finish = false
+  3: optional bool finish = false,
+  4: optional StopOrder stopOrder
 }
 
 /** Service run by the elected leader; every worker talks to it. */
@@ -117,7 +132,12 @@ service Coordinator {
   SwitchOrder leave(1: string workerId) throws (1: EdlError error),
   /** The leaving leader passes the job meta-data and schedule to its successor. */
   void handOff(1: JobMeta meta, 2: Topology topology, 3: SwitchOrder pending)
-      throws (1: EdlError error)
+      throws (1: EdlError error),
+  /**
+   * Stop-resume (the baseline): at a future step the leader writes a checkpoint of the model and
+   * the job position to `directory` and every worker exits. The reply names the step.
+   */
+  StopOrder stopForRestart(1: string directory) throws (1: EdlError error)
 }
 
 /** Progress as the leader reports it to the ApplicationMaster. */
@@ -169,8 +189,10 @@ service JobControl {
   JobStatus status(),
   /** The leader's periodic progress report. */
   void reportProgress(1: JobProgress progress),
-  JobStatus scaleOut(1: i32 count) throws (1: EdlError error),
-  JobStatus scaleIn(1: i32 count, 2: list<string> containerIds) throws (1: EdlError error),
+  JobStatus scaleOut(1: i32 count, 2: ScaleMode mode = ScaleMode.EDL) throws (1: EdlError error),
+  /** By count (the AM picks, newest first) or by naming containers; not both. */
+  JobStatus scaleIn(1: i32 count, 2: list<string> containerIds, 3: ScaleMode mode = ScaleMode.EDL)
+      throws (1: EdlError error),
   JobStatus migrate(1: string fromHost, 2: string toHost) throws (1: EdlError error),
   ProfileResult profile(1: i32 minWorkers, 2: i32 maxWorkers) throws (1: EdlError error)
 }

@@ -23,9 +23,16 @@ public class JobControl {
      */
     public void reportProgress(JobProgress progress) throws org.apache.thrift.TException;
 
-    public JobStatus scaleOut(int count) throws EdlError, org.apache.thrift.TException;
+    public JobStatus scaleOut(int count, ScaleMode mode) throws EdlError, org.apache.thrift.TException;
 
-    public JobStatus scaleIn(int count, java.util.List<java.lang.String> containerIds) throws EdlError, org.apache.thrift.TException;
+    /**
+     * By count (the AM picks, newest first) or by naming containers; not both.
+     * 
+     * @param count
+     * @param containerIds
+     * @param mode
+     */
+    public JobStatus scaleIn(int count, java.util.List<java.lang.String> containerIds, ScaleMode mode) throws EdlError, org.apache.thrift.TException;
 
     public JobStatus migrate(java.lang.String fromHost, java.lang.String toHost) throws EdlError, org.apache.thrift.TException;
 
@@ -39,9 +46,9 @@ public class JobControl {
 
     public void reportProgress(JobProgress progress, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException;
 
-    public void scaleOut(int count, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException;
+    public void scaleOut(int count, ScaleMode mode, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException;
 
-    public void scaleIn(int count, java.util.List<java.lang.String> containerIds, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException;
+    public void scaleIn(int count, java.util.List<java.lang.String> containerIds, ScaleMode mode, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException;
 
     public void migrate(java.lang.String fromHost, java.lang.String toHost, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException;
 
@@ -116,16 +123,17 @@ public class JobControl {
     }
 
     @Override
-    public JobStatus scaleOut(int count) throws EdlError, org.apache.thrift.TException
+    public JobStatus scaleOut(int count, ScaleMode mode) throws EdlError, org.apache.thrift.TException
     {
-      send_scaleOut(count);
+      send_scaleOut(count, mode);
       return recv_scaleOut();
     }
 
-    public void send_scaleOut(int count) throws org.apache.thrift.TException
+    public void send_scaleOut(int count, ScaleMode mode) throws org.apache.thrift.TException
     {
       scaleOut_args args = new scaleOut_args();
       args.setCount(count);
+      args.setMode(mode);
       sendBase("scaleOut", args);
     }
 
@@ -143,17 +151,18 @@ public class JobControl {
     }
 
     @Override
-    public JobStatus scaleIn(int count, java.util.List<java.lang.String> containerIds) throws EdlError, org.apache.thrift.TException
+    public JobStatus scaleIn(int count, java.util.List<java.lang.String> containerIds, ScaleMode mode) throws EdlError, org.apache.thrift.TException
     {
-      send_scaleIn(count, containerIds);
+      send_scaleIn(count, containerIds, mode);
       return recv_scaleIn();
     }
 
-    public void send_scaleIn(int count, java.util.List<java.lang.String> containerIds) throws org.apache.thrift.TException
+    public void send_scaleIn(int count, java.util.List<java.lang.String> containerIds, ScaleMode mode) throws org.apache.thrift.TException
     {
       scaleIn_args args = new scaleIn_args();
       args.setCount(count);
       args.setContainerIds(containerIds);
+      args.setMode(mode);
       sendBase("scaleIn", args);
     }
 
@@ -314,18 +323,20 @@ public class JobControl {
     }
 
     @Override
-    public void scaleOut(int count, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException {
+    public void scaleOut(int count, ScaleMode mode, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException {
       checkReady();
-      scaleOut_call method_call = new scaleOut_call(count, resultHandler, this, ___protocolFactory, ___transport);
+      scaleOut_call method_call = new scaleOut_call(count, mode, resultHandler, this, ___protocolFactory, ___transport);
       this.___currentMethod = method_call;
       ___manager.call(method_call);
     }
 
     public static class scaleOut_call extends org.apache.thrift.async.TAsyncMethodCall<JobStatus> {
       private int count;
-      public scaleOut_call(int count, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+      private ScaleMode mode;
+      public scaleOut_call(int count, ScaleMode mode, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
         super(client, protocolFactory, transport, resultHandler, false);
         this.count = count;
+        this.mode = mode;
       }
 
       @Override
@@ -333,6 +344,7 @@ public class JobControl {
         prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("scaleOut", org.apache.thrift.protocol.TMessageType.CALL, 0));
         scaleOut_args args = new scaleOut_args();
         args.setCount(count);
+        args.setMode(mode);
         args.write(prot);
         prot.writeMessageEnd();
       }
@@ -349,9 +361,9 @@ public class JobControl {
     }
 
     @Override
-    public void scaleIn(int count, java.util.List<java.lang.String> containerIds, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException {
+    public void scaleIn(int count, java.util.List<java.lang.String> containerIds, ScaleMode mode, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException {
       checkReady();
-      scaleIn_call method_call = new scaleIn_call(count, containerIds, resultHandler, this, ___protocolFactory, ___transport);
+      scaleIn_call method_call = new scaleIn_call(count, containerIds, mode, resultHandler, this, ___protocolFactory, ___transport);
       this.___currentMethod = method_call;
       ___manager.call(method_call);
     }
@@ -359,10 +371,12 @@ public class JobControl {
     public static class scaleIn_call extends org.apache.thrift.async.TAsyncMethodCall<JobStatus> {
       private int count;
       private java.util.List<java.lang.String> containerIds;
-      public scaleIn_call(int count, java.util.List<java.lang.String> containerIds, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+      private ScaleMode mode;
+      public scaleIn_call(int count, java.util.List<java.lang.String> containerIds, ScaleMode mode, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
         super(client, protocolFactory, transport, resultHandler, false);
         this.count = count;
         this.containerIds = containerIds;
+        this.mode = mode;
       }
 
       @Override
@@ -371,6 +385,7 @@ public class JobControl {
         scaleIn_args args = new scaleIn_args();
         args.setCount(count);
         args.setContainerIds(containerIds);
+        args.setMode(mode);
         args.write(prot);
         prot.writeMessageEnd();
       }
@@ -564,7 +579,7 @@ public class JobControl {
       public scaleOut_result getResult(I iface, scaleOut_args args) throws org.apache.thrift.TException {
         scaleOut_result result = new scaleOut_result();
         try {
-          result.success = iface.scaleOut(args.count);
+          result.success = iface.scaleOut(args.count, args.mode);
         } catch (EdlError error) {
           result.error = error;
         }
@@ -596,7 +611,7 @@ public class JobControl {
       public scaleIn_result getResult(I iface, scaleIn_args args) throws org.apache.thrift.TException {
         scaleIn_result result = new scaleIn_result();
         try {
-          result.success = iface.scaleIn(args.count, args.containerIds);
+          result.success = iface.scaleIn(args.count, args.containerIds, args.mode);
         } catch (EdlError error) {
           result.error = error;
         }
@@ -890,7 +905,7 @@ public class JobControl {
 
       @Override
       public void start(I iface, scaleOut_args args, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException {
-        iface.scaleOut(args.count,resultHandler);
+        iface.scaleOut(args.count, args.mode,resultHandler);
       }
     }
 
@@ -961,7 +976,7 @@ public class JobControl {
 
       @Override
       public void start(I iface, scaleIn_args args, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException {
-        iface.scaleIn(args.count, args.containerIds,resultHandler);
+        iface.scaleIn(args.count, args.containerIds, args.mode,resultHandler);
       }
     }
 
@@ -2412,15 +2427,26 @@ public class JobControl {
     private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("scaleOut_args");
 
     private static final org.apache.thrift.protocol.TField COUNT_FIELD_DESC = new org.apache.thrift.protocol.TField("count", org.apache.thrift.protocol.TType.I32, (short)1);
+    private static final org.apache.thrift.protocol.TField MODE_FIELD_DESC = new org.apache.thrift.protocol.TField("mode", org.apache.thrift.protocol.TType.I32, (short)2);
 
     private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new scaleOut_argsStandardSchemeFactory();
     private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new scaleOut_argsTupleSchemeFactory();
 
     public int count; // required
+    /**
+     * 
+     * @see ScaleMode
+     */
+    public @org.apache.thrift.annotation.Nullable ScaleMode mode; // required
 
     /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
     public enum _Fields implements org.apache.thrift.TFieldIdEnum {
-      COUNT((short)1, "count");
+      COUNT((short)1, "count"),
+      /**
+       * 
+       * @see ScaleMode
+       */
+      MODE((short)2, "mode");
 
       private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -2438,6 +2464,8 @@ public class JobControl {
         switch(fieldId) {
           case 1: // COUNT
             return COUNT;
+          case 2: // MODE
+            return MODE;
           default:
             return null;
         }
@@ -2488,19 +2516,25 @@ public class JobControl {
       java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
       tmpMap.put(_Fields.COUNT, new org.apache.thrift.meta_data.FieldMetaData("count", org.apache.thrift.TFieldRequirementType.DEFAULT, 
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+      tmpMap.put(_Fields.MODE, new org.apache.thrift.meta_data.FieldMetaData("mode", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.EnumMetaData(org.apache.thrift.protocol.TType.ENUM, ScaleMode.class)));
       metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
       org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(scaleOut_args.class, metaDataMap);
     }
 
     public scaleOut_args() {
+      this.mode = org.edl.thrift.ScaleMode.EDL;
+
     }
 
     public scaleOut_args(
-      int count)
+      int count,
+      ScaleMode mode)
     {
       this();
       this.count = count;
       setCountIsSet(true);
+      this.mode = mode;
     }
 
     /**
@@ -2509,6 +2543,9 @@ public class JobControl {
     public scaleOut_args(scaleOut_args other) {
       __isset_bitfield = other.__isset_bitfield;
       this.count = other.count;
+      if (other.isSetMode()) {
+        this.mode = other.mode;
+      }
     }
 
     @Override
@@ -2520,6 +2557,8 @@ public class JobControl {
     public void clear() {
       setCountIsSet(false);
       this.count = 0;
+      this.mode = org.edl.thrift.ScaleMode.EDL;
+
     }
 
     public int getCount() {
@@ -2545,6 +2584,39 @@ public class JobControl {
       __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __COUNT_ISSET_ID, value);
     }
 
+    /**
+     * 
+     * @see ScaleMode
+     */
+    @org.apache.thrift.annotation.Nullable
+    public ScaleMode getMode() {
+      return this.mode;
+    }
+
+    /**
+     * 
+     * @see ScaleMode
+     */
+    public scaleOut_args setMode(@org.apache.thrift.annotation.Nullable ScaleMode mode) {
+      this.mode = mode;
+      return this;
+    }
+
+    public void unsetMode() {
+      this.mode = null;
+    }
+
+    /** Returns true if field mode is set (has been assigned a value) and false otherwise */
+    public boolean isSetMode() {
+      return this.mode != null;
+    }
+
+    public void setModeIsSet(boolean value) {
+      if (!value) {
+        this.mode = null;
+      }
+    }
+
     @Override
     public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
       switch (field) {
@@ -2553,6 +2625,14 @@ public class JobControl {
           unsetCount();
         } else {
           setCount((java.lang.Integer)value);
+        }
+        break;
+
+      case MODE:
+        if (value == null) {
+          unsetMode();
+        } else {
+          setMode((ScaleMode)value);
         }
         break;
 
@@ -2565,6 +2645,9 @@ public class JobControl {
       switch (field) {
       case COUNT:
         return getCount();
+
+      case MODE:
+        return getMode();
 
       }
       throw new java.lang.IllegalStateException();
@@ -2580,6 +2663,8 @@ public class JobControl {
       switch (field) {
       case COUNT:
         return isSetCount();
+      case MODE:
+        return isSetMode();
       }
       throw new java.lang.IllegalStateException();
     }
@@ -2606,6 +2691,15 @@ public class JobControl {
           return false;
       }
 
+      boolean this_present_mode = true && this.isSetMode();
+      boolean that_present_mode = true && that.isSetMode();
+      if (this_present_mode || that_present_mode) {
+        if (!(this_present_mode && that_present_mode))
+          return false;
+        if (!this.mode.equals(that.mode))
+          return false;
+      }
+
       return true;
     }
 
@@ -2614,6 +2708,10 @@ public class JobControl {
       int hashCode = 1;
 
       hashCode = hashCode * 8191 + count;
+
+      hashCode = hashCode * 8191 + ((isSetMode()) ? 131071 : 524287);
+      if (isSetMode())
+        hashCode = hashCode * 8191 + mode.getValue();
 
       return hashCode;
     }
@@ -2632,6 +2730,16 @@ public class JobControl {
       }
       if (isSetCount()) {
         lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.count, other.count);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetMode(), other.isSetMode());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetMode()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.mode, other.mode);
         if (lastComparison != 0) {
           return lastComparison;
         }
@@ -2662,6 +2770,14 @@ public class JobControl {
 
       sb.append("count:");
       sb.append(this.count);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("mode:");
+      if (this.mode == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.mode);
+      }
       first = false;
       sb.append(")");
       return sb.toString();
@@ -2718,6 +2834,14 @@ public class JobControl {
                 org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
               }
               break;
+            case 2: // MODE
+              if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+                struct.mode = org.edl.thrift.ScaleMode.findByValue(iprot.readI32());
+                struct.setModeIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
             default:
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
           }
@@ -2737,6 +2861,11 @@ public class JobControl {
         oprot.writeFieldBegin(COUNT_FIELD_DESC);
         oprot.writeI32(struct.count);
         oprot.writeFieldEnd();
+        if (struct.mode != null) {
+          oprot.writeFieldBegin(MODE_FIELD_DESC);
+          oprot.writeI32(struct.mode.getValue());
+          oprot.writeFieldEnd();
+        }
         oprot.writeFieldStop();
         oprot.writeStructEnd();
       }
@@ -2759,19 +2888,29 @@ public class JobControl {
         if (struct.isSetCount()) {
           optionals.set(0);
         }
-        oprot.writeBitSet(optionals, 1);
+        if (struct.isSetMode()) {
+          optionals.set(1);
+        }
+        oprot.writeBitSet(optionals, 2);
         if (struct.isSetCount()) {
           oprot.writeI32(struct.count);
+        }
+        if (struct.isSetMode()) {
+          oprot.writeI32(struct.mode.getValue());
         }
       }
 
       @Override
       public void read(org.apache.thrift.protocol.TProtocol prot, scaleOut_args struct) throws org.apache.thrift.TException {
         org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet incoming = iprot.readBitSet(1);
+        java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           struct.count = iprot.readI32();
           struct.setCountIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.mode = org.edl.thrift.ScaleMode.findByValue(iprot.readI32());
+          struct.setModeIsSet(true);
         }
       }
     }
@@ -3277,17 +3416,28 @@ public class JobControl {
 
     private static final org.apache.thrift.protocol.TField COUNT_FIELD_DESC = new org.apache.thrift.protocol.TField("count", org.apache.thrift.protocol.TType.I32, (short)1);
     private static final org.apache.thrift.protocol.TField CONTAINER_IDS_FIELD_DESC = new org.apache.thrift.protocol.TField("containerIds", org.apache.thrift.protocol.TType.LIST, (short)2);
+    private static final org.apache.thrift.protocol.TField MODE_FIELD_DESC = new org.apache.thrift.protocol.TField("mode", org.apache.thrift.protocol.TType.I32, (short)3);
 
     private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new scaleIn_argsStandardSchemeFactory();
     private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new scaleIn_argsTupleSchemeFactory();
 
     public int count; // required
     public @org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> containerIds; // required
+    /**
+     * 
+     * @see ScaleMode
+     */
+    public @org.apache.thrift.annotation.Nullable ScaleMode mode; // required
 
     /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
     public enum _Fields implements org.apache.thrift.TFieldIdEnum {
       COUNT((short)1, "count"),
-      CONTAINER_IDS((short)2, "containerIds");
+      CONTAINER_IDS((short)2, "containerIds"),
+      /**
+       * 
+       * @see ScaleMode
+       */
+      MODE((short)3, "mode");
 
       private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -3307,6 +3457,8 @@ public class JobControl {
             return COUNT;
           case 2: // CONTAINER_IDS
             return CONTAINER_IDS;
+          case 3: // MODE
+            return MODE;
           default:
             return null;
         }
@@ -3360,21 +3512,27 @@ public class JobControl {
       tmpMap.put(_Fields.CONTAINER_IDS, new org.apache.thrift.meta_data.FieldMetaData("containerIds", org.apache.thrift.TFieldRequirementType.DEFAULT, 
           new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
               new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING))));
+      tmpMap.put(_Fields.MODE, new org.apache.thrift.meta_data.FieldMetaData("mode", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.EnumMetaData(org.apache.thrift.protocol.TType.ENUM, ScaleMode.class)));
       metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
       org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(scaleIn_args.class, metaDataMap);
     }
 
     public scaleIn_args() {
+      this.mode = org.edl.thrift.ScaleMode.EDL;
+
     }
 
     public scaleIn_args(
       int count,
-      java.util.List<java.lang.String> containerIds)
+      java.util.List<java.lang.String> containerIds,
+      ScaleMode mode)
     {
       this();
       this.count = count;
       setCountIsSet(true);
       this.containerIds = containerIds;
+      this.mode = mode;
     }
 
     /**
@@ -3386,6 +3544,9 @@ public class JobControl {
       if (other.isSetContainerIds()) {
         java.util.List<java.lang.String> __this__containerIds = new java.util.ArrayList<java.lang.String>(other.containerIds);
         this.containerIds = __this__containerIds;
+      }
+      if (other.isSetMode()) {
+        this.mode = other.mode;
       }
     }
 
@@ -3399,6 +3560,8 @@ public class JobControl {
       setCountIsSet(false);
       this.count = 0;
       this.containerIds = null;
+      this.mode = org.edl.thrift.ScaleMode.EDL;
+
     }
 
     public int getCount() {
@@ -3465,6 +3628,39 @@ public class JobControl {
       }
     }
 
+    /**
+     * 
+     * @see ScaleMode
+     */
+    @org.apache.thrift.annotation.Nullable
+    public ScaleMode getMode() {
+      return this.mode;
+    }
+
+    /**
+     * 
+     * @see ScaleMode
+     */
+    public scaleIn_args setMode(@org.apache.thrift.annotation.Nullable ScaleMode mode) {
+      this.mode = mode;
+      return this;
+    }
+
+    public void unsetMode() {
+      this.mode = null;
+    }
+
+    /** Returns true if field mode is set (has been assigned a value) and false otherwise */
+    public boolean isSetMode() {
+      return this.mode != null;
+    }
+
+    public void setModeIsSet(boolean value) {
+      if (!value) {
+        this.mode = null;
+      }
+    }
+
     @Override
     public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
       switch (field) {
@@ -3484,6 +3680,14 @@ public class JobControl {
         }
         break;
 
+      case MODE:
+        if (value == null) {
+          unsetMode();
+        } else {
+          setMode((ScaleMode)value);
+        }
+        break;
+
       }
     }
 
@@ -3496,6 +3700,9 @@ public class JobControl {
 
       case CONTAINER_IDS:
         return getContainerIds();
+
+      case MODE:
+        return getMode();
 
       }
       throw new java.lang.IllegalStateException();
@@ -3513,6 +3720,8 @@ public class JobControl {
         return isSetCount();
       case CONTAINER_IDS:
         return isSetContainerIds();
+      case MODE:
+        return isSetMode();
       }
       throw new java.lang.IllegalStateException();
     }
@@ -3548,6 +3757,15 @@ public class JobControl {
           return false;
       }
 
+      boolean this_present_mode = true && this.isSetMode();
+      boolean that_present_mode = true && that.isSetMode();
+      if (this_present_mode || that_present_mode) {
+        if (!(this_present_mode && that_present_mode))
+          return false;
+        if (!this.mode.equals(that.mode))
+          return false;
+      }
+
       return true;
     }
 
@@ -3560,6 +3778,10 @@ public class JobControl {
       hashCode = hashCode * 8191 + ((isSetContainerIds()) ? 131071 : 524287);
       if (isSetContainerIds())
         hashCode = hashCode * 8191 + containerIds.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetMode()) ? 131071 : 524287);
+      if (isSetMode())
+        hashCode = hashCode * 8191 + mode.getValue();
 
       return hashCode;
     }
@@ -3588,6 +3810,16 @@ public class JobControl {
       }
       if (isSetContainerIds()) {
         lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.containerIds, other.containerIds);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetMode(), other.isSetMode());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetMode()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.mode, other.mode);
         if (lastComparison != 0) {
           return lastComparison;
         }
@@ -3625,6 +3857,14 @@ public class JobControl {
         sb.append("null");
       } else {
         sb.append(this.containerIds);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("mode:");
+      if (this.mode == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.mode);
       }
       first = false;
       sb.append(")");
@@ -3700,6 +3940,14 @@ public class JobControl {
                 org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
               }
               break;
+            case 3: // MODE
+              if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+                struct.mode = org.edl.thrift.ScaleMode.findByValue(iprot.readI32());
+                struct.setModeIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
             default:
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
           }
@@ -3731,6 +3979,11 @@ public class JobControl {
           }
           oprot.writeFieldEnd();
         }
+        if (struct.mode != null) {
+          oprot.writeFieldBegin(MODE_FIELD_DESC);
+          oprot.writeI32(struct.mode.getValue());
+          oprot.writeFieldEnd();
+        }
         oprot.writeFieldStop();
         oprot.writeStructEnd();
       }
@@ -3756,7 +4009,10 @@ public class JobControl {
         if (struct.isSetContainerIds()) {
           optionals.set(1);
         }
-        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetMode()) {
+          optionals.set(2);
+        }
+        oprot.writeBitSet(optionals, 3);
         if (struct.isSetCount()) {
           oprot.writeI32(struct.count);
         }
@@ -3769,12 +4025,15 @@ public class JobControl {
             }
           }
         }
+        if (struct.isSetMode()) {
+          oprot.writeI32(struct.mode.getValue());
+        }
       }
 
       @Override
       public void read(org.apache.thrift.protocol.TProtocol prot, scaleIn_args struct) throws org.apache.thrift.TException {
         org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet incoming = iprot.readBitSet(2);
+        java.util.BitSet incoming = iprot.readBitSet(3);
         if (incoming.get(0)) {
           struct.count = iprot.readI32();
           struct.setCountIsSet(true);
@@ -3791,6 +4050,10 @@ public class JobControl {
             }
           }
           struct.setContainerIdsIsSet(true);
+        }
+        if (incoming.get(2)) {
+          struct.mode = org.edl.thrift.ScaleMode.findByValue(iprot.readI32());
+          struct.setModeIsSet(true);
         }
       }
     }

@@ -16,6 +16,7 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
   private static final org.apache.thrift.protocol.TField PENDING_TOPOLOGY_FIELD_DESC = new org.apache.thrift.protocol.TField("pendingTopology", org.apache.thrift.protocol.TType.STRUCT, (short)1);
   private static final org.apache.thrift.protocol.TField SWITCH_ORDER_FIELD_DESC = new org.apache.thrift.protocol.TField("switchOrder", org.apache.thrift.protocol.TType.STRUCT, (short)2);
   private static final org.apache.thrift.protocol.TField FINISH_FIELD_DESC = new org.apache.thrift.protocol.TField("finish", org.apache.thrift.protocol.TType.BOOL, (short)3);
+  private static final org.apache.thrift.protocol.TField STOP_ORDER_FIELD_DESC = new org.apache.thrift.protocol.TField("stopOrder", org.apache.thrift.protocol.TType.STRUCT, (short)4);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new SyncReplyStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new SyncReplyTupleSchemeFactory();
@@ -23,12 +24,14 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
   public @org.apache.thrift.annotation.Nullable Topology pendingTopology; // optional
   public @org.apache.thrift.annotation.Nullable SwitchOrder switchOrder; // optional
   public boolean finish; // optional
+  public @org.apache.thrift.annotation.Nullable StopOrder stopOrder; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
     PENDING_TOPOLOGY((short)1, "pendingTopology"),
     SWITCH_ORDER((short)2, "switchOrder"),
-    FINISH((short)3, "finish");
+    FINISH((short)3, "finish"),
+    STOP_ORDER((short)4, "stopOrder");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -50,6 +53,8 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
           return SWITCH_ORDER;
         case 3: // FINISH
           return FINISH;
+        case 4: // STOP_ORDER
+          return STOP_ORDER;
         default:
           return null;
       }
@@ -95,7 +100,7 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
   // isset id assignments
   private static final int __FINISH_ISSET_ID = 0;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.PENDING_TOPOLOGY,_Fields.SWITCH_ORDER,_Fields.FINISH};
+  private static final _Fields optionals[] = {_Fields.PENDING_TOPOLOGY,_Fields.SWITCH_ORDER,_Fields.FINISH,_Fields.STOP_ORDER};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -105,6 +110,8 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
         new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, SwitchOrder.class)));
     tmpMap.put(_Fields.FINISH, new org.apache.thrift.meta_data.FieldMetaData("finish", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.BOOL)));
+    tmpMap.put(_Fields.STOP_ORDER, new org.apache.thrift.meta_data.FieldMetaData("stopOrder", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, StopOrder.class)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(SyncReply.class, metaDataMap);
   }
@@ -126,6 +133,9 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       this.switchOrder = new SwitchOrder(other.switchOrder);
     }
     this.finish = other.finish;
+    if (other.isSetStopOrder()) {
+      this.stopOrder = new StopOrder(other.stopOrder);
+    }
   }
 
   @Override
@@ -139,6 +149,7 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     this.switchOrder = null;
     this.finish = false;
 
+    this.stopOrder = null;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -214,6 +225,31 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __FINISH_ISSET_ID, value);
   }
 
+  @org.apache.thrift.annotation.Nullable
+  public StopOrder getStopOrder() {
+    return this.stopOrder;
+  }
+
+  public SyncReply setStopOrder(@org.apache.thrift.annotation.Nullable StopOrder stopOrder) {
+    this.stopOrder = stopOrder;
+    return this;
+  }
+
+  public void unsetStopOrder() {
+    this.stopOrder = null;
+  }
+
+  /** Returns true if field stopOrder is set (has been assigned a value) and false otherwise */
+  public boolean isSetStopOrder() {
+    return this.stopOrder != null;
+  }
+
+  public void setStopOrderIsSet(boolean value) {
+    if (!value) {
+      this.stopOrder = null;
+    }
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -241,6 +277,14 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       }
       break;
 
+    case STOP_ORDER:
+      if (value == null) {
+        unsetStopOrder();
+      } else {
+        setStopOrder((StopOrder)value);
+      }
+      break;
+
     }
   }
 
@@ -256,6 +300,9 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
 
     case FINISH:
       return isFinish();
+
+    case STOP_ORDER:
+      return getStopOrder();
 
     }
     throw new java.lang.IllegalStateException();
@@ -275,6 +322,8 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       return isSetSwitchOrder();
     case FINISH:
       return isSetFinish();
+    case STOP_ORDER:
+      return isSetStopOrder();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -319,6 +368,15 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
         return false;
     }
 
+    boolean this_present_stopOrder = true && this.isSetStopOrder();
+    boolean that_present_stopOrder = true && that.isSetStopOrder();
+    if (this_present_stopOrder || that_present_stopOrder) {
+      if (!(this_present_stopOrder && that_present_stopOrder))
+        return false;
+      if (!this.stopOrder.equals(that.stopOrder))
+        return false;
+    }
+
     return true;
   }
 
@@ -337,6 +395,10 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     hashCode = hashCode * 8191 + ((isSetFinish()) ? 131071 : 524287);
     if (isSetFinish())
       hashCode = hashCode * 8191 + ((finish) ? 131071 : 524287);
+
+    hashCode = hashCode * 8191 + ((isSetStopOrder()) ? 131071 : 524287);
+    if (isSetStopOrder())
+      hashCode = hashCode * 8191 + stopOrder.hashCode();
 
     return hashCode;
   }
@@ -375,6 +437,16 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     }
     if (isSetFinish()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.finish, other.finish);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetStopOrder(), other.isSetStopOrder());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetStopOrder()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.stopOrder, other.stopOrder);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -428,6 +500,16 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       sb.append(this.finish);
       first = false;
     }
+    if (isSetStopOrder()) {
+      if (!first) sb.append(", ");
+      sb.append("stopOrder:");
+      if (this.stopOrder == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.stopOrder);
+      }
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -440,6 +522,9 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     }
     if (switchOrder != null) {
       switchOrder.validate();
+    }
+    if (stopOrder != null) {
+      stopOrder.validate();
     }
   }
 
@@ -507,6 +592,15 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 4: // STOP_ORDER
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+              struct.stopOrder = new StopOrder();
+              struct.stopOrder.read(iprot);
+              struct.setStopOrderIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -542,6 +636,13 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
         oprot.writeBool(struct.finish);
         oprot.writeFieldEnd();
       }
+      if (struct.stopOrder != null) {
+        if (struct.isSetStopOrder()) {
+          oprot.writeFieldBegin(STOP_ORDER_FIELD_DESC);
+          struct.stopOrder.write(oprot);
+          oprot.writeFieldEnd();
+        }
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -570,7 +671,10 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       if (struct.isSetFinish()) {
         optionals.set(2);
       }
-      oprot.writeBitSet(optionals, 3);
+      if (struct.isSetStopOrder()) {
+        optionals.set(3);
+      }
+      oprot.writeBitSet(optionals, 4);
       if (struct.isSetPendingTopology()) {
         struct.pendingTopology.write(oprot);
       }
@@ -580,12 +684,15 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       if (struct.isSetFinish()) {
         oprot.writeBool(struct.finish);
       }
+      if (struct.isSetStopOrder()) {
+        struct.stopOrder.write(oprot);
+      }
     }
 
     @Override
     public void read(org.apache.thrift.protocol.TProtocol prot, SyncReply struct) throws org.apache.thrift.TException {
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-      java.util.BitSet incoming = iprot.readBitSet(3);
+      java.util.BitSet incoming = iprot.readBitSet(4);
       if (incoming.get(0)) {
         struct.pendingTopology = new Topology();
         struct.pendingTopology.read(iprot);
@@ -599,6 +706,11 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       if (incoming.get(2)) {
         struct.finish = iprot.readBool();
         struct.setFinishIsSet(true);
+      }
+      if (incoming.get(3)) {
+        struct.stopOrder = new StopOrder();
+        struct.stopOrder.read(iprot);
+        struct.setStopOrderIsSet(true);
       }
     }
   }

@@ -65,12 +65,13 @@ public final class JobControlService implements JobControl.Iface {
   }
 
   @Override
-  public JobStatus scaleOut(int count) throws EdlError {
+  public JobStatus scaleOut(int count, org.edl.thrift.ScaleMode mode) throws EdlError {
     throw notYet("scale-out");
   }
 
   @Override
-  public JobStatus scaleIn(int count, java.util.List<String> containerIds) throws EdlError {
+  public JobStatus scaleIn(int count, java.util.List<String> containerIds, org.edl.thrift.ScaleMode mode)
+      throws EdlError {
     throw notYet("scale-in");
   }
 

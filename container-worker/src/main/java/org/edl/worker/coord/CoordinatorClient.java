@@ -81,6 +81,11 @@ public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable
   }
 
   @Override
+  public synchronized org.edl.thrift.StopOrder stopForRestart(String directory) throws TException {
+    return client.stopForRestart(directory);
+  }
+
+  @Override
   public synchronized void handOff(JobMeta meta, Topology topology, SwitchOrder pending)
       throws TException {
     client.handOff(meta, topology, pending);

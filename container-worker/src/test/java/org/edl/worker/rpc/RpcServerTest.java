@@ -88,12 +88,12 @@ class RpcServerTest {
     }
 
     @Override
-    public JobStatus scaleOut(int count) {
+    public JobStatus scaleOut(int count, org.edl.thrift.ScaleMode mode) {
       return status();
     }
 
     @Override
-    public JobStatus scaleIn(int count, List<String> containerIds) {
+    public JobStatus scaleIn(int count, List<String> containerIds, org.edl.thrift.ScaleMode mode) {
       return status();
     }
 

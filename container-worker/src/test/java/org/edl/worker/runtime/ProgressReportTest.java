@@ -97,12 +97,12 @@ class ProgressReportTest {
     }
 
     @Override
-    public JobStatus scaleOut(int count) {
+    public JobStatus scaleOut(int count, org.edl.thrift.ScaleMode mode) {
       throw new UnsupportedOperationException("not used by workers");
     }
 
     @Override
-    public JobStatus scaleIn(int count, List<String> containerIds) {
+    public JobStatus scaleIn(int count, List<String> containerIds, org.edl.thrift.ScaleMode mode) {
       throw new UnsupportedOperationException("not used by workers");
     }
 
