@@ -181,7 +181,12 @@ struct ProfilePoint {
 }
 
 struct ProfileResult {
-  1: required list<ProfilePoint> points
+  1: required list<ProfilePoint> points,
+  /** Where the AM stored the result with the job: a CSV table and a PNG chart. */
+  2: optional string tablePath,
+  3: optional string chartPath,
+  /** Seconds from the request to the last point. */
+  4: optional double seconds
 }
 
 /** The ApplicationMaster's job-control endpoint (CLI and leader alike). */
@@ -194,5 +199,7 @@ service JobControl {
   JobStatus scaleIn(1: i32 count, 2: list<string> containerIds, 3: ScaleMode mode = ScaleMode.EDL)
       throws (1: EdlError error),
   JobStatus migrate(1: string fromHost, 2: string toHost) throws (1: EdlError error),
-  ProfileResult profile(1: i32 minWorkers, 2: i32 maxWorkers) throws (1: EdlError error)
+  /** Starts at maxWorkers and scales in one worker at a time, `batches` batches at each size. */
+  ProfileResult profile(1: i32 minWorkers, 2: i32 maxWorkers, 3: i32 batches = 20)
+      throws (1: EdlError error)
 }

@@ -36,7 +36,14 @@ public class JobControl {
 
     public JobStatus migrate(java.lang.String fromHost, java.lang.String toHost) throws EdlError, org.apache.thrift.TException;
 
-    public ProfileResult profile(int minWorkers, int maxWorkers) throws EdlError, org.apache.thrift.TException;
+    /**
+     * Starts at maxWorkers and scales in one worker at a time, `batches` batches at each size.
+     * 
+     * @param minWorkers
+     * @param maxWorkers
+     * @param batches
+     */
+    public ProfileResult profile(int minWorkers, int maxWorkers, int batches) throws EdlError, org.apache.thrift.TException;
 
   }
 
@@ -52,7 +59,7 @@ public class JobControl {
 
     public void migrate(java.lang.String fromHost, java.lang.String toHost, org.apache.thrift.async.AsyncMethodCallback<JobStatus> resultHandler) throws org.apache.thrift.TException;
 
-    public void profile(int minWorkers, int maxWorkers, org.apache.thrift.async.AsyncMethodCallback<ProfileResult> resultHandler) throws org.apache.thrift.TException;
+    public void profile(int minWorkers, int maxWorkers, int batches, org.apache.thrift.async.AsyncMethodCallback<ProfileResult> resultHandler) throws org.apache.thrift.TException;
 
   }
 
@@ -208,17 +215,18 @@ public class JobControl {
     }
 
     @Override
-    public ProfileResult profile(int minWorkers, int maxWorkers) throws EdlError, org.apache.thrift.TException
+    public ProfileResult profile(int minWorkers, int maxWorkers, int batches) throws EdlError, org.apache.thrift.TException
     {
-      send_profile(minWorkers, maxWorkers);
+      send_profile(minWorkers, maxWorkers, batches);
       return recv_profile();
     }
 
-    public void send_profile(int minWorkers, int maxWorkers) throws org.apache.thrift.TException
+    public void send_profile(int minWorkers, int maxWorkers, int batches) throws org.apache.thrift.TException
     {
       profile_args args = new profile_args();
       args.setMinWorkers(minWorkers);
       args.setMaxWorkers(maxWorkers);
+      args.setBatches(batches);
       sendBase("profile", args);
     }
 
@@ -440,9 +448,9 @@ public class JobControl {
     }
 
     @Override
-    public void profile(int minWorkers, int maxWorkers, org.apache.thrift.async.AsyncMethodCallback<ProfileResult> resultHandler) throws org.apache.thrift.TException {
+    public void profile(int minWorkers, int maxWorkers, int batches, org.apache.thrift.async.AsyncMethodCallback<ProfileResult> resultHandler) throws org.apache.thrift.TException {
       checkReady();
-      profile_call method_call = new profile_call(minWorkers, maxWorkers, resultHandler, this, ___protocolFactory, ___transport);
+      profile_call method_call = new profile_call(minWorkers, maxWorkers, batches, resultHandler, this, ___protocolFactory, ___transport);
       this.___currentMethod = method_call;
       ___manager.call(method_call);
     }
@@ -450,10 +458,12 @@ public class JobControl {
     public static class profile_call extends org.apache.thrift.async.TAsyncMethodCall<ProfileResult> {
       private int minWorkers;
       private int maxWorkers;
-      public profile_call(int minWorkers, int maxWorkers, org.apache.thrift.async.AsyncMethodCallback<ProfileResult> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+      private int batches;
+      public profile_call(int minWorkers, int maxWorkers, int batches, org.apache.thrift.async.AsyncMethodCallback<ProfileResult> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
         super(client, protocolFactory, transport, resultHandler, false);
         this.minWorkers = minWorkers;
         this.maxWorkers = maxWorkers;
+        this.batches = batches;
       }
 
       @Override
@@ -462,6 +472,7 @@ public class JobControl {
         profile_args args = new profile_args();
         args.setMinWorkers(minWorkers);
         args.setMaxWorkers(maxWorkers);
+        args.setBatches(batches);
         args.write(prot);
         prot.writeMessageEnd();
       }
@@ -675,7 +686,7 @@ public class JobControl {
       public profile_result getResult(I iface, profile_args args) throws org.apache.thrift.TException {
         profile_result result = new profile_result();
         try {
-          result.success = iface.profile(args.minWorkers, args.maxWorkers);
+          result.success = iface.profile(args.minWorkers, args.maxWorkers, args.batches);
         } catch (EdlError error) {
           result.error = error;
         }
@@ -1118,7 +1129,7 @@ public class JobControl {
 
       @Override
       public void start(I iface, profile_args args, org.apache.thrift.async.AsyncMethodCallback<ProfileResult> resultHandler) throws org.apache.thrift.TException {
-        iface.profile(args.minWorkers, args.maxWorkers,resultHandler);
+        iface.profile(args.minWorkers, args.maxWorkers, args.batches,resultHandler);
       }
     }
 
@@ -5533,17 +5544,20 @@ public class JobControl {
 
     private static final org.apache.thrift.protocol.TField MIN_WORKERS_FIELD_DESC = new org.apache.thrift.protocol.TField("minWorkers", org.apache.thrift.protocol.TType.I32, (short)1);
     private static final org.apache.thrift.protocol.TField MAX_WORKERS_FIELD_DESC = new org.apache.thrift.protocol.TField("maxWorkers", org.apache.thrift.protocol.TType.I32, (short)2);
+    private static final org.apache.thrift.protocol.TField BATCHES_FIELD_DESC = new org.apache.thrift.protocol.TField("batches", org.apache.thrift.protocol.TType.I32, (short)3);
 
     private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new profile_argsStandardSchemeFactory();
     private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new profile_argsTupleSchemeFactory();
 
     public int minWorkers; // required
     public int maxWorkers; // required
+    public int batches; // required
 
     /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
     public enum _Fields implements org.apache.thrift.TFieldIdEnum {
       MIN_WORKERS((short)1, "minWorkers"),
-      MAX_WORKERS((short)2, "maxWorkers");
+      MAX_WORKERS((short)2, "maxWorkers"),
+      BATCHES((short)3, "batches");
 
       private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -5563,6 +5577,8 @@ public class JobControl {
             return MIN_WORKERS;
           case 2: // MAX_WORKERS
             return MAX_WORKERS;
+          case 3: // BATCHES
+            return BATCHES;
           default:
             return null;
         }
@@ -5608,6 +5624,7 @@ public class JobControl {
     // isset id assignments
     private static final int __MINWORKERS_ISSET_ID = 0;
     private static final int __MAXWORKERS_ISSET_ID = 1;
+    private static final int __BATCHES_ISSET_ID = 2;
     private byte __isset_bitfield = 0;
     public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
     static {
@@ -5616,22 +5633,29 @@ public class JobControl {
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
       tmpMap.put(_Fields.MAX_WORKERS, new org.apache.thrift.meta_data.FieldMetaData("maxWorkers", org.apache.thrift.TFieldRequirementType.DEFAULT, 
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+      tmpMap.put(_Fields.BATCHES, new org.apache.thrift.meta_data.FieldMetaData("batches", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
       metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
       org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(profile_args.class, metaDataMap);
     }
 
     public profile_args() {
+      this.batches = 20;
+
     }
 
     public profile_args(
       int minWorkers,
-      int maxWorkers)
+      int maxWorkers,
+      int batches)
     {
       this();
       this.minWorkers = minWorkers;
       setMinWorkersIsSet(true);
       this.maxWorkers = maxWorkers;
       setMaxWorkersIsSet(true);
+      this.batches = batches;
+      setBatchesIsSet(true);
     }
 
     /**
@@ -5641,6 +5665,7 @@ public class JobControl {
       __isset_bitfield = other.__isset_bitfield;
       this.minWorkers = other.minWorkers;
       this.maxWorkers = other.maxWorkers;
+      this.batches = other.batches;
     }
 
     @Override
@@ -5654,6 +5679,8 @@ public class JobControl {
       this.minWorkers = 0;
       setMaxWorkersIsSet(false);
       this.maxWorkers = 0;
+      this.batches = 20;
+
     }
 
     public int getMinWorkers() {
@@ -5702,6 +5729,29 @@ public class JobControl {
       __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __MAXWORKERS_ISSET_ID, value);
     }
 
+    public int getBatches() {
+      return this.batches;
+    }
+
+    public profile_args setBatches(int batches) {
+      this.batches = batches;
+      setBatchesIsSet(true);
+      return this;
+    }
+
+    public void unsetBatches() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __BATCHES_ISSET_ID);
+    }
+
+    /** Returns true if field batches is set (has been assigned a value) and false otherwise */
+    public boolean isSetBatches() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __BATCHES_ISSET_ID);
+    }
+
+    public void setBatchesIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __BATCHES_ISSET_ID, value);
+    }
+
     @Override
     public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
       switch (field) {
@@ -5721,6 +5771,14 @@ public class JobControl {
         }
         break;
 
+      case BATCHES:
+        if (value == null) {
+          unsetBatches();
+        } else {
+          setBatches((java.lang.Integer)value);
+        }
+        break;
+
       }
     }
 
@@ -5733,6 +5791,9 @@ public class JobControl {
 
       case MAX_WORKERS:
         return getMaxWorkers();
+
+      case BATCHES:
+        return getBatches();
 
       }
       throw new java.lang.IllegalStateException();
@@ -5750,6 +5811,8 @@ public class JobControl {
         return isSetMinWorkers();
       case MAX_WORKERS:
         return isSetMaxWorkers();
+      case BATCHES:
+        return isSetBatches();
       }
       throw new java.lang.IllegalStateException();
     }
@@ -5785,6 +5848,15 @@ public class JobControl {
           return false;
       }
 
+      boolean this_present_batches = true;
+      boolean that_present_batches = true;
+      if (this_present_batches || that_present_batches) {
+        if (!(this_present_batches && that_present_batches))
+          return false;
+        if (this.batches != that.batches)
+          return false;
+      }
+
       return true;
     }
 
@@ -5795,6 +5867,8 @@ public class JobControl {
       hashCode = hashCode * 8191 + minWorkers;
 
       hashCode = hashCode * 8191 + maxWorkers;
+
+      hashCode = hashCode * 8191 + batches;
 
       return hashCode;
     }
@@ -5823,6 +5897,16 @@ public class JobControl {
       }
       if (isSetMaxWorkers()) {
         lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.maxWorkers, other.maxWorkers);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetBatches(), other.isSetBatches());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetBatches()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.batches, other.batches);
         if (lastComparison != 0) {
           return lastComparison;
         }
@@ -5857,6 +5941,10 @@ public class JobControl {
       if (!first) sb.append(", ");
       sb.append("maxWorkers:");
       sb.append(this.maxWorkers);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("batches:");
+      sb.append(this.batches);
       first = false;
       sb.append(")");
       return sb.toString();
@@ -5921,6 +6009,14 @@ public class JobControl {
                 org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
               }
               break;
+            case 3: // BATCHES
+              if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+                struct.batches = iprot.readI32();
+                struct.setBatchesIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
             default:
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
           }
@@ -5942,6 +6038,9 @@ public class JobControl {
         oprot.writeFieldEnd();
         oprot.writeFieldBegin(MAX_WORKERS_FIELD_DESC);
         oprot.writeI32(struct.maxWorkers);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(BATCHES_FIELD_DESC);
+        oprot.writeI32(struct.batches);
         oprot.writeFieldEnd();
         oprot.writeFieldStop();
         oprot.writeStructEnd();
@@ -5968,19 +6067,25 @@ public class JobControl {
         if (struct.isSetMaxWorkers()) {
           optionals.set(1);
         }
-        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetBatches()) {
+          optionals.set(2);
+        }
+        oprot.writeBitSet(optionals, 3);
         if (struct.isSetMinWorkers()) {
           oprot.writeI32(struct.minWorkers);
         }
         if (struct.isSetMaxWorkers()) {
           oprot.writeI32(struct.maxWorkers);
         }
+        if (struct.isSetBatches()) {
+          oprot.writeI32(struct.batches);
+        }
       }
 
       @Override
       public void read(org.apache.thrift.protocol.TProtocol prot, profile_args struct) throws org.apache.thrift.TException {
         org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet incoming = iprot.readBitSet(2);
+        java.util.BitSet incoming = iprot.readBitSet(3);
         if (incoming.get(0)) {
           struct.minWorkers = iprot.readI32();
           struct.setMinWorkersIsSet(true);
@@ -5988,6 +6093,10 @@ public class JobControl {
         if (incoming.get(1)) {
           struct.maxWorkers = iprot.readI32();
           struct.setMaxWorkersIsSet(true);
+        }
+        if (incoming.get(2)) {
+          struct.batches = iprot.readI32();
+          struct.setBatchesIsSet(true);
         }
       }
     }

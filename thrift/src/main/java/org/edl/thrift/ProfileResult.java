@@ -11,15 +11,36 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
   private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("ProfileResult");
 
   private static final org.apache.thrift.protocol.TField POINTS_FIELD_DESC = new org.apache.thrift.protocol.TField("points", org.apache.thrift.protocol.TType.LIST, (short)1);
+  private static final org.apache.thrift.protocol.TField TABLE_PATH_FIELD_DESC = new org.apache.thrift.protocol.TField("tablePath", org.apache.thrift.protocol.TType.STRING, (short)2);
+  private static final org.apache.thrift.protocol.TField CHART_PATH_FIELD_DESC = new org.apache.thrift.protocol.TField("chartPath", org.apache.thrift.protocol.TType.STRING, (short)3);
+  private static final org.apache.thrift.protocol.TField SECONDS_FIELD_DESC = new org.apache.thrift.protocol.TField("seconds", org.apache.thrift.protocol.TType.DOUBLE, (short)4);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new ProfileResultStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new ProfileResultTupleSchemeFactory();
 
   public @org.apache.thrift.annotation.Nullable java.util.List<ProfilePoint> points; // required
+  /**
+   * Where the AM stored the result with the job: a CSV table and a PNG chart.
+   */
+  public @org.apache.thrift.annotation.Nullable java.lang.String tablePath; // optional
+  public @org.apache.thrift.annotation.Nullable java.lang.String chartPath; // optional
+  /**
+   * Seconds from the request to the last point.
+   */
+  public double seconds; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
-    POINTS((short)1, "points");
+    POINTS((short)1, "points"),
+    /**
+     * Where the AM stored the result with the job: a CSV table and a PNG chart.
+     */
+    TABLE_PATH((short)2, "tablePath"),
+    CHART_PATH((short)3, "chartPath"),
+    /**
+     * Seconds from the request to the last point.
+     */
+    SECONDS((short)4, "seconds");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -37,6 +58,12 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
       switch(fieldId) {
         case 1: // POINTS
           return POINTS;
+        case 2: // TABLE_PATH
+          return TABLE_PATH;
+        case 3: // CHART_PATH
+          return CHART_PATH;
+        case 4: // SECONDS
+          return SECONDS;
         default:
           return null;
       }
@@ -80,12 +107,21 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
   }
 
   // isset id assignments
+  private static final int __SECONDS_ISSET_ID = 0;
+  private byte __isset_bitfield = 0;
+  private static final _Fields optionals[] = {_Fields.TABLE_PATH,_Fields.CHART_PATH,_Fields.SECONDS};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
     tmpMap.put(_Fields.POINTS, new org.apache.thrift.meta_data.FieldMetaData("points", org.apache.thrift.TFieldRequirementType.REQUIRED, 
         new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
             new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, ProfilePoint.class))));
+    tmpMap.put(_Fields.TABLE_PATH, new org.apache.thrift.meta_data.FieldMetaData("tablePath", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+    tmpMap.put(_Fields.CHART_PATH, new org.apache.thrift.meta_data.FieldMetaData("chartPath", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+    tmpMap.put(_Fields.SECONDS, new org.apache.thrift.meta_data.FieldMetaData("seconds", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(ProfileResult.class, metaDataMap);
   }
@@ -104,6 +140,7 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
    * Performs a deep copy on <i>other</i>.
    */
   public ProfileResult(ProfileResult other) {
+    __isset_bitfield = other.__isset_bitfield;
     if (other.isSetPoints()) {
       java.util.List<ProfilePoint> __this__points = new java.util.ArrayList<ProfilePoint>(other.points.size());
       for (ProfilePoint other_element : other.points) {
@@ -111,6 +148,13 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
       }
       this.points = __this__points;
     }
+    if (other.isSetTablePath()) {
+      this.tablePath = other.tablePath;
+    }
+    if (other.isSetChartPath()) {
+      this.chartPath = other.chartPath;
+    }
+    this.seconds = other.seconds;
   }
 
   @Override
@@ -121,6 +165,10 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
   @Override
   public void clear() {
     this.points = null;
+    this.tablePath = null;
+    this.chartPath = null;
+    setSecondsIsSet(false);
+    this.seconds = 0.0;
   }
 
   public int getPointsSize() {
@@ -164,6 +212,91 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
     }
   }
 
+  /**
+   * Where the AM stored the result with the job: a CSV table and a PNG chart.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public java.lang.String getTablePath() {
+    return this.tablePath;
+  }
+
+  /**
+   * Where the AM stored the result with the job: a CSV table and a PNG chart.
+   */
+  public ProfileResult setTablePath(@org.apache.thrift.annotation.Nullable java.lang.String tablePath) {
+    this.tablePath = tablePath;
+    return this;
+  }
+
+  public void unsetTablePath() {
+    this.tablePath = null;
+  }
+
+  /** Returns true if field tablePath is set (has been assigned a value) and false otherwise */
+  public boolean isSetTablePath() {
+    return this.tablePath != null;
+  }
+
+  public void setTablePathIsSet(boolean value) {
+    if (!value) {
+      this.tablePath = null;
+    }
+  }
+
+  @org.apache.thrift.annotation.Nullable
+  public java.lang.String getChartPath() {
+    return this.chartPath;
+  }
+
+  public ProfileResult setChartPath(@org.apache.thrift.annotation.Nullable java.lang.String chartPath) {
+    this.chartPath = chartPath;
+    return this;
+  }
+
+  public void unsetChartPath() {
+    this.chartPath = null;
+  }
+
+  /** Returns true if field chartPath is set (has been assigned a value) and false otherwise */
+  public boolean isSetChartPath() {
+    return this.chartPath != null;
+  }
+
+  public void setChartPathIsSet(boolean value) {
+    if (!value) {
+      this.chartPath = null;
+    }
+  }
+
+  /**
+   * Seconds from the request to the last point.
+   */
+  public double getSeconds() {
+    return this.seconds;
+  }
+
+  /**
+   * Seconds from the request to the last point.
+   */
+  public ProfileResult setSeconds(double seconds) {
+    this.seconds = seconds;
+    setSecondsIsSet(true);
+    return this;
+  }
+
+  public void unsetSeconds() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __SECONDS_ISSET_ID);
+  }
+
+  /** Returns true if field seconds is set (has been assigned a value) and false otherwise */
+  public boolean isSetSeconds() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __SECONDS_ISSET_ID);
+  }
+
+  public void setSecondsIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __SECONDS_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -172,6 +305,30 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
         unsetPoints();
       } else {
         setPoints((java.util.List<ProfilePoint>)value);
+      }
+      break;
+
+    case TABLE_PATH:
+      if (value == null) {
+        unsetTablePath();
+      } else {
+        setTablePath((java.lang.String)value);
+      }
+      break;
+
+    case CHART_PATH:
+      if (value == null) {
+        unsetChartPath();
+      } else {
+        setChartPath((java.lang.String)value);
+      }
+      break;
+
+    case SECONDS:
+      if (value == null) {
+        unsetSeconds();
+      } else {
+        setSeconds((java.lang.Double)value);
       }
       break;
 
@@ -184,6 +341,15 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
     switch (field) {
     case POINTS:
       return getPoints();
+
+    case TABLE_PATH:
+      return getTablePath();
+
+    case CHART_PATH:
+      return getChartPath();
+
+    case SECONDS:
+      return getSeconds();
 
     }
     throw new java.lang.IllegalStateException();
@@ -199,6 +365,12 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
     switch (field) {
     case POINTS:
       return isSetPoints();
+    case TABLE_PATH:
+      return isSetTablePath();
+    case CHART_PATH:
+      return isSetChartPath();
+    case SECONDS:
+      return isSetSeconds();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -225,6 +397,33 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
         return false;
     }
 
+    boolean this_present_tablePath = true && this.isSetTablePath();
+    boolean that_present_tablePath = true && that.isSetTablePath();
+    if (this_present_tablePath || that_present_tablePath) {
+      if (!(this_present_tablePath && that_present_tablePath))
+        return false;
+      if (!this.tablePath.equals(that.tablePath))
+        return false;
+    }
+
+    boolean this_present_chartPath = true && this.isSetChartPath();
+    boolean that_present_chartPath = true && that.isSetChartPath();
+    if (this_present_chartPath || that_present_chartPath) {
+      if (!(this_present_chartPath && that_present_chartPath))
+        return false;
+      if (!this.chartPath.equals(that.chartPath))
+        return false;
+    }
+
+    boolean this_present_seconds = true && this.isSetSeconds();
+    boolean that_present_seconds = true && that.isSetSeconds();
+    if (this_present_seconds || that_present_seconds) {
+      if (!(this_present_seconds && that_present_seconds))
+        return false;
+      if (this.seconds != that.seconds)
+        return false;
+    }
+
     return true;
   }
 
@@ -235,6 +434,18 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
     hashCode = hashCode * 8191 + ((isSetPoints()) ? 131071 : 524287);
     if (isSetPoints())
       hashCode = hashCode * 8191 + points.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetTablePath()) ? 131071 : 524287);
+    if (isSetTablePath())
+      hashCode = hashCode * 8191 + tablePath.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetChartPath()) ? 131071 : 524287);
+    if (isSetChartPath())
+      hashCode = hashCode * 8191 + chartPath.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetSeconds()) ? 131071 : 524287);
+    if (isSetSeconds())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(seconds);
 
     return hashCode;
   }
@@ -253,6 +464,36 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
     }
     if (isSetPoints()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.points, other.points);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetTablePath(), other.isSetTablePath());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetTablePath()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.tablePath, other.tablePath);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetChartPath(), other.isSetChartPath());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetChartPath()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.chartPath, other.chartPath);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetSeconds(), other.isSetSeconds());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetSeconds()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.seconds, other.seconds);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -288,6 +529,32 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
       sb.append(this.points);
     }
     first = false;
+    if (isSetTablePath()) {
+      if (!first) sb.append(", ");
+      sb.append("tablePath:");
+      if (this.tablePath == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.tablePath);
+      }
+      first = false;
+    }
+    if (isSetChartPath()) {
+      if (!first) sb.append(", ");
+      sb.append("chartPath:");
+      if (this.chartPath == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.chartPath);
+      }
+      first = false;
+    }
+    if (isSetSeconds()) {
+      if (!first) sb.append(", ");
+      sb.append("seconds:");
+      sb.append(this.seconds);
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -310,6 +577,8 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
 
   private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
     try {
+      // it doesn't seem like you should have to do this, but java serialization is wacky, and doesn't call the default constructor.
+      __isset_bitfield = 0;
       read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
     } catch (org.apache.thrift.TException te) {
       throw new java.io.IOException(te);
@@ -355,6 +624,30 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 2: // TABLE_PATH
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+              struct.tablePath = iprot.readString();
+              struct.setTablePathIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 3: // CHART_PATH
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+              struct.chartPath = iprot.readString();
+              struct.setChartPathIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 4: // SECONDS
+            if (schemeField.type == org.apache.thrift.protocol.TType.DOUBLE) {
+              struct.seconds = iprot.readDouble();
+              struct.setSecondsIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -383,6 +676,25 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
         }
         oprot.writeFieldEnd();
       }
+      if (struct.tablePath != null) {
+        if (struct.isSetTablePath()) {
+          oprot.writeFieldBegin(TABLE_PATH_FIELD_DESC);
+          oprot.writeString(struct.tablePath);
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.chartPath != null) {
+        if (struct.isSetChartPath()) {
+          oprot.writeFieldBegin(CHART_PATH_FIELD_DESC);
+          oprot.writeString(struct.chartPath);
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.isSetSeconds()) {
+        oprot.writeFieldBegin(SECONDS_FIELD_DESC);
+        oprot.writeDouble(struct.seconds);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -408,6 +720,26 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
           _iter44.write(oprot);
         }
       }
+      java.util.BitSet optionals = new java.util.BitSet();
+      if (struct.isSetTablePath()) {
+        optionals.set(0);
+      }
+      if (struct.isSetChartPath()) {
+        optionals.set(1);
+      }
+      if (struct.isSetSeconds()) {
+        optionals.set(2);
+      }
+      oprot.writeBitSet(optionals, 3);
+      if (struct.isSetTablePath()) {
+        oprot.writeString(struct.tablePath);
+      }
+      if (struct.isSetChartPath()) {
+        oprot.writeString(struct.chartPath);
+      }
+      if (struct.isSetSeconds()) {
+        oprot.writeDouble(struct.seconds);
+      }
     }
 
     @Override
@@ -425,6 +757,19 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
         }
       }
       struct.setPointsIsSet(true);
+      java.util.BitSet incoming = iprot.readBitSet(3);
+      if (incoming.get(0)) {
+        struct.tablePath = iprot.readString();
+        struct.setTablePathIsSet(true);
+      }
+      if (incoming.get(1)) {
+        struct.chartPath = iprot.readString();
+        struct.setChartPathIsSet(true);
+      }
+      if (incoming.get(2)) {
+        struct.seconds = iprot.readDouble();
+        struct.setSecondsIsSet(true);
+      }
     }
   }
 

@@ -81,7 +81,7 @@ public final class JobControlService implements JobControl.Iface {
   }
 
   @Override
-  public ProfileResult profile(int minWorkers, int maxWorkers) throws EdlError {
+  public ProfileResult profile(int minWorkers, int maxWorkers, int batches) throws EdlError {
     throw notYet("profile");
   }
 

@@ -103,7 +103,7 @@ class RpcServerTest {
     }
 
     @Override
-    public ProfileResult profile(int minWorkers, int maxWorkers) {
+    public ProfileResult profile(int minWorkers, int maxWorkers, int batches) {
       return new ProfileResult(List.of());
     }
   }

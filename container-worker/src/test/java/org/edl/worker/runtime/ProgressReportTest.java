@@ -112,7 +112,7 @@ class ProgressReportTest {
     }
 
     @Override
-    public ProfileResult profile(int minWorkers, int maxWorkers) {
+    public ProfileResult profile(int minWorkers, int maxWorkers, int batches) {
       throw new UnsupportedOperationException("not used by workers");
     }
   }
