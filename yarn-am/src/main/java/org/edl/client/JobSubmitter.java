@@ -52,7 +52,8 @@ public final class JobSubmitter {
   private static final Logger LOG = LoggerFactory.getLogger(JobSubmitter.class);
   /** AM container size: the AM holds no data, only clients and the fleet's book. */
   public static final int AM_MEMORY_MB = 512;
-  private static final String APPLICATION_TYPE = "EDL";
+  /** The application type of every EDL job in the ResourceManager. */
+  public static final String APPLICATION_TYPE = "EDL";
 
   private final Configuration conf;
   private final YarnClient yarn;
@@ -88,6 +89,7 @@ public final class JobSubmitter {
       }
       JobSecret secret = JobSecret.generate();
       writeStaging(fs, staging, spec);
+      JobSecretFile.write(fs, staging, secret);
       ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
       context.setApplicationName(spec.name());
       context.setApplicationType(APPLICATION_TYPE);
