@@ -126,7 +126,7 @@ public final class JobControlLocator {
     try {
       return JobSecretFile.read(secretFile.getFileSystem(conf), secretFile.getParent());
     } catch (IOException e) {
-      String problem = e instanceof FileNotFoundException ? "not found" : oneLine(e.getMessage());
+      String problem = e instanceof FileNotFoundException ? "not found" : firstLine(e.getMessage());
       throw new JobControlException("cannot read the job secret of " + report.getApplicationId()
           + " at " + secretFile + " (" + problem + "): only the user who submitted the job ("
           + report.getUser() + "), or an administrator who can read that path, can control it", e);
@@ -136,6 +136,11 @@ public final class JobControlLocator {
   private static String diagnostics(ApplicationReport report) {
     String d = report.getDiagnostics() == null ? "" : oneLine(report.getDiagnostics());
     return d.isEmpty() ? "" : " (" + (d.length() > 200 ? d.substring(0, 200) + "..." : d) + ")";
+  }
+
+  /** An HDFS permission error carries the NameNode's stack trace after its first line. */
+  private static String firstLine(String s) {
+    return s == null ? "" : s.strip().lines().findFirst().orElse("").strip();
   }
 
   private static String oneLine(String s) {
