@@ -111,6 +111,20 @@ public final class JobSubmitter {
     }
   }
 
+  /**
+   * Deletes the staging directory, and the job secret in it, of a job that has ended. Nothing
+   * else deletes it yet, so the submitting client does when it has followed the job to its end;
+   * best effort, a failure is only logged.
+   */
+  public void deleteStaging(SubmittedJob job) {
+    org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path(job.stagingDir());
+    try {
+      staging.getFileSystem(conf).delete(staging, true);
+    } catch (IOException e) {
+      LOG.warn("Could not delete the staging directory {}", staging, e);
+    }
+  }
+
   private void checkFitsLargestNode(JobSpec spec) throws IOException, YarnException {
     // The RM knows the cluster's resource types; this JVM may not have read them yet.
     ResourceUtils.reinitializeResources(yarn.getResourceTypeInfo());
