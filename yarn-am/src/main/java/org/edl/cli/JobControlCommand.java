@@ -6,6 +6,8 @@ import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.thrift.TException;
+import org.apache.thrift.transport.TTransportException;
+import org.edl.client.JobControlException;
 import org.edl.client.JobControlConnection;
 import org.edl.client.JobControlLocator;
 import org.edl.thrift.EdlError;
@@ -30,8 +32,8 @@ abstract class JobControlCommand implements Callable<Integer> {
   String appId;
 
   @Option(names = "--timeout", paramLabel = "SECONDS",
-      description = "How long to wait for the ApplicationMaster to connect and answer"
-          + " (default: 30, profile: 3600).")
+      description = "How long to wait for the ApplicationMaster to connect and answer (default:"
+          + " 30 for status, 600 for scale-out, scale-in and migrate, 3600 for profile).")
   Integer timeoutSeconds;
 
   @Override
@@ -45,7 +47,14 @@ abstract class JobControlCommand implements Callable<Integer> {
     PrintWriter out = cli.spec.commandLine().getOut();
     try (YarnClient yarn = SubmitCommand.startYarnClient(conf);
         JobControlConnection connection = new JobControlLocator(conf, yarn).connect(appId, timeout())) {
-      run(connection.control(), out);
+      try {
+        run(connection.control(), out);
+      } catch (TTransportException e) {
+        throw new JobControlException("no answer from the ApplicationMaster of " + connection.appId()
+            + " at " + connection.endpoint() + " within " + timeout().toSeconds() + " s ("
+            + e.getMessage() + "); a request may still be carried out: check with `edl status "
+            + connection.appId() + "`, or allow longer with --timeout", e);
+      }
       out.flush();
       return 0;
     } catch (EdlError refused) {
@@ -61,8 +70,9 @@ abstract class JobControlCommand implements Callable<Integer> {
   /** Sends the request and prints its outcome, ending with the job's status. */
   abstract void run(JobControl.Iface control, PrintWriter out) throws TException;
 
+  /** Status answers at once; a scale or migrate request may answer only when it is done. */
   Duration defaultTimeout() {
-    return Duration.ofSeconds(30);
+    return Duration.ofMinutes(10);
   }
 
   private Duration timeout() {

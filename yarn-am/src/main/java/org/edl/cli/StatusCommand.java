@@ -1,6 +1,7 @@
 package org.edl.cli;
 
 import java.io.PrintWriter;
+import java.time.Duration;
 import org.apache.thrift.TException;
 import org.edl.thrift.JobControl;
 import picocli.CommandLine.Command;
@@ -9,6 +10,11 @@ import picocli.CommandLine.Command;
 @Command(name = "status", mixinStandardHelpOptions = true,
     description = "Show a running job: state, workers (target, min, max), containers, backend, progress.")
 final class StatusCommand extends JobControlCommand {
+  @Override
+  Duration defaultTimeout() {
+    return Duration.ofSeconds(30);
+  }
+
   @Override
   void run(JobControl.Iface control, PrintWriter out) throws TException {
     out.print(JobStatusText.status(control.status()));
