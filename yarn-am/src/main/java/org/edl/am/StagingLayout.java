@@ -35,6 +35,11 @@ public final class StagingLayout {
    */
   public static final java.util.List<String> CLUSTER_CONF =
       java.util.List.of("core-site.xml", "hdfs-site.xml", "yarn-site.xml");
+  /**
+   * The job's secret, mode 0600, for a later {@code edl status|scale-out|...} by the submitting
+   * user: the containers get the secret in their credentials, so this file is never localised.
+   */
+  public static final String JOB_SECRET = "job.secret";
   /** Main class of the AM container. */
   public static final String AM_MAIN_CLASS = "org.edl.am.ApplicationMaster";
 
@@ -45,13 +50,13 @@ public final class StagingLayout {
     return ".edl/" + appId;
   }
 
-  /** Every file of the staging directory, localised under its own name. */
+  /** Every file of the staging directory but the secret, localised under its own name. */
   public static Map<String, LocalResource> localResources(URI stagingDir, Configuration conf)
       throws IOException {
     FileSystem fs = FileSystem.get(stagingDir, conf);
     Map<String, LocalResource> resources = new HashMap<>();
     for (FileStatus f : fs.listStatus(new Path(stagingDir))) {
-      if (f.isFile()) {
+      if (f.isFile() && !JOB_SECRET.equals(f.getPath().getName())) {
         resources.put(f.getPath().getName(), LocalResource.newInstance(
             URL.fromPath(fs.makeQualified(f.getPath())), LocalResourceType.FILE,
             LocalResourceVisibility.APPLICATION, f.getLen(), f.getModificationTime()));

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.edl.client.JobControlException;
 import org.edl.worker.job.InvalidInputException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -23,8 +24,9 @@ import picocli.CommandLine.ScopeType;
  */
 @Command(name = "edl", mixinStandardHelpOptions = true, versionProvider = EdlCli.Version.class,
     description = "Elastic deep-learning training on Hadoop YARN.",
-    subcommands = {SubmitCommand.class, DemoCommand.class, ClusterCommand.class, BenchCommand.class,
-        CommandLine.HelpCommand.class})
+    subcommands = {SubmitCommand.class, StatusCommand.class, ScaleOutCommand.class,
+        ScaleInCommand.class, MigrateCommand.class, ProfileCommand.class, DemoCommand.class,
+        ClusterCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class EdlCli implements Runnable {
   /** Exit code of a user error. */
   public static final int USAGE = 2;
@@ -74,7 +76,8 @@ public final class EdlCli implements Runnable {
       e.println("edl: " + oneLine(String.valueOf(ex.getMessage() == null ? ex : ex.getMessage())));
       if (verbose) {
         ex.printStackTrace(e);
-      } else {
+      } else if (!(ex instanceof JobControlException)) {
+        // A JobControlException's message already says what to do; anything else may need the trace.
         e.println("edl: run with --verbose for details");
       }
       return FAILURE;

@@ -71,8 +71,12 @@ public final class SubmitCommand implements Callable<Integer> {
   /** The one submission path: `edl submit`, `yarn jar ... submit` and `edl demo` all come here. */
   static int submitAndFollow(Configuration conf, YarnClient yarn, JobSpec spec,
       java.io.PrintWriter out) throws Exception {
-    SubmittedJob job = new JobSubmitter(conf, yarn).submit(spec);
-    return new ProgressFollower(yarn, out, Duration.ofSeconds(1)).follow(job);
+    JobSubmitter submitter = new JobSubmitter(conf, yarn);
+    SubmittedJob job = submitter.submit(spec);
+    int exit = new ProgressFollower(yarn, out, Duration.ofSeconds(1)).follow(job);
+    // Only once the job has ended: while it runs, `edl status` needs the secret in there.
+    submitter.deleteStaging(job);
+    return exit;
   }
 
   static YarnClient startYarnClient(Configuration conf) {

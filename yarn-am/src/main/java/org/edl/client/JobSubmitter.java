@@ -52,7 +52,8 @@ public final class JobSubmitter {
   private static final Logger LOG = LoggerFactory.getLogger(JobSubmitter.class);
   /** AM container size: the AM holds no data, only clients and the fleet's book. */
   public static final int AM_MEMORY_MB = 512;
-  private static final String APPLICATION_TYPE = "EDL";
+  /** The application type of every EDL job in the ResourceManager. */
+  public static final String APPLICATION_TYPE = "EDL";
 
   private final Configuration conf;
   private final YarnClient yarn;
@@ -88,6 +89,7 @@ public final class JobSubmitter {
       }
       JobSecret secret = JobSecret.generate();
       writeStaging(fs, staging, spec);
+      JobSecretFile.write(fs, staging, secret);
       ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
       context.setApplicationName(spec.name());
       context.setApplicationType(APPLICATION_TYPE);
@@ -106,6 +108,20 @@ public final class JobSubmitter {
       if (!submitted) {
         undo(appId, fs, staging);
       }
+    }
+  }
+
+  /**
+   * Deletes the staging directory, and the job secret in it, of a job that has ended. Nothing
+   * else deletes it yet, so the submitting client does when it has followed the job to its end;
+   * best effort, a failure is only logged.
+   */
+  public void deleteStaging(SubmittedJob job) {
+    org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path(job.stagingDir());
+    try {
+      staging.getFileSystem(conf).delete(staging, true);
+    } catch (IOException e) {
+      LOG.warn("Could not delete the staging directory {}", staging, e);
     }
   }
 

@@ -1,0 +1,276 @@
+package org.edl.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.security.PrivilegedExceptionAction;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ContainerReport;
+import org.apache.hadoop.yarn.api.records.LocalResource;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.am.StagingLayout;
+import org.edl.client.JobControlConnection;
+import org.edl.client.JobControlLocator;
+import org.edl.client.JobSecretFile;
+import org.edl.client.JobSubmitter;
+import org.edl.cluster.EmbeddedCluster;
+import org.edl.thrift.EdlError;
+import org.edl.thrift.JobStatus;
+import org.edl.thrift.ScaleMode;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.security.JobSecret;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code edl status|scale-out|scale-in ...} against a real job on the embedded cluster: the CLI
+ * finds the AM through the ResourceManager's report and authenticates with the secret from the
+ * submitter's staging directory. One cluster and one long-running 2-worker job (at most 3) for
+ * the class; tests that disturb the secret file put it back.
+ */
+class JobControlEndToEndTest {
+  private static final int MAX_WORKERS = 3;
+
+  private static EmbeddedCluster cluster;
+  private static YarnClient yarn;
+  private static FileSystem fs;
+  private static ApplicationId running;
+  private static Path staging;
+
+  @BeforeAll
+  static void startClusterAndJob() throws Exception {
+    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
+    yarn = YarnClient.createYarnClient();
+    yarn.init(cluster.configuration());
+    yarn.start();
+    fs = FileSystem.get(cluster.configuration());
+    running = new JobSubmitter(cluster.configuration(), yarn).submit(longJob(2)).appId();
+    staging = fs.makeQualified(new Path(fs.getHomeDirectory(), StagingLayout.relativeDir(running.toString())));
+    awaitContainers(running, 2);
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    if (yarn != null) {
+      if (running != null) {
+        yarn.killApplication(running);
+      }
+      yarn.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void statusOfARunningJobShowsRunningItsWorkersAndContainers() throws Exception {
+    Result r = cli("status", running.toString());
+    assertEquals(0, r.code, r.toString());
+    assertTrue(r.out.startsWith(running + "  RUNNING\n"), r.out);
+    assertTrue(r.out.contains("target 2 (min 2, max " + MAX_WORKERS + "), 2 containers"), r.out);
+    assertTrue(r.out.contains("Backend:     cpu"), r.out);
+    List<String> workers = workerContainers(running);
+    assertEquals(2, workers.size(), workers.toString());
+    for (String c : workers) {
+      assertTrue(r.out.contains(c), c + " in: " + r.out);
+    }
+  }
+
+  @Test
+  void theSecretFileIsTheSubmittersOnlyAndNeverLocalised() throws Exception {
+    Path secret = JobSecretFile.in(staging);
+    assertEquals(new FsPermission((short) 0600), fs.getFileStatus(secret).getPermission());
+    Map<String, LocalResource> localised = StagingLayout.localResources(staging.toUri(), cluster.configuration());
+    assertTrue(localised.containsKey(StagingLayout.JOB_SPEC), localised.keySet().toString());
+    assertFalse(localised.containsKey(StagingLayout.JOB_SECRET), localised.keySet().toString());
+  }
+
+  @Test
+  void unknownApplication() {
+    ApplicationId unknown = ApplicationId.newInstance(running.getClusterTimestamp(), 9999);
+    Result r = cli("status", unknown.toString());
+    r.assertOneLineError(EdlCli.USAGE, "unknown application " + unknown);
+  }
+
+  @Test
+  void malformedApplicationId() {
+    Result r = cli("status", "application_" + running.getClusterTimestamp());
+    r.assertOneLineError(EdlCli.USAGE, "application=application_" + running.getClusterTimestamp(),
+        "not an application id");
+  }
+
+  @Test
+  void anEndedApplicationIsNotRunning() throws Exception {
+    ApplicationId killed = new JobSubmitter(cluster.configuration(), yarn).submit(longJob(1)).appId();
+    yarn.killApplication(killed);
+    awaitState(killed, YarnApplicationState.KILLED);
+    Result r = cli("status", killed.toString());
+    r.assertOneLineError(EdlCli.USAGE, "application " + killed + " is KILLED (KILLED), not running");
+  }
+
+  @Test
+  void scaleInWithBothCountAndContainerIsAUsageErrorAndChangesNothing() throws Exception {
+    List<String> before = workerContainers(running);
+    Result r = cli("scale-in", running.toString(), "-n", "1", "--container", before.get(0));
+    r.assertOneLineError(EdlCli.USAGE, "mutually exclusive");
+    assertEquals(before, workerContainers(running));
+  }
+
+  @Test
+  void scaleOutBeyondTheMaximumPrintsTheAmsRefusal() throws Exception {
+    EdlError refusal = null;
+    try (JobControlConnection c = new JobControlLocator(cluster.configuration(), yarn)
+        .connect(running.toString(), Duration.ofSeconds(30))) {
+      c.control().scaleOut(MAX_WORKERS + 1, ScaleMode.EDL);
+      fail("the AM accepted a scale-out beyond the job's maximum of " + MAX_WORKERS);
+    } catch (EdlError e) {
+      refusal = e;
+    }
+    Result r = cli("scale-out", running.toString(), "-n", String.valueOf(MAX_WORKERS + 1));
+    r.assertOneLineError(EdlCli.USAGE, "refused: ", refusal.getMessage().strip());
+    if (refusal.isSetField()) {
+      assertTrue(r.err.contains(refusal.getField() + "=" + refusal.getValue()), r.err);
+    }
+    assertEquals(2, workerContainers(running).size(), "nothing changed");
+  }
+
+  @Test
+  void withoutTheSecretFileTheMessageSaysWhoMayControlTheJob() throws Exception {
+    Path secret = JobSecretFile.in(staging);
+    Path away = new Path(staging, "moved-away");
+    assertTrue(fs.rename(secret, away));
+    try {
+      Result r = cli("status", running.toString());
+      r.assertOneLineError(EdlCli.FAILURE, "cannot read the job secret of " + running, secret.toString(),
+          "not found", "only the user who submitted the job");
+    } finally {
+      assertTrue(fs.rename(away, secret));
+    }
+  }
+
+  @Test
+  void anotherUserCannotReadTheSecretAndIsToldWhoCan() throws Exception {
+    UserGroupInformation mallory = UserGroupInformation.createRemoteUser("mallory");
+    Result r = mallory.doAs((PrivilegedExceptionAction<Result>) () -> cli("status", running.toString()));
+    r.assertOneLineError(EdlCli.FAILURE, JobSecretFile.in(staging).toUri().getPath(),
+        "Permission denied: user=mallory", "only the user who submitted the job (" + UserGroupInformation.getCurrentUser().getShortUserName() + ")");
+  }
+
+  @Test
+  void aWrongSecretIsRefusedWithoutAStackTrace() throws Exception {
+    Path secret = JobSecretFile.in(staging);
+    byte[] original;
+    try (InputStream in = fs.open(secret)) {
+      original = in.readAllBytes();
+    }
+    fs.delete(secret, false);
+    JobSecretFile.write(fs, staging, JobSecret.generate());
+    try {
+      Result r = cli("status", running.toString());
+      r.assertOneLineError(EdlCli.FAILURE, "refused the job secret from " + secret);
+    } finally {
+      fs.delete(secret, false);
+      JobSecretFile.write(fs, staging, JobSecret.of(original));
+    }
+    assertEquals(0, cli("status", running.toString()).code, "the right secret works again");
+  }
+
+  private static JobSpec longJob(int workers) {
+    return new JobSpec("edl-control-test", "softmax", "synthetic:samples=2048,features=8,classes=3,seed=5",
+        "auto", workers, workers, MAX_WORKERS, 1, 512, 1, 100_000_000L, 64,
+        JobSpec.batchRuleOf("fixed-global"), 0.1, 8, 1, "cpu", "", "");
+  }
+
+  /** Polls until the AM reports {@code n} worker containers; the test's own timeout bounds it. */
+  private static void awaitContainers(ApplicationId app, int n) throws Exception {
+    JobStatus last = null;
+    for (int i = 0; i < 600; i++) {
+      ApplicationReport report = yarn.getApplicationReport(app);
+      if (report.getYarnApplicationState() == YarnApplicationState.RUNNING) {
+        try (JobControlConnection c = new JobControlLocator(cluster.configuration(), yarn)
+            .connect(app.toString(), Duration.ofSeconds(30))) {
+          last = c.control().status();
+          if (last.getContainersSize() == n && workerContainers(app).size() == n) {
+            return;
+          }
+        } catch (RuntimeException e) {
+          // the endpoint is published a moment after RUNNING
+        }
+      }
+      assertFalse(report.getYarnApplicationState().ordinal() > YarnApplicationState.RUNNING.ordinal(),
+          "job ended: " + report.getDiagnostics());
+      Thread.sleep(500);
+    }
+    fail("no " + n + " containers; last status: " + last);
+  }
+
+  private static void awaitState(ApplicationId app, YarnApplicationState state) throws Exception {
+    for (int i = 0; i < 600; i++) {
+      if (yarn.getApplicationReport(app).getYarnApplicationState() == state) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+    fail(app + " never reached " + state);
+  }
+
+  /** Running worker containers as YARN sees them (the AM's own container left out). */
+  private static List<String> workerContainers(ApplicationId app) throws Exception {
+    ApplicationReport report = yarn.getApplicationReport(app);
+    String am = yarn.getApplicationAttemptReport(report.getCurrentApplicationAttemptId())
+        .getAMContainerId().toString();
+    List<String> ids = new ArrayList<>();
+    for (ContainerReport c : yarn.getContainers(report.getCurrentApplicationAttemptId())) {
+      String id = c.getContainerId().toString();
+      if (!id.equals(am) && c.getContainerState() == org.apache.hadoop.yarn.api.records.ContainerState.RUNNING) {
+        ids.add(id);
+      }
+    }
+    ids.sort(null);
+    return ids;
+  }
+
+  private static Result cli(String... args) {
+    List<String> a = new ArrayList<>(List.of(args));
+    a.add(1, "--conf");
+    a.add(2, cluster.confDir().toString());
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = EdlCli.execute(a.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private record Result(int code, String out, String err) {
+    void assertOneLineError(int expectedCode, String... fragments) {
+      assertEquals(expectedCode, code, "exit code; " + this);
+      String line = err.strip();
+      assertFalse(line.contains("\n"), "one line only, got: " + err);
+      assertTrue(line.startsWith("edl: "), line);
+      for (String f : fragments) {
+        assertNotNull(f);
+        assertTrue(line.contains(f), "'" + f + "' in: " + line);
+      }
+      assertFalse(err.contains("Exception") || err.contains("\tat ") || err.contains(" at org."),
+          "no stack trace: " + err);
+    }
+  }
+}
