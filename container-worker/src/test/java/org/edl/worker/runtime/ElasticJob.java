@@ -102,24 +102,24 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
 
   /** Scale-in as the AM does it: find the leader through ZooKeeper and ask it. */
   SwitchOrder leave(String workerId) throws Exception {
-    if (control == null) {
-      control = CuratorFrameworkFactory.newClient(zk.getConnectString(), new ExponentialBackoffRetry(100, 5));
-      control.start();
-    }
-    try (CoordinatorClient leader = LeaderLocator.connect(control, appId, secret, WAIT)) {
+    try (CoordinatorClient leader = leader()) {
       return leader.leave(workerId);
     }
   }
 
   /** Stop-resume as the AM asks for it: through the leader found in ZooKeeper. */
   org.edl.thrift.StopOrder stopForRestart(String directory) throws Exception {
+    try (CoordinatorClient leader = leader()) {
+      return leader.stopForRestart(directory);
+    }
+  }
+
+  private CoordinatorClient leader() throws Exception {
     if (control == null) {
       control = CuratorFrameworkFactory.newClient(zk.getConnectString(), new ExponentialBackoffRetry(100, 5));
       control.start();
     }
-    try (CoordinatorClient leader = LeaderLocator.connect(control, appId, secret, WAIT)) {
-      return leader.stopForRestart(directory);
-    }
+    return LeaderLocator.connect(control, appId, secret, WAIT);
   }
 
   /** Workers may start steps below {@code limit} only. */

@@ -124,7 +124,7 @@ class StopResumeTest {
     // The relaunch: same application, two new containers, both told where the checkpoint is.
     List<String> second = List.of(ElasticJob.id(appId, 4), ElasticJob.id(appId, 5));
     Map<String, float[]> startParameters = new ConcurrentHashMap<>();
-    try (ElasticJob job = new ElasticJob(zk, appId, spec(appId, 2), Duration.ZERO)) {
+    try (ElasticJob job = new ElasticJob(zk, appId, spec(appId, 3).withWorkers(2), Duration.ZERO)) {
       for (String w : second) {
         job.start(w, config -> {
           ExecutionContext c = ExecutionContext.FROM_SPEC.prepare(config);
@@ -180,6 +180,13 @@ class StopResumeTest {
     for (int i = 0; i < SAMPLES; i++) {
       assertEquals(1, seen[i], "sample " + i + " in the first epoch");
     }
+  }
+
+  @Test
+  void aRelaunchSizeOutsideTheJobsBoundsIsRefused() {
+    org.edl.worker.job.InvalidInputException e = assertThrows(org.edl.worker.job.InvalidInputException.class,
+        () -> spec("a", 3).withWorkers(5));
+    assertEquals("max-workers", e.field());
   }
 
   @Test
