@@ -181,10 +181,10 @@ public final class Worker implements AutoCloseable {
       membership = j.membership();
       from = j.from();
     } else {
+      from = firstRingStart(m.registration().getMeta(), restore);
       Ring ring = Ring.form(dataPlane, ElasticMembership.toRingTopology(m.topology()), config.startupTimeout());
       LOG.info("Formed ring v{} as rank {} of {}", ring.version(), ring.rank(), ring.size());
       membership = membership(model, ring, context.data());
-      from = firstRingStart(m.registration().getMeta(), restore);
     }
     coordinator.joined();
     startReportingIfLeading();
@@ -251,14 +251,17 @@ public final class Worker implements AutoCloseable {
   private ModelBroadcast.Position firstRingStart(JobMeta meta, Optional<Checkpoint> restore) {
     ModelBroadcast.Position from = new ModelBroadcast.Position(meta.getStep(),
         meta.isSetSamplesSeen() ? meta.getSamplesSeen() : 0);
+    boolean fresh = from.nextStep() == 0 && from.batchStart() == 0;
     if (restore.isPresent()) {
       CheckpointMeta c = restore.get().meta();
       if (c.nextStep() != from.nextStep() || c.samplesSeen() != from.batchStart()) {
-        throw new IllegalStateException("the leader starts the job at step " + from.nextStep() + " (sample "
-            + from.batchStart() + ") but this worker restored step " + c.nextStep() + " (sample "
-            + c.samplesSeen() + ") from " + restore.get().path() + ": the workers were given different checkpoints");
+        throw new IllegalStateException("this worker restored step " + c.nextStep() + " (sample " + c.samplesSeen()
+            + ") from " + restore.get().path() + " but the leader starts the job at step " + from.nextStep()
+            + " (sample " + from.batchStart() + "): " + (fresh
+                ? "the leader was started without " + WorkerEnv.RESTORE_FROM
+                : "the workers were given different checkpoints"));
       }
-    } else if (from.nextStep() != 0 || from.batchStart() != 0) {
+    } else if (!fresh) {
       throw new IllegalStateException("the job restarts at step " + from.nextStep() + " from a checkpoint, but "
           + config.workerId() + " was started without " + WorkerEnv.RESTORE_FROM);
     }

@@ -25,7 +25,9 @@ import org.edl.thrift.StopOrder;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.data.Dataset;
+import org.edl.worker.data.SyntheticData;
 import org.edl.worker.job.JobSpec;
+import org.edl.worker.model.ModelFactory;
 import org.edl.worker.model.TrainableModel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -179,6 +181,34 @@ class StopResumeTest {
     }
     for (int i = 0; i < SAMPLES; i++) {
       assertEquals(1, seen[i], "sample " + i + " in the first epoch");
+    }
+  }
+
+  /**
+   * A checkpoint written as a periodic one would be (not by a stop): the restoring worker leads,
+   * and a worker started without the checkpoint is refused before it forms a ring with it.
+   */
+  @Test
+  void aWorkerWithoutTheCheckpointCannotJoinARestartedJobsFirstRing() throws Exception {
+    String appId = "application_8_" + APPS.incrementAndGet();
+    JobSpec spec = spec(appId, 2);
+    TrainableModel model = ModelFactory.create(spec, SyntheticData.generate(DATA));
+    String directory = out.resolve("periodic").toUri().toString();
+    Checkpoint.write(new Configuration(), directory, new CheckpointMeta(30, 0, List.of(), 30 * 8,
+        BatchRule.FIXED_PER_WORKER, PER_WORKER, 0.05, 0.9, 2, model.name(), model.parameters().length, SAMPLES,
+        3, java.time.Instant.now()), model);
+    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ZERO)) {
+      String restoring = ElasticJob.id(appId, 1);
+      String fresh = ElasticJob.id(appId, 2);
+      job.start(restoring, ExecutionContext.FROM_SPEC, directory);
+      // Alone in the election, the restoring worker leads.
+      job.awaitRegistered(restoring);
+      job.start(fresh);
+      ExecutionException e = assertThrows(ExecutionException.class, () -> job.outcome(fresh));
+      String message = e.getCause().getMessage();
+      assertTrue(message.contains("restarts at step 30") && message.contains("without " + WorkerEnv.RESTORE_FROM),
+          message);
+      assertTrue(job.batches.isEmpty(), "nobody trained");
     }
   }
 
