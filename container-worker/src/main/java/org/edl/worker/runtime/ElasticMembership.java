@@ -160,7 +160,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
       LOG.info("Stopping for a restart after step {} (checkpoint into {})", stop.getAtStep(), stop.getDirectory());
     }
     if (stop != null && report.getStep() == stop.getAtStep()) {
-      return stopNow(next, report.getBatchSeconds());
+      return stopNow(next);
     }
     if (reply.isSetSwitchOrder()) {
       accept(reply.getSwitchOrder());
@@ -253,7 +253,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   }
 
   /** Ends the run after the stop step; the leader writes the checkpoint once every member reported it. */
-  private AllReduce stopNow(ModelBroadcast.Position next, double batchSeconds) throws Exception {
+  private AllReduce stopNow(ModelBroadcast.Position next) throws Exception {
     long start = ticker.nanos();
     StopOrder s = stop;
     int workers = ring.size();
@@ -268,8 +268,8 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
     closeRing();
     stopped = new StopRecord(s.getAtStep(), workers, start, ticker.nanos(), written);
     listener.stopped(workerId, stopped);
-    LOG.info("{} stopped for a restart after step {}{} (last batch {} ms)", workerId, s.getAtStep(),
-        written.map(p -> "; checkpoint " + p).orElse(""), String.format("%.1f", batchSeconds * 1e3));
+    LOG.info("{} stopped for a restart after step {}{}", workerId, s.getAtStep(),
+        written.map(p -> "; checkpoint " + p).orElse(""));
     return null;
   }
 

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -204,7 +205,7 @@ public final class Worker implements AutoCloseable {
     int rank = last == null ? -1 : last.rank();
     int workers = last == null ? stop.map(StopRecord::workers).orElse(0) : last.size();
     Ending ending = membership.left() ? Ending.LEFT : stop.isPresent() ? Ending.STOPPED : Ending.FINISHED;
-    LOG.info("Worker {} {} after {} steps", config.workerId(), ending.name().toLowerCase(java.util.Locale.ROOT),
+    LOG.info("Worker {} {} after {} steps", config.workerId(), ending.name().toLowerCase(Locale.ROOT),
         result.stepsRun());
     return new Outcome(config.workerId(), leading, rank, workers, result.stepsRun(),
         model.parameters().clone(), written, ending, from.nextStep(), result.nextStep(), membership.switches(),
