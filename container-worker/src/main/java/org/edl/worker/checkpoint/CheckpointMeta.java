@@ -12,6 +12,7 @@ import java.util.Properties;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobMeta;
 import org.edl.worker.job.JobSpec;
+import org.edl.worker.model.IncompatibleStateException;
 
 /**
  * Where a job stood when a checkpoint was taken, and which job it was: everything besides the
@@ -78,8 +79,7 @@ public record CheckpointMeta(long nextStep, int epoch, List<Integer> finishedChu
    * training: another batch rule, batch, learning rate, seed or data set size would change
    * which samples the next steps take or how they are weighted. The worker count may differ.
    */
-  public void requireContinuable(JobSpec spec, int dataSamples, String where)
-      throws org.edl.worker.model.IncompatibleStateException {
+  public void requireContinuable(JobSpec spec, int dataSamples, String where) throws IncompatibleStateException {
     List<String> diffs = new ArrayList<>();
     if (batchRule != spec.batchRule()) {
       diffs.add("batch-rule " + ruleText(batchRule) + " vs " + ruleText(spec.batchRule()));
@@ -100,7 +100,7 @@ public record CheckpointMeta(long nextStep, int epoch, List<Integer> finishedChu
       diffs.add("next step " + nextStep + " is past the job's steps=" + spec.steps());
     }
     if (!diffs.isEmpty()) {
-      throw new org.edl.worker.model.IncompatibleStateException("checkpoint " + where
+      throw new IncompatibleStateException("checkpoint " + where
           + " does not continue this job (checkpoint vs job): " + String.join("; ", diffs));
     }
   }
