@@ -12,6 +12,7 @@ import org.edl.thrift.EdlError;
 import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.Registration;
+import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
 import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
@@ -45,6 +46,8 @@ public final class CoordinatorService implements Coordinator.Iface {
   private boolean retired;
   /** The election chose this worker (whether or not it could take the job yet). */
   private boolean elected;
+  /** Where a job restarted from a checkpoint begins; null: at step 0. */
+  private JobMeta start;
 
   /** A coordinator for tests of formation: default switch allowance, no self id. */
   public CoordinatorService(JobSpec spec, Ticker ticker) {
@@ -81,12 +84,30 @@ public final class CoordinatorService implements Coordinator.Iface {
           LOG.info("Coordinator active with the handed-over job at step {}, topology v{}",
               inherited.meta().getStep(), inherited.topology().getVersion());
           inherited = null;
+        } else if (start != null) {
+          state = CoordinatorState.restored(spec, ticker, switchAllowance, selfId, start);
+          LOG.info("Coordinator active for the restarted job: waiting for {} workers to register; the first"
+              + " ring starts at step {} (sample position {})", spec.workers(), start.getStep(),
+              start.getSamplesSeen());
         } else {
           state = new CoordinatorState(spec, ticker, switchAllowance, selfId);
           LOG.info("Coordinator active: waiting for {} workers to register", spec.workers());
         }
       }
       changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The job is restarted from a checkpoint: if this worker leads the first ring, the job begins
+   * at {@code meta}'s step and sample cursor. Called before the election.
+   */
+  public void startFrom(JobMeta meta) {
+    lock.lock();
+    try {
+      start = meta.deepCopy();
     } finally {
       lock.unlock();
     }
@@ -256,16 +277,36 @@ public final class CoordinatorService implements Coordinator.Iface {
   }
 
   /**
+   * Stop-resume: every worker stops after the returned step, when this leader writes a
+   * checkpoint into {@code directory}.
+   */
+  @Override
+  public StopOrder stopForRestart(String directory) throws EdlError {
+    lock.lock();
+    try {
+      StopOrder order = leading().stopForRestart(directory);
+      LOG.info("Stop for a restart after step {}, checkpoint into {}", order.getAtStep(), order.getDirectory());
+      changed.signalAll();
+      return order;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The scheduled stop for a restart; empty when there is none or this worker does not lead. */
+  public Optional<StopOrder> stopOrder() {
+    lock.lock();
+    try {
+      return state == null ? Optional.empty() : state.stopOrder();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
    * Accepts the job from a leaving leader. Taken while not leading: it is used when (and if) this
    * worker is elected next.
    */
-  @Override
-  public org.edl.thrift.StopOrder stopForRestart(String directory) throws EdlError {
-    // Checkpointing lands with the stop-resume baseline; until then the leader refuses clearly.
-    throw CoordinatorState.error("stopForRestart", directory,
-        "this worker build cannot checkpoint and stop for a restart yet");
-  }
-
   @Override
   public void handOff(JobMeta meta, Topology topology, SwitchOrder pending) throws EdlError {
     lock.lock();

@@ -17,6 +17,7 @@ import org.edl.thrift.EdlError;
 import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.Registration;
+import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
 import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
@@ -41,6 +42,11 @@ import org.edl.worker.job.JobSpec;
  * member reported (nobody can be past its batch end yet), {@code k = max(1, ceil(T_a / T_b))}.
  * Changes that arrive while a switch is scheduled wait for the next one. The switch takes effect
  * here when that step completes.
+ *
+ * <p>Stop for a restart (the stop-resume baseline): {@link #stopForRestart} picks a future step
+ * the same way, {@code t + k}, and every member learns it from its sync replies up to that step;
+ * after it nobody trains on, and no change is taken any more. A job restored from a checkpoint
+ * starts from the checkpoint's meta-data instead of step 0 ({@link #restored}).
  */
 public final class CoordinatorState {
   /** Steps of history used for the current samples/s. */
@@ -75,6 +81,8 @@ public final class CoordinatorState {
   private Change change;
   /** Changes asked for while {@link #change} is scheduled. */
   private Change queued;
+  /** The scheduled stop for a restart, if one was asked for. */
+  private StopOrder stop;
   private long highestReported = -1;
   private int epochSize;
   private boolean handedOver;
@@ -98,6 +106,26 @@ public final class CoordinatorState {
     this.leaderId = leaderId;
     this.meta = new JobMeta(0, 0, spec.batchRule(), spec.batchSize(), spec.learningRate());
     meta.setSamplesSeen(0);
+  }
+
+  /**
+   * The state of a job restarted from a checkpoint: the first ring forms as usual, and its first
+   * step is {@code start.step}, at the sample cursor {@code start.samplesSeen}.
+   */
+  public static CoordinatorState restored(JobSpec spec, Ticker ticker, Duration switchAllowance,
+      String leaderId, JobMeta start) {
+    CoordinatorState s = new CoordinatorState(spec, ticker, switchAllowance, leaderId);
+    s.meta.setStep(start.getStep());
+    s.meta.setEpoch(start.getEpoch());
+    s.meta.setSamplesSeen(start.isSetSamplesSeen() ? start.getSamplesSeen() : 0);
+    if (start.isSetLastLoss()) {
+      s.meta.setLastLoss(start.getLastLoss());
+    }
+    if (start.isSetFinishedChunks()) {
+      s.meta.setFinishedChunks(new ArrayList<>(start.getFinishedChunks()));
+    }
+    s.highestReported = start.getStep() - 1;
+    return s;
   }
 
   /** A successor's state, from what the previous leader handed over. */
@@ -159,6 +187,10 @@ public final class CoordinatorState {
       }
       throw error("workerId", worker.getWorkerId(), "already registered at " + known.getHost() + ":"
           + known.getDataPort() + ", now from " + worker.getHost() + ":" + worker.getDataPort());
+    }
+    if (stop != null) {
+      throw error("workerId", worker.getWorkerId(), "the job stops for a restart after step "
+          + stop.getAtStep() + "; start the worker in the restarted job");
     }
     if (topology.getVersion() == 0) {
       registered.put(worker.getWorkerId(), worker.deepCopy());
@@ -223,6 +255,10 @@ public final class CoordinatorState {
     if (!contains(topology, workerId)) {
       throw error("workerId", workerId, "is not a member of the running ring v" + topology.getVersion());
     }
+    if (stop != null) {
+      throw error("workerId", workerId, "the job stops for a restart after step " + stop.getAtStep()
+          + "; size the restarted job instead");
+    }
     if (workersAfterChanges() - 1 < 1) {
       throw error("workerId", workerId, "is the last worker of the job; it cannot leave");
     }
@@ -230,6 +266,48 @@ public final class CoordinatorState {
     target.leavers.add(workerId);
     maybeSchedule();
     return currentOrderView(target);
+  }
+
+  /**
+   * Asks every worker to stop after a future step {@code t + k} (as a scale-in picks it), where
+   * the leader checkpoints into {@code directory}. Asking again for the same directory returns
+   * the same order. Refused before the first ring trains, while a scale change is pending (its
+   * newcomers would wait for a switch that never comes) and when the job ends first.
+   */
+  public StopOrder stopForRestart(String directory) throws EdlError {
+    requireLeading();
+    requireText("directory", directory);
+    if (stop != null) {
+      if (!stop.getDirectory().equals(directory)) {
+        throw error("directory", directory, "a stop for a restart into " + stop.getDirectory()
+            + " is already scheduled after step " + stop.getAtStep());
+      }
+      return stop.deepCopy();
+    }
+    if (topology.getVersion() == 0) {
+      throw error("directory", directory, "the job has not formed its first ring yet: nothing to checkpoint");
+    }
+    if (change != null) {
+      throw error("directory", directory, "a change to topology v" + nextTopology(change).getVersion()
+          + " is pending" + (change.order == null ? " (waiting for newcomers)" : " (at step "
+          + change.order.getAtStep() + ")") + "; stop after it took effect");
+    }
+    long t = Math.max(highestReported, meta.getStep() - 1);
+    long atStep = t + switchDelaySteps(allowanceNanos, meanBatchSeconds());
+    if (atStep > spec.steps() - 1) {
+      atStep = Math.max(t + 1, spec.steps() - 1);
+    }
+    if (atStep > spec.steps() - 1) {
+      throw error("directory", directory, "the job ends with step " + (spec.steps() - 1)
+          + " before a stop could take effect");
+    }
+    stop = new StopOrder(atStep, directory);
+    return stop.deepCopy();
+  }
+
+  /** The scheduled stop for a restart, if any. */
+  public Optional<StopOrder> stopOrder() {
+    return stop == null ? Optional.empty() : Optional.of(stop.deepCopy());
   }
 
   public int registeredCount() {
@@ -298,6 +376,9 @@ public final class CoordinatorState {
     if (step < meta.getStep()) {
       throw error("step", Long.toString(step), "already completed (job is at step " + meta.getStep() + ")");
     }
+    if (stop != null && step > stop.getAtStep()) {
+      throw error("step", Long.toString(step), "the job stopped for a restart after step " + stop.getAtStep());
+    }
     if (report.getSamples() < 0 || Double.isNaN(report.getBatchSeconds())) {
       throw error("samples", Integer.toString(report.getSamples()), "a report needs samples >= 0 and a batch time");
     }
@@ -327,6 +408,9 @@ public final class CoordinatorState {
     }
     if (scheduled != null && step <= scheduled.getAtStep()) {
       reply.setSwitchOrder(scheduled.deepCopy());
+    }
+    if (stop != null) {
+      reply.setStopOrder(stop.deepCopy());
     }
     return reply;
   }

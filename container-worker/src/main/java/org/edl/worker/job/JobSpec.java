@@ -181,6 +181,16 @@ public record JobSpec(
         backend, newOutput, queue);
   }
 
+  /**
+   * The same job started with {@code count} workers (a stop-resume relaunch at a new size);
+   * validated, so a count outside [min-workers, max-workers] is refused naming it.
+   */
+  public JobSpec withWorkers(int count) {
+    return new JobSpec(name, model, data, format, count, minWorkers, maxWorkers, gpusPerWorker,
+        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
+        backend, output, queue).validate();
+  }
+
   public JobSpec withData(String newData) {
     return new JobSpec(name, model, newData, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,

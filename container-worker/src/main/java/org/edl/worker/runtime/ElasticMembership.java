@@ -11,11 +11,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
 import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
+import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.collective.AllReduce;
 import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.ModelBroadcast;
@@ -42,9 +44,18 @@ import org.slf4j.LoggerFactory;
  * newcomers) while the old ring keeps training; at the order's step it swaps rings, sends the
  * model if it is the broadcaster, and carries on. A leaver stops there; a leaving leader first
  * hands the job over and gives up its latch, and the others follow the new leader.
+ *
+ * <p>A {@link StopOrder} in a reply (stop-resume) ends every member's run after its step; the
+ * leader first waits for every member's report of that step and writes the checkpoint.
  */
 final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ElasticMembership.class);
+
+  /** The leader's part of a stop: the checkpoint of the model at {@code next}, into the order's directory. */
+  @FunctionalInterface
+  interface Checkpointer {
+    Checkpoint write(StopOrder order, ModelBroadcast.Position next, int workers) throws Exception;
+  }
 
   private final String workerId;
   private final DataPlane plane;
@@ -59,6 +70,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   private final WorkerListener listener;
   private final Runnable onLeading;
   private final int gpusPerWorker;
+  private final Checkpointer checkpointer;
   private final ExecutorService background;
   private final ModelBroadcast broadcast = new ModelBroadcast();
   private final List<SwitchRecord> switches = new CopyOnWriteArrayList<>();
@@ -68,11 +80,13 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   private Future<Ring> nextRing;
   private Future<List<PeerLink>> newcomerLinks;
   private boolean left;
+  private StopOrder stop;
+  private StopRecord stopped;
 
   ElasticMembership(String workerId, DataPlane plane, LeaderConnection leader,
       CoordinatorService coordinator, LeaderElection election, String selfAddress, JobSecret secret,
       TrainableModel model, Ring ring, Duration timeout, Ticker ticker, WorkerListener listener,
-      Runnable onLeading, int gpusPerWorker) throws IOException {
+      Runnable onLeading, int gpusPerWorker, Checkpointer checkpointer) throws IOException {
     this.workerId = workerId;
     this.plane = plane;
     this.leader = leader;
@@ -86,6 +100,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
     this.listener = listener;
     this.onLeading = onLeading;
     this.gpusPerWorker = gpusPerWorker;
+    this.checkpointer = checkpointer;
     this.background = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "edl-switch-" + workerId);
       t.setDaemon(true);
@@ -105,6 +120,11 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
 
   boolean left() {
     return left;
+  }
+
+  /** How this worker stopped for a restart; empty unless it did. */
+  Optional<StopRecord> stopped() {
+    return Optional.ofNullable(stopped);
   }
 
   List<SwitchRecord> switches() {
@@ -135,6 +155,13 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
       awaitingFirstBatch = null;
     }
     SyncReply reply = leader.call(c -> c.sync(report));
+    if (reply.isSetStopOrder() && stop == null) {
+      stop = reply.getStopOrder();
+      LOG.info("Stopping for a restart after step {} (checkpoint into {})", stop.getAtStep(), stop.getDirectory());
+    }
+    if (stop != null && report.getStep() == stop.getAtStep()) {
+      return stopNow(next);
+    }
     if (reply.isSetSwitchOrder()) {
       accept(reply.getSwitchOrder());
     }
@@ -223,6 +250,27 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
     awaitingFirstBatch = new SwitchRecord(o.getTopologyVersion(), o.getAtStep(), role, before,
         formed.size(), start, end, batchSeconds, Double.NaN);
     return allReduce;
+  }
+
+  /** Ends the run after the stop step; the leader writes the checkpoint once every member reported it. */
+  private AllReduce stopNow(ModelBroadcast.Position next) throws Exception {
+    long start = ticker.nanos();
+    StopOrder s = stop;
+    int workers = ring.size();
+    Optional<String> written = Optional.empty();
+    if (leader.isSelf()) {
+      if (!coordinator.awaitStepComplete(s.getAtStep(), timeout)) {
+        throw new TimeoutException("not every worker reported step " + s.getAtStep() + " of the stop within "
+            + timeout + "; no checkpoint written");
+      }
+      written = Optional.of(checkpointer.write(s, next, workers).path().toString());
+    }
+    closeRing();
+    stopped = new StopRecord(s.getAtStep(), workers, start, ticker.nanos(), written);
+    listener.stopped(workerId, stopped);
+    LOG.info("{} stopped for a restart after step {}{}", workerId, s.getAtStep(),
+        written.map(p -> "; checkpoint " + p).orElse(""));
+    return null;
   }
 
   /** The leaving leader's last duty: the job's state to every other candidate, then the latch. */

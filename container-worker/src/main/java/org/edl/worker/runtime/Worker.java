@@ -1,9 +1,12 @@
 package org.edl.worker.runtime;
 
+import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -15,18 +18,24 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.edl.thrift.Coordinator;
+import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.Registration;
+import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
+import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.PeerLink;
 import org.edl.worker.collective.Ring;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.LeaderElection;
+import org.edl.worker.data.Dataset;
 import org.edl.worker.job.InvalidInputException;
+import org.edl.worker.model.IncompatibleStateException;
 import org.edl.worker.model.TrainableModel;
 import org.edl.worker.rpc.RpcServer;
 import org.edl.worker.security.RefusalListener;
@@ -46,6 +55,13 @@ import org.slf4j.LoggerFactory;
  * then trains from the next step. {@link ElasticMembership} then carries the worker through
  * later switches; it ends when the job's last step is done or when it leaves at a scheduled
  * step. Whoever leads at the end waits for every member's last report and writes the model.
+ *
+ * <p>Stop-resume: a stop for a restart ends every worker's run after the stop step
+ * ({@link Ending#STOPPED}), the leader's after it wrote the checkpoint. A worker configured to
+ * restore ({@link WorkerConfig#restoreFrom()}) reads the checkpoint before it joins, loads its
+ * parameters on the main thread with the rest of the execution context, and, when its
+ * coordinator leads the first ring, starts the job at the checkpoint's step and sample cursor;
+ * every member of that ring starts where the leader says and checks it against its checkpoint.
  */
 public final class Worker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
@@ -57,17 +73,20 @@ public final class Worker implements AutoCloseable {
     /** Trained to the job's last step. */
     FINISHED,
     /** Left the job at a scheduled step (graceful scale-in). */
-    LEFT
+    LEFT,
+    /** Stopped after a scheduled step for a restart (stop-resume); the leader wrote a checkpoint. */
+    STOPPED
   }
 
   /**
    * How a worker's run ended. {@code parameters} are its final parameters (a copy); rank and
    * workers describe its last ring; {@code firstStep} is the step it started at (0, or the step
-   * after the switch it joined at); {@code switches} the topology switches it lived through.
+   * after the switch it joined at); {@code switches} the topology switches it lived through;
+   * {@code stop} how it stopped for a restart (with the checkpoint the leader wrote).
    */
   public record Outcome(String workerId, boolean leader, int rank, int workers, long steps,
       float[] parameters, Optional<ModelOutput.Written> output, Ending ending, long firstStep,
-      long nextStep, List<SwitchRecord> switches) {
+      long nextStep, List<SwitchRecord> switches, Optional<StopRecord> stop) {
 
     public boolean left() {
       return ending == Ending.LEFT;
@@ -138,12 +157,17 @@ public final class Worker implements AutoCloseable {
     long started = config.ticker().nanos();
     LOG.info("Worker {} of {} starting: model {}, {} steps", config.workerId(), config.appId(),
         config.spec().model(), config.spec().steps());
+    Optional<Checkpoint> restore = readRestore();
+    restore.ifPresent(c -> coordinator.startFrom(c.meta().toJobMeta()));
     Future<Membership> joining = startup.submit(this::joinJob);
     ExecutionContext context;
     try {
       context = contextFactory.prepare(config);
       LOG.info("Execution context ready: {} samples, {} parameters", context.data().size(),
           context.model().parameters().length);
+      if (restore.isPresent()) {
+        restore(restore.get(), context);
+      }
     } catch (Exception | Error e) {
       joining.cancel(true);
       throw e;
@@ -154,14 +178,14 @@ public final class Worker implements AutoCloseable {
     ElasticMembership membership;
     ModelBroadcast.Position from;
     if (m.registration().isPending()) {
-      Joined j = joinRunningJob(m, model);
+      Joined j = joinRunningJob(m, model, context.data());
       membership = j.membership();
       from = j.from();
     } else {
+      from = firstRingStart(m.registration().getMeta(), restore);
       Ring ring = Ring.form(dataPlane, ElasticMembership.toRingTopology(m.topology()), config.startupTimeout());
       LOG.info("Formed ring v{} as rank {} of {}", ring.version(), ring.rank(), ring.size());
-      membership = membership(model, ring);
-      from = new ModelBroadcast.Position(0, 0);
+      membership = membership(model, ring, context.data());
     }
     coordinator.joined();
     startReportingIfLeading();
@@ -172,18 +196,94 @@ public final class Worker implements AutoCloseable {
     membership.finish();
 
     Optional<ModelOutput.Written> written = Optional.empty();
+    Optional<StopRecord> stop = membership.stopped();
     boolean leading = !membership.left() && m.leader().isSelf();
-    if (leading) {
+    if (leading && stop.isEmpty()) {
       written = Optional.of(finish(model, result, started));
     }
     Ring last = membership.ring();
     int rank = last == null ? -1 : last.rank();
-    int workers = last == null ? 0 : last.size();
-    Ending ending = membership.left() ? Ending.LEFT : Ending.FINISHED;
-    LOG.info("Worker {} {} after {} steps", config.workerId(), ending == Ending.LEFT ? "left" : "done",
+    int workers = last == null ? stop.map(StopRecord::workers).orElse(0) : last.size();
+    Ending ending = membership.left() ? Ending.LEFT : stop.isPresent() ? Ending.STOPPED : Ending.FINISHED;
+    LOG.info("Worker {} {} after {} steps", config.workerId(), ending.name().toLowerCase(Locale.ROOT),
         result.stepsRun());
     return new Outcome(config.workerId(), leading, rank, workers, result.stepsRun(),
-        model.parameters().clone(), written, ending, from.nextStep(), result.nextStep(), membership.switches());
+        model.parameters().clone(), written, ending, from.nextStep(), result.nextStep(), membership.switches(),
+        stop);
+  }
+
+  /** The checkpoint this worker restarts from, read (not yet loaded) before it joins anything. */
+  private Optional<Checkpoint> readRestore() throws IOException {
+    if (config.restoreFrom() == null) {
+      return Optional.empty();
+    }
+    try {
+      Checkpoint c = Checkpoint.read(config.hadoopConf(), config.restoreFrom());
+      LOG.info("Restarting from checkpoint {}", c);
+      return Optional.of(c);
+    } catch (IOException e) {
+      throw restoreError(e);
+    }
+  }
+
+  /** Loads the checkpoint's parameters, once it is known to continue this job with this data. */
+  private void restore(Checkpoint c, ExecutionContext context) throws IOException {
+    try {
+      c.meta().requireContinuable(config.spec(), context.data().size(), c.path().toString());
+      c.restoreInto(context.model());
+    } catch (IOException e) {
+      throw restoreError(e);
+    }
+  }
+
+  private IOException restoreError(IOException e) {
+    String message = WorkerEnv.RESTORE_FROM + "=" + config.restoreFrom() + ": cannot restore: " + e.getMessage();
+    IOException wrapped = e instanceof IncompatibleStateException
+        ? new IncompatibleStateException(message) : new IOException(message);
+    wrapped.initCause(e);
+    return wrapped;
+  }
+
+  /**
+   * Where the first ring starts: the leader's job position (step 0, or a restored job's
+   * checkpoint). A worker must hold the parameters of that position: a restoring worker's own
+   * checkpoint must be the leader's, and a fresh one cannot join a restarted job's first ring.
+   */
+  private ModelBroadcast.Position firstRingStart(JobMeta meta, Optional<Checkpoint> restore) {
+    ModelBroadcast.Position from = new ModelBroadcast.Position(meta.getStep(),
+        meta.isSetSamplesSeen() ? meta.getSamplesSeen() : 0);
+    boolean fresh = from.nextStep() == 0 && from.batchStart() == 0;
+    if (restore.isPresent()) {
+      CheckpointMeta c = restore.get().meta();
+      if (c.nextStep() != from.nextStep() || c.samplesSeen() != from.batchStart()) {
+        throw new IllegalStateException("this worker restored step " + c.nextStep() + " (sample " + c.samplesSeen()
+            + ") from " + restore.get().path() + " but the leader starts the job at step " + from.nextStep()
+            + " (sample " + from.batchStart() + "): " + (fresh
+                ? "the leader was started without " + WorkerEnv.RESTORE_FROM
+                : "the workers were given different checkpoints"));
+      }
+    } else if (!fresh) {
+      throw new IllegalStateException("the job restarts at step " + from.nextStep() + " from a checkpoint, but "
+          + config.workerId() + " was started without " + WorkerEnv.RESTORE_FROM);
+    }
+    if (from.nextStep() > 0) {
+      LOG.info("Starting the restarted job at step {} (sample position {})", from.nextStep(), from.batchStart());
+    }
+    return from;
+  }
+
+  /** The leader's part of a stop for a restart: model and job position, as every member holds them. */
+  private Checkpoint writeCheckpoint(TrainableModel model, Dataset data, StopOrder order,
+      ModelBroadcast.Position next, int workers) throws IOException {
+    JobMeta meta = coordinator.meta().orElseThrow(
+        () -> new IllegalStateException("lost leadership before writing the checkpoint"));
+    if (meta.getStep() != next.nextStep() || meta.getSamplesSeen() != next.batchStart()) {
+      throw new IllegalStateException("the leader's job position (step " + meta.getStep() + ", sample "
+          + meta.getSamplesSeen() + ") disagrees with its own loop's (" + next + ")");
+    }
+    CheckpointMeta cm = CheckpointMeta.of(meta, workers, model.name(), model.parameters().length, data.size(),
+        config.spec().seed(), Instant.now());
+    return Checkpoint.write(config.hadoopConf(), order.getDirectory(), cm, model);
   }
 
   private record Joined(ElasticMembership membership, ModelBroadcast.Position from) {}
@@ -193,7 +293,7 @@ public final class Worker implements AutoCloseable {
    * job position from the broadcaster. The existing workers train throughout, but for the
    * broadcast at the order's step.
    */
-  private Joined joinRunningJob(Membership m, TrainableModel model) throws Exception {
+  private Joined joinRunningJob(Membership m, TrainableModel model, Dataset data) throws Exception {
     long version = m.topology().getVersion();
     m.leader().call(c -> {
       c.ready(config.workerId(), version);
@@ -225,7 +325,7 @@ public final class Worker implements AutoCloseable {
     }
     LOG.info("Joined topology v{} as rank {} of {}; starting at step {} (sample position {})",
         ring.version(), ring.rank(), ring.size(), from.nextStep(), from.batchStart());
-    ElasticMembership membership = membership(model, ring);
+    ElasticMembership membership = membership(model, ring, data);
     membership.record(new SwitchRecord(order.getTopologyVersion(), order.getAtStep(),
         SwitchRecord.Role.JOINER, order.getTopology().getRingSize() - order.getJoinersSize()
             + (order.isSetLeavers() ? order.getLeaversSize() : 0),
@@ -233,10 +333,11 @@ public final class Worker implements AutoCloseable {
     return new Joined(membership, from);
   }
 
-  private ElasticMembership membership(TrainableModel model, Ring ring) throws Exception {
+  private ElasticMembership membership(TrainableModel model, Ring ring, Dataset data) throws Exception {
     ElasticMembership membership = new ElasticMembership(config.workerId(), dataPlane, leader,
         coordinator, election, selfAddress, config.secret(), model, ring, config.rpcTimeout(),
-        config.ticker(), listener, this::startReportingIfLeading, config.spec().gpusPerWorker());
+        config.ticker(), listener, this::startReportingIfLeading, config.spec().gpusPerWorker(),
+        (order, next, workers) -> writeCheckpoint(model, data, order, next, workers));
     resources.push(membership);
     return membership;
   }

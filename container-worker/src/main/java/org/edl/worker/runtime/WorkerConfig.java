@@ -31,6 +31,8 @@ import org.edl.worker.security.JobSecret;
  * @param ticker           clock for batch times and rates
  * @param switchAllowance  T_a: how far ahead the leader schedules a topology switch
  * @param profilesDir      measured profiles for the emulated backend
+ * @param restoreFrom      checkpoint (or directory of checkpoints) the job restarts from; null:
+ *                         a fresh start
  */
 public record WorkerConfig(
     String appId,
@@ -46,7 +48,8 @@ public record WorkerConfig(
     Duration progressInterval,
     Ticker ticker,
     Duration switchAllowance,
-    Path profilesDir) {
+    Path profilesDir,
+    String restoreFrom) {
 
   public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofMinutes(5);
   public static final Duration DEFAULT_RPC_TIMEOUT = Duration.ofSeconds(60);
@@ -64,6 +67,9 @@ public record WorkerConfig(
     Objects.requireNonNull(ticker, "ticker");
     Objects.requireNonNull(switchAllowance, "switchAllowance");
     Objects.requireNonNull(profilesDir, "profilesDir");
+    if (restoreFrom != null && restoreFrom.isBlank()) {
+      throw new InvalidInputException(WorkerEnv.RESTORE_FROM, restoreFrom, "must name a checkpoint directory");
+    }
     if (switchAllowance.isNegative()) {
       throw new InvalidInputException(WorkerEnv.SWITCH_ALLOWANCE_MS, switchAllowance.toMillis(), "must not be negative");
     }
@@ -74,32 +80,37 @@ public record WorkerConfig(
       HostPort amAddress, JobSpec spec, JobSecret secret, Configuration hadoopConf) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
         DEFAULT_STARTUP_TIMEOUT, DEFAULT_RPC_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, Ticker.SYSTEM,
-        DEFAULT_SWITCH_ALLOWANCE, Path.of(WorkerEnv.DEFAULT_PROFILES_DIR));
+        DEFAULT_SWITCH_ALLOWANCE, Path.of(WorkerEnv.DEFAULT_PROFILES_DIR), null);
   }
 
   public WorkerConfig withStartupTimeout(Duration timeout) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir);
+        timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom);
   }
 
   public WorkerConfig withProgressInterval(Duration interval) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir);
+        startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir, restoreFrom);
   }
 
   public WorkerConfig withSwitchAllowance(Duration allowance) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir);
+        startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir, restoreFrom);
   }
 
   public WorkerConfig withProfilesDir(Path dir) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir, restoreFrom);
   }
 
   public WorkerConfig withTicker(Ticker clock) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir);
+        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir, restoreFrom);
+  }
+
+  public WorkerConfig withRestoreFrom(String checkpoint) {
+    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, checkpoint);
   }
 
   /**
@@ -115,6 +126,10 @@ public record WorkerConfig(
     String profiles = env.getOrDefault(WorkerEnv.PROFILES_DIR, "").trim();
     if (!profiles.isEmpty()) {
       config = config.withProfilesDir(Path.of(profiles));
+    }
+    String restore = env.getOrDefault(WorkerEnv.RESTORE_FROM, "").trim();
+    if (!restore.isEmpty()) {
+      config = config.withRestoreFrom(restore);
     }
     String allowance = env.getOrDefault(WorkerEnv.SWITCH_ALLOWANCE_MS, "").trim();
     if (allowance.isEmpty()) {

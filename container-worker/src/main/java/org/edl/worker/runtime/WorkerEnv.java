@@ -19,6 +19,13 @@ public final class WorkerEnv {
   public static final String GPU_INDICES = "EDL_GPU_INDICES";
   /** Optional: T_a, how far ahead (ms) the leader schedules a topology switch; default 500. */
   public static final String SWITCH_ALLOWANCE_MS = "EDL_SWITCH_ALLOWANCE_MS";
+  /**
+   * Optional: restart the job from a checkpoint (stop-resume, or recovery): a checkpoint's own
+   * directory or a directory of checkpoints (its newest is used). Every worker of the restarted
+   * job's first ring gets the same value; it loads the parameters, and the first ring's leader
+   * starts the job at the checkpoint's step and sample position.
+   */
+  public static final String RESTORE_FROM = "EDL_RESTORE_FROM";
   /** Directory of measured profiles ({@code <model>/placements.csv}) for the emulated backend. */
   public static final String PROFILES_DIR = "EDL_PROFILES_DIR";
   /** Default of {@link #PROFILES_DIR}: a directory the AM localises into the container. */
@@ -34,7 +41,10 @@ public final class WorkerEnv {
   /** ZooKeeper root of all EDL jobs. */
   public static final String ZK_ROOT = "/edl";
 
-  /** Exit status of a worker that finished training, or left the job at its scheduled step. */
+  /**
+   * Exit status of a worker that finished training, left the job at its scheduled step, or
+   * stopped for a restart (the leader after writing the checkpoint).
+   */
   public static final int EXIT_OK = 0;
   /** Exit status of a worker that failed; the cause is on stderr, which YARN's diagnostics carry. */
   public static final int EXIT_FAILED = 1;

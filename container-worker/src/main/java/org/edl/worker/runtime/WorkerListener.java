@@ -24,4 +24,7 @@ public interface WorkerListener {
 
   /** A topology switch this worker took part in is done. */
   default void switched(String workerId, SwitchRecord record) {}
+
+  /** This worker stopped for a restart and is about to end its run. */
+  default void stopped(String workerId, StopRecord record) {}
 }

@@ -51,6 +51,7 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   final List<Batch> batches = new CopyOnWriteArrayList<>();
   final Map<String, List<SwitchRecord>> switches = new ConcurrentHashMap<>();
   final Map<String, Long> readyNanos = new ConcurrentHashMap<>();
+  final Map<String, StopRecord> stops = new ConcurrentHashMap<>();
   private final Map<String, Long> lastTrained = new ConcurrentHashMap<>();
   private final Map<String, Boolean> registered = new ConcurrentHashMap<>();
   private final ReentrantLock lock = new ReentrantLock();
@@ -74,10 +75,16 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   }
 
   Future<Worker.Outcome> start(String workerId, ExecutionContext.Factory context) {
+    return start(workerId, context, null);
+  }
+
+  /** Starts a worker of a job restarted from {@code checkpoint} (null: a fresh start). */
+  Future<Worker.Outcome> start(String workerId, ExecutionContext.Factory context, String checkpoint) {
     WorkerConfig config = WorkerConfig.of(appId, workerId, "127.0.0.1", zk.getConnectString(), null,
         spec, secret, new Configuration())
         .withStartupTimeout(WAIT)
-        .withSwitchAllowance(switchAllowance);
+        .withSwitchAllowance(switchAllowance)
+        .withRestoreFrom(checkpoint);
     Worker w = new Worker(config, context, this);
     workers.put(workerId, w);
     Future<Worker.Outcome> f = threads.submit(w::run);
@@ -95,13 +102,24 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
 
   /** Scale-in as the AM does it: find the leader through ZooKeeper and ask it. */
   SwitchOrder leave(String workerId) throws Exception {
+    try (CoordinatorClient leader = leader()) {
+      return leader.leave(workerId);
+    }
+  }
+
+  /** Stop-resume as the AM asks for it: through the leader found in ZooKeeper. */
+  org.edl.thrift.StopOrder stopForRestart(String directory) throws Exception {
+    try (CoordinatorClient leader = leader()) {
+      return leader.stopForRestart(directory);
+    }
+  }
+
+  private CoordinatorClient leader() throws Exception {
     if (control == null) {
       control = CuratorFrameworkFactory.newClient(zk.getConnectString(), new ExponentialBackoffRetry(100, 5));
       control.start();
     }
-    try (CoordinatorClient leader = LeaderLocator.connect(control, appId, secret, WAIT)) {
-      return leader.leave(workerId);
-    }
+    return LeaderLocator.connect(control, appId, secret, WAIT);
   }
 
   /** Workers may start steps below {@code limit} only. */
@@ -217,6 +235,11 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   @Override
   public void switched(String workerId, SwitchRecord record) {
     signal(() -> switches.computeIfAbsent(workerId, k -> new CopyOnWriteArrayList<>()).add(record));
+  }
+
+  @Override
+  public void stopped(String workerId, StopRecord record) {
+    signal(() -> stops.put(workerId, record));
   }
 
   static long checksum(float[] parameters) {

@@ -36,6 +36,19 @@ class WorkerMainTest {
     assertEquals(WorkerEnv.ZK_CONNECT, e.field());
   }
 
+  @Test
+  void theCheckpointToRestoreFromComesFromTheEnvironment() {
+    Map<String, String> env = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
+        WorkerEnv.NM_HOST, "h1", WorkerEnv.ZK_CONNECT, "zk:2181",
+        WorkerEnv.RESTORE_FROM, " hdfs:///edl/ckpt/application_1_0001 ");
+    WorkerConfig config = WorkerConfig.fromEnvironment(env, spec(), JobSecret.generate(), new Configuration());
+    assertEquals("hdfs:///edl/ckpt/application_1_0001", config.restoreFrom());
+    env = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
+        WorkerEnv.NM_HOST, "h1", WorkerEnv.ZK_CONNECT, "zk:2181");
+    assertEquals(null, WorkerConfig.fromEnvironment(env, spec(), JobSecret.generate(), new Configuration())
+        .restoreFrom(), "no variable: a fresh start");
+  }
+
   private static JobSpec spec() {
     return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
         1, 1, 1, 0, 512, 1, 10, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "file:///tmp/x", "").validate();

@@ -1,0 +1,84 @@
+package org.edl.worker.checkpoint;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.edl.thrift.BatchRule;
+import org.edl.worker.model.Mlp;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Checkpoints on a real HDFS (one MiniDFSCluster for the class), where production writes them. */
+class CheckpointHdfsTest {
+  @TempDir
+  static Path baseDir;
+
+  private static MiniDFSCluster cluster;
+  private static Configuration conf;
+  private static String root;
+
+  @BeforeAll
+  static void startHdfs() throws IOException {
+    cluster = new MiniDFSCluster.Builder(new Configuration(), baseDir.toFile()).numDataNodes(1).build();
+    cluster.waitActive();
+    conf = cluster.getConfiguration(0);
+    root = cluster.getFileSystem().getUri() + "/edl/checkpoints";
+  }
+
+  @AfterAll
+  static void stopHdfs() {
+    if (cluster != null) {
+      cluster.shutdown();
+    }
+  }
+
+  private static CheckpointMeta meta(Mlp m, long nextStep) {
+    return new CheckpointMeta(nextStep, 0, List.of(0, 1), nextStep * 16, BatchRule.FIXED_GLOBAL, 16, 0.1,
+        0.7, 3, m.name(), m.parameters().length, 500, 21, Instant.parse("2026-12-03T07:00:00Z"));
+  }
+
+  @Test
+  void aCheckpointOnHdfsRestoresTheParametersAndNamesItsHdfsPath() throws IOException {
+    Mlp saved = new Mlp(300, 70, 4, 1);
+    Checkpoint written = Checkpoint.write(conf, root + "/job1", meta(saved, 64), saved);
+    assertEquals("hdfs", written.path().toUri().getScheme());
+
+    Checkpoint read = Checkpoint.read(conf, root + "/job1");
+    assertEquals(meta(saved, 64), read.meta());
+    Mlp restored = new Mlp(300, 70, 4, 2);
+    read.restoreInto(restored);
+    assertArrayEquals(saved.parameters(), restored.parameters());
+  }
+
+  @Test
+  void aHalfWrittenCheckpointOnHdfsIsNotReadAsComplete() throws IOException {
+    Mlp m = new Mlp(20, 8, 3, 1);
+    String dir = root + "/job2";
+    Checkpoint.write(conf, dir, meta(m, 10), m);
+    // A writer that died after its files but before the marker and the rename.
+    FileSystem fs = cluster.getFileSystem();
+    org.apache.hadoop.fs.Path tmp = new org.apache.hadoop.fs.Path(dir, ".ckpt-00000000000000000030-dead.tmp");
+    try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path(tmp, Checkpoint.MODEL_FILE))) {
+      out.write(new byte[100]);
+    }
+    assertEquals(10, Checkpoint.read(conf, dir).meta().nextStep());
+    // The same files, renamed into place by hand without the marker: incomplete, and said so.
+    org.apache.hadoop.fs.Path renamed = new org.apache.hadoop.fs.Path(dir, Checkpoint.nameFor(30));
+    assertTrue(fs.rename(tmp, renamed));
+    IOException e = assertThrows(IOException.class, () -> Checkpoint.read(conf, dir));
+    assertTrue(e.getMessage().contains(renamed.toUri().getPath()) && e.getMessage().contains("incomplete"),
+        e.getMessage());
+  }
+}
