@@ -150,7 +150,11 @@ struct JobProgress {
   6: optional i32 epoch,
   7: optional string modelPath,
   8: optional string metricsPath,
-  9: optional double firstLoss
+  9: optional double firstLoss,
+  /** Samples trained so far and when the last step completed (leader's clock, seconds), so a
+   *  reader can take exact rates between two reports, e.g. per parallelism while profiling. */
+  10: optional i64 samplesSeen,
+  11: optional double leaderSeconds
 }
 
 enum JobState {

@@ -22,6 +22,8 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
   private static final org.apache.thrift.protocol.TField MODEL_PATH_FIELD_DESC = new org.apache.thrift.protocol.TField("modelPath", org.apache.thrift.protocol.TType.STRING, (short)7);
   private static final org.apache.thrift.protocol.TField METRICS_PATH_FIELD_DESC = new org.apache.thrift.protocol.TField("metricsPath", org.apache.thrift.protocol.TType.STRING, (short)8);
   private static final org.apache.thrift.protocol.TField FIRST_LOSS_FIELD_DESC = new org.apache.thrift.protocol.TField("firstLoss", org.apache.thrift.protocol.TType.DOUBLE, (short)9);
+  private static final org.apache.thrift.protocol.TField SAMPLES_SEEN_FIELD_DESC = new org.apache.thrift.protocol.TField("samplesSeen", org.apache.thrift.protocol.TType.I64, (short)10);
+  private static final org.apache.thrift.protocol.TField LEADER_SECONDS_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderSeconds", org.apache.thrift.protocol.TType.DOUBLE, (short)11);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new JobProgressStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new JobProgressTupleSchemeFactory();
@@ -35,6 +37,12 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
   public @org.apache.thrift.annotation.Nullable java.lang.String modelPath; // optional
   public @org.apache.thrift.annotation.Nullable java.lang.String metricsPath; // optional
   public double firstLoss; // optional
+  /**
+   * Samples trained so far and when the last step completed (leader's clock, seconds), so a
+   * reader can take exact rates between two reports, e.g. per parallelism while profiling.
+   */
+  public long samplesSeen; // optional
+  public double leaderSeconds; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -46,7 +54,13 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     EPOCH((short)6, "epoch"),
     MODEL_PATH((short)7, "modelPath"),
     METRICS_PATH((short)8, "metricsPath"),
-    FIRST_LOSS((short)9, "firstLoss");
+    FIRST_LOSS((short)9, "firstLoss"),
+    /**
+     * Samples trained so far and when the last step completed (leader's clock, seconds), so a
+     * reader can take exact rates between two reports, e.g. per parallelism while profiling.
+     */
+    SAMPLES_SEEN((short)10, "samplesSeen"),
+    LEADER_SECONDS((short)11, "leaderSeconds");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -80,6 +94,10 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           return METRICS_PATH;
         case 9: // FIRST_LOSS
           return FIRST_LOSS;
+        case 10: // SAMPLES_SEEN
+          return SAMPLES_SEEN;
+        case 11: // LEADER_SECONDS
+          return LEADER_SECONDS;
         default:
           return null;
       }
@@ -130,8 +148,10 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
   private static final int __WORKERS_ISSET_ID = 4;
   private static final int __EPOCH_ISSET_ID = 5;
   private static final int __FIRSTLOSS_ISSET_ID = 6;
-  private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.EPOCH,_Fields.MODEL_PATH,_Fields.METRICS_PATH,_Fields.FIRST_LOSS};
+  private static final int __SAMPLESSEEN_ISSET_ID = 7;
+  private static final int __LEADERSECONDS_ISSET_ID = 8;
+  private short __isset_bitfield = 0;
+  private static final _Fields optionals[] = {_Fields.EPOCH,_Fields.MODEL_PATH,_Fields.METRICS_PATH,_Fields.FIRST_LOSS,_Fields.SAMPLES_SEEN,_Fields.LEADER_SECONDS};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -152,6 +172,10 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     tmpMap.put(_Fields.METRICS_PATH, new org.apache.thrift.meta_data.FieldMetaData("metricsPath", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
     tmpMap.put(_Fields.FIRST_LOSS, new org.apache.thrift.meta_data.FieldMetaData("firstLoss", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
+    tmpMap.put(_Fields.SAMPLES_SEEN, new org.apache.thrift.meta_data.FieldMetaData("samplesSeen", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+    tmpMap.put(_Fields.LEADER_SECONDS, new org.apache.thrift.meta_data.FieldMetaData("leaderSeconds", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(JobProgress.class, metaDataMap);
@@ -198,6 +222,8 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       this.metricsPath = other.metricsPath;
     }
     this.firstLoss = other.firstLoss;
+    this.samplesSeen = other.samplesSeen;
+    this.leaderSeconds = other.leaderSeconds;
   }
 
   @Override
@@ -223,6 +249,10 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     this.metricsPath = null;
     setFirstLossIsSet(false);
     this.firstLoss = 0.0;
+    setSamplesSeenIsSet(false);
+    this.samplesSeen = 0;
+    setLeaderSecondsIsSet(false);
+    this.leaderSeconds = 0.0;
   }
 
   public long getStep() {
@@ -436,6 +466,60 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __FIRSTLOSS_ISSET_ID, value);
   }
 
+  /**
+   * Samples trained so far and when the last step completed (leader's clock, seconds), so a
+   * reader can take exact rates between two reports, e.g. per parallelism while profiling.
+   */
+  public long getSamplesSeen() {
+    return this.samplesSeen;
+  }
+
+  /**
+   * Samples trained so far and when the last step completed (leader's clock, seconds), so a
+   * reader can take exact rates between two reports, e.g. per parallelism while profiling.
+   */
+  public JobProgress setSamplesSeen(long samplesSeen) {
+    this.samplesSeen = samplesSeen;
+    setSamplesSeenIsSet(true);
+    return this;
+  }
+
+  public void unsetSamplesSeen() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __SAMPLESSEEN_ISSET_ID);
+  }
+
+  /** Returns true if field samplesSeen is set (has been assigned a value) and false otherwise */
+  public boolean isSetSamplesSeen() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __SAMPLESSEEN_ISSET_ID);
+  }
+
+  public void setSamplesSeenIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __SAMPLESSEEN_ISSET_ID, value);
+  }
+
+  public double getLeaderSeconds() {
+    return this.leaderSeconds;
+  }
+
+  public JobProgress setLeaderSeconds(double leaderSeconds) {
+    this.leaderSeconds = leaderSeconds;
+    setLeaderSecondsIsSet(true);
+    return this;
+  }
+
+  public void unsetLeaderSeconds() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADERSECONDS_ISSET_ID);
+  }
+
+  /** Returns true if field leaderSeconds is set (has been assigned a value) and false otherwise */
+  public boolean isSetLeaderSeconds() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADERSECONDS_ISSET_ID);
+  }
+
+  public void setLeaderSecondsIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADERSECONDS_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -511,6 +595,22 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       }
       break;
 
+    case SAMPLES_SEEN:
+      if (value == null) {
+        unsetSamplesSeen();
+      } else {
+        setSamplesSeen((java.lang.Long)value);
+      }
+      break;
+
+    case LEADER_SECONDS:
+      if (value == null) {
+        unsetLeaderSeconds();
+      } else {
+        setLeaderSeconds((java.lang.Double)value);
+      }
+      break;
+
     }
   }
 
@@ -545,6 +645,12 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     case FIRST_LOSS:
       return getFirstLoss();
 
+    case SAMPLES_SEEN:
+      return getSamplesSeen();
+
+    case LEADER_SECONDS:
+      return getLeaderSeconds();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -575,6 +681,10 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       return isSetMetricsPath();
     case FIRST_LOSS:
       return isSetFirstLoss();
+    case SAMPLES_SEEN:
+      return isSetSamplesSeen();
+    case LEADER_SECONDS:
+      return isSetLeaderSeconds();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -673,6 +783,24 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
         return false;
     }
 
+    boolean this_present_samplesSeen = true && this.isSetSamplesSeen();
+    boolean that_present_samplesSeen = true && that.isSetSamplesSeen();
+    if (this_present_samplesSeen || that_present_samplesSeen) {
+      if (!(this_present_samplesSeen && that_present_samplesSeen))
+        return false;
+      if (this.samplesSeen != that.samplesSeen)
+        return false;
+    }
+
+    boolean this_present_leaderSeconds = true && this.isSetLeaderSeconds();
+    boolean that_present_leaderSeconds = true && that.isSetLeaderSeconds();
+    if (this_present_leaderSeconds || that_present_leaderSeconds) {
+      if (!(this_present_leaderSeconds && that_present_leaderSeconds))
+        return false;
+      if (this.leaderSeconds != that.leaderSeconds)
+        return false;
+    }
+
     return true;
   }
 
@@ -705,6 +833,14 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     hashCode = hashCode * 8191 + ((isSetFirstLoss()) ? 131071 : 524287);
     if (isSetFirstLoss())
       hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(firstLoss);
+
+    hashCode = hashCode * 8191 + ((isSetSamplesSeen()) ? 131071 : 524287);
+    if (isSetSamplesSeen())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(samplesSeen);
+
+    hashCode = hashCode * 8191 + ((isSetLeaderSeconds()) ? 131071 : 524287);
+    if (isSetLeaderSeconds())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderSeconds);
 
     return hashCode;
   }
@@ -807,6 +943,26 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetSamplesSeen(), other.isSetSamplesSeen());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetSamplesSeen()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.samplesSeen, other.samplesSeen);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetLeaderSeconds(), other.isSetLeaderSeconds());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLeaderSeconds()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderSeconds, other.leaderSeconds);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -880,6 +1036,18 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (!first) sb.append(", ");
       sb.append("firstLoss:");
       sb.append(this.firstLoss);
+      first = false;
+    }
+    if (isSetSamplesSeen()) {
+      if (!first) sb.append(", ");
+      sb.append("samplesSeen:");
+      sb.append(this.samplesSeen);
+      first = false;
+    }
+    if (isSetLeaderSeconds()) {
+      if (!first) sb.append(", ");
+      sb.append("leaderSeconds:");
+      sb.append(this.leaderSeconds);
       first = false;
     }
     sb.append(")");
@@ -1006,6 +1174,22 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 10: // SAMPLES_SEEN
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.samplesSeen = iprot.readI64();
+              struct.setSamplesSeenIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 11: // LEADER_SECONDS
+            if (schemeField.type == org.apache.thrift.protocol.TType.DOUBLE) {
+              struct.leaderSeconds = iprot.readDouble();
+              struct.setLeaderSecondsIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -1076,6 +1260,16 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
         oprot.writeDouble(struct.firstLoss);
         oprot.writeFieldEnd();
       }
+      if (struct.isSetSamplesSeen()) {
+        oprot.writeFieldBegin(SAMPLES_SEEN_FIELD_DESC);
+        oprot.writeI64(struct.samplesSeen);
+        oprot.writeFieldEnd();
+      }
+      if (struct.isSetLeaderSeconds()) {
+        oprot.writeFieldBegin(LEADER_SECONDS_FIELD_DESC);
+        oprot.writeDouble(struct.leaderSeconds);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -1112,7 +1306,13 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (struct.isSetFirstLoss()) {
         optionals.set(3);
       }
-      oprot.writeBitSet(optionals, 4);
+      if (struct.isSetSamplesSeen()) {
+        optionals.set(4);
+      }
+      if (struct.isSetLeaderSeconds()) {
+        optionals.set(5);
+      }
+      oprot.writeBitSet(optionals, 6);
       if (struct.isSetEpoch()) {
         oprot.writeI32(struct.epoch);
       }
@@ -1124,6 +1324,12 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       }
       if (struct.isSetFirstLoss()) {
         oprot.writeDouble(struct.firstLoss);
+      }
+      if (struct.isSetSamplesSeen()) {
+        oprot.writeI64(struct.samplesSeen);
+      }
+      if (struct.isSetLeaderSeconds()) {
+        oprot.writeDouble(struct.leaderSeconds);
       }
     }
 
@@ -1140,7 +1346,7 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       struct.setSamplesPerSecondIsSet(true);
       struct.workers = iprot.readI32();
       struct.setWorkersIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(4);
+      java.util.BitSet incoming = iprot.readBitSet(6);
       if (incoming.get(0)) {
         struct.epoch = iprot.readI32();
         struct.setEpochIsSet(true);
@@ -1156,6 +1362,14 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (incoming.get(3)) {
         struct.firstLoss = iprot.readDouble();
         struct.setFirstLossIsSet(true);
+      }
+      if (incoming.get(4)) {
+        struct.samplesSeen = iprot.readI64();
+        struct.setSamplesSeenIsSet(true);
+      }
+      if (incoming.get(5)) {
+        struct.leaderSeconds = iprot.readDouble();
+        struct.setLeaderSecondsIsSet(true);
       }
     }
   }

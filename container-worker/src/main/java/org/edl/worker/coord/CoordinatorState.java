@@ -370,6 +370,10 @@ public final class CoordinatorState {
         meta.isSetLastLoss() ? meta.getLastLoss() : Double.NaN, recentSamplesPerSecond(),
         topology.getRingSize());
     p.setEpoch(meta.getEpoch());
+    p.setSamplesSeen(meta.getSamplesSeen());
+    if (!completions.isEmpty()) {
+      p.setLeaderSeconds(completions.peekLast()[0] / 1e9);
+    }
     if (firstLoss != null) {
       p.setFirstLoss(firstLoss);
     }
