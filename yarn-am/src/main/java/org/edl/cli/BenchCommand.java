@@ -10,7 +10,7 @@ import picocli.CommandLine.Unmatched;
 
 /** {@code edl bench ...}: benchmarks, each one a subcommand. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark.",
-    subcommands = {BenchCommand.AllReduce.class})
+    subcommands = {BenchCommand.AllReduce.class, BenchCommand.Scaling.class})
 public final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;
@@ -36,6 +36,48 @@ public final class BenchCommand implements Runnable {
       // Parsed here rather than through AllReduceBench.main, so that a bad argument is reported
       // like every other edl user error (one line, exit 2) instead of by System.exit.
       AllReduceBench.run(AllReduceBenchOptions.parse(args.toArray(String[]::new)), System.out);
+      return 0;
+    }
+  }
+
+  /**
+   * {@code edl bench scaling}: EDL against stop-resume on the same job on the embedded cluster
+   * (4 -> 5, 5 -> 4, profiling 8 -> 2); results to the console, a CSV and a chart.
+   */
+  @Command(name = "scaling", mixinStandardHelpOptions = true, description = "Stop-free scaling"
+      + " against stop-resume on the embedded cluster: 4->5, 5->4 workers and profiling 8..2.")
+  static final class Scaling implements Callable<Integer> {
+    @picocli.CommandLine.Option(names = "--backend", defaultValue = "cpu",
+        description = "cpu or emulated (default: ${DEFAULT-VALUE}).")
+    String backend;
+    @picocli.CommandLine.Option(names = "--model", defaultValue = "mlp",
+        description = "mlp or softmax with cpu; a profiled model with emulated (default: ${DEFAULT-VALUE}).")
+    String model;
+    @picocli.CommandLine.Option(names = "--batch", defaultValue = "256",
+        description = "Per-worker batch (default: ${DEFAULT-VALUE}).")
+    int batch;
+    @picocli.CommandLine.Option(names = "--hidden", defaultValue = "256",
+        description = "Hidden units of the MLP (default: ${DEFAULT-VALUE}).")
+    int hidden;
+    @picocli.CommandLine.Option(names = "--profile-batches", defaultValue = "10",
+        description = "Batches at each size while profiling (default: ${DEFAULT-VALUE}).")
+    int profileBatches;
+    @picocli.CommandLine.Option(names = "--out", defaultValue = "docs/benchmarks",
+        description = "Where scaling.csv and scaling.png go (default: ${DEFAULT-VALUE}).")
+    java.nio.file.Path out;
+
+    @Override
+    public Integer call() throws Exception {
+      java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
+      String named = backend.equals("emulated") ? "emulated (profile of " + model + ")" : backend + " (" + model + ")";
+      java.util.List<org.edl.bench.ScalingBench.Result> results = new org.edl.bench.ScalingBench(
+          new org.edl.bench.ScalingBench.Options(backend, model, batch, hidden, profileBatches, 20,
+              java.time.Duration.ofMinutes(5), out), console).run();
+      org.edl.bench.ScalingReport report = new org.edl.bench.ScalingReport(results);
+      report.writeCsv(out.resolve("scaling.csv"));
+      report.writeChart(out.resolve("scaling.png"), named);
+      console.println(report.table(named));
+      console.println("Wrote " + out.resolve("scaling.csv") + " and " + out.resolve("scaling.png"));
       return 0;
     }
   }

@@ -40,10 +40,27 @@ public final class WorkerMain {
     JobSpec spec = readSpec(Path.of(WorkerEnv.JOB_SPEC_FILE));
     JobSecret secret = readSecret();
     WorkerConfig config = WorkerConfig.fromEnvironment(System.getenv(), spec, secret, new Configuration());
-    try (Worker worker = new Worker(config)) {
-      worker.run();
+    Timeline timeline = new Timeline();
+    String how = "failed";
+    long nextStep = -1;
+    try (Worker worker = new Worker(config, ExecutionContext.FROM_SPEC, timeline)) {
+      Worker.Outcome outcome = worker.run();
+      how = outcome.ending().name().toLowerCase(java.util.Locale.ROOT);
+      nextStep = outcome.nextStep();
+    } finally {
+      timeline.ended(nextStep, how);
+      writeTimeline(timeline, config);
     }
     return WorkerEnv.EXIT_OK;
+  }
+
+  /** Best effort: a timeline that cannot be written must not turn a good run into a failure. */
+  private static void writeTimeline(Timeline timeline, WorkerConfig config) {
+    try {
+      LOG.info("Timeline written to {}", timeline.write(config.spec().output(), config.workerId(), config.hadoopConf()));
+    } catch (Exception e) {
+      LOG.warn("Could not write the timeline to {}: {}", config.spec().output(), e.toString());
+    }
   }
 
   static JobSpec readSpec(Path file) throws Exception {

@@ -1,0 +1,140 @@
+package org.edl.bench;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.edl.bench.Timelines.Row;
+
+/**
+ * Turns worker timelines into the cost of one change of parallelism, the same way for EDL and
+ * for stop-resume, so the two are compared on equal terms.
+ *
+ * <p>The change is found as the first step {@code k} (its batches ending after the request)
+ * trained by the new number of workers right after a step {@code k-1} trained by the old number.
+ * Then:
+ * <ul>
+ *   <li>stop time: how much longer the gap from the end of step {@code k-1} to the end of step
+ *       {@code k} (latest worker each) was than the median gap of the steps before: the time the
+ *       job did not train because of the change;</li>
+ *   <li>end-to-end time: from the request to the end of step {@code k};</li>
+ *   <li>resource loss: GPU-seconds held but idle because of the change: for a worker that trained
+ *       both steps, its own excess gap; for a worker that trained {@code k-1} but not {@code k}
+ *       (it left, or stop-resume stopped it), the time from its last batch to the end of its
+ *       run; for a worker whose first batch is {@code k} (a newcomer, or a restarted worker), the
+ *       time from its process start to that batch.</li>
+ * </ul>
+ */
+public final class ScalingAnalysis {
+  /** How many steps before the change set the normal pace. */
+  private static final int PACE_STEPS = 10;
+
+  /** The cost of one change; {@code step} is {@code k}, the first step at the new size. */
+  public record Cost(long step, double stopSeconds, double endToEndSeconds, double lossGpuSeconds) {}
+
+  private final Map<String, List<Row>> byWorker;
+  /** step -> (worker -> batch row) */
+  private final TreeMap<Long, Map<String, Row>> steps = new TreeMap<>();
+
+  public ScalingAnalysis(Timelines timelines) {
+    this.byWorker = timelines.byWorker();
+    byWorker.forEach((worker, rows) -> rows.stream().filter(r -> r.event().equals("batch"))
+        .forEach(r -> steps.computeIfAbsent(r.step(), s -> new HashMap<>()).put(worker, r)));
+  }
+
+  /**
+   * @param requestMs wall-clock time the change was asked for
+   * @throws IllegalStateException when the timelines show no such change after the request
+   */
+  public Cost cost(long requestMs, int before, int after, int gpusPerWorker) {
+    Long k = findChange(requestMs, before, after);
+    if (k == null) {
+      throw new IllegalStateException("no step after " + requestMs + " ms went from " + before
+          + " to " + after + " workers; steps seen: " + summary());
+    }
+    Map<String, Row> last = steps.get(k - 1);
+    Map<String, Row> first = steps.get(k);
+    double pace = normalGapMs(k - 1);
+    double gap = latestEnd(first) - latestEnd(last);
+    double stop = Math.max(0, gap - pace) / 1000.0;
+    double endToEnd = (latestEnd(first) - requestMs) / 1000.0;
+    double idleMs = 0;
+    for (Map.Entry<String, Row> e : last.entrySet()) {
+      Row next = first.get(e.getKey());
+      if (next != null) {
+        idleMs += Math.max(0, next.endMs() - e.getValue().endMs() - pace);
+      } else {
+        Row end = Timelines.first(byWorker.get(e.getKey()), "end");
+        idleMs += end == null ? 0 : Math.max(0, end.startMs() - e.getValue().endMs());
+      }
+    }
+    for (Map.Entry<String, Row> e : first.entrySet()) {
+      if (!last.containsKey(e.getKey())) {
+        Row process = Timelines.first(byWorker.get(e.getKey()), "process");
+        idleMs += process == null ? 0 : Math.max(0, e.getValue().startMs() - process.startMs());
+      }
+    }
+    return new Cost(k, stop, endToEnd, idleMs / 1000.0 * gpusPerWorker);
+  }
+
+  /** The last step whose latest batch ended by {@code ms}, or -1. */
+  public long lastStepEndedBy(long ms) {
+    long found = -1;
+    for (Map.Entry<Long, Map<String, Row>> e : steps.entrySet()) {
+      if (latestEnd(e.getValue()) <= ms) {
+        found = e.getKey();
+      }
+    }
+    return found;
+  }
+
+  /** Wall-clock end of {@code step} (its latest worker), or -1 when nobody trained it. */
+  public long stepEndMs(long step) {
+    Map<String, Row> s = steps.get(step);
+    return s == null ? -1 : latestEnd(s);
+  }
+
+  private Long findChange(long requestMs, int before, int after) {
+    for (Map.Entry<Long, Map<String, Row>> e : steps.entrySet()) {
+      long k = e.getKey();
+      Map<String, Row> prev = steps.get(k - 1);
+      if (prev != null && latestEnd(e.getValue()) >= requestMs && prev.size() == before
+          && e.getValue().size() == after) {
+        return k;
+      }
+    }
+    return null;
+  }
+
+  private double normalGapMs(long upTo) {
+    List<Long> gaps = new ArrayList<>();
+    for (long s = upTo; s > upTo - PACE_STEPS && steps.containsKey(s - 1); s--) {
+      gaps.add(latestEnd(steps.get(s)) - latestEnd(steps.get(s - 1)));
+    }
+    if (gaps.isEmpty()) {
+      return 0;
+    }
+    gaps.sort(null);
+    return gaps.get(gaps.size() / 2);
+  }
+
+  private static long latestEnd(Map<String, Row> step) {
+    return step.values().stream().mapToLong(Row::endMs).max().orElse(-1);
+  }
+
+  private String summary() {
+    if (steps.isEmpty()) {
+      return "none";
+    }
+    StringBuilder s = new StringBuilder();
+    int lastSize = -1;
+    for (Map.Entry<Long, Map<String, Row>> e : steps.entrySet()) {
+      if (e.getValue().size() != lastSize) {
+        lastSize = e.getValue().size();
+        s.append(s.length() == 0 ? "" : ", ").append("from ").append(e.getKey()).append(": ").append(lastSize);
+      }
+    }
+    return s.toString();
+  }
+}

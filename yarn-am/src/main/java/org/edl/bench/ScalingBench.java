@@ -1,0 +1,233 @@
+package org.edl.bench;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.client.JobSubmitter;
+import org.edl.client.SubmittedJob;
+import org.edl.cluster.EmbeddedCluster;
+import org.edl.thrift.BatchRule;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobStatus;
+import org.edl.thrift.ScaleMode;
+import org.edl.worker.coord.CoordinatorClient;
+import org.edl.worker.coord.LeaderLocator;
+import org.edl.worker.data.SyntheticData;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.rpc.RpcClient;
+import org.edl.worker.rpc.RpcConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code edl bench scaling}: in one run on the embedded cluster, the same job changes its size
+ * with EDL and then with stop-resume: 4 -> 5 workers, 5 -> 4, and profiling from 8 down to 2
+ * workers with a fixed number of batches at each size. Costs come from the workers' own
+ * timelines ({@link ScalingAnalysis}); this class only drives the job through the AM's
+ * job-control endpoint, exactly as {@code edl scale-out} does.
+ */
+public final class ScalingBench {
+  private static final Logger LOG = LoggerFactory.getLogger(ScalingBench.class);
+  private static final Duration POLL = Duration.ofMillis(100);
+  private static final Duration RPC_TIMEOUT = Duration.ofSeconds(60);
+  static final String DATA_SPEC = "synthetic:samples=16384,features=256,classes=10,seed=5";
+
+  /** What to run; see {@link org.edl.cli.BenchCommand.Scaling} for the flags. */
+  public record Options(String backend, String model, int perWorkerBatch, int hidden,
+      int profileBatches, int settleBatches, Duration phaseTimeout, Path outDir) {}
+
+  /** One measured operation in one mode. */
+  public record Result(String operation, ScaleMode mode, double stopSeconds, double endToEndSeconds,
+      double lossGpuSeconds) {
+    public String modeName() {
+      return mode == ScaleMode.EDL ? "edl" : "stop-resume";
+    }
+  }
+
+  private record Request(String operation, long atMs, int before, int after) {}
+
+  private final Options options;
+  private final PrintWriter out;
+
+  public ScalingBench(Options options, PrintWriter out) {
+    this.options = options;
+    this.out = out;
+  }
+
+  public List<Result> run() throws Exception {
+    say("Starting the embedded cluster (2 nodes x 4 yarn.io/gpu, HDFS, ZooKeeper)...");
+    try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start()) {
+      Configuration conf = cluster.configuration();
+      FileSystem fs = FileSystem.get(conf);
+      org.apache.hadoop.fs.Path data = fs.makeQualified(
+          new org.apache.hadoop.fs.Path(fs.getHomeDirectory(), "edl-bench/scaling.libsvm"));
+      try (OutputStream o = fs.create(data, true)) {
+        SyntheticData.writeLibsvm(DATA_SPEC, o);
+      }
+      List<Result> results = new ArrayList<>();
+      try (YarnClient yarn = YarnClient.createYarnClient();
+          CuratorFramework zk = CuratorFrameworkFactory.newClient(cluster.zkConnectString(),
+              new ExponentialBackoffRetry(200, 10))) {
+        yarn.init(conf);
+        yarn.start();
+        zk.start();
+        for (ScaleMode mode : List.of(ScaleMode.EDL, ScaleMode.STOP_RESUME)) {
+          results.addAll(runJob(conf, yarn, zk, data.toString(), mode));
+        }
+      }
+      return results;
+    }
+  }
+
+  private List<Result> runJob(Configuration conf, YarnClient yarn, CuratorFramework zk, String data,
+      ScaleMode mode) throws Exception {
+    String name = mode == ScaleMode.EDL ? "edl" : "stop-resume";
+    JobSpec spec = new JobSpec("edl-bench-scaling-" + name, options.model(), data, "libsvm", 4, 2, 8, 1,
+        768, 1, 10_000_000L, options.perWorkerBatch(), BatchRule.FIXED_PER_WORKER, 0.05,
+        options.hidden(), 1, options.backend(), "", "");
+    SubmittedJob job = new JobSubmitter(conf, yarn).submit(spec);
+    say("[" + name + "] submitted " + job.appId() + " (4 workers, backend " + options.backend() + ")");
+    List<Request> requests = new ArrayList<>();
+    List<Request> profile = new ArrayList<>();
+    long profileStart;
+    try (RpcConnection connection = connect(yarn, job)) {
+      JobControl.Client control = new JobControl.Client(connection.protocol());
+      awaitSize(control, 4, options.settleBatches(), name);
+
+      requests.add(new Request("scale-out", now(), 4, 5));
+      control.scaleOut(1, mode);
+      awaitSize(control, 5, options.settleBatches(), name);
+
+      requests.add(new Request("scale-in", now(), 5, 4));
+      control.scaleIn(1, List.of(), mode);
+      awaitSize(control, 4, options.settleBatches(), name);
+
+      say("[" + name + "] profiling: to 8 workers first");
+      control.scaleOut(4, mode);
+      awaitSize(control, 8, 1, name);
+      profileStart = now();
+      for (int n = 8; n >= 2; n--) {
+        awaitSize(control, n, options.profileBatches(), name);
+        if (n > 2) {
+          profile.add(new Request("profile", now(), n, n - 1));
+          control.scaleIn(1, List.of(), mode);
+        }
+      }
+      endJob(zk, job);
+    }
+    awaitFinished(yarn, job);
+    ScalingAnalysis analysis = new ScalingAnalysis(Timelines.read(job.spec().output(), conf));
+    List<Result> results = new ArrayList<>();
+    for (Request r : requests) {
+      ScalingAnalysis.Cost c = analysis.cost(r.atMs(), r.before(), r.after(), spec.gpusPerWorker());
+      results.add(new Result(r.operation(), mode, c.stopSeconds(), c.endToEndSeconds(), c.lossGpuSeconds()));
+    }
+    double stop = 0;
+    double loss = 0;
+    long lastChange = -1;
+    for (Request r : profile) {
+      ScalingAnalysis.Cost c = analysis.cost(r.atMs(), r.before(), r.after(), spec.gpusPerWorker());
+      stop += c.stopSeconds();
+      loss += c.lossGpuSeconds();
+      lastChange = c.step();
+    }
+    // The profile ends with its last batch at the smallest size.
+    long endMs = analysis.stepEndMs(lastChange + options.profileBatches() - 1);
+    results.add(new Result("profile", mode, stop, (endMs - profileStart) / 1000.0, loss));
+    results.stream().filter(r -> r.mode() == mode).forEach(r -> say(String.format(Locale.ROOT,
+        "[%s] %-9s stop %.2f s, end-to-end %.2f s, loss %.2f GPU-s", name, r.operation(),
+        r.stopSeconds(), r.endToEndSeconds(), r.lossGpuSeconds())));
+    return results;
+  }
+
+  /** Waits until the leader reports {@code workers} workers and then {@code batches} more steps. */
+  private void awaitSize(JobControl.Client control, int workers, int batches, String name) throws Exception {
+    long deadline = System.nanoTime() + options.phaseTimeout().toNanos();
+    long firstStep = -1;
+    while (System.nanoTime() < deadline) {
+      JobStatus s = control.status();
+      if (s.isSetProgress() && s.getProgress().getWorkers() == workers) {
+        long step = s.getProgress().getStep();
+        if (firstStep < 0) {
+          firstStep = step;
+        } else if (step >= firstStep + batches) {
+          return;
+        }
+      }
+      switch (s.getState()) {
+        case FAILED, KILLED, SUCCEEDED -> throw new IllegalStateException("[" + name + "] job ended while waiting for "
+            + workers + " workers: " + s.getState() + " " + s.getDiagnostics());
+        default -> { }
+      }
+      Thread.sleep(POLL.toMillis());
+    }
+    throw new IllegalStateException("[" + name + "] the job did not train " + batches + " batches with "
+        + workers + " workers within " + options.phaseTimeout());
+  }
+
+  /** Ends the job cleanly so that every worker writes its timeline: a final stop-for-restart. */
+  private void endJob(CuratorFramework zk, SubmittedJob job) throws Exception {
+    String dir = job.spec().output() + "/bench-end";
+    for (int attempt = 0; ; attempt++) {
+      try (CoordinatorClient leader = LeaderLocator.connect(zk, job.appId().toString(), job.secret(), RPC_TIMEOUT)) {
+        leader.stopForRestart(dir);
+        return;
+      } catch (Exception e) {
+        if (attempt >= 20 || !CoordinatorClient.isNotLeader(e)) {
+          throw e;
+        }
+        Thread.sleep(250);
+      }
+    }
+  }
+
+  private static void awaitFinished(YarnClient yarn, SubmittedJob job) throws Exception {
+    while (true) {
+      ApplicationReport r = yarn.getApplicationReport(job.appId());
+      YarnApplicationState s = r.getYarnApplicationState();
+      if (s == YarnApplicationState.FINISHED || s == YarnApplicationState.FAILED || s == YarnApplicationState.KILLED) {
+        LOG.info("{} ended: {} {}", job.appId(), r.getFinalApplicationStatus(), r.getDiagnostics());
+        return;
+      }
+      Thread.sleep(POLL.toMillis() * 5);
+    }
+  }
+
+  private static RpcConnection connect(YarnClient yarn, SubmittedJob job) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+    while (System.nanoTime() < deadline) {
+      ApplicationReport r = yarn.getApplicationReport(job.appId());
+      if (r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0) {
+        return RpcClient.open(r.getHost(), r.getRpcPort(), job.secret(), RPC_TIMEOUT);
+      }
+      if (r.getYarnApplicationState().ordinal() > YarnApplicationState.RUNNING.ordinal()) {
+        throw new IllegalStateException(job.appId() + " ended before it ran: " + r.getDiagnostics());
+      }
+      Thread.sleep(POLL.toMillis() * 2);
+    }
+    throw new IllegalStateException(job.appId() + " did not start its AM within 3 minutes");
+  }
+
+  private static long now() {
+    return System.currentTimeMillis();
+  }
+
+  private void say(String line) {
+    out.println(line);
+    out.flush();
+  }
+}

@@ -1,0 +1,107 @@
+package org.edl.bench;
+
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.CategoryAxis;
+import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.renderer.category.BarRenderer;
+import org.jfree.chart.renderer.category.StandardBarPainter;
+import org.jfree.data.category.DefaultCategoryDataset;
+
+/** The scaling benchmark's results as CSV, a text table with the EDL/stop-resume ratios, and a chart. */
+public final class ScalingReport {
+  public static final String CSV_HEADER = "operation,mode,stop_s,end_to_end_s,loss_gpu_s";
+  private static final List<String> OPERATIONS = List.of("scale-out", "scale-in", "profile");
+
+  private final List<ScalingBench.Result> results;
+
+  public ScalingReport(List<ScalingBench.Result> results) {
+    this.results = List.copyOf(results);
+  }
+
+  public void writeCsv(Path csv) throws IOException {
+    StringBuilder s = new StringBuilder(CSV_HEADER).append('\n');
+    for (ScalingBench.Result r : results) {
+      s.append(String.format(Locale.ROOT, "%s,%s,%.3f,%.3f,%.3f%n", r.operation(), r.modeName(),
+          r.stopSeconds(), r.endToEndSeconds(), r.lossGpuSeconds()));
+    }
+    createParent(csv);
+    Files.writeString(csv, s.toString());
+  }
+
+  /** One row per operation: both modes side by side and EDL as a fraction of stop-resume. */
+  public String table(String backend) {
+    StringBuilder s = new StringBuilder();
+    s.append("Backend: ").append(backend).append('\n');
+    s.append("| operation | mode | stop T_s (s) | end-to-end T (s) | loss (GPU-s) |\n");
+    s.append("|---|---|---:|---:|---:|\n");
+    for (String op : OPERATIONS) {
+      for (ScalingBench.Result r : results) {
+        if (r.operation().equals(op)) {
+          s.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f |%n", op, r.modeName(),
+              r.stopSeconds(), r.endToEndSeconds(), r.lossGpuSeconds()));
+        }
+      }
+      Optional<ScalingBench.Result> edl = find(op, "edl");
+      Optional<ScalingBench.Result> sr = find(op, "stop-resume");
+      if (edl.isPresent() && sr.isPresent()) {
+        s.append(String.format(Locale.ROOT, "| %s | edl / stop-resume | %s | %s | %s |%n", op,
+            ratio(edl.get().stopSeconds(), sr.get().stopSeconds()),
+            ratio(edl.get().endToEndSeconds(), sr.get().endToEndSeconds()),
+            ratio(edl.get().lossGpuSeconds(), sr.get().lossGpuSeconds())));
+      }
+    }
+    return s.toString();
+  }
+
+  /** Stop time and resource loss per operation and mode, on a log axis (they differ by orders). */
+  public void writeChart(Path png, String backend) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    DefaultCategoryDataset data = new DefaultCategoryDataset();
+    for (ScalingBench.Result r : results) {
+      data.addValue(Math.max(r.stopSeconds(), 1e-3), r.modeName() + " stop (s)", r.operation());
+      data.addValue(Math.max(r.lossGpuSeconds(), 1e-3), r.modeName() + " loss (GPU-s)", r.operation());
+    }
+    LogAxis y = new LogAxis("seconds / GPU-seconds (log)");
+    BarRenderer renderer = new BarRenderer();
+    renderer.setBarPainter(new StandardBarPainter());
+    renderer.setShadowVisible(false);
+    Color[] palette = {new Color(0x1f77b4), new Color(0xaec7e8), new Color(0xd62728), new Color(0xff9896)};
+    for (int i = 0; i < palette.length; i++) {
+      renderer.setSeriesPaint(i, palette[i]);
+    }
+    CategoryPlot plot = new CategoryPlot(data, new CategoryAxis("operation"), y, renderer);
+    plot.setBackgroundPaint(Color.WHITE);
+    plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+    JFreeChart chart = new JFreeChart("EDL vs stop-resume: stop time and resource loss (" + backend + ")",
+        JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+    createParent(png);
+    ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 600);
+  }
+
+  private Optional<ScalingBench.Result> find(String op, String mode) {
+    return results.stream().filter(r -> r.operation().equals(op) && r.modeName().equals(mode)).findFirst();
+  }
+
+  private static String ratio(double edl, double sr) {
+    if (sr <= 0) {
+      return "n/a";
+    }
+    return String.format(Locale.ROOT, "%.3f (1/%.0f)", edl / sr, edl <= 0 ? Double.POSITIVE_INFINITY : sr / edl);
+  }
+
+  private static void createParent(Path p) throws IOException {
+    Path parent = p.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+  }
+}
