@@ -119,6 +119,14 @@ public record WorkerConfig(
    */
   public static WorkerConfig fromEnvironment(Map<String, String> env, JobSpec spec,
       JobSecret secret, Configuration hadoopConf) {
+    String ring = env.getOrDefault(WorkerEnv.FIRST_RING_WORKERS, "").trim();
+    if (!ring.isEmpty()) {
+      try {
+        spec = spec.withWorkers(Integer.parseInt(ring));
+      } catch (NumberFormatException e) {
+        throw new InvalidInputException(WorkerEnv.FIRST_RING_WORKERS, ring, "not a whole number of workers");
+      }
+    }
     String am = env.getOrDefault(WorkerEnv.AM_ADDRESS, "").trim();
     WorkerConfig config = of(required(env, WorkerEnv.APP_ID), required(env, WorkerEnv.CONTAINER_ID),
         required(env, WorkerEnv.NM_HOST), required(env, WorkerEnv.ZK_CONNECT),

@@ -26,6 +26,11 @@ public final class WorkerEnv {
    * starts the job at the checkpoint's step and sample position.
    */
   public static final String RESTORE_FROM = "EDL_RESTORE_FROM";
+  /**
+   * Workers of the first ring when it differs from {@code job.properties}: a stop-resume relaunch
+   * at a new size sets it next to {@link #RESTORE_FROM}, so the job's files stay as submitted.
+   */
+  public static final String FIRST_RING_WORKERS = "EDL_FIRST_RING_WORKERS";
   /** Directory of measured profiles ({@code <model>/placements.csv}) for the emulated backend. */
   public static final String PROFILES_DIR = "EDL_PROFILES_DIR";
   /** Default of {@link #PROFILES_DIR}: a directory the AM localises into the container. */

@@ -49,6 +49,21 @@ class WorkerMainTest {
         .restoreFrom(), "no variable: a fresh start");
   }
 
+  @Test
+  void aRelaunchSetsTheFirstRingSizeThroughTheEnvironment() {
+    JobSpec job = new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
+        2, 1, 4, 0, 512, 1, 10, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "file:///tmp/x", "").validate();
+    Map<String, String> env = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
+        WorkerEnv.NM_HOST, "h1", WorkerEnv.ZK_CONNECT, "zk:2181", WorkerEnv.FIRST_RING_WORKERS, "3");
+    assertEquals(3, WorkerConfig.fromEnvironment(env, job, JobSecret.generate(), new Configuration()).spec().workers());
+    Map<String, String> bad = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
+        WorkerEnv.NM_HOST, "h1", WorkerEnv.ZK_CONNECT, "zk:2181", WorkerEnv.FIRST_RING_WORKERS, "three");
+    org.edl.worker.job.InvalidInputException e = org.junit.jupiter.api.Assertions.assertThrows(
+        org.edl.worker.job.InvalidInputException.class,
+        () -> WorkerConfig.fromEnvironment(bad, job, JobSecret.generate(), new Configuration()));
+    org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("EDL_FIRST_RING_WORKERS"), e.getMessage());
+  }
+
   private static JobSpec spec() {
     return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
         1, 1, 1, 0, 512, 1, 10, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "file:///tmp/x", "").validate();
