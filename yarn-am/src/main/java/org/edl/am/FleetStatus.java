@@ -2,8 +2,11 @@ package org.edl.am;
 
 import java.util.List;
 
-/** A snapshot of the fleet for the job-control endpoint. */
-public record FleetStatus(WorkerFleet.Phase phase, int targetWorkers, List<String> containers,
+/**
+ * A snapshot of the fleet for the job-control endpoint; {@code scaling}: a change is on its way
+ * (the job reports SCALING).
+ */
+public record FleetStatus(WorkerFleet.Phase phase, boolean scaling, int targetWorkers, List<String> containers,
     String diagnostics) {
   public FleetStatus {
     containers = List.copyOf(containers);

@@ -5,6 +5,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.List;
 import java.util.function.Consumer;
 import org.apache.thrift.TException;
 import org.edl.thrift.EdlError;
@@ -13,14 +14,18 @@ import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.ProfileResult;
+import org.edl.thrift.ScaleMode;
 import org.edl.worker.job.JobSpec;
 
 /**
  * The AM's job-control endpoint. Thrift calls arrive on server threads; each one is handed to
  * the AM's main thread, which owns the fleet and the latest progress, so nothing here is locked.
+ * Scale-out, scale-in and migrate return the job status just after the fleet accepted the
+ * change (state SCALING); a refused change is an {@link EdlError} naming the field and the value,
+ * and nothing changed. The leader's progress reports tell the fleet the ring's size.
  */
 public final class JobControlService implements JobControl.Iface {
-  private static final long STATUS_TIMEOUT_S = 10;
+  private static final long CALL_TIMEOUT_S = 10;
 
   private final String appId;
   private final JobSpec spec;
@@ -44,15 +49,7 @@ public final class JobControlService implements JobControl.Iface {
 
   @Override
   public JobStatus status() throws TException {
-    try {
-      return CompletableFuture.supplyAsync(this::snapshot, mainThread)
-          .get(STATUS_TIMEOUT_S, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TException("interrupted while reading the job status", e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new TException("could not read the job status: " + e, e);
-    }
+    return onMainThread("read the job status", this::snapshot);
   }
 
   @Override
@@ -61,28 +58,73 @@ public final class JobControlService implements JobControl.Iface {
     mainThread.execute(() -> {
       latest = copy;
       onProgress.accept(copy);
+      fleet.onProgressReport(copy.getWorkers());
     });
   }
 
   @Override
-  public JobStatus scaleOut(int count, org.edl.thrift.ScaleMode mode) throws EdlError {
-    throw notYet("scale-out");
+  public JobStatus scaleOut(int count, ScaleMode mode) throws TException {
+    return onMainThread("scale out", () -> {
+      fleet.scaleOut(count, mode);
+      return snapshot();
+    });
   }
 
   @Override
-  public JobStatus scaleIn(int count, java.util.List<String> containerIds, org.edl.thrift.ScaleMode mode)
-      throws EdlError {
-    throw notYet("scale-in");
+  public JobStatus scaleIn(int count, List<String> containerIds, ScaleMode mode) throws TException {
+    List<String> ids = containerIds == null ? List.of() : List.copyOf(containerIds);
+    return onMainThread("scale in", () -> {
+      fleet.scaleIn(count, ids, mode);
+      return snapshot();
+    });
   }
 
   @Override
-  public JobStatus migrate(String fromHost, String toHost) throws EdlError {
-    throw notYet("migrate");
+  public JobStatus migrate(String fromHost, String toHost) throws TException {
+    return onMainThread("migrate", () -> {
+      fleet.migrate(fromHost, toHost);
+      return snapshot();
+    });
   }
 
   @Override
   public ProfileResult profile(int minWorkers, int maxWorkers, int batches) throws EdlError {
-    throw notYet("profile");
+    EdlError e = new EdlError("profile is not available yet: the ApplicationMaster does not drive"
+        + " profiling runs (scale-out, scale-in and migrate are)");
+    e.setField("operation");
+    e.setValue("profile");
+    throw e;
+  }
+
+  /** A fleet call that may refuse with a user error; it runs on the main thread, which owns the fleet. */
+  @FunctionalInterface
+  private interface FleetCall {
+    JobStatus run() throws EdlError;
+  }
+
+  private JobStatus onMainThread(String what, FleetCall call) throws TException {
+    CompletableFuture<JobStatus> result = new CompletableFuture<>();
+    mainThread.execute(() -> {
+      try {
+        result.complete(call.run());
+      } catch (Throwable t) {
+        result.completeExceptionally(t);
+      }
+    });
+    try {
+      return result.get(CALL_TIMEOUT_S, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TException("interrupted while waiting to " + what, e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof EdlError user) {
+        throw user;
+      }
+      throw new TException("could not " + what + ": " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new TException("could not " + what + ": the ApplicationMaster did not answer within "
+          + CALL_TIMEOUT_S + " s", e);
+    }
   }
 
   /**
@@ -110,7 +152,8 @@ public final class JobControlService implements JobControl.Iface {
 
   private JobStatus snapshot() {
     FleetStatus f = fleet.status();
-    JobStatus s = new JobStatus(appId, stateOf(f.phase()), f.targetWorkers(), f.containers());
+    JobState state = f.scaling() ? JobState.SCALING : stateOf(f.phase());
+    JobStatus s = new JobStatus(appId, state, f.targetWorkers(), f.containers());
     if (latest != null) {
       s.setProgress(new JobProgress(latest));
     }
@@ -130,13 +173,5 @@ public final class JobControlService implements JobControl.Iface {
       case SUCCEEDED -> JobState.SUCCEEDED;
       case FAILED -> JobState.FAILED;
     };
-  }
-
-  private static EdlError notYet(String operation) {
-    EdlError e = new EdlError(operation + " is not available yet: it arrives with elastic scaling"
-        + " (this job runs a static set of workers)");
-    e.setField("operation");
-    e.setValue(operation);
-    return e;
   }
 }
