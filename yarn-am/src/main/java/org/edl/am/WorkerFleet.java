@@ -99,6 +99,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   private int exitedOk;
   private Phase phase = Phase.STARTING;
   private String diagnostics = "";
+  /** What the last change did, for the status while the job runs (a departure, a refused leave). */
+  private String lastEvent = "";
   /** True from a change until it has fully landed. */
   private boolean changing;
   private Migration migration;
@@ -138,7 +140,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   }
 
   public FleetStatus status() {
-    return new FleetStatus(phase, isScaling(), target, new ArrayList<>(live.keySet()), diagnostics);
+    return new FleetStatus(phase, isScaling(), target, new ArrayList<>(live.keySet()),
+        isDone() ? diagnostics : lastEvent);
   }
 
   /** Whether a change is on its way: the job reports SCALING meanwhile. */
@@ -340,8 +343,9 @@ public final class WorkerFleet implements ContainerEventHandler {
       return;
     }
     if (departure != null && exitStatus == 0) {
-      LOG.info("Worker {} on {} left the job ({}); {} containers remain", c.id(), c.host(),
-          departure, live.size());
+      lastEvent = "worker container " + c.id() + " on " + c.host() + " left the job ("
+          + departure + ", exit status 0)";
+      LOG.info("{}; {} containers remain", lastEvent, live.size());
       if (phase == Phase.FINISHING) {
         releaseIfOnlyNewcomersRemain();
       }
@@ -390,8 +394,9 @@ public final class WorkerFleet implements ContainerEventHandler {
       // The worker stays in the ring, so it counts again (for a migration too: the ring now
       // holds the newcomer and the old worker); the operator sees why in the log.
       target++;
-      LOG.warn("{} stays in the job: the leader did not accept its leave ({}); target back to {}",
-          containerId, cause.toString(), target);
+      lastEvent = "worker container " + containerId + " stays in the job: the leader did not accept"
+          + " its leave (" + cause + ")";
+      LOG.warn("{}; target back to {}", lastEvent, target);
       settle();
     }
   }

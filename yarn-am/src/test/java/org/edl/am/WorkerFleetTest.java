@@ -266,6 +266,7 @@ class WorkerFleetTest {
     removal.answers.accepted("c3", 40);
 
     fleet.onContainerCompleted("c4", 0, "");
+    assertTrue(fleet.status().diagnostics().contains("c4 on h2 left the job"), fleet.status().diagnostics());
     fleet.onContainerCompleted("c3", 0, "");
     assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase(), "not training finished");
     assertFalse(fleet.outcome().isDone());
@@ -341,6 +342,7 @@ class WorkerFleetTest {
     assertEquals(2, fleet.status().targetWorkers());
     removal.answers.refused("c3", new EdlError("workerId=c3: is not a member"));
     assertEquals(3, fleet.status().targetWorkers());
+    assertTrue(fleet.status().diagnostics().contains("c3 stays"), fleet.status().diagnostics());
     fleet.onProgressReport(3);
     assertFalse(fleet.status().scaling());
     fleet.scaleIn(0, List.of("c3"), ScaleMode.EDL);
