@@ -79,7 +79,8 @@ public final class ApplicationMaster {
         new WorkerResource(spec.workerMemoryMb(), spec.workerVcores(), spec.gpusPerWorker()),
         spec.workers(), spec.minWorkers(), spec.maxWorkers());
     JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
-        p -> driver.reportProgress(fraction(p)));
+        p -> driver.reportProgress(fraction(p)), new HdfsProfileStore(conf, spec.output(),
+            "EDL profile of " + appId + ": " + spec.model() + ", backend " + spec.backend()));
     try (zk; removal; RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
         "0.0.0.0", 0, secret, Duration.ofSeconds(10),
         (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()))) {

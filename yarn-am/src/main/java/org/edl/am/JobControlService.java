@@ -1,5 +1,6 @@
 package org.edl.am;
 
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -16,6 +17,8 @@ import org.edl.thrift.JobStatus;
 import org.edl.thrift.ProfileResult;
 import org.edl.thrift.ScaleMode;
 import org.edl.worker.job.JobSpec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The AM's job-control endpoint. Thrift calls arrive on server threads; each one is handed to
@@ -25,14 +28,19 @@ import org.edl.worker.job.JobSpec;
  * and nothing changed. The leader's progress reports tell the fleet the ring's size.
  */
 public final class JobControlService implements JobControl.Iface {
+  private static final Logger LOG = LoggerFactory.getLogger(JobControlService.class);
   private static final long CALL_TIMEOUT_S = 10;
+  /** A profile waits for newcomers to start and for batches at every size: allow for slow models. */
+  private static final long PROFILE_TIMEOUT_S = 6 * 3600;
 
   private final String appId;
   private final JobSpec spec;
   private final Executor mainThread;
   private final WorkerFleet fleet;
   private final Consumer<JobProgress> onProgress;
+  private final ProfileStore profiles;
   private JobProgress latest;
+  private ProfileRun profile;
 
   /**
    * @param onProgress runs on the main thread with each new report (the AM forwards it to the
@@ -40,11 +48,24 @@ public final class JobControlService implements JobControl.Iface {
    */
   public JobControlService(String appId, JobSpec spec, Executor mainThread, WorkerFleet fleet,
       Consumer<JobProgress> onProgress) {
+    this(appId, spec, mainThread, fleet, onProgress, ProfileStore.NONE);
+  }
+
+  /** @param profiles where a finished profile's table and chart are kept */
+  public JobControlService(String appId, JobSpec spec, Executor mainThread, WorkerFleet fleet,
+      Consumer<JobProgress> onProgress, ProfileStore profiles) {
     this.appId = appId;
     this.spec = spec;
     this.mainThread = mainThread;
     this.fleet = fleet;
     this.onProgress = onProgress;
+    this.profiles = profiles;
+    // Completes on the main thread (the fleet finishes there), so the profile is touched there only.
+    fleet.outcome().thenRun(() -> {
+      if (profile != null) {
+        profile.jobStopped();
+      }
+    });
   }
 
   @Override
@@ -59,12 +80,16 @@ public final class JobControlService implements JobControl.Iface {
       latest = copy;
       onProgress.accept(copy);
       fleet.onProgressReport(copy.getWorkers());
+      if (profile != null) {
+        profile.onProgress(copy);
+      }
     });
   }
 
   @Override
   public JobStatus scaleOut(int count, ScaleMode mode) throws TException {
     return onMainThread("scale out", () -> {
+      requireNotProfiling("scale-out");
       fleet.scaleOut(count, mode);
       return snapshot();
     });
@@ -74,6 +99,7 @@ public final class JobControlService implements JobControl.Iface {
   public JobStatus scaleIn(int count, List<String> containerIds, ScaleMode mode) throws TException {
     List<String> ids = containerIds == null ? List.of() : List.copyOf(containerIds);
     return onMainThread("scale in", () -> {
+      requireNotProfiling("scale-in");
       fleet.scaleIn(count, ids, mode);
       return snapshot();
     });
@@ -82,28 +108,55 @@ public final class JobControlService implements JobControl.Iface {
   @Override
   public JobStatus migrate(String fromHost, String toHost) throws TException {
     return onMainThread("migrate", () -> {
+      requireNotProfiling("migrate");
       fleet.migrate(fromHost, toHost);
       return snapshot();
     });
   }
 
+  /**
+   * Runs a profile and answers when it is done (the call blocks for as long as the sizes take).
+   * The table and chart are stored with the job; a failure to store them is logged, and the
+   * measured points are returned all the same.
+   */
   @Override
-  public ProfileResult profile(int minWorkers, int maxWorkers, int batches) throws EdlError {
-    EdlError e = new EdlError("profile is not available yet: the ApplicationMaster does not drive"
-        + " profiling runs (scale-out, scale-in and migrate are)");
-    e.setField("operation");
-    e.setValue("profile");
-    throw e;
+  public ProfileResult profile(int minWorkers, int maxWorkers, int batches) throws TException {
+    ProfileRun run = onMainThread("start profiling", () -> {
+      requireNotProfiling("profile");
+      profile = ProfileRun.begin(fleet, spec.minWorkers(), spec.maxWorkers(), minWorkers, maxWorkers,
+          batches, spec::globalBatchFor, System::nanoTime);
+      return profile;
+    });
+    ProfileResult result = await("profile", run.result(), PROFILE_TIMEOUT_S);
+    try {
+      ProfileStore.Stored stored = profiles.store(result);
+      if (stored.tablePath() != null) {
+        result.setTablePath(stored.tablePath());
+      }
+      if (stored.chartPath() != null) {
+        result.setChartPath(stored.chartPath());
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not store the profile with the job: {}", e.toString());
+    }
+    return result;
+  }
+
+  private void requireNotProfiling(String operation) throws EdlError {
+    if (profile != null && profile.isRunning()) {
+      throw WorkerFleet.error("state", "PROFILING", operation + " must wait: a profile is changing"
+          + " the job's size");
+    }
   }
 
   /** A fleet call that may refuse with a user error; it runs on the main thread, which owns the fleet. */
   @FunctionalInterface
-  private interface FleetCall {
-    JobStatus run() throws EdlError;
+  private interface FleetCall<T> {
+    T run() throws EdlError;
   }
 
-  private JobStatus onMainThread(String what, FleetCall call) throws TException {
-    CompletableFuture<JobStatus> result = new CompletableFuture<>();
+  private <T> T onMainThread(String what, FleetCall<T> call) throws TException {
+    CompletableFuture<T> result = new CompletableFuture<>();
     mainThread.execute(() -> {
       try {
         result.complete(call.run());
@@ -111,8 +164,12 @@ public final class JobControlService implements JobControl.Iface {
         result.completeExceptionally(t);
       }
     });
+    return await(what, result, CALL_TIMEOUT_S);
+  }
+
+  private static <T> T await(String what, CompletableFuture<T> result, long timeoutS) throws TException {
     try {
-      return result.get(CALL_TIMEOUT_S, TimeUnit.SECONDS);
+      return result.get(timeoutS, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new TException("interrupted while waiting to " + what, e);
@@ -122,8 +179,7 @@ public final class JobControlService implements JobControl.Iface {
       }
       throw new TException("could not " + what + ": " + e.getCause(), e.getCause());
     } catch (TimeoutException e) {
-      throw new TException("could not " + what + ": the ApplicationMaster did not answer within "
-          + CALL_TIMEOUT_S + " s", e);
+      throw new TException("could not " + what + ": no answer within " + timeoutS + " s", e);
     }
   }
 

@@ -477,6 +477,11 @@ public final class WorkerFleet implements ContainerEventHandler {
     return hosts;
   }
 
+  /** Refuses unless the job is RUNNING with no change on its way (the rule every change follows). */
+  void requireChangeable(String operation) throws EdlError {
+    requireSteadyRunning(operation);
+  }
+
   private void requireSteadyRunning(String operation) throws EdlError {
     if (phase != Phase.RUNNING) {
       throw error("state", phase.name(), operation + " needs a RUNNING job; this one is " + phase);

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +16,8 @@ import org.edl.thrift.EdlError;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
+import org.edl.thrift.ProfilePoint;
+import org.edl.thrift.ProfileResult;
 import org.edl.thrift.ScaleMode;
 import org.edl.worker.job.JobSpec;
 import org.junit.jupiter.api.AfterEach;
@@ -34,8 +38,7 @@ class JobControlServiceTest {
 
   @BeforeEach
   void runningJobOfTwo() throws Exception {
-    JobSpec spec = new JobSpec("control", "softmax", "synthetic:samples=64,features=4,classes=2,seed=1",
-        "auto", 2, 1, 3, 1, 512, 1, 100, 16, BatchRule.FIXED_GLOBAL, 0.1, 8, 1, "cpu", "out", "").validate();
+    JobSpec spec = spec();
     TestingContainerDriver driver = new TestingContainerDriver();
     fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 3);
     control = new JobControlService("application_1_0001", spec, mainThread, fleet, p -> {});
@@ -81,8 +84,8 @@ class JobControlServiceTest {
     assertEquals("c7", e.getValue());
     EdlError mode = assertThrows(EdlError.class, () -> control.scaleOut(1, ScaleMode.STOP_RESUME));
     assertEquals("mode", mode.getField());
-    EdlError profile = assertThrows(EdlError.class, () -> control.profile(1, 3, 20));
-    assertTrue(profile.getMessage().contains("not available yet"), profile.getMessage());
+    EdlError profile = assertThrows(EdlError.class, () -> control.profile(1, 4, 20));
+    assertEquals("maxWorkers", profile.getField());
     assertEquals(before, control.status());
     assertTrue(removal.asked.isEmpty());
   }
@@ -95,7 +98,67 @@ class JobControlServiceTest {
     assertFalse(s.getState() == JobState.RUNNING);
   }
 
+  @Test
+  void aProfileAnswersWhenItIsDoneStoresItsTableAndRefusesOtherChangesMeanwhile() throws Exception {
+    List<ProfileResult> stored = new java.util.concurrent.CopyOnWriteArrayList<>();
+    control = new JobControlService("application_1_0001", spec(), mainThread, fleet, p -> {}, r -> {
+      stored.add(r);
+      return new ProfileStore.Stored("hdfs:/out/profile.csv", "hdfs:/out/profile.png");
+    });
+    CompletableFuture<ProfileResult> answer = CompletableFuture.supplyAsync(() -> {
+      try {
+        return control.profile(2, 3, 5);
+      } catch (Exception e) {
+        throw new CompletionException(e);
+      }
+    });
+    JobStatus scaling = awaitState(JobState.SCALING);
+    assertEquals(3, scaling.getTargetWorkers(), "to max first");
+    EdlError busy = assertThrows(EdlError.class, () -> control.scaleIn(1, List.of(), ScaleMode.EDL));
+    assertEquals("PROFILING", busy.getValue());
+
+    mainThread.submit(() -> {
+      fleet.onContainersAllocated(List.of(new WorkerContainer("c3", "h2")));
+      fleet.onContainerStarted("c3");
+    }).get(10, TimeUnit.SECONDS);
+    control.reportProgress(progress(20, 3));
+    control.reportProgress(progress(30, 3));
+    awaitState(JobState.SCALING); // 3 measured; one worker leaves
+    mainThread.submit(() -> fleet.onContainerCompleted("c3", 0, "")).get(10, TimeUnit.SECONDS);
+    control.reportProgress(progress(40, 2));
+    control.reportProgress(progress(50, 2));
+
+    ProfileResult r = answer.get(30, TimeUnit.SECONDS);
+    assertEquals(List.of(3, 2), r.getPoints().stream().map(ProfilePoint::getWorkers).toList());
+    assertEquals(List.of(10, 10), r.getPoints().stream().map(ProfilePoint::getBatches).toList());
+    assertEquals("hdfs:/out/profile.csv", r.getTablePath());
+    assertEquals("hdfs:/out/profile.png", r.getChartPath());
+    assertEquals(1, stored.size());
+    assertEquals(JobState.RUNNING, control.status().getState());
+    assertEquals(2, control.scaleOut(1, ScaleMode.EDL).getTargetWorkers() - 1, "changes allowed again");
+  }
+
+  private JobStatus awaitState(JobState state) throws Exception {
+    for (int i = 0; i < 1000; i++) {
+      JobStatus s = control.status();
+      if (s.getState() == state) {
+        return s;
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("never " + state + ": " + control.status());
+  }
+
+  private static JobSpec spec() {
+    return new JobSpec("control", "softmax", "synthetic:samples=64,features=4,classes=2,seed=1",
+        "auto", 2, 1, 3, 1, 512, 1, 100, 16, BatchRule.FIXED_GLOBAL, 0.1, 8, 1, "cpu", "out", "").validate();
+  }
+
   private static JobProgress progress(int workers) {
-    return new JobProgress(10, 100, 0.5, 1000, workers);
+    return progress(10, workers);
+  }
+
+  private static JobProgress progress(long step, int workers) {
+    return new JobProgress(step, 100, 0.5, 1000, workers);
   }
 }
