@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.function.Predicate;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
@@ -23,6 +26,8 @@ import org.edl.thrift.EdlError;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
+import org.edl.thrift.ProfilePoint;
+import org.edl.thrift.ProfileResult;
 import org.edl.thrift.ScaleMode;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.rpc.RpcClient;
@@ -36,11 +41,12 @@ import org.junit.jupiter.api.Test;
  * real AM, real worker containers, real ZooKeeper leader. 2 -> 3 (a new YARN container joins
  * and the leader reports 3 workers while training goes on), a refused scale-out beyond
  * max-workers, 3 -> 2 (the newest container leaves at a scheduled step and completes with exit
- * status 0: a leaver that failed would fail the job), and the job still succeeds.
+ * status 0: a leaver that failed would fail the job), and the job still succeeds. On the way a
+ * profile at 3 workers stores its table and chart beside the model.
  */
 class ScaleEndToEndTest {
   /** Enough steps that the job outlives both changes; the test waits on state, never on time. */
-  private static final long STEPS = 40_000;
+  private static final long STEPS = 8_000;
   private static final Duration WAIT = Duration.ofMinutes(3);
   private static final Duration POLL = Duration.ofMillis(250);
 
@@ -67,9 +73,11 @@ class ScaleEndToEndTest {
 
   @Test
   void aRunningJobGrowsByOneContainerShrinksBackAndStillSucceeds() throws Exception {
-    JobSpec spec = new JobSpec("scale-e2e", "softmax",
-        "synthetic:samples=4096,features=8,classes=3,seed=5", "auto", 2, 2, 3, 1, 512, 1, STEPS,
-        64, BatchRule.FIXED_GLOBAL, 0.1, 16, 1, "cpu", "", "").validate();
+    // An MLP big enough that a step is mostly computation: its pace then follows the machine's
+    // like the newcomers' start-up does, so the job outlives the changes on slow and fast hosts.
+    JobSpec spec = new JobSpec("scale-e2e", "mlp",
+        "synthetic:samples=8192,features=128,classes=10,seed=5", "auto", 2, 2, 3, 1, 512, 1, STEPS,
+        256, BatchRule.FIXED_GLOBAL, 0.05, 128, 1, "cpu", "", "").validate();
     SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
     ApplicationReport running = await("the AM to register", () -> yarn.getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
@@ -115,6 +123,23 @@ class ScaleEndToEndTest {
       long stepAtThree = three.getProgress().getStep();
       await("training to go on with 3 workers", am::status,
           s -> s.getProgress().getStep() > stepAtThree + 5 && s.getProgress().getWorkers() == 3);
+
+      // A profile at the size the job has: one measurement, stored beside the model. It answers
+      // only when measured, so it gets a connection that waits that long.
+      try (RpcConnection slow = RpcClient.open(running.getHost(), running.getRpcPort(), job.secret(), WAIT)) {
+        ProfileResult profile = new JobControl.Client(slow.protocol()).profile(3, 3, 20);
+        assertEquals(1, profile.getPointsSize());
+        ProfilePoint at3 = profile.getPoints().get(0);
+        assertEquals(3, at3.getWorkers());
+        assertTrue(at3.getBatches() >= 20 && at3.getSamplesPerSecond() > 0, at3.toString());
+        FileSystem fs = FileSystem.get(cluster.configuration());
+        List<String> table = new String(fs.open(new Path(profile.getTablePath())).readAllBytes(),
+            StandardCharsets.UTF_8).lines().toList();
+        assertEquals(List.of("workers,samples_per_second,batches"), table.subList(0, 1));
+        assertEquals(2, table.size(), String.join("\n", table));
+        assertTrue(table.get(1).startsWith("3,"), table.get(1));
+        assertTrue(fs.getFileStatus(new Path(profile.getChartPath())).getLen() > 0, "a chart");
+      }
 
       JobStatus scalingIn = am.scaleIn(1, List.of(), ScaleMode.EDL);
       assertEquals(JobState.SCALING, scalingIn.getState());
