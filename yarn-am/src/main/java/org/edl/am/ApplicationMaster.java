@@ -8,6 +8,9 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
@@ -30,6 +33,8 @@ import org.slf4j.LoggerFactory;
 public final class ApplicationMaster {
   private static final Logger LOG = LoggerFactory.getLogger(ApplicationMaster.class);
   private static final int HEARTBEAT_MS = 500;
+  /** How long asking the leader for one container's leave may take, leader moves included. */
+  private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(60);
 
   private ApplicationMaster() {}
 
@@ -66,12 +71,17 @@ public final class ApplicationMaster {
     ExecutorService mainThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "am-main"));
     YarnContainerDriver driver = new YarnContainerDriver(conf, YarnClientFactory.real(), mainThread,
         HEARTBEAT_MS);
-    WorkerFleet fleet = new WorkerFleet(driver,
+    // Only scale-in and migration talk to ZooKeeper: it says where the leader is.
+    CuratorFramework zk = CuratorFrameworkFactory.newClient(zkConnect, new ExponentialBackoffRetry(200, 10));
+    zk.start();
+    LeaderWorkerRemoval removal = new LeaderWorkerRemoval(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
+    WorkerFleet fleet = new WorkerFleet(driver, removal,
         new WorkerResource(spec.workerMemoryMb(), spec.workerVcores(), spec.gpusPerWorker()),
-        spec.workers());
+        spec.workers(), spec.minWorkers(), spec.maxWorkers());
     JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
-        p -> driver.reportProgress(fraction(p)));
-    try (RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
+        p -> driver.reportProgress(fraction(p)), new HdfsProfileStore(conf, spec.output(),
+            "EDL profile of " + appId + ": " + spec.model() + ", backend " + spec.backend()));
+    try (zk; removal; RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
         "0.0.0.0", 0, secret, Duration.ofSeconds(10),
         (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()))) {
       WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),

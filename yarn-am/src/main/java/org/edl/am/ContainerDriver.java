@@ -9,6 +9,15 @@ public interface ContainerDriver {
   /** Asks for {@code count} more containers of {@code resource}; answers come as allocations. */
   void requestContainers(int count, WorkerResource resource);
 
+  /**
+   * Asks for {@code count} more containers of {@code resource} on {@code host} only (no relaxed
+   * locality): a migration needs its newcomers exactly there.
+   */
+  void requestContainersOn(int count, WorkerResource resource, String host);
+
+  /** Whether {@code host} is a running node of the cluster, as far as the resource manager says. */
+  boolean isRunningNode(String host);
+
   /** Starts the worker process in an allocated container. */
   void launch(WorkerContainer container, WorkerLaunch launch);
 

@@ -1,10 +1,12 @@
 package org.edl.am;
 
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.List;
 import java.util.function.Consumer;
 import org.apache.thrift.TException;
 import org.edl.thrift.EdlError;
@@ -13,21 +15,32 @@ import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.ProfileResult;
+import org.edl.thrift.ScaleMode;
 import org.edl.worker.job.JobSpec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The AM's job-control endpoint. Thrift calls arrive on server threads; each one is handed to
  * the AM's main thread, which owns the fleet and the latest progress, so nothing here is locked.
+ * Scale-out, scale-in and migrate return the job status just after the fleet accepted the
+ * change (state SCALING); a refused change is an {@link EdlError} naming the field and the value,
+ * and nothing changed. The leader's progress reports tell the fleet the ring's size.
  */
 public final class JobControlService implements JobControl.Iface {
-  private static final long STATUS_TIMEOUT_S = 10;
+  private static final Logger LOG = LoggerFactory.getLogger(JobControlService.class);
+  private static final long CALL_TIMEOUT_S = 10;
+  /** A profile waits for newcomers to start and for batches at every size: allow for slow models. */
+  private static final long PROFILE_TIMEOUT_S = 6 * 3600;
 
   private final String appId;
   private final JobSpec spec;
   private final Executor mainThread;
   private final WorkerFleet fleet;
   private final Consumer<JobProgress> onProgress;
+  private final ProfileStore profiles;
   private JobProgress latest;
+  private ProfileRun profile;
 
   /**
    * @param onProgress runs on the main thread with each new report (the AM forwards it to the
@@ -35,24 +48,29 @@ public final class JobControlService implements JobControl.Iface {
    */
   public JobControlService(String appId, JobSpec spec, Executor mainThread, WorkerFleet fleet,
       Consumer<JobProgress> onProgress) {
+    this(appId, spec, mainThread, fleet, onProgress, ProfileStore.NONE);
+  }
+
+  /** @param profiles where a finished profile's table and chart are kept */
+  public JobControlService(String appId, JobSpec spec, Executor mainThread, WorkerFleet fleet,
+      Consumer<JobProgress> onProgress, ProfileStore profiles) {
     this.appId = appId;
     this.spec = spec;
     this.mainThread = mainThread;
     this.fleet = fleet;
     this.onProgress = onProgress;
+    this.profiles = profiles;
+    // Completes on the main thread (the fleet finishes there), so the profile is touched there only.
+    fleet.outcome().thenRun(() -> {
+      if (profile != null) {
+        profile.jobStopped();
+      }
+    });
   }
 
   @Override
   public JobStatus status() throws TException {
-    try {
-      return CompletableFuture.supplyAsync(this::snapshot, mainThread)
-          .get(STATUS_TIMEOUT_S, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TException("interrupted while reading the job status", e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new TException("could not read the job status: " + e, e);
-    }
+    return onMainThread("read the job status", this::snapshot);
   }
 
   @Override
@@ -61,28 +79,108 @@ public final class JobControlService implements JobControl.Iface {
     mainThread.execute(() -> {
       latest = copy;
       onProgress.accept(copy);
+      fleet.onProgressReport(copy.getWorkers());
+      if (profile != null) {
+        profile.onProgress(copy);
+      }
     });
   }
 
   @Override
-  public JobStatus scaleOut(int count, org.edl.thrift.ScaleMode mode) throws EdlError {
-    throw notYet("scale-out");
+  public JobStatus scaleOut(int count, ScaleMode mode) throws TException {
+    return onMainThread("scale out", () -> {
+      requireNotProfiling("scale-out");
+      fleet.scaleOut(count, mode);
+      return snapshot();
+    });
   }
 
   @Override
-  public JobStatus scaleIn(int count, java.util.List<String> containerIds, org.edl.thrift.ScaleMode mode)
-      throws EdlError {
-    throw notYet("scale-in");
+  public JobStatus scaleIn(int count, List<String> containerIds, ScaleMode mode) throws TException {
+    List<String> ids = containerIds == null ? List.of() : List.copyOf(containerIds);
+    return onMainThread("scale in", () -> {
+      requireNotProfiling("scale-in");
+      fleet.scaleIn(count, ids, mode);
+      return snapshot();
+    });
   }
 
   @Override
-  public JobStatus migrate(String fromHost, String toHost) throws EdlError {
-    throw notYet("migrate");
+  public JobStatus migrate(String fromHost, String toHost) throws TException {
+    return onMainThread("migrate", () -> {
+      requireNotProfiling("migrate");
+      fleet.migrate(fromHost, toHost);
+      return snapshot();
+    });
   }
 
+  /**
+   * Runs a profile and answers when it is done (the call blocks for as long as the sizes take).
+   * The table and chart are stored with the job; a failure to store them is logged, and the
+   * measured points are returned all the same.
+   */
   @Override
-  public ProfileResult profile(int minWorkers, int maxWorkers, int batches) throws EdlError {
-    throw notYet("profile");
+  public ProfileResult profile(int minWorkers, int maxWorkers, int batches) throws TException {
+    ProfileRun run = onMainThread("start profiling", () -> {
+      requireNotProfiling("profile");
+      profile = ProfileRun.begin(fleet, spec.minWorkers(), spec.maxWorkers(), minWorkers, maxWorkers,
+          batches, spec::globalBatchFor, System::nanoTime);
+      return profile;
+    });
+    ProfileResult result = await("profile", run.result(), PROFILE_TIMEOUT_S);
+    try {
+      ProfileStore.Stored stored = profiles.store(result);
+      if (stored.tablePath() != null) {
+        result.setTablePath(stored.tablePath());
+      }
+      if (stored.chartPath() != null) {
+        result.setChartPath(stored.chartPath());
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not store the profile with the job: {}", e.toString());
+    }
+    return result;
+  }
+
+  private void requireNotProfiling(String operation) throws EdlError {
+    if (profile != null && profile.isRunning()) {
+      throw WorkerFleet.error("state", "PROFILING", operation + " must wait: a profile is changing"
+          + " the job's size");
+    }
+  }
+
+  /** A fleet call that may refuse with a user error; it runs on the main thread, which owns the fleet. */
+  @FunctionalInterface
+  private interface FleetCall<T> {
+    T run() throws EdlError;
+  }
+
+  private <T> T onMainThread(String what, FleetCall<T> call) throws TException {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    mainThread.execute(() -> {
+      try {
+        result.complete(call.run());
+      } catch (Throwable t) {
+        result.completeExceptionally(t);
+      }
+    });
+    return await(what, result, CALL_TIMEOUT_S);
+  }
+
+  private static <T> T await(String what, CompletableFuture<T> result, long timeoutS) throws TException {
+    try {
+      return result.get(timeoutS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TException("interrupted while waiting to " + what, e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof EdlError user) {
+        throw user;
+      }
+      throw new TException("could not " + what + ": " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new TException("could not " + what + ": no answer within " + timeoutS + " s", e);
+    }
   }
 
   /**
@@ -110,7 +208,8 @@ public final class JobControlService implements JobControl.Iface {
 
   private JobStatus snapshot() {
     FleetStatus f = fleet.status();
-    JobStatus s = new JobStatus(appId, stateOf(f.phase()), f.targetWorkers(), f.containers());
+    JobState state = f.scaling() ? JobState.SCALING : stateOf(f.phase());
+    JobStatus s = new JobStatus(appId, state, f.targetWorkers(), f.containers());
     if (latest != null) {
       s.setProgress(new JobProgress(latest));
     }
@@ -130,13 +229,5 @@ public final class JobControlService implements JobControl.Iface {
       case SUCCEEDED -> JobState.SUCCEEDED;
       case FAILED -> JobState.FAILED;
     };
-  }
-
-  private static EdlError notYet(String operation) {
-    EdlError e = new EdlError(operation + " is not available yet: it arrives with elastic scaling"
-        + " (this job runs a static set of workers)");
-    e.setField("operation");
-    e.setValue(operation);
-    return e;
   }
 }

@@ -3,104 +3,142 @@ package org.edl.am;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntToLongFunction;
+import java.util.function.LongSupplier;
+import org.edl.thrift.EdlError;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.ProfilePoint;
+import org.edl.thrift.ProfileResult;
+import org.edl.thrift.ScaleMode;
 
 /**
- * The decisions of {@code profile(min, max, batches)}: bring the job to {@code max} workers, then
- * at each size from {@code max} down to {@code min} measure the throughput over {@code batches}
- * steps and scale in by one; at the end go back to the size the job had before. It only reads
- * the leader's progress reports and tells a {@link Scaler} the size it wants, so it is the same
- * code whatever carries the scaling out.
+ * One {@code profile(min, max, batches)}: the job goes to {@code max} workers (paying the
+ * newcomers' start-up once), then runs {@code batches} batches at each size and scales in by one
+ * until {@code min}, recording the throughput at each. The decisions only: the fleet changes the
+ * size, the leader's progress reports say when a size is reached and how far training got.
  *
- * <p>A size's window starts at the first report that shows the new ring, so the switch itself is
- * not in the measurement; the rate is samples over the leader's own clock between two reports.
- * Main thread only, like the fleet.
+ * <p>Throughput at a size is measured by the AM from two progress reports at that size, the
+ * first one after the ring reached it and the first one at least {@code batches} steps later:
+ * steps x samples per step / the time between the reports on the AM's clock. (The leader's own
+ * samples/s averages over its last steps, which straddle the previous size right after a switch.)
+ * The job stays at {@code min} workers afterwards.
+ *
+ * <p>Not thread-safe: the AM's main thread only.
  */
-public final class ProfileRun {
-  /** Changes the job's size; the fleet behind it validates and schedules. */
-  public interface Scaler {
-    void scaleTo(int workers) throws Exception;
-  }
-
+final class ProfileRun {
+  private final WorkerFleet fleet;
   private final int min;
   private final int max;
   private final int batches;
-  private final Scaler scaler;
+  private final IntToLongFunction samplesPerStep;
+  private final LongSupplier nanos;
+  private final long begun;
   private final List<ProfilePoint> points = new ArrayList<>();
-  private final CompletableFuture<List<ProfilePoint>> result = new CompletableFuture<>();
-  private int restoreTo;
-  private int expected;
-  private JobProgress windowStart;
+  private final CompletableFuture<ProfileResult> result = new CompletableFuture<>();
+  private int size;
+  private long startStep = -1;
+  private long startNanos;
 
-  public ProfileRun(int min, int max, int batches, Scaler scaler) {
-    if (min < 1 || max < min) {
-      throw new IllegalArgumentException("profile range " + min + ".." + max + " is empty");
-    }
-    if (batches < 1) {
-      throw new IllegalArgumentException("batches must be at least 1: " + batches);
-    }
+  /**
+   * @param samplesPerStep the job's global batch at a number of workers (the batch rule)
+   * @param nanos          the AM's clock
+   */
+  ProfileRun(WorkerFleet fleet, int min, int max, int batches, IntToLongFunction samplesPerStep,
+      LongSupplier nanos) {
+    this.fleet = fleet;
     this.min = min;
     this.max = max;
     this.batches = batches;
-    this.scaler = scaler;
+    this.samplesPerStep = samplesPerStep;
+    this.nanos = nanos;
+    this.begun = nanos.getAsLong();
+    this.size = max;
   }
 
-  /** Starts from a job of {@code currentWorkers}; it returns to that size when done. */
-  public void start(int currentWorkers) {
-    restoreTo = currentWorkers;
-    expected = max;
-    if (currentWorkers != max) {
-      scale(max);
+  /**
+   * Checks the request against the job's limits and brings the job to {@code max} workers.
+   *
+   * @throws EdlError naming the argument out of range, or the job's state; nothing changed then
+   */
+  static ProfileRun begin(WorkerFleet fleet, int jobMin, int jobMax, int min, int max, int batches,
+      IntToLongFunction samplesPerStep, LongSupplier nanos) throws EdlError {
+    if (min < jobMin) {
+      throw WorkerFleet.error("minWorkers", Integer.toString(min), "below the job's min-workers=" + jobMin);
     }
+    if (max > jobMax) {
+      throw WorkerFleet.error("maxWorkers", Integer.toString(max), "above the job's max-workers=" + jobMax);
+    }
+    if (min > max) {
+      throw WorkerFleet.error("minWorkers", Integer.toString(min), "more than maxWorkers=" + max);
+    }
+    if (batches < 1) {
+      throw WorkerFleet.error("batches", Integer.toString(batches), "at least one batch per size");
+    }
+    fleet.requireChangeable("profile");
+    int target = fleet.status().targetWorkers();
+    if (target < max) {
+      fleet.scaleOut(max - target, ScaleMode.EDL);
+    } else if (target > max) {
+      fleet.scaleIn(target - max, List.of(), ScaleMode.EDL);
+    }
+    return new ProfileRun(fleet, min, max, batches, samplesPerStep, nanos);
   }
 
-  /** The points from max down to min, or the reason the run stopped. */
-  public CompletableFuture<List<ProfilePoint>> result() {
+  CompletableFuture<ProfileResult> result() {
     return result;
   }
 
-  public boolean isDone() {
-    return result.isDone();
+  boolean isRunning() {
+    return !result.isDone();
   }
 
-  public void onProgress(JobProgress p) {
-    if (isDone() || p.getWorkers() != expected || !p.isSetSamplesSeen() || !p.isSetLeaderSeconds()) {
+  /** A progress report from the leader, after the fleet has seen it. */
+  void onProgress(JobProgress p) {
+    if (result.isDone()) {
       return;
     }
-    if (windowStart == null) {
-      windowStart = p;
+    if (fleet.status().phase() != WorkerFleet.Phase.RUNNING) {
+      jobStopped();
       return;
     }
-    long steps = p.getStep() - windowStart.getStep();
-    if (steps < batches) {
+    if (fleet.isScaling() || fleet.status().targetWorkers() != size || p.getWorkers() != size) {
+      return; // still on the way to this size
+    }
+    long now = nanos.getAsLong();
+    if (startStep < 0) {
+      startStep = p.getStep();
+      startNanos = now;
       return;
     }
-    double seconds = p.getLeaderSeconds() - windowStart.getLeaderSeconds();
-    double rate = seconds > 0 ? (p.getSamplesSeen() - windowStart.getSamplesSeen()) / seconds : 0;
-    points.add(new ProfilePoint(expected, rate, (int) steps));
-    windowStart = null;
-    if (expected == min) {
-      if (restoreTo != min) {
-        scale(restoreTo);
-      }
-      result.complete(List.copyOf(points));
+    long steps = p.getStep() - startStep;
+    if (steps < batches || now <= startNanos) {
       return;
     }
-    expected--;
-    scale(expected);
-  }
-
-  /** The job ended or failed while profiling. */
-  public void abort(String why) {
-    result.completeExceptionally(new IllegalStateException("profiling stopped: " + why));
-  }
-
-  private void scale(int workers) {
+    double seconds = (now - startNanos) / 1e9;
+    points.add(new ProfilePoint(size, steps * samplesPerStep.applyAsLong(size) / seconds, (int) steps));
+    startStep = -1;
+    if (size == min) {
+      ProfileResult r = new ProfileResult(List.copyOf(points));
+      r.setSeconds((now - begun) / 1e9);
+      result.complete(r);
+      return;
+    }
+    size--;
     try {
-      scaler.scaleTo(workers);
-    } catch (Exception e) {
+      fleet.scaleIn(1, List.of(), ScaleMode.EDL);
+    } catch (EdlError e) {
       result.completeExceptionally(e);
     }
+  }
+
+  /** The job finished or failed before the last size was measured. */
+  void jobStopped() {
+    if (result.isDone()) {
+      return;
+    }
+    WorkerFleet.Phase phase = fleet.status().phase();
+    result.completeExceptionally(WorkerFleet.error("state", phase.name(), "the job stopped"
+        + " running while profiling at " + size + " workers (measured " + points.size() + " of "
+        + (max - min + 1) + " sizes)"));
   }
 }

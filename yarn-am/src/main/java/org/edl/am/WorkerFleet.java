@@ -1,24 +1,54 @@
 package org.edl.am;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.edl.thrift.EdlError;
+import org.edl.thrift.ScaleMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The decision side of the AM: how many workers the job wants and what each container event
- * means for the job. It never talks to YARN; it tells a {@link ContainerDriver} what to do.
+ * means for the job. It never talks to YARN or to the leader; it tells a {@link ContainerDriver}
+ * and a {@link WorkerRemoval} what to do.
  *
  * <p>Rules, in order: an event after the job ended changes nothing; a worker that exits
  * non-zero (or cannot start) fails the job, naming the container, its host and YARN's
- * diagnostics, and the others are released; a worker that exits 0 means training finished, so
- * nothing is replaced any more, and the job succeeds when the last one has exited 0; an
- * allocation beyond the target is given back.
+ * diagnostics, and the others are released; a container the fleet expects to exit (it was asked
+ * to leave) and that exits 0 has completed its departure and is gone from the fleet; any other
+ * worker that exits 0 means training finished, so nothing is replaced any more, and the job
+ * succeeds when the last one has exited 0; an allocation beyond the target is given back.
+ *
+ * <p>Elastic changes, one at a time and only while the job is RUNNING (not STARTING, not
+ * finishing, not ended, not in the middle of another change):
+ * <ul>
+ *   <li>{@link #scaleOut}: the target grows by n (up to max-workers); n more containers are
+ *   requested and launched with the same launch context; the newcomers join the running ring by
+ *   themselves.</li>
+ *   <li>{@link #scaleIn}: by count (the newest workers first) or by naming containers, never
+ *   below min-workers. The target shrinks at once; the leader is asked to remove them at a
+ *   future step, and each leaves the ring there and exits 0. A leaver that exits non-zero fails
+ *   the job like any worker: whether the ring still matches the leader's view is unknown then.
+ *   A leave the leader refuses puts the container back into the target.</li>
+ *   <li>{@link #migrate}: as many workers as run on one host are started on another (requests
+ *   pinned to that host) and, once the leader reports the ring grown by them, the old ones are
+ *   asked to leave, so the job never runs with fewer workers than before. For that while the
+ *   job runs the migrated count above its target; it must stay within max-workers, because the
+ *   leader admits no newcomer beyond it (a newcomer refused there would fail the job later), so
+ *   a migration that would pass it is refused here. With the present leader the newcomers'
+ *   join and the old workers' leave are two stop-free switches, not one (see
+ *   docs/operations.md).</li>
+ * </ul>
+ * A change is SCALING until every new container started, every leaver exited and the leader's
+ * progress report shows the new ring size. A user error is an {@link EdlError} naming the field
+ * and the value, and changes nothing.
  *
  * <p>Not thread-safe by design: every call comes on the AM's main thread.
  */
@@ -28,25 +58,75 @@ public final class WorkerFleet implements ContainerEventHandler {
   /** Where the job is; the last two are final. */
   public enum Phase { STARTING, RUNNING, FINISHING, SUCCEEDED, FAILED }
 
+  /**
+   * Why a container is expected to exit 0 without that meaning "training finished". A later
+   * stop-resume mode adds its own reason (stopped for a relaunch) to the same book.
+   */
+  enum Departure { SCALE_IN, MIGRATION }
+
+  /** A migration under way: newcomers pinned to {@code toHost}, then the leave of {@code leavers}. */
+  private static final class Migration {
+    final String fromHost;
+    final String toHost;
+    final List<String> leavers;
+    final Set<String> newcomers = new LinkedHashSet<>();
+    int awaited;
+    boolean leaveAsked;
+
+    Migration(String fromHost, String toHost, List<String> leavers) {
+      this.fromHost = fromHost;
+      this.toHost = toHost;
+      this.leavers = List.copyOf(leavers);
+      this.awaited = leavers.size();
+    }
+  }
+
   private final ContainerDriver driver;
+  private final WorkerRemoval removal;
   private final WorkerResource resource;
+  private final int minWorkers;
+  private final int maxWorkers;
   private final GpuSlots gpus = new GpuSlots();
   private final Map<String, WorkerContainer> live = new LinkedHashMap<>();
   private final Set<String> started = new HashSet<>();
+  /** Containers asked to leave (or otherwise expected to exit 0) and why. */
+  private final Map<String, Departure> departing = new LinkedHashMap<>();
+  /** Containers started by the current change that the leader has not yet reported in the ring. */
+  private final Set<String> joining = new LinkedHashSet<>();
   private final CompletableFuture<JobOutcome> outcome = new CompletableFuture<>();
   private int target;
   private int outstanding;
   private int exitedOk;
   private Phase phase = Phase.STARTING;
   private String diagnostics = "";
+  /** What the last change did, for the status while the job runs (a departure, a refused leave). */
+  private String lastEvent = "";
+  /** True from a change until it has fully landed. */
+  private boolean changing;
+  private Migration migration;
+  /** Ring size in the leader's latest progress report; -1 before the first. */
+  private int reportedWorkers = -1;
 
+  /** A fleet that never changes size (min = max = target): scale calls are refused. */
   public WorkerFleet(ContainerDriver driver, WorkerResource resource, int targetWorkers) {
+    this(driver, WorkerRemoval.UNSUPPORTED, resource, targetWorkers, targetWorkers, targetWorkers);
+  }
+
+  public WorkerFleet(ContainerDriver driver, WorkerRemoval removal, WorkerResource resource,
+      int targetWorkers, int minWorkers, int maxWorkers) {
     if (targetWorkers < 1) {
       throw new IllegalArgumentException("targetWorkers must be at least 1: " + targetWorkers);
     }
+    if (minWorkers < 1 || minWorkers > targetWorkers || maxWorkers < targetWorkers) {
+      throw new IllegalArgumentException("need 1 <= min <= target <= max: min " + minWorkers
+          + ", target " + targetWorkers + ", max " + maxWorkers);
+    }
     this.driver = driver;
+    this.removal = removal;
     this.resource = resource;
     this.target = targetWorkers;
+    this.minWorkers = minWorkers;
+    this.maxWorkers = maxWorkers;
   }
 
   /** Asks for the first workers. */
@@ -60,18 +140,165 @@ public final class WorkerFleet implements ContainerEventHandler {
   }
 
   public FleetStatus status() {
-    return new FleetStatus(phase, target, new ArrayList<>(live.keySet()), diagnostics);
+    return new FleetStatus(phase, isScaling(), target, new ArrayList<>(live.keySet()),
+        isDone() ? diagnostics : lastEvent);
+  }
+
+  /** Whether a change is on its way: the job reports SCALING meanwhile. */
+  public boolean isScaling() {
+    return changing && phase == Phase.RUNNING;
+  }
+
+  /**
+   * Adds {@code count} workers to the running job.
+   *
+   * @throws EdlError the job is not RUNNING, the mode is not EDL, or max-workers would be passed
+   */
+  public void scaleOut(int count, ScaleMode mode) throws EdlError {
+    requireEdl(mode);
+    requireSteadyRunning("scale-out");
+    if (count < 1) {
+      throw error("count", Integer.toString(count), "scale-out needs a count of at least 1");
+    }
+    if (target + count > maxWorkers) {
+      throw error("count", Integer.toString(count), "scale-out by " + count + " would make "
+          + (target + count) + " workers, more than max-workers=" + maxWorkers);
+    }
+    target += count;
+    changing = true;
+    LOG.info("Scaling out by {} to {} workers", count, target);
+    requestMissing();
+  }
+
+  /**
+   * Removes workers from the running job at a future step: {@code count} of them (newest first)
+   * or exactly {@code containerIds}, not both.
+   *
+   * @throws EdlError the job is not RUNNING, the mode is not EDL, both or neither selector was
+   *                  given, a named container is not a running worker of this job, or the job
+   *                  would fall below min-workers
+   */
+  public void scaleIn(int count, List<String> containerIds, ScaleMode mode) throws EdlError {
+    requireEdl(mode);
+    requireSteadyRunning("scale-in");
+    List<String> named = containerIds == null ? List.of() : containerIds;
+    if (count != 0 && !named.isEmpty()) {
+      throw error("containerIds", String.join(",", named), "give a count (" + count
+          + ") or container ids, not both");
+    }
+    List<String> distinct = List.copyOf(new LinkedHashSet<>(named));
+    int n = named.isEmpty() ? count : distinct.size();
+    String field = named.isEmpty() ? "count" : "containerIds";
+    String value = named.isEmpty() ? Integer.toString(count) : String.join(",", named);
+    if (named.isEmpty() && count < 1) {
+      throw error("count", value, "scale-in needs a count of at least 1 or container ids");
+    }
+    for (String id : distinct) {
+      if (!started.contains(id) || departing.containsKey(id)) {
+        throw error("containerIds", id, "not a running worker of this job (workers: "
+            + String.join(", ", runningWorkers()) + ")");
+      }
+    }
+    int after = target - n;
+    if (after < minWorkers) {
+      throw error(field, value, "scale-in by " + n + " would leave " + after
+          + " workers, fewer than min-workers=" + minWorkers);
+    }
+    // In a steady job every target worker runs, so min-workers >= 1 leaves enough to pick from.
+    List<String> leavers = named.isEmpty() ? newestRunning(count) : distinct;
+    target = after;
+    changing = true;
+    for (String id : leavers) {
+      departing.put(id, Departure.SCALE_IN);
+    }
+    LOG.info("Scaling in to {} workers: asking the leader to remove {}", target, leavers);
+    removal.leave(leavers, new RemovalAnswers());
+  }
+
+  /**
+   * Replaces the workers on {@code fromHost} by as many on {@code toHost}.
+   *
+   * @throws EdlError the job is not RUNNING, the hosts are equal or blank, no worker runs on
+   *                  {@code fromHost}, {@code toHost} is not a running node, or the overlap
+   *                  would pass max-workers
+   */
+  public void migrate(String fromHost, String toHost) throws EdlError {
+    requireSteadyRunning("migrate");
+    if (fromHost == null || fromHost.isBlank()) {
+      throw error("fromHost", String.valueOf(fromHost), "must name a host");
+    }
+    if (toHost == null || toHost.isBlank()) {
+      throw error("toHost", String.valueOf(toHost), "must name a host");
+    }
+    if (fromHost.equals(toHost)) {
+      throw error("toHost", toHost, "is the host the workers would leave (fromHost=" + fromHost + ")");
+    }
+    List<String> leavers = new ArrayList<>();
+    for (WorkerContainer c : live.values()) {
+      if (c.host().equals(fromHost) && started.contains(c.id()) && !departing.containsKey(c.id())) {
+        leavers.add(c.id());
+      }
+    }
+    if (leavers.isEmpty()) {
+      throw error("fromHost", fromHost, "no worker of this job runs there (workers on: "
+          + String.join(", ", hostsOfRunningWorkers()) + ")");
+    }
+    if (target + leavers.size() > maxWorkers) {
+      throw error("fromHost", fromHost, "moving " + leavers.size() + " workers starts "
+          + leavers.size() + " newcomers before the old ones leave: " + (target + leavers.size())
+          + " workers for a while, more than max-workers=" + maxWorkers
+          + " (the leader admits no newcomer beyond it)");
+    }
+    if (!driver.isRunningNode(toHost)) {
+      throw error("toHost", toHost, "not a running node of the cluster");
+    }
+    migration = new Migration(fromHost, toHost, leavers);
+    changing = true;
+    outstanding += leavers.size();
+    LOG.info("Migrating {} from {} to {}: requesting {} containers there", leavers, fromHost,
+        toHost, leavers.size());
+    driver.requestContainersOn(leavers.size(), resource, toHost);
+  }
+
+  /**
+   * The leader's latest progress report says the running ring has {@code workers} members
+   * (a change has reached the ring when this shows its size).
+   */
+  public void onProgressReport(int workers) {
+    reportedWorkers = workers;
+    if (isDone()) {
+      return;
+    }
+    Migration m = migration;
+    if (m != null && !m.leaveAsked && m.awaited == 0 && started.containsAll(m.newcomers)
+        && workers >= target + m.leavers.size()) {
+      // The newcomers are in the ring: only now do the old workers go, so the job never runs
+      // with fewer than it had.
+      m.leaveAsked = true;
+      joining.removeAll(m.newcomers);
+      for (String id : m.leavers) {
+        departing.put(id, Departure.MIGRATION);
+      }
+      LOG.info("Migration newcomers {} joined; asking the leader to remove {}", m.newcomers, m.leavers);
+      removal.leave(m.leavers, new RemovalAnswers());
+    }
+    settle();
   }
 
   @Override
   public void onContainersAllocated(List<WorkerContainer> containers) {
     for (WorkerContainer c : containers) {
+      Migration m = migration;
+      if (m != null && m.awaited > 0 && c.host().equals(m.toHost) && !isDone()) {
+        m.awaited--;
+        outstanding = Math.max(0, outstanding - 1);
+        m.newcomers.add(c.id());
+        launch(c);
+        continue;
+      }
       outstanding = Math.max(0, outstanding - 1);
       if (wantsMore()) {
-        live.put(c.id(), c);
-        List<Integer> indices = gpus.assign(c, resource.gpus());
-        LOG.info("Launching worker in {} on {} with GPUs {}", c.id(), c.host(), indices);
-        driver.launch(c, new WorkerLaunch(indices));
+        launch(c);
       } else {
         LOG.info("Releasing {} on {}: not needed (phase {}, {} of {} workers)",
             c.id(), c.host(), phase, live.size(), target);
@@ -90,6 +317,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       phase = Phase.RUNNING;
       LOG.info("All {} workers started", target);
     }
+    settle();
   }
 
   @Override
@@ -108,21 +336,39 @@ public final class WorkerFleet implements ContainerEventHandler {
       return; // one we released, or reported twice
     }
     started.remove(containerId);
+    joining.remove(containerId);
+    Departure departure = departing.remove(containerId);
     gpus.free(c);
     if (isDone()) {
+      return;
+    }
+    if (departure != null && exitStatus == 0) {
+      lastEvent = "worker container " + c.id() + " on " + c.host() + " left the job ("
+          + departure + ", exit status 0)";
+      LOG.info("{}; {} containers remain", lastEvent, live.size());
+      if (phase == Phase.FINISHING) {
+        releaseIfOnlyNewcomersRemain();
+      }
+      if (phase == Phase.FINISHING && live.isEmpty()) {
+        finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
+        return;
+      }
+      settle();
       return;
     }
     if (exitStatus == 0) {
       exitedOk++;
       phase = Phase.FINISHING;
       LOG.info("Worker {} on {} finished ({} done, {} still running)", c.id(), c.host(), exitedOk, live.size());
+      releaseIfOnlyNewcomersRemain();
       if (live.isEmpty()) {
         finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
       }
       return;
     }
-    fail("worker container " + c.id() + " on " + c.host() + " failed with exit status "
-        + exitStatus + ": " + clean(yarnDiagnostics));
+    fail("worker container " + c.id() + " on " + c.host()
+        + (departure == null ? "" : " (leaving the job: " + departure + ")")
+        + " failed with exit status " + exitStatus + ": " + clean(yarnDiagnostics));
   }
 
   @Override
@@ -132,12 +378,133 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
   }
 
+  /** The leader's answers to a removal, on the main thread. */
+  private final class RemovalAnswers implements WorkerRemoval.Answers {
+    @Override
+    public void accepted(String containerId, long atStep) {
+      LOG.info("{} leaves {}", containerId, atStep < 0 ? "with the pending change" : "at step " + atStep);
+    }
+
+    @Override
+    public void refused(String containerId, Exception cause) {
+      Departure d = departing.remove(containerId);
+      if (d == null || isDone() || !live.containsKey(containerId)) {
+        return;
+      }
+      // The worker stays in the ring, so it counts again (for a migration too: the ring now
+      // holds the newcomer and the old worker); the operator sees why in the log.
+      target++;
+      lastEvent = "worker container " + containerId + " stays in the job: the leader did not accept"
+          + " its leave (" + cause + ")";
+      LOG.warn("{}; target back to {}", lastEvent, target);
+      settle();
+    }
+  }
+
+  private void launch(WorkerContainer c) {
+    live.put(c.id(), c);
+    if (phase == Phase.RUNNING) {
+      joining.add(c.id());
+    }
+    List<Integer> indices = gpus.assign(c, resource.gpus());
+    LOG.info("Launching worker in {} on {} with GPUs {}", c.id(), c.host(), indices);
+    driver.launch(c, new WorkerLaunch(indices));
+  }
+
+  /**
+   * Training finished and every worker that was surely in the ring has exited: the leader waited
+   * for every member's last report before it exited, so a newcomer still running was never
+   * switched in (the leader schedules no switch past the last step) and would only wait for a
+   * switch that never comes. It is released; its completion is then ignored.
+   */
+  private void releaseIfOnlyNewcomersRemain() {
+    if (live.isEmpty() || !joining.containsAll(live.keySet())) {
+      return;
+    }
+    for (String id : new ArrayList<>(live.keySet())) {
+      LOG.info("Releasing {}: training finished before it joined the ring", id);
+      gpus.free(live.remove(id));
+      started.remove(id);
+      departing.remove(id);
+      driver.release(id);
+    }
+    joining.clear();
+    migration = null;
+  }
+
+  /** Ends the current change once everything it started has landed. */
+  private void settle() {
+    if (!changing || phase != Phase.RUNNING) {
+      return;
+    }
+    boolean containersIn = outstanding == 0 && started.containsAll(live.keySet());
+    boolean leaversGone = departing.isEmpty();
+    boolean migrated = migration == null || (migration.leaveAsked
+        && migration.leavers.stream().noneMatch(live::containsKey));
+    if (containersIn && leaversGone && migrated && reportedWorkers == target) {
+      changing = false;
+      joining.clear();
+      migration = null;
+      LOG.info("Change complete: the leader reports {} workers", target);
+    }
+  }
+
+  private List<String> newestRunning(int count) {
+    List<String> running = runningWorkers();
+    List<String> newest = new ArrayList<>();
+    for (int i = running.size() - 1; i >= 0 && newest.size() < count; i--) {
+      newest.add(running.get(i));
+    }
+    return newest;
+  }
+
+  /** Started, not departing, in launch order. */
+  private List<String> runningWorkers() {
+    List<String> ids = new ArrayList<>();
+    for (String id : live.keySet()) {
+      if (started.contains(id) && !departing.containsKey(id)) {
+        ids.add(id);
+      }
+    }
+    return ids;
+  }
+
+  private Collection<String> hostsOfRunningWorkers() {
+    Set<String> hosts = new LinkedHashSet<>();
+    for (String id : runningWorkers()) {
+      hosts.add(live.get(id).host());
+    }
+    return hosts;
+  }
+
+  /** Refuses unless the job is RUNNING with no change on its way (the rule every change follows). */
+  void requireChangeable(String operation) throws EdlError {
+    requireSteadyRunning(operation);
+  }
+
+  private void requireSteadyRunning(String operation) throws EdlError {
+    if (phase != Phase.RUNNING) {
+      throw error("state", phase.name(), operation + " needs a RUNNING job; this one is " + phase);
+    }
+    if (changing) {
+      throw error("state", "SCALING", operation + " must wait: the job is SCALING (target "
+          + target + " workers, the leader reports " + reportedWorkers + ")");
+    }
+  }
+
+  private static void requireEdl(ScaleMode mode) throws EdlError {
+    if (mode != null && mode != ScaleMode.EDL) {
+      throw error("mode", mode.name(), "not wired in the ApplicationMaster yet; use EDL (stop-free)");
+    }
+  }
+
   private boolean wantsMore() {
-    return (phase == Phase.STARTING || phase == Phase.RUNNING) && live.size() < target;
+    int capacity = target + departing.size();
+    return (phase == Phase.STARTING || phase == Phase.RUNNING) && live.size() < capacity;
   }
 
   private void requestMissing() {
-    int missing = target - live.size() - outstanding;
+    int missing = target + departing.size() - live.size() - outstanding;
     if (missing > 0 && wantsMore()) {
       outstanding += missing;
       LOG.info("Requesting {} worker containers of {}", missing, resource);
@@ -161,6 +528,13 @@ public final class WorkerFleet implements ContainerEventHandler {
     phase = result.succeeded() ? Phase.SUCCEEDED : Phase.FAILED;
     diagnostics = result.diagnostics();
     outcome.complete(result);
+  }
+
+  static EdlError error(String field, String value, String problem) {
+    EdlError e = new EdlError(field + "=" + value + ": " + problem);
+    e.setField(field);
+    e.setValue(value);
+    return e;
   }
 
   private static String clean(String yarnDiagnostics) {

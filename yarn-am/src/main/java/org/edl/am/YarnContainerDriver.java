@@ -2,6 +2,7 @@ package org.edl.am;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,11 +15,13 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.NodeReport;
+import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.UpdatedContainer;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
 import org.apache.hadoop.yarn.client.api.async.NMClientAsync;
 import org.slf4j.Logger;
@@ -33,6 +36,11 @@ import org.slf4j.LoggerFactory;
 public final class YarnContainerDriver implements ContainerDriver {
   private static final Logger LOG = LoggerFactory.getLogger(YarnContainerDriver.class);
   private static final Priority WORKER_PRIORITY = Priority.newInstance(1);
+  /**
+   * Host-pinned requests (relaxLocality=false) get a priority of their own: the AMRM client
+   * refuses mixed locality relaxation within one priority.
+   */
+  private static final Priority PINNED_PRIORITY = Priority.newInstance(2);
 
   private final Configuration conf;
   private final YarnClientFactory clients;
@@ -40,11 +48,13 @@ public final class YarnContainerDriver implements ContainerDriver {
   private LaunchContextFactory launchContexts;
   private final int heartbeatMs;
   private final ArrayDeque<ContainerRequest> pending = new ArrayDeque<>();
+  private final List<ContainerRequest> pinned = new ArrayList<>();
   private final Map<String, Container> allocated = new HashMap<>();
   private volatile float progress;
   private ContainerEventHandler handler;
   private AMRMClientAsync<ContainerRequest> resourceManager;
   private NMClientAsync nodeManagers;
+  private YarnClient cluster;
   private String trackingUrl = "";
 
   /** Builds the launch context of one worker; the job-wide parts are fixed when it is made. */
@@ -79,22 +89,57 @@ public final class YarnContainerDriver implements ContainerDriver {
     resourceManager = clients.resourceManagerClient(heartbeatMs, new ResourceManagerCallbacks());
     resourceManager.init(conf);
     resourceManager.start();
+    cluster = YarnClient.createYarnClient();
+    cluster.init(conf);
+    cluster.start();
     return resourceManager.registerApplicationMaster(host, rpcPort, this.trackingUrl);
   }
 
   @Override
   public void requestContainers(int count, WorkerResource resource) {
+    Resource capability = capability(resource);
+    for (int i = 0; i < count; i++) {
+      ContainerRequest request = new ContainerRequest(capability, null, null, WORKER_PRIORITY);
+      pending.add(request);
+      resourceManager.addContainerRequest(request);
+    }
+  }
+
+  @Override
+  public void requestContainersOn(int count, WorkerResource resource, String host) {
+    Resource capability = capability(resource);
+    for (int i = 0; i < count; i++) {
+      ContainerRequest request = new ContainerRequest(capability, new String[] {host}, null,
+          PINNED_PRIORITY, false);
+      pinned.add(request);
+      resourceManager.addContainerRequest(request);
+    }
+  }
+
+  /**
+   * Asks the resource manager for its running nodes: one synchronous call on the main thread,
+   * made only when an operator asks for a migration. When the resource manager cannot say, the
+   * host is given the benefit of the doubt (the pinned request then simply waits).
+   */
+  @Override
+  public boolean isRunningNode(String host) {
+    try {
+      return cluster.getNodeReports(NodeState.RUNNING).stream()
+          .anyMatch(n -> n.getNodeId().getHost().equals(host));
+    } catch (Exception e) {
+      LOG.warn("Could not list the cluster's nodes to check {}: {}", host, e.toString());
+      return true;
+    }
+  }
+
+  private static Resource capability(WorkerResource resource) {
     Resource capability = Resource.newInstance(resource.memoryMb(), resource.vcores());
     if (resource.gpus() > 0) {
       // Known to the client side once registration returned the cluster's resource types.
       capability.setResourceInformation(ResourceInformation.GPU_URI,
           ResourceInformation.newInstance(ResourceInformation.GPU_URI, "", resource.gpus()));
     }
-    for (int i = 0; i < count; i++) {
-      ContainerRequest request = new ContainerRequest(capability, null, null, WORKER_PRIORITY);
-      pending.add(request);
-      resourceManager.addContainerRequest(request);
-    }
+    return capability;
   }
 
   @Override
@@ -130,6 +175,9 @@ public final class YarnContainerDriver implements ContainerDriver {
 
   /** Stops both clients; call after {@link #unregister}. */
   public void stop() {
+    if (cluster != null) {
+      cluster.stop();
+    }
     if (resourceManager != null) {
       resourceManager.stop();
     }
@@ -151,7 +199,7 @@ public final class YarnContainerDriver implements ContainerDriver {
 
   private void allocated(List<Container> containers) {
     List<WorkerContainer> workers = containers.stream().map(c -> {
-      ContainerRequest request = pending.poll();
+      ContainerRequest request = matchingRequest(c);
       if (request != null) {
         resourceManager.removeContainerRequest(request);
       }
@@ -159,6 +207,19 @@ public final class YarnContainerDriver implements ContainerDriver {
       return new WorkerContainer(c.getId().toString(), c.getNodeId().getHost());
     }).toList();
     handler.onContainersAllocated(workers);
+  }
+
+  /** The request an allocation answers: a pinned one on its host, else the oldest plain one. */
+  private ContainerRequest matchingRequest(Container c) {
+    if (PINNED_PRIORITY.equals(c.getPriority())) {
+      String host = c.getNodeId().getHost();
+      for (int i = 0; i < pinned.size(); i++) {
+        if (pinned.get(i).getNodes().contains(host)) {
+          return pinned.remove(i);
+        }
+      }
+    }
+    return pending.poll();
   }
 
   private void completed(List<ContainerStatus> statuses) {

@@ -2,10 +2,13 @@ package org.edl.am;
 
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /** A {@link ContainerDriver} whose every method is a lambda the test sets; defaults do nothing. */
 final class TestingContainerDriver implements ContainerDriver {
   BiConsumer<Integer, WorkerResource> onRequest = (n, r) -> {};
+  TriConsumer onRequestOn = (n, r, host) -> {};
+  Predicate<String> runningNode = host -> true;
   BiConsumer<WorkerContainer, WorkerLaunch> onLaunch = (c, l) -> {};
   Consumer<String> onRelease = id -> {};
   Consumer<Float> onProgress = p -> {};
@@ -14,6 +17,16 @@ final class TestingContainerDriver implements ContainerDriver {
   @Override
   public void requestContainers(int count, WorkerResource resource) {
     onRequest.accept(count, resource);
+  }
+
+  @Override
+  public void requestContainersOn(int count, WorkerResource resource, String host) {
+    onRequestOn.accept(count, resource, host);
+  }
+
+  @Override
+  public boolean isRunningNode(String host) {
+    return runningNode.test(host);
   }
 
   @Override
@@ -34,5 +47,10 @@ final class TestingContainerDriver implements ContainerDriver {
   @Override
   public void unregister(JobOutcome outcome) {
     onUnregister.accept(outcome);
+  }
+
+  @FunctionalInterface
+  interface TriConsumer {
+    void accept(int count, WorkerResource resource, String host);
   }
 }

@@ -2,12 +2,15 @@ package org.edl.am;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.edl.thrift.EdlError;
+import org.edl.thrift.ScaleMode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -17,6 +20,8 @@ class WorkerFleetTest {
   private final List<Integer> requested = new ArrayList<>();
   private final Map<String, WorkerLaunch> launched = new LinkedHashMap<>();
   private final List<String> released = new ArrayList<>();
+  private final List<String> pinnedTo = new ArrayList<>();
+  private final TestingWorkerRemoval removal = new TestingWorkerRemoval();
   private TestingContainerDriver driver;
 
   @BeforeEach
@@ -28,6 +33,13 @@ class WorkerFleetTest {
     };
     driver.onLaunch = (c, l) -> launched.put(c.id(), l);
     driver.onRelease = released::add;
+    driver.onRequestOn = (n, r, host) -> {
+      assertEquals(RESOURCE, r);
+      for (int i = 0; i < n; i++) {
+        pinnedTo.add(host);
+      }
+    };
+    driver.runningNode = host -> host.startsWith("h");
   }
 
   @Test
@@ -145,6 +157,258 @@ class WorkerFleetTest {
     assertFalse(outcome.succeeded());
     assertTrue(outcome.diagnostics().contains("shut down"), outcome.diagnostics());
     assertEquals(List.of("c1"), released);
+  }
+
+  // ---- elastic changes ------------------------------------------------------------------------
+
+  /** A RUNNING fleet of c1..cN (c1, c2 on h1, the rest on h2) whose leader reported N workers. */
+  private WorkerFleet running(int workers, int min, int max) {
+    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, workers, min, max);
+    fleet.start();
+    List<WorkerContainer> cs = new ArrayList<>();
+    for (int i = 1; i <= workers; i++) {
+      cs.add(c("c" + i, i <= 2 ? "h1" : "h2"));
+    }
+    fleet.onContainersAllocated(cs);
+    cs.forEach(c -> fleet.onContainerStarted(c.id()));
+    fleet.onProgressReport(workers);
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+    assertFalse(fleet.status().scaling());
+    requested.clear();
+    launched.clear();
+    return fleet;
+  }
+
+  @Test
+  void scaleOutRequestsAndLaunchesMoreAndIsScalingUntilTheLeaderReportsTheNewSize() throws Exception {
+    WorkerFleet fleet = running(2, 1, 4);
+    fleet.scaleOut(2, ScaleMode.EDL);
+    assertEquals(List.of(2), requested);
+    assertEquals(4, fleet.status().targetWorkers());
+    assertTrue(fleet.status().scaling());
+
+    fleet.onContainersAllocated(List.of(c("c3", "h2"), c("c4", "h2")));
+    assertEquals(List.of("c3", "c4"), List.copyOf(launched.keySet()));
+    fleet.onContainerStarted("c3");
+    fleet.onContainerStarted("c4");
+    fleet.onProgressReport(2);
+    assertTrue(fleet.status().scaling(), "started, but the leader still runs 2");
+    fleet.onProgressReport(4);
+    assertFalse(fleet.status().scaling());
+    assertEquals(List.of("c1", "c2", "c3", "c4"), fleet.status().containers());
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+  }
+
+  @Test
+  void scaleOutBeyondMaxIsRefusedNamingCountAndMaxAndChangesNothing() throws Exception {
+    WorkerFleet fleet = running(2, 1, 3);
+    FleetStatus before = fleet.status();
+    EdlError e = assertThrows(EdlError.class, () -> fleet.scaleOut(2, ScaleMode.EDL));
+    assertEquals("count", e.getField());
+    assertEquals("2", e.getValue());
+    assertTrue(e.getMessage().contains("max-workers=3"), e.getMessage());
+    assertEquals(before, fleet.status());
+    assertTrue(requested.isEmpty());
+
+    EdlError zero = assertThrows(EdlError.class, () -> fleet.scaleOut(0, ScaleMode.EDL));
+    assertEquals("count", zero.getField());
+    assertEquals(before, fleet.status());
+  }
+
+  @Test
+  void changesAreRefusedUnlessTheJobIsRunningAndSteadyNamingTheState() throws Exception {
+    WorkerFleet starting = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 4);
+    starting.start();
+    EdlError e = assertThrows(EdlError.class, () -> starting.scaleOut(1, ScaleMode.EDL));
+    assertEquals("state", e.getField());
+    assertEquals("STARTING", e.getValue());
+
+    WorkerFleet scaling = running(2, 1, 4);
+    scaling.scaleOut(1, ScaleMode.EDL);
+    requested.clear();
+    EdlError busy = assertThrows(EdlError.class, () -> scaling.scaleIn(1, List.of(), ScaleMode.EDL));
+    assertEquals("SCALING", busy.getValue());
+    assertThrows(EdlError.class, () -> scaling.scaleOut(1, ScaleMode.EDL));
+    assertThrows(EdlError.class, () -> scaling.migrate("h1", "h3"));
+    assertEquals(3, scaling.status().targetWorkers());
+    assertTrue(requested.isEmpty() && removal.asked.isEmpty() && pinnedTo.isEmpty());
+
+    WorkerFleet finishing = running(2, 1, 4);
+    finishing.onContainerCompleted("c1", 0, "");
+    EdlError late = assertThrows(EdlError.class, () -> finishing.scaleIn(1, List.of(), ScaleMode.EDL));
+    assertEquals("FINISHING", late.getValue());
+    finishing.onContainerCompleted("c2", 0, "");
+    EdlError done = assertThrows(EdlError.class, () -> finishing.scaleOut(1, ScaleMode.EDL));
+    assertEquals("SUCCEEDED", done.getValue());
+  }
+
+  @Test
+  void stopResumeIsNotWiredYet() throws Exception {
+    WorkerFleet fleet = running(2, 1, 4);
+    EdlError out = assertThrows(EdlError.class, () -> fleet.scaleOut(1, ScaleMode.STOP_RESUME));
+    assertEquals("mode", out.getField());
+    assertEquals("STOP_RESUME", out.getValue());
+    EdlError in = assertThrows(EdlError.class, () -> fleet.scaleIn(1, List.of(), ScaleMode.STOP_RESUME));
+    assertEquals("mode", in.getField());
+    assertEquals(2, fleet.status().targetWorkers());
+    assertFalse(fleet.status().scaling());
+    assertTrue(requested.isEmpty() && removal.asked.isEmpty());
+  }
+
+  @Test
+  void scaleInByCountRemovesTheNewestAndALeaverExitingZeroIsACompletedScaleIn() throws Exception {
+    WorkerFleet fleet = running(4, 2, 4);
+    fleet.scaleIn(2, List.of(), ScaleMode.EDL);
+    assertEquals(List.of(List.of("c4", "c3")), removal.asked);
+    assertEquals(2, fleet.status().targetWorkers());
+    assertTrue(fleet.status().scaling());
+    removal.answers.accepted("c4", 40);
+    removal.answers.accepted("c3", 40);
+
+    fleet.onContainerCompleted("c4", 0, "");
+    assertTrue(fleet.status().diagnostics().contains("c4 on h2 left the job"), fleet.status().diagnostics());
+    fleet.onContainerCompleted("c3", 0, "");
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase(), "not training finished");
+    assertFalse(fleet.outcome().isDone());
+    assertEquals(List.of("c1", "c2"), fleet.status().containers());
+    assertTrue(fleet.status().scaling(), "until the leader reports the smaller ring");
+    fleet.onProgressReport(2);
+    assertFalse(fleet.status().scaling());
+    assertTrue(requested.isEmpty(), "nothing replaced");
+    assertTrue(released.isEmpty(), "leavers exit by themselves");
+
+    fleet.onContainerCompleted("c1", 0, "");
+    fleet.onContainerCompleted("c2", 0, "");
+    assertTrue(fleet.outcome().getNow(null).succeeded());
+    assertTrue(fleet.outcome().getNow(null).diagnostics().contains("all 2 workers"));
+  }
+
+  @Test
+  void scaleInOfNamedContainersAndItsErrorsChangeNothing() throws Exception {
+    WorkerFleet fleet = running(3, 2, 4);
+    FleetStatus before = fleet.status();
+
+    EdlError unknown = assertThrows(EdlError.class, () -> fleet.scaleIn(0, List.of("c2", "c9"), ScaleMode.EDL));
+    assertEquals("containerIds", unknown.getField());
+    assertEquals("c9", unknown.getValue());
+    EdlError both = assertThrows(EdlError.class, () -> fleet.scaleIn(1, List.of("c2"), ScaleMode.EDL));
+    assertEquals("containerIds", both.getField());
+    EdlError neither = assertThrows(EdlError.class, () -> fleet.scaleIn(0, List.of(), ScaleMode.EDL));
+    assertEquals("count", neither.getField());
+    EdlError belowMin = assertThrows(EdlError.class, () -> fleet.scaleIn(2, List.of(), ScaleMode.EDL));
+    assertEquals("count", belowMin.getField());
+    assertEquals("2", belowMin.getValue());
+    assertTrue(belowMin.getMessage().contains("min-workers=2"), belowMin.getMessage());
+    EdlError namedBelowMin = assertThrows(EdlError.class,
+        () -> fleet.scaleIn(0, List.of("c1", "c3"), ScaleMode.EDL));
+    assertEquals("containerIds", namedBelowMin.getField());
+    assertEquals(before, fleet.status());
+    assertTrue(removal.asked.isEmpty());
+
+    fleet.scaleIn(0, List.of("c1"), ScaleMode.EDL);
+    assertEquals(List.of(List.of("c1")), removal.asked);
+    assertEquals(2, fleet.status().targetWorkers());
+  }
+
+  @Test
+  void aWorkerNotLeavingThatExitsZeroStillMeansTrainingFinished() throws Exception {
+    WorkerFleet fleet = running(3, 1, 4);
+    fleet.scaleIn(1, List.of(), ScaleMode.EDL);
+    fleet.onContainerCompleted("c1", 0, "");
+    assertEquals(WorkerFleet.Phase.FINISHING, fleet.status().phase());
+    fleet.onContainerCompleted("c3", 0, ""); // the leaver, at a step the job did not outlive
+    fleet.onContainerCompleted("c2", 0, "");
+    JobOutcome outcome = fleet.outcome().getNow(null);
+    assertTrue(outcome.succeeded());
+    assertTrue(outcome.diagnostics().contains("all 2 workers"), outcome.diagnostics());
+  }
+
+  @Test
+  void aLeaverThatExitsNonZeroFailsTheJobSayingItWasLeaving() throws Exception {
+    WorkerFleet fleet = running(3, 1, 4);
+    fleet.scaleIn(0, List.of("c2"), ScaleMode.EDL);
+    fleet.onContainerCompleted("c2", 1, "EDL worker c2 failed: broken ring");
+    JobOutcome outcome = fleet.outcome().getNow(null);
+    assertFalse(outcome.succeeded());
+    assertTrue(outcome.diagnostics().contains("c2 on h1 (leaving the job"), outcome.diagnostics());
+    assertTrue(outcome.diagnostics().contains("broken ring"), outcome.diagnostics());
+    assertEquals(List.of("c1", "c3"), released);
+  }
+
+  @Test
+  void aLeaveTheLeaderRefusesPutsTheWorkerBackIntoTheTarget() throws Exception {
+    WorkerFleet fleet = running(3, 1, 4);
+    fleet.scaleIn(1, List.of(), ScaleMode.EDL);
+    assertEquals(2, fleet.status().targetWorkers());
+    removal.answers.refused("c3", new EdlError("workerId=c3: is not a member"));
+    assertEquals(3, fleet.status().targetWorkers());
+    assertTrue(fleet.status().diagnostics().contains("c3 stays"), fleet.status().diagnostics());
+    fleet.onProgressReport(3);
+    assertFalse(fleet.status().scaling());
+    fleet.scaleIn(0, List.of("c3"), ScaleMode.EDL);
+    assertEquals(List.of(List.of("c3"), List.of("c3")), removal.asked);
+  }
+
+  @Test
+  void migrationStartsNewcomersPinnedToTheTargetHostAndRemovesTheOldOnesOnceTheyJoined() throws Exception {
+    WorkerFleet fleet = running(3, 1, 5);
+    fleet.migrate("h1", "h3");
+    assertEquals(List.of("h3", "h3"), pinnedTo);
+    assertTrue(requested.isEmpty(), "no unpinned request");
+    assertEquals(3, fleet.status().targetWorkers());
+    assertTrue(fleet.status().scaling());
+
+    fleet.onContainersAllocated(List.of(c("c4", "h3"), c("c5", "h3")));
+    assertEquals(List.of("c4", "c5"), List.copyOf(launched.keySet()));
+    assertEquals(List.of(0, 1), launched.get("c4").gpuIndices());
+    fleet.onContainerStarted("c4");
+    fleet.onContainerStarted("c5");
+    fleet.onProgressReport(3);
+    assertTrue(removal.asked.isEmpty(), "the newcomers are not in the ring yet");
+
+    fleet.onProgressReport(5);
+    assertEquals(List.of(List.of("c1", "c2")), removal.asked);
+    fleet.onContainerCompleted("c1", 0, "");
+    fleet.onContainerCompleted("c2", 0, "");
+    fleet.onProgressReport(3);
+    assertFalse(fleet.status().scaling());
+    assertEquals(List.of("c3", "c4", "c5"), fleet.status().containers());
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+    assertTrue(released.isEmpty());
+  }
+
+  @Test
+  void migrationErrorsNameTheHostAndChangeNothing() throws Exception {
+    WorkerFleet fleet = running(3, 1, 4);
+    FleetStatus before = fleet.status();
+    EdlError none = assertThrows(EdlError.class, () -> fleet.migrate("h9", "h3"));
+    assertEquals("fromHost", none.getField());
+    assertEquals("h9", none.getValue());
+    EdlError same = assertThrows(EdlError.class, () -> fleet.migrate("h1", "h1"));
+    assertEquals("toHost", same.getField());
+    EdlError unknown = assertThrows(EdlError.class, () -> fleet.migrate("h2", "nowhere"));
+    assertEquals("toHost", unknown.getField());
+    assertEquals("nowhere", unknown.getValue());
+    EdlError overMax = assertThrows(EdlError.class, () -> fleet.migrate("h1", "h3"));
+    assertEquals("fromHost", overMax.getField());
+    assertTrue(overMax.getMessage().contains("max-workers=4"), overMax.getMessage());
+    assertEquals(before, fleet.status());
+    assertTrue(pinnedTo.isEmpty() && removal.asked.isEmpty());
+  }
+
+  @Test
+  void aNewcomerThatNeverJoinedIsReleasedWhenTrainingFinishes() throws Exception {
+    WorkerFleet fleet = running(2, 1, 3);
+    fleet.scaleOut(1, ScaleMode.EDL);
+    fleet.onContainersAllocated(List.of(c("c3", "h2")));
+    fleet.onContainerStarted("c3");
+    fleet.onContainerCompleted("c1", 0, "");
+    fleet.onContainerCompleted("c2", 0, "");
+    assertEquals(List.of("c3"), released);
+    JobOutcome outcome = fleet.outcome().getNow(null);
+    assertTrue(outcome.succeeded());
+    fleet.onContainerCompleted("c3", -100, "Container released by application");
+    assertEquals(outcome, fleet.outcome().getNow(null));
   }
 
   private static WorkerContainer c(String id, String host) {

@@ -1,0 +1,99 @@
+package org.edl.am;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.thrift.transport.TTransportException;
+import org.edl.thrift.SwitchOrder;
+import org.edl.worker.coord.CoordinatorClient;
+import org.edl.worker.coord.LeaderLocator;
+import org.edl.worker.security.JobSecret;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link WorkerRemoval} through the job's leader: found under {@code /edl/<appId>/leader} with
+ * {@link LeaderLocator} and asked {@code leave(containerId)}. The calls run on one thread of
+ * their own, never the AM's main thread, and each answer is posted back to the main thread.
+ * The leader may move while it is asked (a leaving leader hands the job over), so "not the
+ * leader" and a dropped connection are retried against whoever leads then, until the timeout.
+ */
+public final class LeaderWorkerRemoval implements WorkerRemoval, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderWorkerRemoval.class);
+  private static final long RETRY_PAUSE_MS = 200;
+
+  private final CuratorFramework zk;
+  private final String appId;
+  private final JobSecret secret;
+  private final Duration timeout;
+  private final Executor mainThread;
+  private final ExecutorService network = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "am-leave");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /**
+   * @param zk         a started Curator client of the job's ZooKeeper (the caller closes it)
+   * @param timeout    how long one container's leave may take, retries included
+   * @param mainThread where the answers go
+   */
+  public LeaderWorkerRemoval(CuratorFramework zk, String appId, JobSecret secret, Duration timeout,
+      Executor mainThread) {
+    this.zk = zk;
+    this.appId = appId;
+    this.secret = secret;
+    this.timeout = timeout;
+    this.mainThread = mainThread;
+  }
+
+  @Override
+  public void leave(List<String> containerIds, Answers answers) {
+    List<String> ids = List.copyOf(containerIds);
+    network.execute(() -> {
+      for (String id : ids) {
+        try {
+          SwitchOrder order = leaveOne(id);
+          LOG.info("Leader scheduled {} to leave {}", id,
+              order.getAtStep() < 0 ? "with the pending change" : "at step " + order.getAtStep());
+          mainThread.execute(() -> answers.accepted(id, order.getAtStep()));
+        } catch (Exception e) {
+          LOG.warn("Leader did not accept the leave of {}: {}", id, e.toString());
+          mainThread.execute(() -> answers.refused(id, e));
+        } catch (Throwable t) {
+          mainThread.execute(() -> answers.refused(id, new IllegalStateException(t)));
+          throw t;
+        }
+      }
+    });
+  }
+
+  private SwitchOrder leaveOne(String containerId) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+      try (CoordinatorClient leader = LeaderLocator.connect(zk, appId, secret, max(left, Duration.ofSeconds(1)))) {
+        return leader.leave(containerId);
+      } catch (Exception e) {
+        boolean retriable = CoordinatorClient.isNotLeader(e) || e instanceof TTransportException;
+        if (!retriable || System.nanoTime() > deadline) {
+          throw e;
+        }
+        LOG.info("Leader moved while asking {} to leave ({}); retrying", containerId, e.getMessage());
+        Thread.sleep(RETRY_PAUSE_MS);
+      }
+    }
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  @Override
+  public void close() {
+    network.shutdownNow();
+  }
+}

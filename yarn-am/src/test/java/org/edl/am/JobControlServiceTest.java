@@ -1,0 +1,164 @@
+package org.edl.am;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.edl.thrift.BatchRule;
+import org.edl.thrift.EdlError;
+import org.edl.thrift.JobProgress;
+import org.edl.thrift.JobState;
+import org.edl.thrift.JobStatus;
+import org.edl.thrift.ProfilePoint;
+import org.edl.thrift.ProfileResult;
+import org.edl.thrift.ScaleMode;
+import org.edl.worker.job.JobSpec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The endpoint hands every call to the one main thread that owns the fleet, and gives the
+ * fleet's refusals back to the caller as they were (field and value intact).
+ */
+class JobControlServiceTest {
+  private static final WorkerResource RESOURCE = new WorkerResource(512, 1, 1);
+
+  private final ExecutorService mainThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "am-main"));
+  private final TestingWorkerRemoval removal = new TestingWorkerRemoval();
+  private WorkerFleet fleet;
+  private JobControlService control;
+
+  @BeforeEach
+  void runningJobOfTwo() throws Exception {
+    JobSpec spec = spec();
+    TestingContainerDriver driver = new TestingContainerDriver();
+    fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 3);
+    control = new JobControlService("application_1_0001", spec, mainThread, fleet, p -> {});
+    mainThread.submit(() -> {
+      fleet.start();
+      fleet.onContainersAllocated(List.of(new WorkerContainer("c1", "h1"), new WorkerContainer("c2", "h1")));
+      fleet.onContainerStarted("c1");
+      fleet.onContainerStarted("c2");
+    }).get(10, TimeUnit.SECONDS);
+    control.reportProgress(progress(2));
+  }
+
+  @AfterEach
+  void stop() {
+    mainThread.shutdownNow();
+  }
+
+  @Test
+  void aScaleOutIsScalingUntilTheLeaderReportsTheNewSize() throws Exception {
+    JobStatus before = control.status();
+    assertEquals(JobState.RUNNING, before.getState());
+    assertEquals(2, before.getProgress().getWorkers());
+
+    JobStatus scaling = control.scaleOut(1, ScaleMode.EDL);
+    assertEquals(JobState.SCALING, scaling.getState());
+    assertEquals(3, scaling.getTargetWorkers());
+    assertEquals(3, scaling.getMaxWorkers());
+
+    mainThread.submit(() -> {
+      fleet.onContainersAllocated(List.of(new WorkerContainer("c3", "h2")));
+      fleet.onContainerStarted("c3");
+    }).get(10, TimeUnit.SECONDS);
+    assertEquals(JobState.SCALING, control.status().getState());
+    control.reportProgress(progress(3));
+    assertEquals(JobState.RUNNING, control.status().getState());
+  }
+
+  @Test
+  void aRefusalComesBackAsTheFleetsEdlErrorAndChangesNothing() throws Exception {
+    JobStatus before = control.status();
+    EdlError e = assertThrows(EdlError.class, () -> control.scaleIn(0, List.of("c7"), ScaleMode.EDL));
+    assertEquals("containerIds", e.getField());
+    assertEquals("c7", e.getValue());
+    EdlError mode = assertThrows(EdlError.class, () -> control.scaleOut(1, ScaleMode.STOP_RESUME));
+    assertEquals("mode", mode.getField());
+    EdlError profile = assertThrows(EdlError.class, () -> control.profile(1, 4, 20));
+    assertEquals("maxWorkers", profile.getField());
+    assertEquals(before, control.status());
+    assertTrue(removal.asked.isEmpty());
+  }
+
+  @Test
+  void aScaleInWithoutIdsPicksByCount() throws Exception {
+    JobStatus s = control.scaleIn(1, null, ScaleMode.EDL);
+    assertEquals(2 - 1, s.getTargetWorkers());
+    assertEquals(List.of(List.of("c2")), removal.asked);
+    assertFalse(s.getState() == JobState.RUNNING);
+  }
+
+  @Test
+  void aProfileAnswersWhenItIsDoneStoresItsTableAndRefusesOtherChangesMeanwhile() throws Exception {
+    List<ProfileResult> stored = new java.util.concurrent.CopyOnWriteArrayList<>();
+    control = new JobControlService("application_1_0001", spec(), mainThread, fleet, p -> {}, r -> {
+      stored.add(r);
+      return new ProfileStore.Stored("hdfs:/out/profile.csv", "hdfs:/out/profile.png");
+    });
+    CompletableFuture<ProfileResult> answer = CompletableFuture.supplyAsync(() -> {
+      try {
+        return control.profile(2, 3, 5);
+      } catch (Exception e) {
+        throw new CompletionException(e);
+      }
+    });
+    JobStatus scaling = awaitState(JobState.SCALING);
+    assertEquals(3, scaling.getTargetWorkers(), "to max first");
+    EdlError busy = assertThrows(EdlError.class, () -> control.scaleIn(1, List.of(), ScaleMode.EDL));
+    assertEquals("PROFILING", busy.getValue());
+
+    mainThread.submit(() -> {
+      fleet.onContainersAllocated(List.of(new WorkerContainer("c3", "h2")));
+      fleet.onContainerStarted("c3");
+    }).get(10, TimeUnit.SECONDS);
+    control.reportProgress(progress(20, 3));
+    control.reportProgress(progress(30, 3));
+    awaitState(JobState.SCALING); // 3 measured; one worker leaves
+    mainThread.submit(() -> fleet.onContainerCompleted("c3", 0, "")).get(10, TimeUnit.SECONDS);
+    control.reportProgress(progress(40, 2));
+    control.reportProgress(progress(50, 2));
+
+    ProfileResult r = answer.get(30, TimeUnit.SECONDS);
+    assertEquals(List.of(3, 2), r.getPoints().stream().map(ProfilePoint::getWorkers).toList());
+    assertEquals(List.of(10, 10), r.getPoints().stream().map(ProfilePoint::getBatches).toList());
+    assertEquals("hdfs:/out/profile.csv", r.getTablePath());
+    assertEquals("hdfs:/out/profile.png", r.getChartPath());
+    assertEquals(1, stored.size());
+    assertEquals(JobState.RUNNING, control.status().getState());
+    assertEquals(2, control.scaleOut(1, ScaleMode.EDL).getTargetWorkers() - 1, "changes allowed again");
+  }
+
+  private JobStatus awaitState(JobState state) throws Exception {
+    for (int i = 0; i < 1000; i++) {
+      JobStatus s = control.status();
+      if (s.getState() == state) {
+        return s;
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("never " + state + ": " + control.status());
+  }
+
+  private static JobSpec spec() {
+    return new JobSpec("control", "softmax", "synthetic:samples=64,features=4,classes=2,seed=1",
+        "auto", 2, 1, 3, 1, 512, 1, 100, 16, BatchRule.FIXED_GLOBAL, 0.1, 8, 1, "cpu", "out", "").validate();
+  }
+
+  private static JobProgress progress(int workers) {
+    return progress(10, workers);
+  }
+
+  private static JobProgress progress(long step, int workers) {
+    return new JobProgress(step, 100, 0.5, 1000, workers);
+  }
+}

@@ -1,0 +1,191 @@
+package org.edl.am;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.function.Predicate;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.client.JobSubmitter;
+import org.edl.client.SubmittedJob;
+import org.edl.cluster.EmbeddedCluster;
+import org.edl.thrift.BatchRule;
+import org.edl.thrift.EdlError;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobState;
+import org.edl.thrift.JobStatus;
+import org.edl.thrift.ProfilePoint;
+import org.edl.thrift.ProfileResult;
+import org.edl.thrift.ScaleMode;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.rpc.RpcClient;
+import org.edl.worker.rpc.RpcConnection;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A running job changes size through the AM's job-control endpoint on the embedded cluster:
+ * real AM, real worker containers, real ZooKeeper leader. 2 -> 3 (a new YARN container joins
+ * and the leader reports 3 workers while training goes on), a refused scale-out beyond
+ * max-workers, 3 -> 2 (the newest container leaves at a scheduled step and completes with exit
+ * status 0: a leaver that failed would fail the job), and the job still succeeds. On the way a
+ * profile at 3 workers stores its table and chart beside the model.
+ */
+class ScaleEndToEndTest {
+  /** Enough steps that the job outlives both changes; the test waits on state, never on time. */
+  private static final long STEPS = 8_000;
+  private static final Duration WAIT = Duration.ofMinutes(3);
+  private static final Duration POLL = Duration.ofMillis(250);
+
+  private static EmbeddedCluster cluster;
+  private static YarnClient yarn;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
+    yarn = YarnClient.createYarnClient();
+    yarn.init(cluster.configuration());
+    yarn.start();
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    if (yarn != null) {
+      yarn.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void aRunningJobGrowsByOneContainerShrinksBackAndStillSucceeds() throws Exception {
+    // An MLP big enough that a step is mostly computation: its pace then follows the machine's
+    // like the newcomers' start-up does, so the job outlives the changes on slow and fast hosts.
+    JobSpec spec = new JobSpec("scale-e2e", "mlp",
+        "synthetic:samples=8192,features=128,classes=10,seed=5", "auto", 2, 2, 3, 1, 512, 1, STEPS,
+        256, BatchRule.FIXED_GLOBAL, 0.05, 128, 1, "cpu", "", "").validate();
+    SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
+    ApplicationReport running = await("the AM to register", () -> yarn.getApplicationReport(job.appId()),
+        r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
+
+    try {
+      changeSize(job, running);
+    } catch (Throwable t) {
+      // The AM's final diagnostics name the container that failed and its stderr's last line.
+      t.addSuppressed(new AssertionError("application diagnostics: " + ended(job).getDiagnostics()));
+      throw t;
+    }
+    ApplicationReport end = ended(job);
+    assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
+    assertTrue(end.getDiagnostics().contains("all 2 workers finished training"), end.getDiagnostics());
+  }
+
+  private static void changeSize(SubmittedJob job, ApplicationReport running) throws Exception {
+    try (RpcConnection connection = RpcClient.open(running.getHost(), running.getRpcPort(), job.secret(),
+        Duration.ofSeconds(30))) {
+      JobControl.Client am = new JobControl.Client(connection.protocol());
+      JobStatus training = await("two workers training", am::status,
+          s -> s.getState() == JobState.RUNNING && s.isSetProgress()
+              && s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 1);
+      List<String> first = List.copyOf(training.getContainers());
+      assertEquals(2, first.size());
+
+      EdlError beyondMax = assertThrows(EdlError.class, () -> am.scaleOut(2, ScaleMode.EDL));
+      assertEquals("count", beyondMax.getField());
+      assertEquals("2", beyondMax.getValue());
+      JobStatus unchanged = am.status();
+      assertEquals(2, unchanged.getTargetWorkers());
+      assertEquals(JobState.RUNNING, unchanged.getState());
+      assertEquals(first, unchanged.getContainers());
+
+      JobStatus scalingOut = am.scaleOut(1, ScaleMode.EDL);
+      assertEquals(JobState.SCALING, scalingOut.getState());
+      assertEquals(3, scalingOut.getTargetWorkers());
+      JobStatus three = await("the leader to report 3 workers", am::status,
+          s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 3);
+      assertEquals(3, three.getContainersSize());
+      String newcomer = three.getContainers().stream().filter(id -> !first.contains(id))
+          .findFirst().orElseThrow();
+      long stepAtThree = three.getProgress().getStep();
+      await("training to go on with 3 workers", am::status,
+          s -> s.getProgress().getStep() > stepAtThree + 5 && s.getProgress().getWorkers() == 3);
+
+      // A profile at the size the job has: one measurement, stored beside the model. It answers
+      // only when measured, so it gets a connection that waits that long.
+      try (RpcConnection slow = RpcClient.open(running.getHost(), running.getRpcPort(), job.secret(), WAIT)) {
+        ProfileResult profile = new JobControl.Client(slow.protocol()).profile(3, 3, 20);
+        assertEquals(1, profile.getPointsSize());
+        ProfilePoint at3 = profile.getPoints().get(0);
+        assertEquals(3, at3.getWorkers());
+        assertTrue(at3.getBatches() >= 20 && at3.getSamplesPerSecond() > 0, at3.toString());
+        FileSystem fs = FileSystem.get(cluster.configuration());
+        List<String> table = new String(fs.open(new Path(profile.getTablePath())).readAllBytes(),
+            StandardCharsets.UTF_8).lines().toList();
+        assertEquals(List.of("workers,samples_per_second,batches"), table.subList(0, 1));
+        assertEquals(2, table.size(), String.join("\n", table));
+        assertTrue(table.get(1).startsWith("3,"), table.get(1));
+        assertTrue(fs.getFileStatus(new Path(profile.getChartPath())).getLen() > 0, "a chart");
+      }
+
+      JobStatus scalingIn = am.scaleIn(1, List.of(), ScaleMode.EDL);
+      assertEquals(JobState.SCALING, scalingIn.getState());
+      assertEquals(2, scalingIn.getTargetWorkers());
+      JobStatus two = await("the newest worker to leave", am::status,
+          s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 2
+              && !s.getContainers().contains(newcomer));
+      assertEquals(first, two.getContainers(), "the newest container was the one to go");
+      assertTrue(two.getProgress().getStep() < STEPS, "it left before training ended");
+
+      // YARN forgets a completed container at once (no timeline service here); the AM saw it end.
+      assertTrue(two.getDiagnostics().startsWith("worker container " + newcomer + " on ")
+          && two.getDiagnostics().endsWith(" left the job (SCALE_IN, exit status 0)"), two.getDiagnostics());
+    }
+  }
+
+  private static ApplicationReport ended(SubmittedJob job) throws Exception {
+    return await("the job to end", () -> yarn.getApplicationReport(job.appId()),
+        r -> EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED,
+            YarnApplicationState.KILLED).contains(r.getYarnApplicationState()));
+  }
+
+  @FunctionalInterface
+  private interface Probe<T> {
+    T get() throws Exception;
+  }
+
+  /** Polls until {@code done} holds; fails naming what it waited for and the last value seen. */
+  private static <T> T await(String what, Probe<T> probe, Predicate<T> done) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    List<String> seen = new ArrayList<>();
+    T last = null;
+    while (System.nanoTime() < deadline) {
+      last = probe.get();
+      assertNotNull(last);
+      if (done.test(last)) {
+        return last;
+      }
+      if (last instanceof JobStatus s) {
+        assertFalse(s.getState() == JobState.FAILED || s.getState() == JobState.SUCCEEDED,
+            "the job ended while waiting for " + what + ": " + s);
+      }
+      seen.add(String.valueOf(last));
+      Thread.sleep(POLL.toMillis());
+    }
+    throw new AssertionError("gave up waiting for " + what + "; last seen: "
+        + (seen.isEmpty() ? "nothing" : seen.get(seen.size() - 1)));
+  }
+}
