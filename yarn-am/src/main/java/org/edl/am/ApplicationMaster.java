@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
 public final class ApplicationMaster {
   private static final Logger LOG = LoggerFactory.getLogger(ApplicationMaster.class);
   private static final int HEARTBEAT_MS = 500;
+  /** Under the job's output directory: one checkpoint directory per stop-resume change. */
+  static final String CHECKPOINTS = "checkpoints";
   /** How long asking the leader for one container's leave may take, leader moves included. */
   private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(60);
 
@@ -75,13 +77,14 @@ public final class ApplicationMaster {
     CuratorFramework zk = CuratorFrameworkFactory.newClient(zkConnect, new ExponentialBackoffRetry(200, 10));
     zk.start();
     LeaderWorkerRemoval removal = new LeaderWorkerRemoval(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
-    WorkerFleet fleet = new WorkerFleet(driver, removal,
+    LeaderJobStopper stopper = new LeaderJobStopper(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
+    WorkerFleet fleet = new WorkerFleet(driver, removal, stopper, spec.output() + "/" + CHECKPOINTS,
         new WorkerResource(spec.workerMemoryMb(), spec.workerVcores(), spec.gpusPerWorker()),
         spec.workers(), spec.minWorkers(), spec.maxWorkers());
     JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
         p -> driver.reportProgress(fraction(p)), new HdfsProfileStore(conf, spec.output(),
             "EDL profile of " + appId + ": " + spec.model() + ", backend " + spec.backend()));
-    try (zk; removal; RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
+    try (zk; removal; stopper; RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
         "0.0.0.0", 0, secret, Duration.ofSeconds(10),
         (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()))) {
       WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),

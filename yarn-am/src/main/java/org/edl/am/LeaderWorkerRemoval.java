@@ -72,17 +72,32 @@ public final class LeaderWorkerRemoval implements WorkerRemoval, AutoCloseable {
   }
 
   private SwitchOrder leaveOne(String containerId) throws Exception {
+    return callLeader(zk, appId, secret, timeout, "asking " + containerId + " to leave",
+        leader -> leader.leave(containerId));
+  }
+
+  /** One call on the leader. */
+  interface LeaderCall<T> {
+    T apply(CoordinatorClient leader) throws Exception;
+  }
+
+  /**
+   * Calls whoever leads the job, retrying "not the leader" and dropped connections (the leader
+   * may be handing over) until {@code timeout}.
+   */
+  static <T> T callLeader(CuratorFramework zk, String appId, JobSecret secret, Duration timeout,
+      String what, LeaderCall<T> call) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
       try (CoordinatorClient leader = LeaderLocator.connect(zk, appId, secret, max(left, Duration.ofSeconds(1)))) {
-        return leader.leave(containerId);
+        return call.apply(leader);
       } catch (Exception e) {
         boolean retriable = CoordinatorClient.isNotLeader(e) || e instanceof TTransportException;
         if (!retriable || System.nanoTime() > deadline) {
           throw e;
         }
-        LOG.info("Leader moved while asking {} to leave ({}); retrying", containerId, e.getMessage());
+        LOG.info("Leader moved while {} ({}); retrying", what, e.getMessage());
         Thread.sleep(RETRY_PAUSE_MS);
       }
     }

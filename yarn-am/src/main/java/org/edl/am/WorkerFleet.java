@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
+import org.edl.worker.runtime.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +47,11 @@ import org.slf4j.LoggerFactory;
  *   join and the old workers' leave are two stop-free switches, not one (see
  *   docs/operations.md).</li>
  * </ul>
+ * With {@link ScaleMode#STOP_RESUME} (the baseline the benchmarks compare against) scale-out and
+ * scale-in by count instead ask the leader to checkpoint and stop every worker; when the last
+ * has exited 0 the new number of containers starts from the checkpoint
+ * ({@link WorkerEnv#RESTORE_FROM}, {@link WorkerEnv#FIRST_RING_WORKERS}). A stop the leader
+ * refuses leaves the job as it was.
  * A change is SCALING until every new container started, every leaver exited and the leader's
  * progress report shows the new ring size. A user error is an {@link EdlError} naming the field
  * and the value, and changes nothing.
@@ -58,11 +64,14 @@ public final class WorkerFleet implements ContainerEventHandler {
   /** Where the job is; the last two are final. */
   public enum Phase { STARTING, RUNNING, FINISHING, SUCCEEDED, FAILED }
 
+  /** Why a container is expected to exit 0 without that meaning "training finished". */
+  enum Departure { SCALE_IN, MIGRATION, RESTART }
+
   /**
-   * Why a container is expected to exit 0 without that meaning "training finished". A later
-   * stop-resume mode adds its own reason (stopped for a relaunch) to the same book.
+   * A stop-resume change under way: every worker stops with a checkpoint in {@code directory};
+   * once the last has exited, {@code size} new ones start from it.
    */
-  enum Departure { SCALE_IN, MIGRATION }
+  private record Restart(int size, int previousTarget, String directory) {}
 
   /** A migration under way: newcomers pinned to {@code toHost}, then the leave of {@code leavers}. */
   private static final class Migration {
@@ -83,6 +92,9 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   private final ContainerDriver driver;
   private final WorkerRemoval removal;
+  private final JobStopper stopper;
+  /** Where stop-resume checkpoints go; null: the job cannot stop-resume. */
+  private final String checkpointRoot;
   private final WorkerResource resource;
   private final int minWorkers;
   private final int maxWorkers;
@@ -104,6 +116,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   /** True from a change until it has fully landed. */
   private boolean changing;
   private Migration migration;
+  private Restart restart;
+  private int restarts;
   /** Ring size in the leader's latest progress report; -1 before the first. */
   private int reportedWorkers = -1;
 
@@ -112,8 +126,18 @@ public final class WorkerFleet implements ContainerEventHandler {
     this(driver, WorkerRemoval.UNSUPPORTED, resource, targetWorkers, targetWorkers, targetWorkers);
   }
 
+  /** A fleet that changes size stop-free only (no stop-resume). */
   public WorkerFleet(ContainerDriver driver, WorkerRemoval removal, WorkerResource resource,
       int targetWorkers, int minWorkers, int maxWorkers) {
+    this(driver, removal, JobStopper.UNSUPPORTED, null, resource, targetWorkers, minWorkers, maxWorkers);
+  }
+
+  /**
+   * @param stopper        stops every worker with a checkpoint (stop-resume mode)
+   * @param checkpointRoot directory under which each stop-resume change gets its own checkpoint
+   */
+  public WorkerFleet(ContainerDriver driver, WorkerRemoval removal, JobStopper stopper,
+      String checkpointRoot, WorkerResource resource, int targetWorkers, int minWorkers, int maxWorkers) {
     if (targetWorkers < 1) {
       throw new IllegalArgumentException("targetWorkers must be at least 1: " + targetWorkers);
     }
@@ -123,6 +147,8 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     this.driver = driver;
     this.removal = removal;
+    this.stopper = stopper;
+    this.checkpointRoot = checkpointRoot;
     this.resource = resource;
     this.target = targetWorkers;
     this.minWorkers = minWorkers;
@@ -155,7 +181,6 @@ public final class WorkerFleet implements ContainerEventHandler {
    * @throws EdlError the job is not RUNNING, the mode is not EDL, or max-workers would be passed
    */
   public void scaleOut(int count, ScaleMode mode) throws EdlError {
-    requireEdl(mode);
     requireSteadyRunning("scale-out");
     if (count < 1) {
       throw error("count", Integer.toString(count), "scale-out needs a count of at least 1");
@@ -163,6 +188,10 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (target + count > maxWorkers) {
       throw error("count", Integer.toString(count), "scale-out by " + count + " would make "
           + (target + count) + " workers, more than max-workers=" + maxWorkers);
+    }
+    if (mode == ScaleMode.STOP_RESUME) {
+      restartAt(target + count);
+      return;
     }
     target += count;
     changing = true;
@@ -179,9 +208,12 @@ public final class WorkerFleet implements ContainerEventHandler {
    *                  would fall below min-workers
    */
   public void scaleIn(int count, List<String> containerIds, ScaleMode mode) throws EdlError {
-    requireEdl(mode);
     requireSteadyRunning("scale-in");
     List<String> named = containerIds == null ? List.of() : containerIds;
+    if (mode == ScaleMode.STOP_RESUME && !named.isEmpty()) {
+      throw error("containerIds", String.join(",", named), "stop-resume restarts every worker,"
+          + " so it takes a count, not container ids");
+    }
     if (count != 0 && !named.isEmpty()) {
       throw error("containerIds", String.join(",", named), "give a count (" + count
           + ") or container ids, not both");
@@ -203,6 +235,10 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (after < minWorkers) {
       throw error(field, value, "scale-in by " + n + " would leave " + after
           + " workers, fewer than min-workers=" + minWorkers);
+    }
+    if (mode == ScaleMode.STOP_RESUME) {
+      restartAt(after);
+      return;
     }
     // In a steady job every target worker runs, so min-workers >= 1 leaves enough to pick from.
     List<String> leavers = named.isEmpty() ? newestRunning(count) : distinct;
@@ -353,6 +389,9 @@ public final class WorkerFleet implements ContainerEventHandler {
         finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
         return;
       }
+      if (departure == Departure.RESTART && live.isEmpty()) {
+        relaunch();
+      }
       settle();
       return;
     }
@@ -401,6 +440,59 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
   }
 
+  /**
+   * Stop-resume: the leader is asked to checkpoint and stop every worker; each one's exit 0 is
+   * then expected, and the last one's starts the relaunch at {@code size}.
+   */
+  private void restartAt(int size) throws EdlError {
+    if (checkpointRoot == null) {
+      throw error("mode", ScaleMode.STOP_RESUME.name(), "this job has no checkpoint directory");
+    }
+    String directory = checkpointRoot + "/restart-" + (restarts + 1);
+    restarts++;
+    restart = new Restart(size, target, directory);
+    target = size;
+    changing = true;
+    for (String id : live.keySet()) {
+      departing.put(id, Departure.RESTART);
+    }
+    LOG.info("Stop-resume to {} workers: asking the leader to stop every worker with a checkpoint in {}",
+        size, directory);
+    stopper.stopForRestart(directory, new StopAnswer());
+  }
+
+  private void relaunch() {
+    LOG.info("Every worker stopped; relaunching {} from {}", restart.size(), restart.directory());
+    lastEvent = "every worker stopped with a checkpoint in " + restart.directory() + "; relaunching "
+        + restart.size();
+    requestMissing();
+  }
+
+  /** The leader's answer to a stop-resume, on the main thread. */
+  private final class StopAnswer implements JobStopper.Answer {
+    @Override
+    public void accepted(long atStep) {
+      if (restart != null) {
+        lastEvent = "every worker stops after step " + atStep + " (checkpoint in " + restart.directory() + ")";
+      }
+    }
+
+    @Override
+    public void refused(Exception cause) {
+      Restart r = restart;
+      if (r == null || isDone()) {
+        return;
+      }
+      departing.values().removeIf(d -> d == Departure.RESTART);
+      target = r.previousTarget();
+      restart = null;
+      changing = false;
+      lastEvent = "stop-resume to " + r.size() + " workers did not happen: the leader did not accept"
+          + " the stop (" + cause + ")";
+      LOG.warn(lastEvent);
+    }
+  }
+
   private void launch(WorkerContainer c) {
     live.put(c.id(), c);
     if (phase == Phase.RUNNING) {
@@ -408,7 +500,9 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     List<Integer> indices = gpus.assign(c, resource.gpus());
     LOG.info("Launching worker in {} on {} with GPUs {}", c.id(), c.host(), indices);
-    driver.launch(c, new WorkerLaunch(indices));
+    driver.launch(c, new WorkerLaunch(indices, restart == null ? Map.of() : Map.of(
+        WorkerEnv.RESTORE_FROM, restart.directory(),
+        WorkerEnv.FIRST_RING_WORKERS, Integer.toString(restart.size()))));
   }
 
   /**
@@ -445,6 +539,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       changing = false;
       joining.clear();
       migration = null;
+      restart = null;
       LOG.info("Change complete: the leader reports {} workers", target);
     }
   }
@@ -489,12 +584,6 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (changing) {
       throw error("state", "SCALING", operation + " must wait: the job is SCALING (target "
           + target + " workers, the leader reports " + reportedWorkers + ")");
-    }
-  }
-
-  private static void requireEdl(ScaleMode mode) throws EdlError {
-    if (mode != null && mode != ScaleMode.EDL) {
-      throw error("mode", mode.name(), "not wired in the ApplicationMaster yet; use EDL (stop-free)");
     }
   }
 

@@ -12,7 +12,8 @@ import org.edl.worker.runtime.WorkerEnv;
 
 /**
  * Launch contexts of the job's workers: the same local resources (job.properties, jars), the
- * same command and tokens for all; only {@link WorkerEnv#GPU_INDICES} differs per container.
+ * same command and tokens for all; {@link WorkerEnv#GPU_INDICES} and the launch's own
+ * environment (a relaunch's checkpoint) differ per container.
  */
 public final class WorkerLaunchContexts implements YarnContainerDriver.LaunchContextFactory {
   private final Map<String, LocalResource> resources;
@@ -42,6 +43,7 @@ public final class WorkerLaunchContexts implements YarnContainerDriver.LaunchCon
     Map<String, String> containerEnv = new HashMap<>(env);
     containerEnv.put(WorkerEnv.GPU_INDICES,
         launch.gpuIndices().stream().map(String::valueOf).collect(Collectors.joining(",")));
+    containerEnv.putAll(launch.env());
     return ContainerLaunchContext.newInstance(new HashMap<>(resources), containerEnv, command,
         null, tokens.duplicate(), null);
   }

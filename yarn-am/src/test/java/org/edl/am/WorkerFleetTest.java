@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
+import org.edl.worker.runtime.WorkerEnv;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -242,17 +243,88 @@ class WorkerFleetTest {
     assertEquals("SUCCEEDED", done.getValue());
   }
 
+  /** Records the stop-resume requests; the test answers through {@link #answer}. */
+  private final List<String> stops = new ArrayList<>();
+  private JobStopper.Answer answer;
+
+  private WorkerFleet runningWithStopResume(int workers, int min, int max) {
+    WorkerFleet fleet = new WorkerFleet(driver, removal, (dir, a) -> {
+      stops.add(dir);
+      answer = a;
+    }, "hdfs:///out/checkpoints", RESOURCE, workers, min, max);
+    fleet.start();
+    List<WorkerContainer> cs = new ArrayList<>();
+    for (int i = 1; i <= workers; i++) {
+      cs.add(c("c" + i, "h1"));
+    }
+    fleet.onContainersAllocated(cs);
+    cs.forEach(c -> fleet.onContainerStarted(c.id()));
+    fleet.onProgressReport(workers);
+    requested.clear();
+    launched.clear();
+    return fleet;
+  }
+
   @Test
-  void stopResumeIsNotWiredYet() throws Exception {
-    WorkerFleet fleet = running(2, 1, 4);
-    EdlError out = assertThrows(EdlError.class, () -> fleet.scaleOut(1, ScaleMode.STOP_RESUME));
-    assertEquals("mode", out.getField());
-    assertEquals("STOP_RESUME", out.getValue());
-    EdlError in = assertThrows(EdlError.class, () -> fleet.scaleIn(1, List.of(), ScaleMode.STOP_RESUME));
-    assertEquals("mode", in.getField());
+  void stopResumeStopsEveryWorkerAndRelaunchesTheNewSizeFromTheCheckpointOnlyWhenAllHaveExited() throws Exception {
+    WorkerFleet fleet = runningWithStopResume(2, 1, 4);
+    fleet.scaleOut(1, ScaleMode.STOP_RESUME);
+    assertEquals(List.of("hdfs:///out/checkpoints/restart-1"), stops);
+    assertTrue(fleet.status().scaling());
+    assertEquals(3, fleet.status().targetWorkers());
+    assertTrue(requested.isEmpty(), "nothing new while the old workers still hold their GPUs");
+    answer.accepted(40);
+
+    fleet.onContainerCompleted("c1", 0, "");
+    assertTrue(requested.isEmpty());
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase(), "a stopped worker's exit 0 is not the end");
+    fleet.onContainerCompleted("c2", 0, "");
+    assertEquals(List.of(3), requested);
+
+    fleet.onContainersAllocated(List.of(c("c3", "h1"), c("c4", "h1"), c("c5", "h2")));
+    assertEquals(List.of("c3", "c4", "c5"), List.copyOf(launched.keySet()));
+    for (WorkerLaunch l : launched.values()) {
+      assertEquals("hdfs:///out/checkpoints/restart-1", l.env().get(WorkerEnv.RESTORE_FROM));
+      assertEquals("3", l.env().get(WorkerEnv.FIRST_RING_WORKERS));
+    }
+    List.of("c3", "c4", "c5").forEach(fleet::onContainerStarted);
+    fleet.onProgressReport(3);
+    assertFalse(fleet.status().scaling());
+
+    // The next change gets its own checkpoint, and later plain launches restore nothing.
+    fleet.scaleIn(1, List.of(), ScaleMode.STOP_RESUME);
+    assertEquals("hdfs:///out/checkpoints/restart-2", stops.get(1));
+    assertEquals(2, fleet.status().targetWorkers());
+  }
+
+  @Test
+  void stopResumeTheLeaderRefusesLeavesTheJobAsItWas() throws Exception {
+    WorkerFleet fleet = runningWithStopResume(2, 1, 4);
+    fleet.scaleIn(1, List.of(), ScaleMode.STOP_RESUME);
+    answer.refused(new IllegalStateException("a scale change is pending"));
     assertEquals(2, fleet.status().targetWorkers());
     assertFalse(fleet.status().scaling());
-    assertTrue(requested.isEmpty() && removal.asked.isEmpty());
+    assertTrue(fleet.status().diagnostics().contains("did not happen"), fleet.status().diagnostics());
+    fleet.onContainerCompleted("c1", 0, "");
+    assertEquals(WorkerFleet.Phase.FINISHING, fleet.status().phase(), "exit 0 means finished again");
+  }
+
+  @Test
+  void stopResumeRefusalsChangeNothing() throws Exception {
+    WorkerFleet fleet = runningWithStopResume(2, 1, 4);
+    EdlError named = assertThrows(EdlError.class, () -> fleet.scaleIn(0, List.of("c1"), ScaleMode.STOP_RESUME));
+    assertEquals("containerIds", named.getField());
+    EdlError below = assertThrows(EdlError.class, () -> fleet.scaleIn(2, List.of(), ScaleMode.STOP_RESUME));
+    assertEquals("count", below.getField());
+    EdlError above = assertThrows(EdlError.class, () -> fleet.scaleOut(3, ScaleMode.STOP_RESUME));
+    assertEquals("count", above.getField());
+    assertTrue(stops.isEmpty());
+    assertFalse(fleet.status().scaling());
+
+    WorkerFleet noCheckpoints = running(2, 1, 4);
+    EdlError mode = assertThrows(EdlError.class, () -> noCheckpoints.scaleOut(1, ScaleMode.STOP_RESUME));
+    assertEquals("mode", mode.getField());
+    assertEquals(2, noCheckpoints.status().targetWorkers());
   }
 
   @Test
