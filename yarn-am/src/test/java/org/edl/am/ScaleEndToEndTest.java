@@ -94,6 +94,48 @@ class ScaleEndToEndTest {
     assertTrue(end.getDiagnostics().contains("all 2 workers finished training"), end.getDiagnostics());
   }
 
+  /**
+   * The baseline on the same path: `edl scale-out --mode stop-resume` checkpoints and stops both
+   * workers, and three new containers go on from the checkpoint's step, not from step 0.
+   */
+  @Test
+  void stopResumeRelaunchesEveryWorkerFromTheCheckpoint() throws Exception {
+    JobSpec spec = new JobSpec("stop-resume-e2e", "mlp",
+        "synthetic:samples=8192,features=128,classes=10,seed=5", "auto", 2, 2, 3, 1, 512, 1, STEPS,
+        256, BatchRule.FIXED_GLOBAL, 0.05, 128, 1, "cpu", "", "").validate();
+    SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
+    ApplicationReport running = await("the AM to register", () -> yarn.getApplicationReport(job.appId()),
+        r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
+    try (RpcConnection connection = RpcClient.open(running.getHost(), running.getRpcPort(), job.secret(),
+        Duration.ofSeconds(30))) {
+      JobControl.Client am = new JobControl.Client(connection.protocol());
+      JobStatus training = await("two workers training", am::status,
+          s -> s.getState() == JobState.RUNNING && s.isSetProgress()
+              && s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 5);
+      List<String> first = List.copyOf(training.getContainers());
+      long stepBefore = training.getProgress().getStep();
+
+      String printed = cli("scale-out", job.appId().toString(), "-n", "1", "--mode", "stop-resume");
+      assertTrue(printed.contains("target 3"), printed);
+      JobStatus three = await("three relaunched workers", am::status,
+          s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 3
+              && s.getContainersSize() == 3);
+      assertTrue(three.getContainers().stream().noneMatch(first::contains),
+          "every worker was relaunched: " + three.getContainers() + " after " + first);
+      assertTrue(three.getProgress().getStep() > stepBefore,
+          "training went on from the checkpoint, not from step 0: " + three.getProgress());
+      FileSystem fs = FileSystem.get(cluster.configuration());
+      Path checkpoints = new Path(spec.withOutput(job.spec().output()).output(), "checkpoints/restart-1");
+      assertTrue(fs.exists(checkpoints), "the checkpoint is kept with the job: " + checkpoints);
+    } catch (Throwable t) {
+      t.addSuppressed(new AssertionError("application diagnostics: "
+          + yarn.getApplicationReport(job.appId()).getDiagnostics()));
+      throw t;
+    } finally {
+      yarn.killApplication(job.appId());
+    }
+  }
+
   private static void changeSize(SubmittedJob job, ApplicationReport running) throws Exception {
     try (RpcConnection connection = RpcClient.open(running.getHost(), running.getRpcPort(), job.secret(),
         Duration.ofSeconds(30))) {
@@ -112,9 +154,10 @@ class ScaleEndToEndTest {
       assertEquals(JobState.RUNNING, unchanged.getState());
       assertEquals(first, unchanged.getContainers());
 
-      JobStatus scalingOut = am.scaleOut(1, ScaleMode.EDL);
-      assertEquals(JobState.SCALING, scalingOut.getState());
-      assertEquals(3, scalingOut.getTargetWorkers());
+      // The operator's path: `edl scale-out <appId>` finds the AM through the RM's report.
+      String printed = cli("scale-out", job.appId().toString(), "-n", "1");
+      assertTrue(printed.contains("target 3"), printed);
+      assertEquals(3, am.status().getTargetWorkers());
       JobStatus three = await("the leader to report 3 workers", am::status,
           s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 3);
       assertEquals(3, three.getContainersSize());
@@ -154,6 +197,20 @@ class ScaleEndToEndTest {
       assertTrue(two.getDiagnostics().startsWith("worker container " + newcomer + " on ")
           && two.getDiagnostics().endsWith(" left the job (SCALE_IN, exit status 0)"), two.getDiagnostics());
     }
+  }
+
+  /** Runs the CLI against the embedded cluster; returns what it printed, failing on a non-zero exit. */
+  static String cli(String... args) {
+    List<String> a = new ArrayList<>(List.of(args));
+    a.add(1, "--conf");
+    a.add(2, cluster.confDir().toString());
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int code = org.edl.cli.EdlCli.execute(a.toArray(String[]::new),
+        new java.io.PrintStream(out, true, StandardCharsets.UTF_8), new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+    String text = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+    assertEquals(0, code, String.join(" ", a) + " printed: " + text);
+    return text;
   }
 
   private static ApplicationReport ended(SubmittedJob job) throws Exception {
