@@ -109,6 +109,8 @@ public final class Worker implements AutoCloseable {
   private volatile LeaderConnection leader;
   private volatile String selfAddress;
   private volatile ProgressReporter reporter;
+  /** Set once this worker trains in a ring: from then on a worker that leads reports progress. */
+  private volatile boolean inRing;
 
   public Worker(WorkerConfig config) {
     this(config, ExecutionContext.FROM_SPEC, WorkerListener.NONE);
@@ -188,6 +190,7 @@ public final class Worker implements AutoCloseable {
       membership = membership(model, ring, context.data());
     }
     coordinator.joined();
+    inRing = true;
     startReportingIfLeading();
 
     TrainingLoop loop = new TrainingLoop(config.workerId(), config.spec(), context.data(), model,
@@ -402,6 +405,11 @@ public final class Worker implements AutoCloseable {
       @Override
       public void isLeader() {
         coordinator.lead();
+        // A successor takes over on this thread, possibly after its training thread already
+        // followed the hand-over and asked: it must start reporting to the AM here too.
+        if (inRing) {
+          startReportingIfLeading();
+        }
       }
 
       @Override

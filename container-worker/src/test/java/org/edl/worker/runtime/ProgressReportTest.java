@@ -84,6 +84,55 @@ class ProgressReportTest {
     }
   }
 
+  @Test
+  void whenTheLeaderLeavesItsSuccessorReportsToTheAm() throws Exception {
+    JobSecret secret = JobSecret.generate();
+    BlockingQueue<JobProgress> reports = new LinkedBlockingQueue<>();
+    long steps = 1500;
+    JobSpec spec = new JobSpec("test", "softmax", "synthetic:samples=300,features=6,classes=3,seed=5",
+        "auto", 2, 1, 2, 0, 512, 1, steps, 20, BatchRule.FIXED_GLOBAL, 0.5, 8, 3, "cpu",
+        out.toUri().toString(), "").validate();
+    try (TestingServer zk = new TestingServer();
+        RpcServer amServer = RpcServer.start("job-control", new JobControl.Processor<>(new RecordingJobControl(reports)),
+            "127.0.0.1", 0, secret, Duration.ofSeconds(10), RefusalListener.NONE)) {
+      ExecutorService threads = Executors.newFixedThreadPool(2);
+      List<Worker> workers = new ArrayList<>();
+      List<Future<Worker.Outcome>> outcomes = new ArrayList<>();
+      try {
+        for (int i = 1; i <= 2; i++) {
+          // Paced so that the job is still running when its leader is told to leave.
+          Worker w = new Worker(WorkerConfig.of("application_9_0002", "container_9_0002_0" + i, "127.0.0.1",
+              zk.getConnectString(), new HostPort("127.0.0.1", amServer.port()), spec, secret,
+              new Configuration()).withProgressInterval(Duration.ofMillis(20)), ExecutionContext.FROM_SPEC,
+              new WorkerListener() {
+                @Override
+                public void beforeBatch(String workerId, long step) throws InterruptedException {
+                  Thread.sleep(5);
+                }
+              });
+          workers.add(w);
+          outcomes.add(threads.submit(w::run));
+        }
+        JobProgress first = reports.poll(60, TimeUnit.SECONDS);
+        assertTrue(first != null && first.getStep() < steps, "a report while training: " + first);
+        Worker leader = workers.stream().filter(Worker::isLeading).findFirst().orElseThrow();
+        leader.leave();
+        for (Future<Worker.Outcome> f : outcomes) {
+          f.get(120, TimeUnit.SECONDS);
+        }
+      } finally {
+        workers.forEach(Worker::close);
+        threads.shutdownNow();
+      }
+    }
+    List<JobProgress> seen = new ArrayList<>();
+    reports.drainTo(seen);
+    JobProgress last = seen.get(seen.size() - 1);
+    assertEquals(steps, last.getStep(), "the successor reported the end: " + last);
+    assertEquals(1, last.getWorkers());
+    assertTrue(last.isSetModelPath(), last.toString());
+  }
+
   /** The AM's side of reportProgress: records what arrives. */
   private record RecordingJobControl(BlockingQueue<JobProgress> reports) implements JobControl.Iface {
     @Override
