@@ -48,7 +48,7 @@ public final class ScalingBench {
 
   /** What to run; see {@link org.edl.cli.BenchCommand.Scaling} for the flags. */
   public record Options(String backend, String model, int perWorkerBatch, int hidden,
-      int profileBatches, int settleBatches, Duration phaseTimeout, Path outDir) {}
+      int profileBatches, int settleBatches, Duration phaseTimeout) {}
 
   /** One measured operation in one mode. */
   public record Result(String operation, ScaleMode mode, double stopSeconds, double endToEndSeconds,

@@ -21,6 +21,9 @@ public final class ScalingReport {
   public static final String CSV_HEADER = "operation,mode,stop_s,end_to_end_s,loss_gpu_s";
   private static final List<String> OPERATIONS = List.of("scale-out", "scale-in", "profile");
 
+  /** Bottom of the log axis: a figure of zero (nothing measurable) is drawn at it. */
+  private static final double FLOOR = 1e-3;
+
   private final List<ScalingBench.Result> results;
 
   public ScalingReport(List<ScalingBench.Result> results) {
@@ -67,10 +70,14 @@ public final class ScalingReport {
     System.setProperty("java.awt.headless", "true");
     DefaultCategoryDataset data = new DefaultCategoryDataset();
     for (ScalingBench.Result r : results) {
-      data.addValue(Math.max(r.stopSeconds(), 1e-3), r.modeName() + " stop (s)", r.operation());
-      data.addValue(Math.max(r.lossGpuSeconds(), 1e-3), r.modeName() + " loss (GPU-s)", r.operation());
+      data.addValue(Math.max(r.stopSeconds(), FLOOR), r.modeName() + " stop (s)", r.operation());
+      data.addValue(Math.max(r.lossGpuSeconds(), FLOOR), r.modeName() + " loss (GPU-s)", r.operation());
     }
     LogAxis y = new LogAxis("seconds / GPU-seconds (log)");
+    double top = results.stream().mapToDouble(r -> Math.max(r.stopSeconds(), r.lossGpuSeconds())).max().orElse(1);
+    y.setRange(FLOOR, Math.max(1, top) * 3);
+    y.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1)); // one tick per factor of 10
+    y.setNumberFormatOverride(new java.text.DecimalFormat("0.###"));
     BarRenderer renderer = new BarRenderer();
     renderer.setBarPainter(new StandardBarPainter());
     renderer.setShadowVisible(false);
@@ -87,6 +94,26 @@ public final class ScalingReport {
     ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 600);
   }
 
+  /** Reads a CSV {@link #writeCsv} wrote, to redraw or compare an earlier run. */
+  public static ScalingReport readCsv(Path csv) throws IOException {
+    List<String> lines = Files.readAllLines(csv);
+    if (lines.isEmpty() || !lines.get(0).equals(CSV_HEADER)) {
+      throw new IOException(csv + ": expected the header " + CSV_HEADER);
+    }
+    List<ScalingBench.Result> rows = new java.util.ArrayList<>();
+    for (int i = 1; i < lines.size(); i++) {
+      String[] f = lines.get(i).split(",");
+      if (f.length != 5) {
+        throw new IOException(csv + ":" + (i + 1) + ": expected 5 fields but got: " + lines.get(i));
+      }
+      org.edl.thrift.ScaleMode mode = f[1].equals("edl") ? org.edl.thrift.ScaleMode.EDL
+          : org.edl.thrift.ScaleMode.STOP_RESUME;
+      rows.add(new ScalingBench.Result(f[0], mode, Double.parseDouble(f[2]), Double.parseDouble(f[3]),
+          Double.parseDouble(f[4])));
+    }
+    return new ScalingReport(rows);
+  }
+
   private Optional<ScalingBench.Result> find(String op, String mode) {
     return results.stream().filter(r -> r.operation().equals(op) && r.modeName().equals(mode)).findFirst();
   }
@@ -94,6 +121,9 @@ public final class ScalingReport {
   private static String ratio(double edl, double sr) {
     if (sr <= 0) {
       return "n/a";
+    }
+    if (edl <= 0) {
+      return "0 (none measurable)";
     }
     return String.format(Locale.ROOT, "%.3f (1/%.0f)", edl / sr, edl <= 0 ? Double.POSITIVE_INFINITY : sr / edl);
   }

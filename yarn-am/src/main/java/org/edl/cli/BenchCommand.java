@@ -65,15 +65,22 @@ public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Option(names = "--out", defaultValue = "docs/benchmarks",
         description = "Where scaling.csv and scaling.png go (default: ${DEFAULT-VALUE}).")
     java.nio.file.Path out;
+    @picocli.CommandLine.Option(names = "--replot", description = "Redraw table and chart from this"
+        + " scaling.csv of an earlier run instead of running the benchmark.")
+    java.nio.file.Path replot;
 
     @Override
     public Integer call() throws Exception {
       java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
       String named = backend.equals("emulated") ? "emulated (profile of " + model + ")" : backend + " (" + model + ")";
-      java.util.List<org.edl.bench.ScalingBench.Result> results = new org.edl.bench.ScalingBench(
-          new org.edl.bench.ScalingBench.Options(backend, model, batch, hidden, profileBatches, 20,
-              java.time.Duration.ofMinutes(5), out), console).run();
-      org.edl.bench.ScalingReport report = new org.edl.bench.ScalingReport(results);
+      org.edl.bench.ScalingReport report;
+      if (replot != null) {
+        report = org.edl.bench.ScalingReport.readCsv(replot);
+      } else {
+        report = new org.edl.bench.ScalingReport(new org.edl.bench.ScalingBench(
+            new org.edl.bench.ScalingBench.Options(backend, model, batch, hidden, profileBatches, 20,
+                java.time.Duration.ofMinutes(5)), console).run());
+      }
       report.writeCsv(out.resolve("scaling.csv"));
       report.writeChart(out.resolve("scaling.png"), named);
       console.println(report.table(named));
