@@ -77,7 +77,7 @@ public final class LeaderWorkerRemoval implements WorkerRemoval, AutoCloseable {
   }
 
   /** One call on the leader. */
-  interface LeaderCall<T> {
+  public interface LeaderCall<T> {
     T apply(CoordinatorClient leader) throws Exception;
   }
 
@@ -85,7 +85,7 @@ public final class LeaderWorkerRemoval implements WorkerRemoval, AutoCloseable {
    * Calls whoever leads the job, retrying "not the leader" and dropped connections (the leader
    * may be handing over) until {@code timeout}.
    */
-  static <T> T callLeader(CuratorFramework zk, String appId, JobSecret secret, Duration timeout,
+  public static <T> T callLeader(CuratorFramework zk, String appId, JobSecret secret, Duration timeout,
       String what, LeaderCall<T> call) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {

@@ -17,6 +17,9 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.am.LeaderWorkerRemoval;
+import org.edl.client.JobControlConnection;
+import org.edl.client.JobControlLocator;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
 import org.edl.cluster.EmbeddedCluster;
@@ -24,12 +27,8 @@ import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.ScaleMode;
-import org.edl.worker.coord.CoordinatorClient;
-import org.edl.worker.coord.LeaderLocator;
 import org.edl.worker.data.SyntheticData;
 import org.edl.worker.job.JobSpec;
-import org.edl.worker.rpc.RpcClient;
-import org.edl.worker.rpc.RpcConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,8 +103,8 @@ public final class ScalingBench {
     List<Request> requests = new ArrayList<>();
     List<Request> profile = new ArrayList<>();
     long profileStart;
-    try (RpcConnection connection = connect(yarn, job)) {
-      JobControl.Client control = new JobControl.Client(connection.protocol());
+    try (JobControlConnection connection = connect(conf, yarn, job)) {
+      JobControl.Iface control = connection.control();
       awaitSize(control, 4, options.settleBatches(), name);
 
       requests.add(new Request("scale-out", now(), 4, 5));
@@ -155,7 +154,7 @@ public final class ScalingBench {
   }
 
   /** Waits until the leader reports {@code workers} workers and then {@code batches} more steps. */
-  private void awaitSize(JobControl.Client control, int workers, int batches, String name) throws Exception {
+  private void awaitSize(JobControl.Iface control, int workers, int batches, String name) throws Exception {
     long deadline = System.nanoTime() + options.phaseTimeout().toNanos();
     long firstStep = -1;
     while (System.nanoTime() < deadline) {
@@ -182,17 +181,8 @@ public final class ScalingBench {
   /** Ends the job cleanly so that every worker writes its timeline: a final stop-for-restart. */
   private void endJob(CuratorFramework zk, SubmittedJob job) throws Exception {
     String dir = job.spec().output() + "/bench-end";
-    for (int attempt = 0; ; attempt++) {
-      try (CoordinatorClient leader = LeaderLocator.connect(zk, job.appId().toString(), job.secret(), RPC_TIMEOUT)) {
-        leader.stopForRestart(dir);
-        return;
-      } catch (Exception e) {
-        if (attempt >= 20 || !CoordinatorClient.isNotLeader(e)) {
-          throw e;
-        }
-        Thread.sleep(250);
-      }
-    }
+    LeaderWorkerRemoval.callLeader(zk, job.appId().toString(), job.secret(), RPC_TIMEOUT,
+        "ending the benchmark job", leader -> leader.stopForRestart(dir));
   }
 
   private static void awaitFinished(YarnClient yarn, SubmittedJob job) throws Exception {
@@ -207,12 +197,13 @@ public final class ScalingBench {
     }
   }
 
-  private static RpcConnection connect(YarnClient yarn, SubmittedJob job) throws Exception {
+  /** Waits for the AM to register, then connects as {@code edl scale-out} does. */
+  private static JobControlConnection connect(Configuration conf, YarnClient yarn, SubmittedJob job) throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
     while (System.nanoTime() < deadline) {
       ApplicationReport r = yarn.getApplicationReport(job.appId());
       if (r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0) {
-        return RpcClient.open(r.getHost(), r.getRpcPort(), job.secret(), RPC_TIMEOUT);
+        return new JobControlLocator(conf, yarn).connect(job.appId().toString(), RPC_TIMEOUT);
       }
       if (r.getYarnApplicationState().ordinal() > YarnApplicationState.RUNNING.ordinal()) {
         throw new IllegalStateException(job.appId() + " ended before it ran: " + r.getDiagnostics());
