@@ -1,6 +1,7 @@
 package org.edl.worker.coord;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -269,6 +270,21 @@ public final class CoordinatorService implements Coordinator.Iface {
       SwitchOrder order = leading().leave(workerId);
       LOG.info("{} asked to leave: {}", workerId, order.getAtStep() < 0
           ? "merged into a change waiting for newcomers" : "at step " + order.getAtStep());
+      changed.signalAll();
+      return order;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Migration in one switch: see {@link CoordinatorState#replace}. */
+  @Override
+  public SwitchOrder replace(List<String> leavers, int joiners) throws EdlError {
+    lock.lock();
+    try {
+      SwitchOrder order = leading().replace(leavers, joiners);
+      LOG.info("{} leave at the switch that admits {} newcomers ({})", leavers, joiners,
+          order.getAtStep() < 0 ? "waiting for them" : "at step " + order.getAtStep());
       changed.signalAll();
       return order;
     } finally {
