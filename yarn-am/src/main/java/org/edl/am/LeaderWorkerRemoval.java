@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@link WorkerRemoval} through the job's leader: found under {@code /edl/<appId>/leader} with
- * {@link LeaderLocator} and asked {@code leave(containerId)}. The calls run on one thread of
+ * {@link LeaderLocator} and asked {@code leave(containerId)} (or, for a migration,
+ * {@code replace(leavers, joiners)}). The calls run on one thread of
  * their own, never the AM's main thread, and each answer is posted back to the main thread.
  * The leader may move while it is asked (a leaving leader hands the job over), so "not the
  * leader" and a dropped connection are retried against whoever leads then, until the timeout.
@@ -71,18 +72,48 @@ public final class LeaderWorkerRemoval implements WorkerRemoval, AutoCloseable {
     });
   }
 
+  /**
+   * A retried replace is harmless: the leader answers a replacement of the same leavers with the
+   * one it holds, and a successor holds the one it was handed.
+   */
+  @Override
+  public void replace(List<String> leavers, int joiners, ReplacementAnswer answer) {
+    List<String> ids = List.copyOf(leavers);
+    network.execute(() -> {
+      try {
+        SwitchOrder order = ask(ids + " to be replaced", leader -> leader.replace(ids, joiners));
+        LOG.info("Leader holds the leave of {} for {} newcomers", ids, joiners);
+        mainThread.execute(() -> answer.accepted(order.getAtStep()));
+      } catch (Exception e) {
+        LOG.warn("Leader did not accept the replacement of {}: {}", ids, e.toString());
+        mainThread.execute(() -> answer.refused(e));
+      } catch (Throwable t) {
+        mainThread.execute(() -> answer.refused(new IllegalStateException(t)));
+        throw t;
+      }
+    });
+  }
+
   private SwitchOrder leaveOne(String containerId) throws Exception {
+    return ask(containerId + " to leave", leader -> leader.leave(containerId));
+  }
+
+  private interface LeaderCall {
+    SwitchOrder apply(CoordinatorClient leader) throws Exception;
+  }
+
+  private SwitchOrder ask(String what, LeaderCall call) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
       try (CoordinatorClient leader = LeaderLocator.connect(zk, appId, secret, max(left, Duration.ofSeconds(1)))) {
-        return leader.leave(containerId);
+        return call.apply(leader);
       } catch (Exception e) {
         boolean retriable = CoordinatorClient.isNotLeader(e) || e instanceof TTransportException;
         if (!retriable || System.nanoTime() > deadline) {
           throw e;
         }
-        LOG.info("Leader moved while asking {} to leave ({}); retrying", containerId, e.getMessage());
+        LOG.info("Leader moved while asking {} ({}); retrying", what, e.getMessage());
         Thread.sleep(RETRY_PAUSE_MS);
       }
     }
