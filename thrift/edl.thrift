@@ -143,6 +143,12 @@ service Coordinator {
    * waiting); asking again with the same leavers and count returns it unchanged.
    */
   SwitchOrder replace(1: list<string> leavers, 2: i32 joiners) throws (1: EdlError error),
+  /**
+   * Withdraws the replacement of exactly `leavers` while its switch is not scheduled (the AM gave
+   * up on its newcomers, e.g. its replace call timed out): they stay members. False when no such
+   * replacement is pending; an error when its switch is already scheduled.
+   */
+  bool cancelReplace(1: list<string> leavers) throws (1: EdlError error),
   /** The leaving leader passes the job meta-data and schedule to its successor. */
   void handOff(1: JobMeta meta, 2: Topology topology, 3: SwitchOrder pending)
       throws (1: EdlError error),

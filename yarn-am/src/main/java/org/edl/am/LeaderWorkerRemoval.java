@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.thrift.transport.TTransportException;
+import org.edl.thrift.EdlError;
 import org.edl.thrift.SwitchOrder;
 import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.LeaderLocator;
@@ -74,7 +75,10 @@ public final class LeaderWorkerRemoval implements WorkerRemoval, AutoCloseable {
 
   /**
    * A retried replace is harmless: the leader answers a replacement of the same leavers with the
-   * one it holds, and a successor holds the one it was handed.
+   * one it holds, and a successor holds the one it was handed. When the call fails without the
+   * leader's answer (it may hold the replacement all the same), it is withdrawn before the fleet
+   * hears "refused": a held replacement would otherwise take the leavers along with the next
+   * newcomers of some later change.
    */
   @Override
   public void replace(List<String> leavers, int joiners, ReplacementAnswer answer) {
@@ -86,6 +90,9 @@ public final class LeaderWorkerRemoval implements WorkerRemoval, AutoCloseable {
         mainThread.execute(() -> answer.accepted(order.getAtStep()));
       } catch (Exception e) {
         LOG.warn("Leader did not accept the replacement of {}: {}", ids, e.toString());
+        if (!(e instanceof EdlError)) {
+          withdraw(ids);
+        }
         mainThread.execute(() -> answer.refused(e));
       } catch (Throwable t) {
         mainThread.execute(() -> answer.refused(new IllegalStateException(t)));
@@ -98,11 +105,21 @@ public final class LeaderWorkerRemoval implements WorkerRemoval, AutoCloseable {
     return ask(containerId + " to leave", leader -> leader.leave(containerId));
   }
 
-  private interface LeaderCall {
-    SwitchOrder apply(CoordinatorClient leader) throws Exception;
+  private void withdraw(List<String> ids) {
+    try {
+      boolean withdrawn = ask("to withdraw the replacement of " + ids, leader -> leader.cancelReplace(ids));
+      LOG.info("Replacement of {} {}", ids, withdrawn ? "withdrawn" : "was not held by the leader");
+    } catch (Exception e) {
+      // Left as it is: the leavers still train as members; the operator sees this in the log.
+      LOG.error("Could not withdraw the replacement of {}; the leader may still hold it: {}", ids, e.toString());
+    }
   }
 
-  private SwitchOrder ask(String what, LeaderCall call) throws Exception {
+  private interface LeaderCall<T> {
+    T apply(CoordinatorClient leader) throws Exception;
+  }
+
+  private <T> T ask(String what, LeaderCall<T> call) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));

@@ -87,6 +87,11 @@ public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable
   }
 
   @Override
+  public synchronized boolean cancelReplace(List<String> leavers) throws TException {
+    return client.cancelReplace(leavers);
+  }
+
+  @Override
   public synchronized org.edl.thrift.StopOrder stopForRestart(String directory) throws TException {
     return client.stopForRestart(directory);
   }

@@ -292,6 +292,19 @@ public final class CoordinatorService implements Coordinator.Iface {
     }
   }
 
+  @Override
+  public boolean cancelReplace(List<String> leavers) throws EdlError {
+    lock.lock();
+    try {
+      boolean withdrawn = leading().cancelReplace(leavers);
+      LOG.info("Replacement of {} {}", leavers, withdrawn ? "withdrawn: they stay" : "was not pending");
+      changed.signalAll();
+      return withdrawn;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /**
    * Stop-resume: every worker stops after the returned step, when this leader writes a
    * checkpoint into {@code directory}.

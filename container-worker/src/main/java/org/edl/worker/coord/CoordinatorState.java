@@ -346,6 +346,41 @@ public final class CoordinatorState {
   }
 
   /**
+   * Withdraws the pending replacement of exactly {@code leavers} while its switch is not
+   * scheduled: they stay members, and newcomers already in the change join on their own.
+   *
+   * @return false when no such replacement is pending (never asked, or already applied)
+   * @throws EdlError its switch is already scheduled
+   */
+  public boolean cancelReplace(List<String> leavers) throws EdlError {
+    requireLeading();
+    Set<String> wanted = leavers == null ? Set.of() : new LinkedHashSet<>(leavers);
+    for (Change c : new Change[] {change, queued}) {
+      if (c == null || c.replacing.isEmpty() || !c.replacing.equals(wanted)) {
+        continue;
+      }
+      if (c.order != null) {
+        throw error("leavers", String.join(",", leavers), "their switch is already scheduled at step "
+            + c.order.getAtStep());
+      }
+      c.leavers.removeAll(c.replacing);
+      c.replacing.clear();
+      c.awaitedJoiners = 0;
+      if (c.joiners.isEmpty() && c.leavers.isEmpty()) {
+        if (c == change) {
+          change = null;
+        } else {
+          queued = null;
+        }
+      } else if (c == change) {
+        maybeSchedule();
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /**
    * Asks every worker to stop after a future step {@code t + k} (as a scale-in picks it), where
    * the leader checkpoints into {@code directory}. Asking again for the same directory returns
    * the same order. Refused before the first ring trains, while a scale change is pending (its

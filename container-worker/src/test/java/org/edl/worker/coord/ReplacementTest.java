@@ -157,6 +157,35 @@ class ReplacementTest {
         "no stop while the replacement waits for its newcomers");
   }
 
+  /**
+   * The AM gives up on a replacement (its call timed out, so it does not know whether the leader
+   * holds it): withdrawn before its switch is scheduled, the leavers stay members, and a later
+   * newcomer (a scale-out) joins without taking them along. Too late once scheduled.
+   */
+  @Test
+  void aWithdrawnReplacementLeavesNobodyBehind() throws Exception {
+    CoordinatorState s = running(3, 4, "c1");
+    step(s, 0, "c1", "c2", "c3");
+    s.replace(List.of("c3"), 1);
+    assertFalse(s.cancelReplace(List.of("c2")), "not the pending one");
+    assertTrue(s.cancelReplace(List.of("c3")));
+    assertFalse(s.cancelReplace(List.of("c3")), "already withdrawn");
+    assertEquals(List.of("c1", "c2", "c3"), ids(s.latestTopology()), "no change pending any more");
+    s.register(worker(4));
+    SwitchOrder order = s.ready("c4").orElseThrow();
+    assertEquals(List.of("c4"), order.getJoiners());
+    assertEquals(List.of(), order.getLeavers());
+
+    CoordinatorState late = running(3, 3, "c1");
+    step(late, 0, "c1", "c2", "c3");
+    late.replace(List.of("c3"), 1);
+    late.register(worker(4));
+    late.ready("c4");
+    EdlError scheduled = assertThrows(EdlError.class, () -> late.cancelReplace(List.of("c3")));
+    assertEquals("leavers", scheduled.getField());
+    assertEquals(List.of("c3"), late.scheduled().orElseThrow().getLeavers(), "the switch stands");
+  }
+
   /** The leader among the leavers: the one switch hands the job over, as a leaving leader's does. */
   @Test
   void aLeaderThatIsReplacedHandsOverAtTheSwitch() throws Exception {
