@@ -80,7 +80,12 @@ struct SwitchOrder {
   /** The ring from `atStep + 1` on; atStep < 0 means not scheduled yet (newcomers not ready). */
   6: optional Topology topology,
   /** The leader itself leaves: at the step it hands off, and everyone reconnects to the new one. */
-  7: optional bool leaderLeaves = false
+  7: optional bool leaderLeaves = false,
+  /**
+   * A replacement (Coordinator.replace) still waiting: the switch is scheduled only once this
+   * many joiners are in it, all ready. Carried in a hand-off so the successor keeps waiting.
+   */
+  8: optional i32 awaitedJoiners
 }
 
 /** "Checkpoint at the end of batch `atStep` into `directory`, then every worker exits." */
@@ -130,6 +135,20 @@ service Coordinator {
    * newcomers to be ready).
    */
   SwitchOrder leave(1: string workerId) throws (1: EdlError error),
+  /**
+   * Migration in one switch: `leavers` leave at the switch that admits the next `joiners`
+   * newcomers (called before those are launched). Until they have all registered and are ready
+   * the leavers train on as members; the leader admits those newcomers within max-workers
+   * counting the leavers as gone. The reply is the change as it stands (atStep < 0 while
+   * waiting); asking again with the same leavers and count returns it unchanged.
+   */
+  SwitchOrder replace(1: list<string> leavers, 2: i32 joiners) throws (1: EdlError error),
+  /**
+   * Withdraws the replacement of exactly `leavers` while its switch is not scheduled (the AM gave
+   * up on its newcomers, e.g. its replace call timed out): they stay members. False when no such
+   * replacement is pending; an error when its switch is already scheduled.
+   */
+  bool cancelReplace(1: list<string> leavers) throws (1: EdlError error),
   /** The leaving leader passes the job meta-data and schedule to its successor. */
   void handOff(1: JobMeta meta, 2: Topology topology, 3: SwitchOrder pending)
       throws (1: EdlError error),

@@ -3936,13 +3936,13 @@ public class JobControl {
             case 2: // CONTAINER_IDS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list48 = iprot.readListBegin();
-                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list48.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem49;
-                  for (int _i50 = 0; _i50 < _list48.size; ++_i50)
+                  org.apache.thrift.protocol.TList _list64 = iprot.readListBegin();
+                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list64.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem65;
+                  for (int _i66 = 0; _i66 < _list64.size; ++_i66)
                   {
-                    _elem49 = iprot.readString();
-                    struct.containerIds.add(_elem49);
+                    _elem65 = iprot.readString();
+                    struct.containerIds.add(_elem65);
                   }
                   iprot.readListEnd();
                 }
@@ -3982,9 +3982,9 @@ public class JobControl {
           oprot.writeFieldBegin(CONTAINER_IDS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containerIds.size()));
-            for (java.lang.String _iter51 : struct.containerIds)
+            for (java.lang.String _iter67 : struct.containerIds)
             {
-              oprot.writeString(_iter51);
+              oprot.writeString(_iter67);
             }
             oprot.writeListEnd();
           }
@@ -4030,9 +4030,9 @@ public class JobControl {
         if (struct.isSetContainerIds()) {
           {
             oprot.writeI32(struct.containerIds.size());
-            for (java.lang.String _iter52 : struct.containerIds)
+            for (java.lang.String _iter68 : struct.containerIds)
             {
-              oprot.writeString(_iter52);
+              oprot.writeString(_iter68);
             }
           }
         }
@@ -4051,13 +4051,13 @@ public class JobControl {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list53 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list53.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem54;
-            for (int _i55 = 0; _i55 < _list53.size; ++_i55)
+            org.apache.thrift.protocol.TList _list69 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list69.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem70;
+            for (int _i71 = 0; _i71 < _list69.size; ++_i71)
             {
-              _elem54 = iprot.readString();
-              struct.containerIds.add(_elem54);
+              _elem70 = iprot.readString();
+              struct.containerIds.add(_elem70);
             }
           }
           struct.setContainerIdsIsSet(true);

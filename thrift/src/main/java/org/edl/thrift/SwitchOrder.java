@@ -21,6 +21,7 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
   private static final org.apache.thrift.protocol.TField LEAVERS_FIELD_DESC = new org.apache.thrift.protocol.TField("leavers", org.apache.thrift.protocol.TType.LIST, (short)5);
   private static final org.apache.thrift.protocol.TField TOPOLOGY_FIELD_DESC = new org.apache.thrift.protocol.TField("topology", org.apache.thrift.protocol.TType.STRUCT, (short)6);
   private static final org.apache.thrift.protocol.TField LEADER_LEAVES_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderLeaves", org.apache.thrift.protocol.TType.BOOL, (short)7);
+  private static final org.apache.thrift.protocol.TField AWAITED_JOINERS_FIELD_DESC = new org.apache.thrift.protocol.TField("awaitedJoiners", org.apache.thrift.protocol.TType.I32, (short)8);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new SwitchOrderStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new SwitchOrderTupleSchemeFactory();
@@ -38,6 +39,11 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
    * The leader itself leaves: at the step it hands off, and everyone reconnects to the new one.
    */
   public boolean leaderLeaves; // optional
+  /**
+   * A replacement (Coordinator.replace) still waiting: the switch is scheduled only once this
+   * many joiners are in it, all ready. Carried in a hand-off so the successor keeps waiting.
+   */
+  public int awaitedJoiners; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -53,7 +59,12 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     /**
      * The leader itself leaves: at the step it hands off, and everyone reconnects to the new one.
      */
-    LEADER_LEAVES((short)7, "leaderLeaves");
+    LEADER_LEAVES((short)7, "leaderLeaves"),
+    /**
+     * A replacement (Coordinator.replace) still waiting: the switch is scheduled only once this
+     * many joiners are in it, all ready. Carried in a hand-off so the successor keeps waiting.
+     */
+    AWAITED_JOINERS((short)8, "awaitedJoiners");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -83,6 +94,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           return TOPOLOGY;
         case 7: // LEADER_LEAVES
           return LEADER_LEAVES;
+        case 8: // AWAITED_JOINERS
+          return AWAITED_JOINERS;
         default:
           return null;
       }
@@ -129,8 +142,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
   private static final int __TOPOLOGYVERSION_ISSET_ID = 0;
   private static final int __ATSTEP_ISSET_ID = 1;
   private static final int __LEADERLEAVES_ISSET_ID = 2;
+  private static final int __AWAITEDJOINERS_ISSET_ID = 3;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.BROADCASTER_ID,_Fields.JOINERS,_Fields.LEAVERS,_Fields.TOPOLOGY,_Fields.LEADER_LEAVES};
+  private static final _Fields optionals[] = {_Fields.BROADCASTER_ID,_Fields.JOINERS,_Fields.LEAVERS,_Fields.TOPOLOGY,_Fields.LEADER_LEAVES,_Fields.AWAITED_JOINERS};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -150,6 +164,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, Topology.class)));
     tmpMap.put(_Fields.LEADER_LEAVES, new org.apache.thrift.meta_data.FieldMetaData("leaderLeaves", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.BOOL)));
+    tmpMap.put(_Fields.AWAITED_JOINERS, new org.apache.thrift.meta_data.FieldMetaData("awaitedJoiners", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(SwitchOrder.class, metaDataMap);
   }
@@ -192,6 +208,7 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       this.topology = new Topology(other.topology);
     }
     this.leaderLeaves = other.leaderLeaves;
+    this.awaitedJoiners = other.awaitedJoiners;
   }
 
   @Override
@@ -211,6 +228,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     this.topology = null;
     this.leaderLeaves = false;
 
+    setAwaitedJoinersIsSet(false);
+    this.awaitedJoiners = 0;
   }
 
   public long getTopologyVersion() {
@@ -426,6 +445,37 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADERLEAVES_ISSET_ID, value);
   }
 
+  /**
+   * A replacement (Coordinator.replace) still waiting: the switch is scheduled only once this
+   * many joiners are in it, all ready. Carried in a hand-off so the successor keeps waiting.
+   */
+  public int getAwaitedJoiners() {
+    return this.awaitedJoiners;
+  }
+
+  /**
+   * A replacement (Coordinator.replace) still waiting: the switch is scheduled only once this
+   * many joiners are in it, all ready. Carried in a hand-off so the successor keeps waiting.
+   */
+  public SwitchOrder setAwaitedJoiners(int awaitedJoiners) {
+    this.awaitedJoiners = awaitedJoiners;
+    setAwaitedJoinersIsSet(true);
+    return this;
+  }
+
+  public void unsetAwaitedJoiners() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __AWAITEDJOINERS_ISSET_ID);
+  }
+
+  /** Returns true if field awaitedJoiners is set (has been assigned a value) and false otherwise */
+  public boolean isSetAwaitedJoiners() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __AWAITEDJOINERS_ISSET_ID);
+  }
+
+  public void setAwaitedJoinersIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __AWAITEDJOINERS_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -485,6 +535,14 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       }
       break;
 
+    case AWAITED_JOINERS:
+      if (value == null) {
+        unsetAwaitedJoiners();
+      } else {
+        setAwaitedJoiners((java.lang.Integer)value);
+      }
+      break;
+
     }
   }
 
@@ -513,6 +571,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     case LEADER_LEAVES:
       return isLeaderLeaves();
 
+    case AWAITED_JOINERS:
+      return getAwaitedJoiners();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -539,6 +600,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       return isSetTopology();
     case LEADER_LEAVES:
       return isSetLeaderLeaves();
+    case AWAITED_JOINERS:
+      return isSetAwaitedJoiners();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -619,6 +682,15 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         return false;
     }
 
+    boolean this_present_awaitedJoiners = true && this.isSetAwaitedJoiners();
+    boolean that_present_awaitedJoiners = true && that.isSetAwaitedJoiners();
+    if (this_present_awaitedJoiners || that_present_awaitedJoiners) {
+      if (!(this_present_awaitedJoiners && that_present_awaitedJoiners))
+        return false;
+      if (this.awaitedJoiners != that.awaitedJoiners)
+        return false;
+    }
+
     return true;
   }
 
@@ -649,6 +721,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     hashCode = hashCode * 8191 + ((isSetLeaderLeaves()) ? 131071 : 524287);
     if (isSetLeaderLeaves())
       hashCode = hashCode * 8191 + ((leaderLeaves) ? 131071 : 524287);
+
+    hashCode = hashCode * 8191 + ((isSetAwaitedJoiners()) ? 131071 : 524287);
+    if (isSetAwaitedJoiners())
+      hashCode = hashCode * 8191 + awaitedJoiners;
 
     return hashCode;
   }
@@ -731,6 +807,16 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetAwaitedJoiners(), other.isSetAwaitedJoiners());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetAwaitedJoiners()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.awaitedJoiners, other.awaitedJoiners);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -806,6 +892,12 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (!first) sb.append(", ");
       sb.append("leaderLeaves:");
       sb.append(this.leaderLeaves);
+      first = false;
+    }
+    if (isSetAwaitedJoiners()) {
+      if (!first) sb.append(", ");
+      sb.append("awaitedJoiners:");
+      sb.append(this.awaitedJoiners);
       first = false;
     }
     sb.append(")");
@@ -937,6 +1029,14 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 8: // AWAITED_JOINERS
+            if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+              struct.awaitedJoiners = iprot.readI32();
+              struct.setAwaitedJoinersIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -1012,6 +1112,11 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         oprot.writeBool(struct.leaderLeaves);
         oprot.writeFieldEnd();
       }
+      if (struct.isSetAwaitedJoiners()) {
+        oprot.writeFieldBegin(AWAITED_JOINERS_FIELD_DESC);
+        oprot.writeI32(struct.awaitedJoiners);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -1048,7 +1153,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (struct.isSetLeaderLeaves()) {
         optionals.set(4);
       }
-      oprot.writeBitSet(optionals, 5);
+      if (struct.isSetAwaitedJoiners()) {
+        optionals.set(5);
+      }
+      oprot.writeBitSet(optionals, 6);
       if (struct.isSetBroadcasterId()) {
         oprot.writeString(struct.broadcasterId);
       }
@@ -1076,6 +1184,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (struct.isSetLeaderLeaves()) {
         oprot.writeBool(struct.leaderLeaves);
       }
+      if (struct.isSetAwaitedJoiners()) {
+        oprot.writeI32(struct.awaitedJoiners);
+      }
     }
 
     @Override
@@ -1085,7 +1196,7 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       struct.setTopologyVersionIsSet(true);
       struct.atStep = iprot.readI64();
       struct.setAtStepIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(5);
+      java.util.BitSet incoming = iprot.readBitSet(6);
       if (incoming.get(0)) {
         struct.broadcasterId = iprot.readString();
         struct.setBroadcasterIdIsSet(true);
@@ -1124,6 +1235,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (incoming.get(4)) {
         struct.leaderLeaves = iprot.readBool();
         struct.setLeaderLeavesIsSet(true);
+      }
+      if (incoming.get(5)) {
+        struct.awaitedJoiners = iprot.readI32();
+        struct.setAwaitedJoinersIsSet(true);
       }
     }
   }

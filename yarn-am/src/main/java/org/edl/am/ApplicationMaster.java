@@ -77,14 +77,13 @@ public final class ApplicationMaster {
     CuratorFramework zk = CuratorFrameworkFactory.newClient(zkConnect, new ExponentialBackoffRetry(200, 10));
     zk.start();
     LeaderWorkerRemoval removal = new LeaderWorkerRemoval(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
-    LeaderJobStopper stopper = new LeaderJobStopper(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
-    WorkerFleet fleet = new WorkerFleet(driver, removal, stopper, spec.output() + "/" + CHECKPOINTS,
+    WorkerFleet fleet = new WorkerFleet(driver, removal, removal, spec.output() + "/" + CHECKPOINTS,
         new WorkerResource(spec.workerMemoryMb(), spec.workerVcores(), spec.gpusPerWorker()),
         spec.workers(), spec.minWorkers(), spec.maxWorkers());
     JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
         p -> driver.reportProgress(fraction(p)), new HdfsProfileStore(conf, spec.output(),
             "EDL profile of " + appId + ": " + spec.model() + ", backend " + spec.backend()));
-    try (zk; removal; stopper; RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
+    try (zk; removal; RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
         "0.0.0.0", 0, secret, Duration.ofSeconds(10),
         (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()))) {
       WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),

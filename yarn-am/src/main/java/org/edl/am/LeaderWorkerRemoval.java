@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.thrift.transport.TTransportException;
+import org.edl.thrift.EdlError;
 import org.edl.thrift.SwitchOrder;
 import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.LeaderLocator;
@@ -15,13 +16,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link WorkerRemoval} through the job's leader: found under {@code /edl/<appId>/leader} with
- * {@link LeaderLocator} and asked {@code leave(containerId)}. The calls run on one thread of
+ * {@link WorkerRemoval} and {@link JobStopper} through the job's leader: found under {@code /edl/<appId>/leader} with
+ * {@link LeaderLocator} and asked {@code leave(containerId)} (or, for a migration,
+ * {@code replace(leavers, joiners)}, or for stop-resume {@code stopForRestart}). The calls run on one thread of
  * their own, never the AM's main thread, and each answer is posted back to the main thread.
  * The leader may move while it is asked (a leaving leader hands the job over), so "not the
  * leader" and a dropped connection are retried against whoever leads then, until the timeout.
  */
-public final class LeaderWorkerRemoval implements WorkerRemoval, AutoCloseable {
+public final class LeaderWorkerRemoval implements WorkerRemoval, JobStopper, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderWorkerRemoval.class);
   private static final long RETRY_PAUSE_MS = 200;
 
@@ -71,9 +73,65 @@ public final class LeaderWorkerRemoval implements WorkerRemoval, AutoCloseable {
     });
   }
 
+  /**
+   * A retried replace is harmless: the leader answers a replacement of the same leavers with the
+   * one it holds, and a successor holds the one it was handed. When the call fails without the
+   * leader's answer (it may hold the replacement all the same), it is withdrawn before the fleet
+   * hears "refused": a held replacement would otherwise take the leavers along with the next
+   * newcomers of some later change.
+   */
+  @Override
+  public void replace(List<String> leavers, int joiners, ReplacementAnswer answer) {
+    List<String> ids = List.copyOf(leavers);
+    network.execute(() -> {
+      try {
+        SwitchOrder order = ask(ids + " to be replaced", leader -> leader.replace(ids, joiners));
+        LOG.info("Leader holds the leave of {} for {} newcomers", ids, joiners);
+        mainThread.execute(() -> answer.accepted(order.getAtStep()));
+      } catch (Exception e) {
+        LOG.warn("Leader did not accept the replacement of {}: {}", ids, e.toString());
+        if (!(e instanceof EdlError)) {
+          withdraw(ids);
+        }
+        mainThread.execute(() -> answer.refused(e));
+      } catch (Throwable t) {
+        mainThread.execute(() -> answer.refused(new IllegalStateException(t)));
+        throw t;
+      }
+    });
+  }
+
+  /** Stop-resume: the same leader, the same retries, on the same thread. */
+  @Override
+  public void stopForRestart(String directory, JobStopper.Answer answer) {
+    network.execute(() -> {
+      try {
+        org.edl.thrift.StopOrder order = ask("for a stop into " + directory, leader -> leader.stopForRestart(directory));
+        LOG.info("Leader stops every worker after step {} with a checkpoint in {}", order.getAtStep(), directory);
+        mainThread.execute(() -> answer.accepted(order.getAtStep()));
+      } catch (Exception e) {
+        LOG.warn("Leader did not accept the stop into {}: {}", directory, e.toString());
+        mainThread.execute(() -> answer.refused(e));
+      }
+    });
+  }
+
   private SwitchOrder leaveOne(String containerId) throws Exception {
-    return callLeader(zk, appId, secret, timeout, "asking " + containerId + " to leave",
-        leader -> leader.leave(containerId));
+    return ask(containerId + " to leave", leader -> leader.leave(containerId));
+  }
+
+  private void withdraw(List<String> ids) {
+    try {
+      boolean withdrawn = ask("to withdraw the replacement of " + ids, leader -> leader.cancelReplace(ids));
+      LOG.info("Replacement of {} {}", ids, withdrawn ? "withdrawn" : "was not held by the leader");
+    } catch (Exception e) {
+      // Left as it is: the leavers still train as members; the operator sees this in the log.
+      LOG.error("Could not withdraw the replacement of {}; the leader may still hold it: {}", ids, e.toString());
+    }
+  }
+
+  private <T> T ask(String what, LeaderCall<T> call) throws Exception {
+    return callLeader(zk, appId, secret, timeout, "asking " + what, call);
   }
 
   /** One call on the leader. */

@@ -38,14 +38,13 @@ import org.slf4j.LoggerFactory;
  *   future step, and each leaves the ring there and exits 0. A leaver that exits non-zero fails
  *   the job like any worker: whether the ring still matches the leader's view is unknown then.
  *   A leave the leader refuses puts the container back into the target.</li>
- *   <li>{@link #migrate}: as many workers as run on one host are started on another (requests
- *   pinned to that host) and, once the leader reports the ring grown by them, the old ones are
- *   asked to leave, so the job never runs with fewer workers than before. For that while the
- *   job runs the migrated count above its target; it must stay within max-workers, because the
- *   leader admits no newcomer beyond it (a newcomer refused there would fail the job later), so
- *   a migration that would pass it is refused here. With the present leader the newcomers'
- *   join and the old workers' leave are two stop-free switches, not one (see
- *   docs/operations.md).</li>
+ *   <li>{@link #migrate}: the workers on one host are replaced by as many on another in one
+ *   switch. The leader is told first that they leave at the switch that admits the next n
+ *   newcomers; only once it holds that are n containers requested, pinned to the target host.
+ *   The ring never holds more than the target (the leader counts the leavers as gone when it
+ *   admits the newcomers), so max-workers needs no headroom; YARN holds the n newcomers'
+ *   containers beside the old ones while they prepare. A replacement the leader refuses ends the
+ *   migration with nothing changed; one worker must stay (it sends the model).</li>
  * </ul>
  * With {@link ScaleMode#STOP_RESUME} (the baseline the benchmarks compare against) scale-out and
  * scale-in by count instead ask the leader to checkpoint and stop every worker; when the last
@@ -73,20 +72,19 @@ public final class WorkerFleet implements ContainerEventHandler {
    */
   private record Restart(int size, int previousTarget, String directory) {}
 
-  /** A migration under way: newcomers pinned to {@code toHost}, then the leave of {@code leavers}. */
+  /** A migration under way: the leader holds the leave of {@code leavers} for the newcomers. */
   private static final class Migration {
     final String fromHost;
     final String toHost;
     final List<String> leavers;
     final Set<String> newcomers = new LinkedHashSet<>();
+    /** Newcomer containers requested on {@code toHost} and not yet allocated. */
     int awaited;
-    boolean leaveAsked;
 
     Migration(String fromHost, String toHost, List<String> leavers) {
       this.fromHost = fromHost;
       this.toHost = toHost;
       this.leavers = List.copyOf(leavers);
-      this.awaited = leavers.size();
     }
   }
 
@@ -252,11 +250,12 @@ public final class WorkerFleet implements ContainerEventHandler {
   }
 
   /**
-   * Replaces the workers on {@code fromHost} by as many on {@code toHost}.
+   * Replaces the workers on {@code fromHost} by as many on {@code toHost}, in one switch: the
+   * leader is asked first; the containers are requested when it has accepted.
    *
    * @throws EdlError the job is not RUNNING, the hosts are equal or blank, no worker runs on
-   *                  {@code fromHost}, {@code toHost} is not a running node, or the overlap
-   *                  would pass max-workers
+   *                  {@code fromHost}, every worker runs there, or {@code toHost} is not a
+   *                  running node
    */
   public void migrate(String fromHost, String toHost) throws EdlError {
     requireSteadyRunning("migrate");
@@ -279,21 +278,57 @@ public final class WorkerFleet implements ContainerEventHandler {
       throw error("fromHost", fromHost, "no worker of this job runs there (workers on: "
           + String.join(", ", hostsOfRunningWorkers()) + ")");
     }
-    if (target + leavers.size() > maxWorkers) {
-      throw error("fromHost", fromHost, "moving " + leavers.size() + " workers starts "
-          + leavers.size() + " newcomers before the old ones leave: " + (target + leavers.size())
-          + " workers for a while, more than max-workers=" + maxWorkers
-          + " (the leader admits no newcomer beyond it)");
+    if (leavers.size() >= runningWorkers().size()) {
+      throw error("fromHost", fromHost, "every worker of this job runs there; one must stay to send"
+          + " the model to the newcomers (scale out first, then migrate)");
     }
     if (!driver.isRunningNode(toHost)) {
       throw error("toHost", toHost, "not a running node of the cluster");
     }
-    migration = new Migration(fromHost, toHost, leavers);
+    Migration m = new Migration(fromHost, toHost, leavers);
+    migration = m;
     changing = true;
-    outstanding += leavers.size();
-    LOG.info("Migrating {} from {} to {}: requesting {} containers there", leavers, fromHost,
-        toHost, leavers.size());
-    driver.requestContainersOn(leavers.size(), resource, toHost);
+    for (String id : leavers) {
+      departing.put(id, Departure.MIGRATION);
+    }
+    LOG.info("Migrating {} from {} to {}: asking the leader to replace them by {} newcomers",
+        leavers, fromHost, toHost, leavers.size());
+    removal.replace(leavers, leavers.size(), new ReplacementAnswer(m));
+  }
+
+  /** The leader's answer to a migration's replacement, on the main thread. */
+  private final class ReplacementAnswer implements WorkerRemoval.ReplacementAnswer {
+    private final Migration m;
+
+    ReplacementAnswer(Migration m) {
+      this.m = m;
+    }
+
+    @Override
+    public void accepted(long atStep) {
+      if (migration != m || isDone() || phase != Phase.RUNNING) {
+        return;
+      }
+      // Only now: a newcomer started before the leader held the leave would join on its own.
+      m.awaited = m.leavers.size();
+      outstanding += m.awaited;
+      LOG.info("The leader holds the leave of {}; requesting {} containers on {}", m.leavers,
+          m.awaited, m.toHost);
+      driver.requestContainersOn(m.awaited, resource, m.toHost);
+    }
+
+    @Override
+    public void refused(Exception cause) {
+      if (migration != m || isDone()) {
+        return;
+      }
+      m.leavers.forEach(departing::remove);
+      migration = null;
+      changing = false;
+      lastEvent = "migration of " + m.leavers + " from " + m.fromHost + " to " + m.toHost
+          + " did not start: the leader did not accept it (" + cause + ")";
+      LOG.warn(lastEvent);
+    }
   }
 
   /**
@@ -304,19 +339,6 @@ public final class WorkerFleet implements ContainerEventHandler {
     reportedWorkers = workers;
     if (isDone()) {
       return;
-    }
-    Migration m = migration;
-    if (m != null && !m.leaveAsked && m.awaited == 0 && started.containsAll(m.newcomers)
-        && workers >= target + m.leavers.size()) {
-      // The newcomers are in the ring: only now do the old workers go, so the job never runs
-      // with fewer than it had.
-      m.leaveAsked = true;
-      joining.removeAll(m.newcomers);
-      for (String id : m.leavers) {
-        departing.put(id, Departure.MIGRATION);
-      }
-      LOG.info("Migration newcomers {} joined; asking the leader to remove {}", m.newcomers, m.leavers);
-      removal.leave(m.leavers, new RemovalAnswers());
     }
     settle();
   }
@@ -430,8 +452,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       if (d == null || isDone() || !live.containsKey(containerId)) {
         return;
       }
-      // The worker stays in the ring, so it counts again (for a migration too: the ring now
-      // holds the newcomer and the old worker); the operator sees why in the log.
+      // The worker stays in the ring, so it counts again; the operator sees why in the log.
       target++;
       lastEvent = "worker container " + containerId + " stays in the job: the leader did not accept"
           + " its leave (" + cause + ")";
@@ -533,7 +554,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     boolean containersIn = outstanding == 0 && started.containsAll(live.keySet());
     boolean leaversGone = departing.isEmpty();
-    boolean migrated = migration == null || (migration.leaveAsked
+    boolean migrated = migration == null || (migration.awaited == 0
         && migration.leavers.stream().noneMatch(live::containsKey));
     if (containersIn && leaversGone && migrated && reportedWorkers == target) {
       changing = false;

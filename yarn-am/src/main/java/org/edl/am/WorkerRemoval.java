@@ -3,7 +3,8 @@ package org.edl.am;
 import java.util.List;
 
 /**
- * Asks the job's leader to remove workers at a future step (graceful scale-in). The leader talks
+ * Asks the job's leader to remove workers at a future step (graceful scale-in, or a migration's
+ * replacement). The leader talks
  * over the network, so an implementation works off the AM's main thread and hands each answer
  * back onto it: the fleet hears {@link Answers} on the main thread only.
  */
@@ -19,6 +20,23 @@ public interface WorkerRemoval {
 
   /** Asks for every container in {@code containerIds} to leave; answers arrive one per container. */
   void leave(List<String> containerIds, Answers answers);
+
+  /** The leader's answer to a {@link #replace}, delivered on the AM's main thread. */
+  interface ReplacementAnswer {
+    /** The leader holds the leave for the newcomers ({@code atStep} < 0 until they are ready). */
+    void accepted(long atStep);
+
+    /** The leader refused, or could not be reached in time: nobody leaves. */
+    void refused(Exception cause);
+  }
+
+  /**
+   * Migration in one switch: tells the leader, before the newcomers are launched, that
+   * {@code leavers} leave at the switch that admits the next {@code joiners} newcomers.
+   */
+  default void replace(List<String> leavers, int joiners, ReplacementAnswer answer) {
+    throw new UnsupportedOperationException("this fleet cannot replace workers");
+  }
 
   /** For a fleet that never scales in (tests of the static job). */
   WorkerRemoval UNSUPPORTED = (ids, answers) -> {

@@ -421,32 +421,60 @@ class WorkerFleetTest {
     assertEquals(List.of(List.of("c3"), List.of("c3")), removal.asked);
   }
 
+  /**
+   * 3 workers at max-workers=3, two of them on h1: the leader is told first, the containers on h3
+   * are requested only once it holds the leave, and the change lands when the old ones have left
+   * and the leader reports the ring at 3 again. The ring never runs above the target, so the
+   * migration needs no headroom below max-workers.
+   */
   @Test
-  void migrationStartsNewcomersPinnedToTheTargetHostAndRemovesTheOldOnesOnceTheyJoined() throws Exception {
-    WorkerFleet fleet = running(3, 1, 5);
+  void migrationAnnouncesTheReplacementThenStartsNewcomersPinnedToTheTargetHost() throws Exception {
+    WorkerFleet fleet = running(3, 1, 3);
     fleet.migrate("h1", "h3");
+    assertEquals(List.of(new TestingWorkerRemoval.Replacement(List.of("c1", "c2"), 2)), removal.replacements);
+    assertTrue(pinnedTo.isEmpty(), "nothing requested before the leader holds the leave");
+    assertTrue(removal.asked.isEmpty(), "no separate leave");
+    assertTrue(fleet.status().scaling());
+    assertEquals(3, fleet.status().targetWorkers());
+
+    removal.replacementAnswer.accepted(-1);
     assertEquals(List.of("h3", "h3"), pinnedTo);
     assertTrue(requested.isEmpty(), "no unpinned request");
-    assertEquals(3, fleet.status().targetWorkers());
-    assertTrue(fleet.status().scaling());
-
     fleet.onContainersAllocated(List.of(c("c4", "h3"), c("c5", "h3")));
     assertEquals(List.of("c4", "c5"), List.copyOf(launched.keySet()));
     assertEquals(List.of(0, 1), launched.get("c4").gpuIndices());
     fleet.onContainerStarted("c4");
     fleet.onContainerStarted("c5");
     fleet.onProgressReport(3);
-    assertTrue(removal.asked.isEmpty(), "the newcomers are not in the ring yet");
+    assertTrue(fleet.status().scaling(), "the old workers have not left yet");
 
-    fleet.onProgressReport(5);
-    assertEquals(List.of(List.of("c1", "c2")), removal.asked);
+    // The one switch: the leavers exit 0 at its step; the ring is 3 before and after.
     fleet.onContainerCompleted("c1", 0, "");
     fleet.onContainerCompleted("c2", 0, "");
+    assertTrue(fleet.status().diagnostics().contains("MIGRATION"), fleet.status().diagnostics());
     fleet.onProgressReport(3);
     assertFalse(fleet.status().scaling());
     assertEquals(List.of("c3", "c4", "c5"), fleet.status().containers());
     assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
     assertTrue(released.isEmpty());
+    assertTrue(removal.asked.isEmpty());
+  }
+
+  /** A replacement the leader refuses ends the migration: nothing requested, nobody leaves. */
+  @Test
+  void aRefusedReplacementChangesNothing() throws Exception {
+    WorkerFleet fleet = running(3, 1, 3);
+    fleet.migrate("h1", "h3");
+    removal.replacementAnswer.refused(new EdlError("leavers=c1,c2: the job stops for a restart"));
+    assertFalse(fleet.status().scaling());
+    assertEquals(3, fleet.status().targetWorkers());
+    assertTrue(fleet.status().diagnostics().contains("did not accept"), fleet.status().diagnostics());
+    assertTrue(pinnedTo.isEmpty());
+    removal.replacementAnswer.accepted(-1);
+    assertTrue(pinnedTo.isEmpty(), "a late answer for an ended migration is ignored");
+    // c1 and c2 count as running workers again: a later scale-in may pick them.
+    fleet.scaleIn(0, List.of("c1"), ScaleMode.EDL);
+    assertEquals(List.of(List.of("c1")), removal.asked);
   }
 
   @Test
@@ -461,11 +489,15 @@ class WorkerFleetTest {
     EdlError unknown = assertThrows(EdlError.class, () -> fleet.migrate("h2", "nowhere"));
     assertEquals("toHost", unknown.getField());
     assertEquals("nowhere", unknown.getValue());
-    EdlError overMax = assertThrows(EdlError.class, () -> fleet.migrate("h1", "h3"));
-    assertEquals("fromHost", overMax.getField());
-    assertTrue(overMax.getMessage().contains("max-workers=4"), overMax.getMessage());
+    WorkerFleet oneHost = running(2, 1, 4);
+    FleetStatus oneHostBefore = oneHost.status();
+    EdlError everyone = assertThrows(EdlError.class, () -> oneHost.migrate("h1", "h3"));
+    assertEquals("fromHost", everyone.getField());
+    assertEquals("h1", everyone.getValue());
+    assertTrue(everyone.getMessage().contains("one must stay"), everyone.getMessage());
     assertEquals(before, fleet.status());
-    assertTrue(pinnedTo.isEmpty() && removal.asked.isEmpty());
+    assertEquals(oneHostBefore, oneHost.status());
+    assertTrue(pinnedTo.isEmpty() && removal.asked.isEmpty() && removal.replacements.isEmpty());
   }
 
   @Test

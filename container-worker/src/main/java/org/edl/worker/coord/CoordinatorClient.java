@@ -1,6 +1,7 @@
 package org.edl.worker.coord;
 
 import java.time.Duration;
+import java.util.List;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
@@ -78,6 +79,16 @@ public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable
   @Override
   public synchronized SwitchOrder leave(String workerId) throws TException {
     return client.leave(workerId);
+  }
+
+  @Override
+  public synchronized SwitchOrder replace(List<String> leavers, int joiners) throws TException {
+    return client.replace(leavers, joiners);
+  }
+
+  @Override
+  public synchronized boolean cancelReplace(List<String> leavers) throws TException {
+    return client.cancelReplace(leavers);
   }
 
   @Override

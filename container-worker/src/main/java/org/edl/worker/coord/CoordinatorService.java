@@ -1,6 +1,7 @@
 package org.edl.worker.coord;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -271,6 +272,34 @@ public final class CoordinatorService implements Coordinator.Iface {
           ? "merged into a change waiting for newcomers" : "at step " + order.getAtStep());
       changed.signalAll();
       return order;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Migration in one switch: see {@link CoordinatorState#replace}. */
+  @Override
+  public SwitchOrder replace(List<String> leavers, int joiners) throws EdlError {
+    lock.lock();
+    try {
+      SwitchOrder order = leading().replace(leavers, joiners);
+      LOG.info("{} leave at the switch that admits {} newcomers ({})", leavers, joiners,
+          order.getAtStep() < 0 ? "waiting for them" : "at step " + order.getAtStep());
+      changed.signalAll();
+      return order;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean cancelReplace(List<String> leavers) throws EdlError {
+    lock.lock();
+    try {
+      boolean withdrawn = leading().cancelReplace(leavers);
+      LOG.info("Replacement of {} {}", leavers, withdrawn ? "withdrawn: they stay" : "was not pending");
+      changed.signalAll();
+      return withdrawn;
     } finally {
       lock.unlock();
     }

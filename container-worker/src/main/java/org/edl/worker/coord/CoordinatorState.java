@@ -43,6 +43,13 @@ import org.edl.worker.job.JobSpec;
  * Changes that arrive while a switch is scheduled wait for the next one. The switch takes effect
  * here when that step completes.
  *
+ * <p>Migration is one switch through {@link #replace}: it names the leavers before their
+ * replacements are launched and says how many newcomers to wait for. A newcomer reports ready
+ * right after it registers, so a plain {@link #leave} could not be timed to meet it; the
+ * replacement holds the change unscheduled until that many joiners are in it and ready. Until
+ * then the leavers train on as members (nobody waits for a newcomer that never comes), and the
+ * awaited newcomers are admitted within max-workers because the leavers already count as gone.
+ *
  * <p>Stop for a restart (the stop-resume baseline): {@link #stopForRestart} picks a future step
  * the same way, {@code t + k}, and every member learns it from its sync replies up to that step;
  * after it nobody trains on, and no change is taken any more. A job restored from a checkpoint
@@ -61,6 +68,10 @@ public final class CoordinatorState {
   private static final class Change {
     final Map<String, WorkerInfo> joiners = new LinkedHashMap<>();
     final Set<String> leavers = new LinkedHashSet<>();
+    /** The leavers a {@link #replace} named; empty when the change is no replacement. */
+    final Set<String> replacing = new LinkedHashSet<>();
+    /** A replacement is scheduled only once this many joiners are in it (0: no such wait). */
+    int awaitedJoiners;
     SwitchOrder order;
   }
 
@@ -158,6 +169,11 @@ public final class CoordinatorState {
       }
       if (order.isSetLeavers()) {
         order.getLeavers().stream().filter(id -> contains(s.topology, id)).forEach(c.leavers::add);
+      }
+      if (!scheduled && order.isSetAwaitedJoiners()) {
+        // A replacement the previous leader still waited on: keep waiting for the same newcomers.
+        c.awaitedJoiners = order.getAwaitedJoiners();
+        c.replacing.addAll(c.leavers);
       }
       if (scheduled) {
         c.order = order.deepCopy();
@@ -266,6 +282,102 @@ public final class CoordinatorState {
     target.leavers.add(workerId);
     maybeSchedule();
     return currentOrderView(target);
+  }
+
+  /**
+   * Migration in one switch: {@code leavers} leave at the switch that admits the next
+   * {@code joiners} newcomers, whose containers are launched after this call. The switch is
+   * scheduled once that many joiners are in the change and ready (newcomers that registered
+   * before are not counted); meanwhile the leavers stay ordinary members. Asking again with the
+   * same leavers returns the change as it stands (a retried call).
+   *
+   * @return the order as it stands; atStep is -1 while it waits for the newcomers
+   * @throws EdlError no leaver or joiner, a leaver not in the running ring or already leaving,
+   *                  every member would leave (one must stay to send the model), another
+   *                  replacement is pending, or the job stops for a restart
+   */
+  public SwitchOrder replace(List<String> leavers, int joiners) throws EdlError {
+    requireLeading();
+    String value = leavers == null ? "null" : String.join(",", leavers);
+    if (leavers == null || leavers.isEmpty()) {
+      throw error("leavers", value, "a replacement names at least one worker to leave");
+    }
+    Set<String> wanted = new LinkedHashSet<>();
+    for (String id : leavers) {
+      requireText("leavers", id);
+      wanted.add(id);
+    }
+    for (Change c : new Change[] {change, queued}) {
+      if (c != null && !c.replacing.isEmpty()) {
+        if (c.replacing.equals(wanted)) {
+          return currentOrderView(c);
+        }
+        throw error("leavers", value, "a replacement of " + c.replacing + " is already pending");
+      }
+    }
+    if (joiners < 1) {
+      throw error("joiners", Integer.toString(joiners),
+          "a replacement admits at least one newcomer (leave removes without one)");
+    }
+    if (stop != null) {
+      throw error("leavers", value, "the job stops for a restart after step " + stop.getAtStep()
+          + "; size the restarted job instead");
+    }
+    for (String id : wanted) {
+      if (!contains(topology, id)) {
+        throw error("leavers", id, "is not a member of the running ring v" + topology.getVersion());
+      }
+      if ((change != null && change.leavers.contains(id)) || (queued != null && queued.leavers.contains(id))) {
+        throw error("leavers", id, "is already leaving with a pending change");
+      }
+    }
+    boolean someoneStays = topology.getRing().stream().map(WorkerInfo::getWorkerId)
+        .anyMatch(id -> !wanted.contains(id) && !(change != null && change.leavers.contains(id))
+            && !(queued != null && queued.leavers.contains(id)));
+    if (!someoneStays) {
+      throw error("leavers", value, "every worker of the ring would leave: one must stay to send"
+          + " the model to the newcomers");
+    }
+    Change target = openChange();
+    target.leavers.addAll(wanted);
+    target.replacing.addAll(wanted);
+    target.awaitedJoiners = target.joiners.size() + joiners;
+    return currentOrderView(target);
+  }
+
+  /**
+   * Withdraws the pending replacement of exactly {@code leavers} while its switch is not
+   * scheduled: they stay members, and newcomers already in the change join on their own.
+   *
+   * @return false when no such replacement is pending (never asked, or already applied)
+   * @throws EdlError its switch is already scheduled
+   */
+  public boolean cancelReplace(List<String> leavers) throws EdlError {
+    requireLeading();
+    Set<String> wanted = leavers == null ? Set.of() : new LinkedHashSet<>(leavers);
+    for (Change c : new Change[] {change, queued}) {
+      if (c == null || c.replacing.isEmpty() || !c.replacing.equals(wanted)) {
+        continue;
+      }
+      if (c.order != null) {
+        throw error("leavers", String.join(",", leavers), "their switch is already scheduled at step "
+            + c.order.getAtStep());
+      }
+      c.leavers.removeAll(c.replacing);
+      c.replacing.clear();
+      c.awaitedJoiners = 0;
+      if (c.joiners.isEmpty() && c.leavers.isEmpty()) {
+        if (c == change) {
+          change = null;
+        } else {
+          queued = null;
+        }
+      } else if (c == change) {
+        maybeSchedule();
+      }
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -486,7 +598,7 @@ public final class CoordinatorState {
     if (change == null || change.order != null) {
       return;
     }
-    if (!readyWorkers.containsAll(change.joiners.keySet())) {
+    if (change.joiners.size() < change.awaitedJoiners || !readyWorkers.containsAll(change.joiners.keySet())) {
       return;
     }
     Topology next = nextTopology(change);
@@ -571,6 +683,9 @@ public final class CoordinatorState {
     SwitchOrder o = new SwitchOrder(c == change ? next.getVersion() : next.getVersion() + 1, -1);
     o.setLeavers(new ArrayList<>(c.leavers));
     o.setJoiners(new ArrayList<>(c.joiners.keySet()));
+    if (c.awaitedJoiners > 0) {
+      o.setAwaitedJoiners(c.awaitedJoiners);
+    }
     return o;
   }
 

@@ -107,6 +107,13 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
     }
   }
 
+  /** Migration as the AM does it: announced to the leader before the newcomers start. */
+  SwitchOrder replace(List<String> leavers, int joiners) throws Exception {
+    try (CoordinatorClient leader = leader()) {
+      return leader.replace(leavers, joiners);
+    }
+  }
+
   /** Stop-resume as the AM asks for it: through the leader found in ZooKeeper. */
   org.edl.thrift.StopOrder stopForRestart(String directory) throws Exception {
     try (CoordinatorClient leader = leader()) {

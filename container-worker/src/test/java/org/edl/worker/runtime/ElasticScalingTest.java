@@ -198,45 +198,110 @@ class ElasticScalingTest {
     }
   }
 
+  /**
+   * Migration as the AM runs it, at max-workers: the leader is told first that b and c leave at
+   * the switch that admits the next two newcomers; then d and e start and, as any newcomer, report
+   * ready as soon as they are prepared. One switch adds d and e and removes b and c.
+   */
   @Test
-  void aMigrationRemovesOneAndAddsOneInOneSwitch() throws Exception {
-    try (ElasticJob job = job(2, 3, BatchRule.FIXED_GLOBAL, 24, Duration.ofMillis(5))) {
-      String a = ElasticJob.id(job.appId, 1);
-      String b = ElasticJob.id(job.appId, 2);
-      String c = ElasticJob.id(job.appId, 3);
+  void aMigrationRemovesTwoAndAddsTwoInOneSwitch() throws Exception {
+    try (ElasticJob job = job(3, 3, BatchRule.FIXED_GLOBAL, 24, Duration.ofMillis(5))) {
+      List<String> ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2),
+          ElasticJob.id(job.appId, 3), ElasticJob.id(job.appId, 4), ElasticJob.id(job.appId, 5));
+      String a = ids.get(0);
+      String b = ids.get(1);
+      String c = ids.get(2);
+      String d = ids.get(3);
+      String e = ids.get(4);
       job.holdBefore(15);
-      job.start(a);
-      job.start(b);
-      job.awaitTrained(b, 14);
-      // The new container starts; once it has registered, the old one is asked to leave: the
-      // leader merges both into the change that waits for the newcomer to be ready.
-      java.util.concurrent.CountDownLatch leaveAsked = new java.util.concurrent.CountDownLatch(1);
-      job.start(c, config -> {
-        if (!leaveAsked.await(ElasticJob.WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
-          throw new IllegalStateException("the test never asked for the leave");
-        }
-        return ExecutionContext.FROM_SPEC.prepare(config);
-      });
-      job.awaitRegistered(c);
-      SwitchOrder merged = job.leave(b);
-      assertEquals(-1, merged.getAtStep(), "waits for the newcomer");
-      leaveAsked.countDown();
+      for (String w : List.of(a, b, c)) {
+        job.start(w);
+      }
+      job.awaitTrained(c, 14);
+      SwitchOrder announced = job.replace(List.of(b, c), 2);
+      assertEquals(-1, announced.getAtStep(), "waits for the newcomers");
+      job.start(d);
+      job.start(e);
+      // Held so the short job cannot end before the newcomers are there.
+      job.awaitReady(d);
+      job.awaitReady(e);
       job.release();
-      SwitchRecord joined = job.awaitSwitch(c, 2);
+      SwitchRecord joined = job.awaitSwitch(d, 2);
+      long atStep = joined.atStep();
+      assertEquals(atStep, job.awaitSwitch(e, 2).atStep(), "both newcomers in the same switch");
 
-      Worker.Outcome ob = job.outcome(b);
+      for (String leaver : List.of(b, c)) {
+        Worker.Outcome o = job.outcome(leaver);
+        assertEquals(Worker.Ending.LEFT, o.ending());
+        assertEquals(atStep + 1, o.nextStep(), leaver + " left right after the switch step");
+        SwitchRecord r = job.switchOf(leaver, 2);
+        assertEquals(SwitchRecord.Role.LEAVER, r.role());
+        assertEquals(atStep, r.atStep());
+      }
       Worker.Outcome oa = job.outcome(a);
-      Worker.Outcome oc = job.outcome(c);
-      assertEquals(Worker.Ending.LEFT, ob.ending());
-      assertEquals(joined.atStep() + 1, ob.nextStep());
-      assertEquals(joined.atStep() + 1, oc.firstStep());
+      Worker.Outcome od = job.outcome(d);
+      Worker.Outcome oe = job.outcome(e);
       SwitchRecord ra = job.switchOf(a, 2);
-      assertEquals(SwitchRecord.Role.BROADCASTER, ra.role());
-      assertEquals(2, ra.workersBefore());
-      assertEquals(2, ra.workersAfter());
+      assertEquals(SwitchRecord.Role.BROADCASTER, ra.role(), "the one survivor sends the model");
+      assertEquals(atStep, ra.atStep());
+      assertEquals(3, ra.workersBefore());
+      assertEquals(3, ra.workersAfter());
       assertEquals(1, job.switches.get(a).size(), "one switch for the whole migration");
-      assertEquals(2, oa.workers());
-      assertIdentical(List.of(oa, oc));
+      // The survivor stopped at the switch step's batch end, after both newcomers were ready:
+      // their start-up is not part of its stop, only the broadcast is.
+      assertTrue(ra.startNanos() > Math.max(job.readyNanos.get(d), job.readyNanos.get(e)));
+      for (Worker.Outcome o : List.of(od, oe)) {
+        assertEquals(atStep + 1, o.firstStep(), "newcomers start at the step after the switch");
+      }
+      for (Worker.Outcome o : List.of(oa, od, oe)) {
+        assertEquals(Worker.Ending.FINISHED, o.ending());
+        assertEquals(STEPS, o.nextStep());
+        assertEquals(3, o.workers());
+      }
+      assertIdentical(List.of(oa, od, oe));
+      assertEveryPositionOnce(job, STEPS * 24L);
+      assertTrue(job.batches.stream().noneMatch(x -> (x.workerId().equals(b) || x.workerId().equals(c))
+          && x.step() > atStep), "the leavers trained nothing after the switch");
+      assertTrue(job.batches.stream().noneMatch(x -> (x.workerId().equals(d) || x.workerId().equals(e))
+          && x.step() <= atStep), "the newcomers trained nothing before it");
+    }
+  }
+
+  /**
+   * The leader is among the workers replaced: the one switch also hands the job over, and the
+   * others follow the successor.
+   */
+  @Test
+  void aMigrationThatMovesTheLeaderHandsOverAtTheSameSwitch() throws Exception {
+    try (ElasticJob job = job(2, 2, BatchRule.FIXED_GLOBAL, 24, Duration.ofMillis(5))) {
+      List<String> first = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2));
+      String newcomer = ElasticJob.id(job.appId, 3);
+      job.holdBefore(15);
+      first.forEach(job::start);
+      for (String w : first) {
+        job.awaitTrained(w, 14);
+      }
+      String leader = first.stream().filter(w -> job.worker(w).isLeading()).findFirst().orElseThrow();
+      String stays = first.stream().filter(w -> !w.equals(leader)).findFirst().orElseThrow();
+      job.replace(List.of(leader), 1);
+      job.start(newcomer);
+      job.awaitReady(newcomer);
+      job.release();
+      long atStep = job.awaitSwitch(newcomer, 2).atStep();
+
+      Worker.Outcome gone = job.outcome(leader);
+      assertEquals(Worker.Ending.LEFT, gone.ending());
+      assertEquals(atStep + 1, gone.nextStep());
+      assertFalse(gone.leader());
+      Worker.Outcome os = job.outcome(stays);
+      Worker.Outcome on = job.outcome(newcomer);
+      assertEquals(SwitchRecord.Role.BROADCASTER, job.switchOf(stays, 2).role());
+      assertEquals(1, List.of(os, on).stream().filter(Worker.Outcome::leader).count(), "one successor leads");
+      for (Worker.Outcome o : List.of(os, on)) {
+        assertEquals(Worker.Ending.FINISHED, o.ending());
+        assertEquals(STEPS, o.nextStep());
+      }
+      assertIdentical(List.of(os, on));
       assertEveryPositionOnce(job, STEPS * 24L);
     }
   }
