@@ -5,6 +5,10 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -14,10 +18,13 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
+import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
+import org.edl.worker.coord.AmAddressRecord;
+import org.edl.worker.coord.HostPort;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.rpc.RpcServer;
 import org.edl.worker.runtime.WorkerEnv;
@@ -73,7 +80,8 @@ public final class ApplicationMaster {
     ExecutorService mainThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "am-main"));
     YarnContainerDriver driver = new YarnContainerDriver(conf, YarnClientFactory.real(), mainThread,
         HEARTBEAT_MS);
-    // Only scale-in and migration talk to ZooKeeper: it says where the leader is.
+    // ZooKeeper says where the leader is (scale-in, migration); the AM publishes its own address
+    // and its workers' GPU indices there for a later attempt.
     CuratorFramework zk = CuratorFrameworkFactory.newClient(zkConnect, new ExponentialBackoffRetry(200, 10));
     zk.start();
     LeaderWorkerRemoval removal = new LeaderWorkerRemoval(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
@@ -90,8 +98,24 @@ public final class ApplicationMaster {
           ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
           ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
           spec.workerMemoryMb());
-      driver.start(fleet, workers, host, rpc.port(), "");
-      mainThread.execute(fleet::start);
+      AmAddressRecord.publish(zk, appId, new HostPort(host, rpc.port()));
+      GpuIndexRecord gpuRecord = new GpuIndexRecord(zk, appId);
+      YarnContainerDriver.LaunchContextFactory recorded = (c, launch) -> {
+        try {
+          gpuRecord.write(c.id(), launch.gpuIndices());
+        } catch (Exception e) {
+          LOG.warn("Could not record the GPUs {} of {}: a later AM attempt will not know them",
+              launch.gpuIndices(), c.id(), e);
+        }
+        return workers.create(c, launch);
+      };
+      // Registration and adoption in one main-thread task: YARN's first answers (a previous
+      // attempt's container that completed meanwhile) queue behind it and find the fleet adopted.
+      mainThread.submit(() -> {
+        var registered = driver.start(fleet, recorded, host, rpc.port(), "");
+        fleet.adopt(previousWorkers(registered.getContainersFromPreviousAttempts(), gpuRecord));
+        return null;
+      }).get();
       JobOutcome outcome = fleet.outcome().get();
       // The last progress goes into the final diagnostics: the client reads them from the RM
       // after this endpoint is gone.
@@ -105,6 +129,30 @@ public final class ApplicationMaster {
       driver.stop();
       mainThread.shutdownNow();
     }
+  }
+
+  /**
+   * The containers YARN kept from earlier attempts (the job is submitted with
+   * keep-containers-across-application-attempts), with the GPU indices each was launched with.
+   * The AM's own container is not among them: it belongs to the attempt.
+   */
+  private static Map<WorkerContainer, List<Integer>> previousWorkers(List<Container> previous,
+      GpuIndexRecord gpuRecord) throws Exception {
+    Map<WorkerContainer, List<Integer>> running = new LinkedHashMap<>();
+    for (Container c : previous) {
+      String id = c.getId().toString();
+      Optional<List<Integer>> indices = gpuRecord.read(id);
+      if (indices.isEmpty()) {
+        LOG.warn("No GPU indices recorded for {}: its devices may be handed out again", id);
+      }
+      running.put(new WorkerContainer(id, c.getNodeId().getHost()), indices.orElse(List.of()));
+    }
+    if (!running.isEmpty()) {
+      LOG.info("Attempt {} adopts {} running workers: {}", ContainerId.fromString(
+          System.getenv(Environment.CONTAINER_ID.name())).getApplicationAttemptId().getAttemptId(),
+          running.size(), running.keySet());
+    }
+    return running;
   }
 
   private static float fraction(JobProgress p) {

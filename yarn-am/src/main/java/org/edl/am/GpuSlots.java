@@ -28,6 +28,15 @@ final class GpuSlots {
     return List.copyOf(indices);
   }
 
+  /**
+   * Books {@code indices} for a container that already runs with them (one a previous AM
+   * attempt launched), so that no later container on its host is given the same devices.
+   */
+  void take(WorkerContainer container, List<Integer> indices) {
+    takenByHost.computeIfAbsent(container.host(), h -> new TreeSet<>()).addAll(indices);
+    byContainer.put(container.id(), List.copyOf(indices));
+  }
+
   void free(WorkerContainer container) {
     List<Integer> indices = byContainer.remove(container.id());
     if (indices != null) {

@@ -158,6 +158,30 @@ public final class WorkerFleet implements ContainerEventHandler {
     requestMissing();
   }
 
+  /**
+   * Starts a new AM attempt's fleet from the workers the previous attempts left running (YARN
+   * kept them: keep-containers-across-application-attempts), each with the GPU indices it was
+   * launched with. They are the running job: the fleet is RUNNING at once and restarts none of
+   * them. The target is their number (a change the old attempt finished counts), but never
+   * below min-workers: the missing ones are requested. With none left this is {@link #start}.
+   */
+  public void adopt(Map<WorkerContainer, List<Integer>> running) {
+    if (running.isEmpty()) {
+      start();
+      return;
+    }
+    running.forEach((c, indices) -> {
+      live.put(c.id(), c);
+      started.add(c.id());
+      gpus.take(c, indices);
+    });
+    target = Math.min(maxWorkers, Math.max(minWorkers, live.size()));
+    phase = Phase.RUNNING;
+    lastEvent = "adopted " + live.size() + " running workers from a previous ApplicationMaster attempt";
+    LOG.info("{}: {}; target {}", lastEvent, live.keySet(), target);
+    requestMissing();
+  }
+
   /** Completes once, when the job has succeeded or failed. */
   public CompletableFuture<JobOutcome> outcome() {
     return outcome;

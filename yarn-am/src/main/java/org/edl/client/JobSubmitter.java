@@ -54,6 +54,12 @@ public final class JobSubmitter {
   public static final int AM_MEMORY_MB = 512;
   /** The application type of every EDL job in the ResourceManager. */
   public static final String APPLICATION_TYPE = "EDL";
+  /** ApplicationMaster attempts per job (client configuration); the RM caps it at its own maximum. */
+  public static final String AM_MAX_ATTEMPTS = "edl.am.max-attempts";
+  public static final int DEFAULT_AM_MAX_ATTEMPTS = 2;
+  /** Window in which AM attempt failures count towards {@link #AM_MAX_ATTEMPTS}, in ms. */
+  public static final String AM_ATTEMPT_FAILURES_VALIDITY_MS = "edl.am.attempt-failures-validity-ms";
+  public static final long DEFAULT_AM_ATTEMPT_FAILURES_VALIDITY_MS = 10 * 60 * 1000L;
 
   private final Configuration conf;
   private final YarnClient yarn;
@@ -96,8 +102,15 @@ public final class JobSubmitter {
       if (!spec.queue().isEmpty()) {
         context.setQueue(spec.queue());
       }
-      // Recovery is the job's business (checkpoints), not a second AM attempt's.
-      context.setMaxAppAttempts(1);
+      // A new AM attempt adopts the running workers instead of restarting them (the workers'
+      // own failures are the job's business: checkpoints). The RM caps the attempts at
+      // yarn.resourcemanager.am.max-attempts.
+      context.setMaxAppAttempts(conf.getInt(AM_MAX_ATTEMPTS, DEFAULT_AM_MAX_ATTEMPTS));
+      context.setKeepContainersAcrossApplicationAttempts(true);
+      // An AM that died once a day ago says nothing about the one now: only failures within
+      // this window count towards the limit.
+      context.setAttemptFailuresValidityInterval(conf.getLong(AM_ATTEMPT_FAILURES_VALIDITY_MS,
+          DEFAULT_AM_ATTEMPT_FAILURES_VALIDITY_MS));
       context.setResource(Resource.newInstance(AM_MEMORY_MB, 1));
       context.setAMContainerSpec(amLaunchContext(fs, staging, zkConnect, secret));
       yarn.submitApplication(context);

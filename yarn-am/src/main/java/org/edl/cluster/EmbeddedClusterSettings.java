@@ -58,6 +58,10 @@ public final class EmbeddedClusterSettings {
     conf.setBoolean(FAIR_ASSIGN_MULTIPLE, true);
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 500L);
 
+    // A job's AM may be restarted once: the second attempt adopts the running workers
+    // (JobSubmitter asks for keep-containers-across-application-attempts).
+    conf.setInt(YarnConfiguration.RM_AM_MAX_ATTEMPTS, 2);
+
     // Container logs go to HDFS when an application ends, so `yarn logs -applicationId` works as
     // on a real cluster. (Without it the NodeManagers keep a 3-hour log-deletion timer that
     // holds up every shutdown by 10 s.)

@@ -515,6 +515,50 @@ class WorkerFleetTest {
     assertEquals(outcome, fleet.outcome().getNow(null));
   }
 
+  @Test
+  void aNewAttemptAdoptsTheRunningWorkersWithTheirGpusAndRestartsNone() throws Exception {
+    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 4);
+    Map<WorkerContainer, List<Integer>> running = new LinkedHashMap<>();
+    running.put(c("c1", "h1"), List.of(0, 1));
+    running.put(c("c2", "h1"), List.of(2, 3));
+    running.put(c("c3", "h2"), List.of(0, 1));
+    fleet.adopt(running);
+
+    FleetStatus status = fleet.status();
+    assertEquals(WorkerFleet.Phase.RUNNING, status.phase());
+    assertEquals(List.of("c1", "c2", "c3"), status.containers());
+    assertEquals(3, status.targetWorkers(), "a scale-out the old attempt made counts");
+    assertTrue(requested.isEmpty(), "nothing requested: " + requested);
+    assertTrue(launched.isEmpty(), "nothing relaunched: " + launched);
+
+    // The adopted workers' devices stay theirs: a newcomer on h1 gets the next free ones.
+    fleet.onProgressReport(3);
+    fleet.scaleOut(1, ScaleMode.EDL);
+    fleet.onContainersAllocated(List.of(c("c4", "h1")));
+    assertEquals(List.of(4, 5), launched.get("c4").gpuIndices());
+
+    // An adopted worker's end is an ordinary completion.
+    fleet.onContainerStarted("c4");
+    for (String id : List.of("c1", "c2", "c3", "c4")) {
+      fleet.onContainerCompleted(id, 0, "");
+    }
+    assertTrue(fleet.outcome().getNow(null).succeeded());
+  }
+
+  @Test
+  void adoptingFewerThanMinWorkersRequestsTheMissingOnesAndAdoptingNoneIsAFreshStart() {
+    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 3, 2, 4);
+    fleet.adopt(Map.of(c("c1", "h1"), List.of(0, 1)));
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+    assertEquals(2, fleet.status().targetWorkers());
+    assertEquals(List.of(1), requested);
+
+    WorkerFleet fresh = new WorkerFleet(driver, removal, RESOURCE, 3, 2, 4);
+    fresh.adopt(Map.of());
+    assertEquals(WorkerFleet.Phase.STARTING, fresh.status().phase());
+    assertEquals(List.of(1, 3), requested);
+  }
+
   private static WorkerContainer c(String id, String host) {
     return new WorkerContainer(id, host);
   }

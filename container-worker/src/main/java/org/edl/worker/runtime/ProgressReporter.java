@@ -19,12 +19,14 @@ import org.slf4j.LoggerFactory;
 /**
  * The leader's periodic {@code JobControl.reportProgress} to the ApplicationMaster. A failed
  * report is logged and the connection reopened next time: progress is advisory and must never
- * stop training.
+ * stop training. The AM may have moved meanwhile (a new attempt listens elsewhere): after a
+ * failed report the address is looked up again, and the next report goes to the one found.
  */
 final class ProgressReporter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
 
-  private final HostPort am;
+  private volatile HostPort am;
+  private final AmLookup lookup;
   private final JobSecret secret;
   private final Duration timeout;
   private final Supplier<Optional<JobProgress>> progress;
@@ -34,9 +36,24 @@ final class ProgressReporter implements AutoCloseable {
   private long lastLoggedStep = -1;
   private volatile ScheduledFuture<?> periodic;
 
+  /** Where the AM listens now, as the latest attempt published it; empty when unknown. */
+  @FunctionalInterface
+  interface AmLookup {
+    Optional<HostPort> current() throws Exception;
+
+    AmLookup NONE = Optional::empty;
+  }
+
   ProgressReporter(HostPort am, JobSecret secret, Duration timeout,
       Supplier<Optional<JobProgress>> progress) {
+    this(am, AmLookup.NONE, secret, timeout, progress);
+  }
+
+  /** @param am the first guess (the launch environment's); {@code lookup} replaces it after a failure */
+  ProgressReporter(HostPort am, AmLookup lookup, JobSecret secret, Duration timeout,
+      Supplier<Optional<JobProgress>> progress) {
     this.am = am;
+    this.lookup = lookup;
     this.secret = secret;
     this.timeout = timeout;
     this.progress = progress;
@@ -61,7 +78,15 @@ final class ProgressReporter implements AutoCloseable {
     }
     try {
       timer.submit(() -> {
-        send(finalProgress);
+        try {
+          send(finalProgress);
+        } catch (Exception e) {
+          // The last report names the model: worth one more try at wherever the AM is now.
+          LOG.warn("Final progress report to the AM at {} failed: {}; looking it up again", am, e.toString());
+          disconnect();
+          relocate();
+          send(finalProgress);
+        }
         return null;
       }).get(timeout.toMillis() * 2, TimeUnit.MILLISECONDS);
     } catch (Exception e) {
@@ -78,6 +103,19 @@ final class ProgressReporter implements AutoCloseable {
     } catch (Exception e) {
       LOG.warn("Progress report to the AM at {} failed: {}", am, e.toString());
       disconnect();
+      relocate();
+    }
+  }
+
+  private void relocate() {
+    try {
+      Optional<HostPort> now = lookup.current();
+      if (now.isPresent() && !now.get().equals(am)) {
+        LOG.info("The AM moved from {} to {}", am, now.get());
+        am = now.get();
+      }
+    } catch (Exception e) {
+      LOG.warn("Could not look up the AM's address: {}", e.toString());
     }
   }
 

@@ -31,7 +31,9 @@ import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.PeerLink;
 import org.edl.worker.collective.Ring;
+import org.edl.worker.coord.AmAddressRecord;
 import org.edl.worker.coord.CoordinatorService;
+import org.edl.worker.coord.HostPort;
 import org.edl.worker.coord.LeaderElection;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.job.InvalidInputException;
@@ -109,6 +111,8 @@ public final class Worker implements AutoCloseable {
   private volatile LeaderConnection leader;
   private volatile String selfAddress;
   private volatile ProgressReporter reporter;
+  /** The job's ZooKeeper client, once joinJob connected it. */
+  private volatile CuratorFramework zk;
   /** Set once this worker trains in a ring: from then on a worker that leads reports progress. */
   private volatile boolean inRing;
 
@@ -350,10 +354,17 @@ public final class Worker implements AutoCloseable {
     if (reporter != null || config.amAddress() == null || !coordinator.isLeading()) {
       return;
     }
-    reporter = new ProgressReporter(config.amAddress(), config.secret(), config.rpcTimeout(), coordinator::progress);
+    reporter = new ProgressReporter(config.amAddress(), this::currentAmAddress, config.secret(),
+        config.rpcTimeout(), coordinator::progress);
     resources.push(reporter);
     reporter.start(config.progressInterval());
     LOG.info("Reporting progress to the AM at {}", config.amAddress());
+  }
+
+  /** A new AM attempt listens elsewhere and publishes where in ZooKeeper. */
+  private Optional<HostPort> currentAmAddress() throws Exception {
+    CuratorFramework client = zk;
+    return client == null ? Optional.empty() : AmAddressRecord.read(client, config.appId());
   }
 
   /** The leader's end of the job: wait for the last reports, then write model and metrics. */
@@ -399,6 +410,7 @@ public final class Worker implements AutoCloseable {
     if (!curator.blockUntilConnected((int) left(deadline), TimeUnit.MILLISECONDS)) {
       throw new TimeoutException("ZooKeeper at " + config.zkConnect() + " not reachable within " + config.startupTimeout());
     }
+    zk = curator;
     selfAddress = config.host() + ":" + rpcServer.port();
     election = new LeaderElection(curator, config.appId(), selfAddress, leadershipEvents);
     election.addListener(new LeaderElection.Listener() {

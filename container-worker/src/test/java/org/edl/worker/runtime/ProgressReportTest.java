@@ -13,6 +13,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.thrift.BatchRule;
@@ -20,6 +23,7 @@ import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.ProfileResult;
+import org.edl.worker.coord.AmAddressRecord;
 import org.edl.worker.coord.HostPort;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.rpc.RpcServer;
@@ -131,6 +135,70 @@ class ProgressReportTest {
     assertEquals(steps, last.getStep(), "the successor reported the end: " + last);
     assertEquals(1, last.getWorkers());
     assertTrue(last.isSetModelPath(), last.toString());
+  }
+
+  /**
+   * A new AM attempt listens elsewhere and publishes its address in ZooKeeper; the leader, whose
+   * launch environment names the dead attempt, finds it there after a failed report, and the
+   * final report (naming the model) reaches the new one.
+   */
+  @Test
+  void whenTheAmMovesTheLeaderFindsItInZooKeeper() throws Exception {
+    JobSecret secret = JobSecret.generate();
+    BlockingQueue<JobProgress> toFirst = new LinkedBlockingQueue<>();
+    BlockingQueue<JobProgress> toSecond = new LinkedBlockingQueue<>();
+    long steps = 1500;
+    String appId = "application_9_0003";
+    JobProgress first = null;
+    JobSpec spec = new JobSpec("test", "softmax", "synthetic:samples=300,features=6,classes=3,seed=5",
+        "auto", 2, 1, 2, 0, 512, 1, steps, 20, BatchRule.FIXED_GLOBAL, 0.5, 8, 3, "cpu",
+        out.toUri().toString(), "").validate();
+    try (TestingServer zk = new TestingServer();
+        CuratorFramework am = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100))) {
+      am.start();
+      RpcServer firstAm = RpcServer.start("job-control", new JobControl.Processor<>(new RecordingJobControl(toFirst)),
+          "127.0.0.1", 0, secret, Duration.ofSeconds(10), RefusalListener.NONE);
+      AmAddressRecord.publish(am, appId, new HostPort("127.0.0.1", firstAm.port()));
+      ExecutorService threads = Executors.newFixedThreadPool(2);
+      List<Worker> workers = new ArrayList<>();
+      List<Future<Worker.Outcome>> outcomes = new ArrayList<>();
+      try (RpcServer secondAm = RpcServer.start("job-control",
+          new JobControl.Processor<>(new RecordingJobControl(toSecond)), "127.0.0.1", 0, secret,
+          Duration.ofSeconds(10), RefusalListener.NONE)) {
+        for (int i = 1; i <= 2; i++) {
+          Worker w = new Worker(WorkerConfig.of(appId, "container_9_0003_0" + i, "127.0.0.1",
+              zk.getConnectString(), new HostPort("127.0.0.1", firstAm.port()), spec, secret,
+              new Configuration()).withProgressInterval(Duration.ofMillis(20)), ExecutionContext.FROM_SPEC,
+              new WorkerListener() {
+                @Override
+                public void beforeBatch(String workerId, long step) throws InterruptedException {
+                  Thread.sleep(5);
+                }
+              });
+          workers.add(w);
+          outcomes.add(threads.submit(w::run));
+        }
+        first = toFirst.poll(60, TimeUnit.SECONDS);
+        assertTrue(first != null && first.getStep() < steps, "a report to the first AM while training: " + first);
+        firstAm.close();
+        AmAddressRecord.publish(am, appId, new HostPort("127.0.0.1", secondAm.port()));
+        for (Future<Worker.Outcome> f : outcomes) {
+          f.get(120, TimeUnit.SECONDS);
+        }
+      } finally {
+        workers.forEach(Worker::close);
+        threads.shutdownNow();
+        firstAm.close();
+      }
+    }
+    List<JobProgress> seen = new ArrayList<>();
+    toSecond.drainTo(seen);
+    assertTrue(!seen.isEmpty(), "no report reached the new AM");
+    JobProgress last = seen.get(seen.size() - 1);
+    assertEquals(steps, last.getStep(), "the end went to the new AM: " + last);
+    assertTrue(last.isSetModelPath(), last.toString());
+    assertTrue(seen.get(0).getStep() >= first.getStep(),
+        "the new AM heard the training go on, not start over: " + seen.get(0));
   }
 
   /** The AM's side of reportProgress: records what arrives. */

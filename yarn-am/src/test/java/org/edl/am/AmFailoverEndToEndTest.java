@@ -1,0 +1,157 @@
+package org.edl.am;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.client.JobSubmitter;
+import org.edl.client.SubmittedJob;
+import org.edl.cluster.EmbeddedCluster;
+import org.edl.thrift.BatchRule;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobState;
+import org.edl.thrift.JobStatus;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.rpc.RpcClient;
+import org.edl.worker.rpc.RpcConnection;
+import org.edl.worker.runtime.ModelOutput;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Kill the AM: its container is shut down forcefully in the middle of training on the embedded
+ * cluster. YARN starts a second attempt, which adopts the two running worker containers (the
+ * same ids: nothing restarted), is found by the leader through ZooKeeper (its status shows the
+ * steps still growing past where they were), and the job succeeds with its model on HDFS.
+ */
+class AmFailoverEndToEndTest {
+  private static final long STEPS = 4_000;
+  private static final Duration WAIT = Duration.ofMinutes(3);
+  private static final Duration POLL = Duration.ofMillis(250);
+
+  private static EmbeddedCluster cluster;
+  private static YarnClient yarn;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
+    yarn = YarnClient.createYarnClient();
+    yarn.init(cluster.configuration());
+    yarn.start();
+  }
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    if (yarn != null) {
+      yarn.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void aKilledAmIsReplacedByAnAttemptThatAdoptsTheRunningWorkers() throws Exception {
+    JobSpec spec = new JobSpec("am-failover-e2e", "mlp",
+        "synthetic:samples=8192,features=128,classes=10,seed=5", "auto", 2, 2, 2, 1, 512, 1, STEPS,
+        256, BatchRule.FIXED_GLOBAL, 0.05, 128, 1, "cpu", "", "").validate();
+    SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
+    try {
+      ApplicationReport first = await("the first AM to register", () -> yarn.getApplicationReport(job.appId()),
+          r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
+      assertEquals(1, first.getCurrentApplicationAttemptId().getAttemptId());
+      JobStatus before = withAm(first, job, am -> await("two workers training", am::status,
+          s -> s.getState() == JobState.RUNNING && s.isSetProgress()
+              && s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 5));
+      List<String> workers = List.copyOf(before.getContainers());
+      assertEquals(2, workers.size());
+
+      ContainerId amContainer = yarn.getApplicationAttemptReport(first.getCurrentApplicationAttemptId())
+          .getAMContainerId();
+      yarn.signalToContainer(amContainer, SignalContainerCommand.FORCEFUL_SHUTDOWN);
+
+      ApplicationReport second = await("a second AM attempt to register",
+          () -> yarn.getApplicationReport(job.appId()),
+          r -> r.getCurrentApplicationAttemptId().getAttemptId() == 2 && r.getRpcPort() > 0
+              && r.getYarnApplicationState() == YarnApplicationState.RUNNING);
+      assertNotEquals(first.getHost() + ":" + first.getRpcPort(), second.getHost() + ":" + second.getRpcPort(),
+          "the application report names the new attempt's endpoint");
+      long stepBefore = before.getProgress().getStep();
+      JobStatus after = withAm(second, job, am -> await("the leader reporting to the new AM", am::status,
+          s -> s.getState() == JobState.RUNNING && s.isSetProgress()
+              && s.getProgress().getStep() > stepBefore + 5));
+      assertEquals(Set.copyOf(workers), Set.copyOf(after.getContainers()),
+          "the same worker containers, not restarted");
+      assertEquals(2, after.getProgress().getWorkers());
+    } catch (Throwable t) {
+      t.addSuppressed(new AssertionError("application diagnostics: "
+          + yarn.getApplicationReport(job.appId()).getDiagnostics()));
+      yarn.killApplication(job.appId());
+      throw t;
+    }
+    ApplicationReport end = await("the job to end", () -> yarn.getApplicationReport(job.appId()),
+        r -> EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED,
+            YarnApplicationState.KILLED).contains(r.getYarnApplicationState()));
+    assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
+    assertTrue(end.getDiagnostics().contains("all 2 workers finished training"), end.getDiagnostics());
+    FileSystem fs = FileSystem.get(cluster.configuration());
+    Path model = new Path(job.spec().output(), ModelOutput.MODEL_FILE);
+    assertTrue(fs.exists(model), "the model is written: " + model);
+  }
+
+  @FunctionalInterface
+  private interface AmCall<T> {
+    T call(JobControl.Client am) throws Exception;
+  }
+
+  private static <T> T withAm(ApplicationReport report, SubmittedJob job, AmCall<T> call) throws Exception {
+    try (RpcConnection connection = RpcClient.open(report.getHost(), report.getRpcPort(), job.secret(),
+        Duration.ofSeconds(30))) {
+      return call.call(new JobControl.Client(connection.protocol()));
+    }
+  }
+
+  @FunctionalInterface
+  private interface Probe<T> {
+    T get() throws Exception;
+  }
+
+  /** Polls until {@code done} holds; fails naming what it waited for and the last value seen. */
+  private static <T> T await(String what, Probe<T> probe, Predicate<T> done) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    List<String> seen = new ArrayList<>();
+    T last = null;
+    while (System.nanoTime() < deadline) {
+      last = probe.get();
+      assertNotNull(last);
+      if (done.test(last)) {
+        return last;
+      }
+      if (last instanceof JobStatus s) {
+        assertFalse(s.getState() == JobState.FAILED || s.getState() == JobState.SUCCEEDED,
+            "the job ended while waiting for " + what + ": " + s);
+      }
+      seen.add(String.valueOf(last));
+      Thread.sleep(POLL.toMillis());
+    }
+    throw new AssertionError("gave up waiting for " + what + "; last seen: "
+        + (seen.isEmpty() ? "nothing" : seen.get(seen.size() - 1)));
+  }
+}
