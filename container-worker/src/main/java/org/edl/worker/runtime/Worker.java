@@ -27,6 +27,7 @@ import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
+import org.edl.worker.checkpoint.CheckpointSchedule;
 import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.PeerLink;
@@ -340,7 +341,12 @@ public final class Worker implements AutoCloseable {
     ElasticMembership membership = new ElasticMembership(config.workerId(), dataPlane, leader,
         coordinator, election, selfAddress, config.secret(), model, ring, config.rpcTimeout(),
         config.ticker(), listener, this::startReportingIfLeading, config.spec().gpusPerWorker(),
-        (order, next, workers) -> writeCheckpoint(model, data, order, next, workers));
+        (order, next, workers) -> writeCheckpoint(model, data, order, next, workers),
+        new PeriodicCheckpoints(config.hadoopConf(), config.spec().output(), config.spec().checkpointsKept(),
+            CheckpointSchedule.of(config.spec(), config.ticker()), coordinator, model,
+            (meta, workers) -> CheckpointMeta.of(meta, workers, model.name(), model.parameters().length,
+                data.size(), config.spec().seed(), Instant.now()),
+            config.ticker(), config.rpcTimeout(), listener, config.workerId()));
     resources.push(membership);
     return membership;
   }
