@@ -222,7 +222,8 @@ public final class Worker implements AutoCloseable {
       return Optional.empty();
     }
     try {
-      Checkpoint c = Checkpoint.read(config.hadoopConf(), config.restoreFrom());
+      // A directory of periodic checkpoints: a damaged or partial newest one is skipped (WARN).
+      Checkpoint c = Checkpoint.readNewestValid(config.hadoopConf(), config.restoreFrom());
       LOG.info("Restarting from checkpoint {}", c);
       return Optional.of(c);
     } catch (IOException e) {
