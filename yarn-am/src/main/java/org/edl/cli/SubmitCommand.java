@@ -77,6 +77,9 @@ public final class SubmitCommand implements Callable<Integer> {
     spec.validate(); // before connecting anywhere
     Configuration conf = cli.configuration();
     spec = ResumeCheck.resolve(conf, spec); // before submitting anything
+    if (!spec.resumeFrom().isEmpty()) {
+      cli.spec.commandLine().getOut().println("Resuming from checkpoint " + spec.resumeFrom());
+    }
     try (YarnClient yarn = startYarnClient(conf)) {
       return submitAndFollow(conf, yarn, spec, cli.spec.commandLine().getOut());
     }
