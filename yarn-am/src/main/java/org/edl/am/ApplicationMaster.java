@@ -88,6 +88,7 @@ public final class ApplicationMaster {
     WorkerFleet fleet = new WorkerFleet(driver, removal, removal, spec.output() + "/" + CHECKPOINTS,
         new WorkerResource(spec.workerMemoryMb(), spec.workerVcores(), spec.gpusPerWorker()),
         spec.workers(), spec.minWorkers(), spec.maxWorkers());
+    fleet.startFrom(spec.resumeFrom());
     JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
         p -> driver.reportProgress(fraction(p)), new HdfsProfileStore(conf, spec.output(),
             "EDL profile of " + appId + ": " + spec.model() + ", backend " + spec.backend()));

@@ -116,6 +116,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   private Migration migration;
   private Restart restart;
   private int restarts;
+  /** The checkpoint the job's first workers start from ({@code edl submit --resume-from}); null: none. */
+  private String resumeFrom;
   /** Ring size in the leader's latest progress report; -1 before the first. */
   private int reportedWorkers = -1;
 
@@ -538,6 +540,15 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
   }
 
+  /**
+   * Starts the job's first workers from {@code checkpoint}: each container launched before every
+   * first worker started gets {@link WorkerEnv#RESTORE_FROM}; later ones join the running job and
+   * are handed the model by the ring, as usual.
+   */
+  public void startFrom(String checkpoint) {
+    resumeFrom = checkpoint == null || checkpoint.isBlank() ? null : checkpoint;
+  }
+
   private void launch(WorkerContainer c) {
     live.put(c.id(), c);
     if (phase == Phase.RUNNING) {
@@ -545,9 +556,11 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     List<Integer> indices = gpus.assign(c, resource.gpus());
     LOG.info("Launching worker in {} on {} with GPUs {}", c.id(), c.host(), indices);
-    driver.launch(c, new WorkerLaunch(indices, restart == null ? Map.of() : Map.of(
-        WorkerEnv.RESTORE_FROM, restart.directory(),
-        WorkerEnv.FIRST_RING_WORKERS, Integer.toString(restart.size()))));
+    Map<String, String> env = restart != null
+        ? Map.of(WorkerEnv.RESTORE_FROM, restart.directory(), WorkerEnv.FIRST_RING_WORKERS,
+            Integer.toString(restart.size()))
+        : resumeFrom != null && phase == Phase.STARTING ? Map.of(WorkerEnv.RESTORE_FROM, resumeFrom) : Map.of();
+    driver.launch(c, new WorkerLaunch(indices, env));
   }
 
   /**

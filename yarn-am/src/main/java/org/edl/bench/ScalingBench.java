@@ -97,7 +97,9 @@ public final class ScalingBench {
     String name = mode == ScaleMode.EDL ? "edl" : "stop-resume";
     JobSpec spec = new JobSpec("edl-bench-scaling-" + name, options.model(), data, "libsvm", 4, 2, 8, 1,
         768, 1, 10_000_000L, options.perWorkerBatch(), BatchRule.FIXED_PER_WORKER, 0.05,
-        options.hidden(), 1, options.backend(), "", "");
+        options.hidden(), 1, options.backend(), "", "")
+        // No periodic checkpoints: their writes would land in some changes' windows and not others.
+        .withCheckpoints(0, 0, 1);
     SubmittedJob job = new JobSubmitter(conf, yarn).submit(spec);
     say("[" + name + "] submitted " + job.appId() + " (4 workers, backend " + options.backend() + ")");
     List<Request> requests = new ArrayList<>();

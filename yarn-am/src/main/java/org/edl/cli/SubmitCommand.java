@@ -6,6 +6,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.client.JobSubmitter;
 import org.edl.client.ProgressFollower;
+import org.edl.client.ResumeCheck;
 import org.edl.client.SubmittedJob;
 import org.edl.worker.data.SyntheticSpec;
 import org.edl.worker.job.JobSpec;
@@ -57,12 +58,28 @@ public final class SubmitCommand implements Callable<Integer> {
   String output;
   @Option(names = "--queue", defaultValue = "", description = "YARN queue (default: the scheduler's choice).")
   String queue;
+  @Option(names = "--checkpoint-every-batches", defaultValue = "" + JobSpec.DEFAULT_CHECKPOINT_EVERY_BATCHES,
+      description = "Periodic checkpoint after this many batches, or --checkpoint-every-minutes, whichever first; 0: never by count (default: ${DEFAULT-VALUE}).")
+  long checkpointEveryBatches;
+  @Option(names = "--checkpoint-every-minutes", defaultValue = "" + JobSpec.DEFAULT_CHECKPOINT_EVERY_MINUTES,
+      description = "Periodic checkpoint after this many minutes; 0: never by time (default: ${DEFAULT-VALUE}).")
+  int checkpointEveryMinutes;
+  @Option(names = "--checkpoints-kept", defaultValue = "" + JobSpec.DEFAULT_CHECKPOINTS_KEPT,
+      description = "Newest periodic checkpoints kept; older ones are deleted (default: ${DEFAULT-VALUE}).")
+  int checkpointsKept;
+  @Option(names = "--resume-from", defaultValue = "", paramLabel = "DIR",
+      description = "Start from a checkpoint: a checkpoint's directory or a directory of them (the newest that verifies).")
+  String resumeFrom;
 
   @Override
   public Integer call() throws Exception {
     JobSpec spec = toSpec();
     spec.validate(); // before connecting anywhere
     Configuration conf = cli.configuration();
+    spec = ResumeCheck.resolve(conf, spec); // before submitting anything
+    if (!spec.resumeFrom().isEmpty()) {
+      cli.spec.commandLine().getOut().println("Resuming from checkpoint " + spec.resumeFrom());
+    }
     try (YarnClient yarn = startYarnClient(conf)) {
       return submitAndFollow(conf, yarn, spec, cli.spec.commandLine().getOut());
     }
@@ -90,6 +107,7 @@ public final class SubmitCommand implements Callable<Integer> {
     return new JobSpec(name == null ? "edl-" + model : name, model, data, format, workers,
         minWorkers == null ? workers : minWorkers, maxWorkers == null ? workers : maxWorkers,
         gpusPerWorker, workerMemoryMb, workerVcores, steps, batchSize, JobSpec.batchRuleOf(batchRule),
-        learningRate, hidden, seed, "cpu", output, queue);
+        learningRate, hidden, seed, "cpu", output, queue, checkpointEveryBatches, checkpointEveryMinutes,
+        checkpointsKept, resumeFrom == null ? "" : resumeFrom.trim());
   }
 }

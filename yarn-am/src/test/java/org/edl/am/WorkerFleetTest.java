@@ -298,6 +298,25 @@ class WorkerFleetTest {
   }
 
   @Test
+  void aJobResumedFromACheckpointStartsItsFirstWorkersFromItAndNoLaterOnes() throws Exception {
+    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 4);
+    fleet.startFrom("hdfs:///old/checkpoints/periodic/ckpt-00000000000000001000");
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h2")));
+    for (WorkerLaunch l : launched.values()) {
+      assertEquals("hdfs:///old/checkpoints/periodic/ckpt-00000000000000001000", l.env().get(WorkerEnv.RESTORE_FROM));
+      assertFalse(l.env().containsKey(WorkerEnv.FIRST_RING_WORKERS), "the job's own size");
+    }
+    List.of("c1", "c2").forEach(fleet::onContainerStarted);
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+
+    // A newcomer joins the running job: the ring hands it the model.
+    fleet.scaleOut(1, ScaleMode.EDL);
+    fleet.onContainersAllocated(List.of(c("c3", "h1")));
+    assertEquals(java.util.Map.of(), launched.get("c3").env());
+  }
+
+  @Test
   void stopResumeTheLeaderRefusesLeavesTheJobAsItWas() throws Exception {
     WorkerFleet fleet = runningWithStopResume(2, 1, 4);
     fleet.scaleIn(1, List.of(), ScaleMode.STOP_RESUME);

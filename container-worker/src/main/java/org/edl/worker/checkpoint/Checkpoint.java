@@ -109,6 +109,33 @@ public final class Checkpoint {
       throw new IllegalArgumentException("meta-data for " + meta.model() + " (" + meta.parameterCount()
           + " parameters) does not describe " + model.name() + " (" + model.parameters().length + ")");
     }
+    return write(conf, directory, meta, out -> {
+      DataOutputStream data = new DataOutputStream(new BufferedOutputStream(out, IO_BUFFER));
+      model.writeState(data);
+      data.flush();
+    });
+  }
+
+  /**
+   * The model's state as {@link TrainableModel#writeState} writes it, taken in memory: a
+   * periodic checkpoint copies it on the training thread and writes it on another.
+   */
+  public static byte[] snapshot(TrainableModel model) throws IOException {
+    ByteArrayOutputStream b = new ByteArrayOutputStream(model.parameters().length * Float.BYTES + 256);
+    DataOutputStream data = new DataOutputStream(b);
+    model.writeState(data);
+    data.flush();
+    return b.toByteArray();
+  }
+
+  /** Writes a {@link #snapshot} of the model {@code meta} describes as a new checkpoint. */
+  public static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
+      byte[] modelState) throws IOException {
+    return write(conf, directory, meta, out -> out.write(modelState));
+  }
+
+  private static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
+      Body modelBody) throws IOException {
     Path root = new Path(directory);
     FileSystem fs = root.getFileSystem(conf);
     root = fs.makeQualified(root);
@@ -121,11 +148,7 @@ public final class Checkpoint {
       throw new IOException("could not create " + tmp);
     }
     try {
-      Sum modelSum = writeFile(fs, new Path(tmp, MODEL_FILE), out -> {
-        DataOutputStream data = new DataOutputStream(new BufferedOutputStream(out, IO_BUFFER));
-        model.writeState(data);
-        data.flush();
-      });
+      Sum modelSum = writeFile(fs, new Path(tmp, MODEL_FILE), modelBody);
       byte[] metaBytes = meta.toText().getBytes(StandardCharsets.UTF_8);
       Sum metaSum = writeFile(fs, new Path(tmp, META_FILE), out -> out.write(metaBytes));
       String marker = MODEL_FILE + "=" + modelSum.text() + "\n" + META_FILE + "=" + metaSum.text() + "\n";
@@ -165,8 +188,7 @@ public final class Checkpoint {
     if (!fs.getFileStatus(p).isDirectory()) {
       throw new IOException("checkpoint " + p + " is a file; expected a checkpoint directory");
     }
-    if (NAME.matcher(p.getName()).matches() || fs.exists(new Path(p, META_FILE))
-        || fs.exists(new Path(p, MODEL_FILE))) {
+    if (isCheckpointDir(fs, p)) {
       return readOne(fs, p);
     }
     List<Path> all = list(fs, p);
@@ -174,6 +196,93 @@ public final class Checkpoint {
       throw new FileNotFoundException("no checkpoint in " + p + " (no " + PREFIX + "* directory)");
     }
     return readOne(fs, all.get(all.size() - 1));
+  }
+
+  /**
+   * The newest checkpoint at {@code location} that reads and verifies (marker, meta-data and
+   * model checksums): a damaged or partial newer one is reported (WARN naming it and why) and
+   * skipped for the one before it. {@code location} may also be one checkpoint's own directory,
+   * read strictly as {@link #read} does.
+   *
+   * @throws FileNotFoundException when nothing is there
+   * @throws IOException           when no checkpoint there verifies; names each and why
+   */
+  public static Checkpoint readNewestValid(Configuration conf, String location) throws IOException {
+    Path p = new Path(location);
+    FileSystem fs = p.getFileSystem(conf);
+    p = fs.makeQualified(p);
+    if (!fs.exists(p)) {
+      throw new FileNotFoundException("checkpoint " + p + " does not exist");
+    }
+    if (!fs.getFileStatus(p).isDirectory() || isCheckpointDir(fs, p)) {
+      Checkpoint c = read(conf, location);
+      c.verify();
+      return c;
+    }
+    List<Path> all = list(fs, p);
+    if (all.isEmpty()) {
+      throw new FileNotFoundException("no checkpoint in " + p + " (no " + PREFIX + "* directory)");
+    }
+    List<String> skipped = new ArrayList<>();
+    for (int i = all.size() - 1; i >= 0; i--) {
+      try {
+        Checkpoint c = readOne(fs, all.get(i));
+        c.verify();
+        if (!skipped.isEmpty()) {
+          LOG.info("Using checkpoint {} after skipping {} damaged newer one(s)", c.path(), skipped.size());
+        }
+        return c;
+      } catch (IOException e) {
+        LOG.warn("Skipping checkpoint {}: {}", all.get(i), e.getMessage());
+        skipped.add(e.getMessage());
+      }
+    }
+    throw new IOException("no checkpoint in " + p + " verifies: " + String.join("; ", skipped));
+  }
+
+  private static boolean isCheckpointDir(FileSystem fs, Path p) throws IOException {
+    return NAME.matcher(p.getName()).matches() || fs.exists(new Path(p, META_FILE))
+        || fs.exists(new Path(p, MODEL_FILE));
+  }
+
+  /**
+   * Reads the whole model file and checks it against the checksum the marker recorded, without
+   * loading it into a model.
+   *
+   * @throws IOException naming the path when it does not match
+   */
+  public void verify() throws IOException {
+    Path modelPath = new Path(path, MODEL_FILE);
+    CRC32 crc = new CRC32();
+    long length = 0;
+    byte[] buffer = new byte[IO_BUFFER];
+    try (InputStream in = fs.open(modelPath)) {
+      for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+        crc.update(buffer, 0, n);
+        length += n;
+      }
+    } catch (IOException e) {
+      throw new IOException("checkpoint " + path + " is damaged: reading " + MODEL_FILE + " failed: "
+          + e.getMessage(), e);
+    }
+    if (length != modelSum.length() || crc.getValue() != modelSum.crc()) {
+      throw new IOException("checkpoint " + path + " is damaged: " + MODEL_FILE + " does not match its checksum");
+    }
+  }
+
+  /** Deletes all but the newest {@code keep} checkpoints under {@code directory}; returns those deleted. */
+  public static List<Path> prune(Configuration conf, String directory, int keep) throws IOException {
+    Path p = new Path(directory);
+    FileSystem fs = p.getFileSystem(conf);
+    List<Path> all = list(fs, fs.makeQualified(p));
+    List<Path> deleted = new ArrayList<>();
+    // Only complete, renamed checkpoints are listed: a write in progress is never among them.
+    for (Path old : all.subList(0, Math.max(0, all.size() - keep))) {
+      if (fs.delete(old, true)) {
+        deleted.add(old);
+      }
+    }
+    return deleted;
   }
 
   /** The checkpoints under {@code directory}, oldest first; writes in progress are not listed. */

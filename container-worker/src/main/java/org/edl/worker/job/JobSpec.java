@@ -34,6 +34,12 @@ import org.edl.thrift.BatchRule;
  *                      time and real parameter count, see {@code org.edl.worker.emulated})
  * @param output        HDFS directory for the model and metrics; empty: the staging directory
  * @param queue         YARN queue; empty: the scheduler's default
+ * @param checkpointEveryBatches the leader writes a periodic checkpoint after this many batches
+ *                      (or {@code checkpointEveryMinutes}, whichever comes first); 0: never by count
+ * @param checkpointEveryMinutes ... or after this many minutes; 0: never by time
+ * @param checkpointsKept periodic checkpoints kept (the newest ones); older ones are deleted
+ * @param resumeFrom    a checkpoint (or a directory of them) the job's first workers start from;
+ *                      empty: from scratch
  */
 public record JobSpec(
     String name,
@@ -54,7 +60,26 @@ public record JobSpec(
     long seed,
     String backend,
     String output,
-    String queue) {
+    String queue,
+    long checkpointEveryBatches,
+    int checkpointEveryMinutes,
+    int checkpointsKept,
+    String resumeFrom) {
+
+  /** The paper's example: a checkpoint every 1000 batches or 10 minutes, whichever comes first. */
+  public static final long DEFAULT_CHECKPOINT_EVERY_BATCHES = 1000;
+  public static final int DEFAULT_CHECKPOINT_EVERY_MINUTES = 10;
+  public static final int DEFAULT_CHECKPOINTS_KEPT = 3;
+
+  /** A job with the default checkpoint schedule, started from scratch. */
+  public JobSpec(String name, String model, String data, String format, int workers, int minWorkers,
+      int maxWorkers, int gpusPerWorker, int workerMemoryMb, int workerVcores, long steps, int batchSize,
+      BatchRule batchRule, double learningRate, int hidden, long seed, String backend, String output,
+      String queue) {
+    this(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker, workerMemoryMb,
+        workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed, backend, output, queue,
+        DEFAULT_CHECKPOINT_EVERY_BATCHES, DEFAULT_CHECKPOINT_EVERY_MINUTES, DEFAULT_CHECKPOINTS_KEPT, "");
+  }
 
   public static final Set<String> MODELS = Set.of("softmax", "mlp");
   public static final Set<String> FORMATS = Set.of("auto", "libsvm", "csv");
@@ -106,6 +131,13 @@ public record JobSpec(
       throw new InvalidInputException("learning-rate", learningRate, "must be a positive number");
     }
     positive("hidden", hidden);
+    if (checkpointEveryBatches < 0) {
+      throw new InvalidInputException("checkpoint-every-batches", checkpointEveryBatches, "must be 0 (never) or more");
+    }
+    if (checkpointEveryMinutes < 0) {
+      throw new InvalidInputException("checkpoint-every-minutes", checkpointEveryMinutes, "must be 0 (never) or more");
+    }
+    positive("checkpoints-kept", checkpointsKept);
     return this;
   }
 
@@ -140,6 +172,10 @@ public record JobSpec(
     p.setProperty(PREFIX + "backend", backend);
     p.setProperty(PREFIX + "output", output);
     p.setProperty(PREFIX + "queue", queue);
+    p.setProperty(PREFIX + "checkpoint-every-batches", Long.toString(checkpointEveryBatches));
+    p.setProperty(PREFIX + "checkpoint-every-minutes", Integer.toString(checkpointEveryMinutes));
+    p.setProperty(PREFIX + "checkpoints-kept", Integer.toString(checkpointsKept));
+    p.setProperty(PREFIX + "resume-from", resumeFrom);
     return p;
   }
 
@@ -150,7 +186,14 @@ public record JobSpec(
         intOf(p, "gpus-per-worker"), intOf(p, "worker-memory"), intOf(p, "worker-vcores"),
         longOf(p, "steps"), intOf(p, "batch-size"), batchRuleOf(get(p, "batch-rule")),
         doubleOf(p, "learning-rate"), intOf(p, "hidden"), longOf(p, "seed"),
-        get(p, "backend"), p.getProperty(PREFIX + "output", ""), p.getProperty(PREFIX + "queue", ""))
+        get(p, "backend"), p.getProperty(PREFIX + "output", ""), p.getProperty(PREFIX + "queue", ""),
+        // Absent in a job file written before periodic checkpoints: the defaults.
+        p.containsKey(PREFIX + "checkpoint-every-batches") ? longOf(p, "checkpoint-every-batches")
+            : DEFAULT_CHECKPOINT_EVERY_BATCHES,
+        p.containsKey(PREFIX + "checkpoint-every-minutes") ? intOf(p, "checkpoint-every-minutes")
+            : DEFAULT_CHECKPOINT_EVERY_MINUTES,
+        p.containsKey(PREFIX + "checkpoints-kept") ? intOf(p, "checkpoints-kept") : DEFAULT_CHECKPOINTS_KEPT,
+        p.getProperty(PREFIX + "resume-from", "").trim())
         .validate();
   }
 
@@ -178,7 +221,8 @@ public record JobSpec(
   public JobSpec withOutput(String newOutput) {
     return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, newOutput, queue);
+        backend, newOutput, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
+        resumeFrom);
   }
 
   /**
@@ -188,13 +232,29 @@ public record JobSpec(
   public JobSpec withWorkers(int count) {
     return new JobSpec(name, model, data, format, count, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue).validate();
+        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
+        resumeFrom).validate();
   }
 
   public JobSpec withData(String newData) {
     return new JobSpec(name, model, newData, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue);
+        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept, resumeFrom);
+  }
+
+  /** The same job with another periodic checkpoint schedule (validated). */
+  public JobSpec withCheckpoints(long everyBatches, int everyMinutes, int kept) {
+    return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
+        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
+        backend, output, queue, everyBatches, everyMinutes, kept, resumeFrom).validate();
+  }
+
+  /** The same job started from the checkpoint at {@code location} (empty: from scratch). */
+  public JobSpec withResumeFrom(String location) {
+    return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
+        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
+        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
+        location == null ? "" : location.trim());
   }
 
   private static void positive(String field, long value) {

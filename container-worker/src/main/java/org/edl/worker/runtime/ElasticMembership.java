@@ -71,6 +71,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   private final Runnable onLeading;
   private final int gpusPerWorker;
   private final Checkpointer checkpointer;
+  private final PeriodicCheckpoints periodic;
   private final ExecutorService background;
   private final ModelBroadcast broadcast = new ModelBroadcast();
   private final List<SwitchRecord> switches = new CopyOnWriteArrayList<>();
@@ -86,7 +87,8 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   ElasticMembership(String workerId, DataPlane plane, LeaderConnection leader,
       CoordinatorService coordinator, LeaderElection election, String selfAddress, JobSecret secret,
       TrainableModel model, Ring ring, Duration timeout, Ticker ticker, WorkerListener listener,
-      Runnable onLeading, int gpusPerWorker, Checkpointer checkpointer) throws IOException {
+      Runnable onLeading, int gpusPerWorker, Checkpointer checkpointer, PeriodicCheckpoints periodic)
+      throws IOException {
     this.workerId = workerId;
     this.plane = plane;
     this.leader = leader;
@@ -101,6 +103,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
     this.onLeading = onLeading;
     this.gpusPerWorker = gpusPerWorker;
     this.checkpointer = checkpointer;
+    this.periodic = periodic;
     this.background = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "edl-switch-" + workerId);
       t.setDaemon(true);
@@ -142,6 +145,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
 
   /** Records what is still waiting for a first batch that never came (the job ended). */
   void finish() {
+    periodic.close();
     if (awaitingFirstBatch != null) {
       record(awaitingFirstBatch);
       awaitingFirstBatch = null;
@@ -161,6 +165,9 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
     }
     if (stop != null && report.getStep() == stop.getAtStep()) {
       return stopNow(next);
+    }
+    if (stop == null && !reply.isFinish() && leader.isSelf()) {
+      periodic.afterStep(next, ring.size());
     }
     if (reply.isSetSwitchOrder()) {
       accept(reply.getSwitchOrder());
@@ -328,6 +335,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
 
   @Override
   public void close() {
+    periodic.close();
     background.shutdownNow();
     closeRing();
   }

@@ -27,6 +27,7 @@ import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
+import org.edl.worker.checkpoint.CheckpointSchedule;
 import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.PeerLink;
@@ -225,7 +226,8 @@ public final class Worker implements AutoCloseable {
       return Optional.empty();
     }
     try {
-      Checkpoint c = Checkpoint.read(config.hadoopConf(), config.restoreFrom());
+      // A directory of periodic checkpoints: a damaged or partial newest one is skipped (WARN).
+      Checkpoint c = Checkpoint.readNewestValid(config.hadoopConf(), config.restoreFrom());
       LOG.info("Restarting from checkpoint {}", c);
       return Optional.of(c);
     } catch (IOException e) {
@@ -344,7 +346,12 @@ public final class Worker implements AutoCloseable {
     ElasticMembership membership = new ElasticMembership(config.workerId(), dataPlane, leader,
         coordinator, election, selfAddress, config.secret(), model, ring, config.rpcTimeout(),
         config.ticker(), listener, this::startReportingIfLeading, config.spec().gpusPerWorker(),
-        (order, next, workers) -> writeCheckpoint(model, data, order, next, workers));
+        (order, next, workers) -> writeCheckpoint(model, data, order, next, workers),
+        new PeriodicCheckpoints(config.hadoopConf(), config.spec().output(), config.spec().checkpointsKept(),
+            CheckpointSchedule.of(config.spec(), config.ticker()), coordinator, model,
+            (meta, workers) -> CheckpointMeta.of(meta, workers, model.name(), model.parameters().length,
+                data.size(), config.spec().seed(), Instant.now()),
+            config.ticker(), config.rpcTimeout(), listener, config.workerId()));
     resources.push(membership);
     return membership;
   }

@@ -27,4 +27,10 @@ public interface WorkerListener {
 
   /** This worker stopped for a restart and is about to end its run. */
   default void stopped(String workerId, StopRecord record) {}
+
+  /**
+   * The leader wrote a periodic checkpoint at {@code path} (on its writer thread): training
+   * waited {@code blockedNanos} for it, the write took {@code writeNanos}.
+   */
+  default void checkpointed(String workerId, String path, long blockedNanos, long writeNanos) {}
 }

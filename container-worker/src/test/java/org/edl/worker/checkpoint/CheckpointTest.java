@@ -212,4 +212,57 @@ class CheckpointTest {
       assertEquals(0, s.count());
     }
   }
+
+  private void damageModel(Checkpoint c) throws IOException {
+    Path model = local(c.path()).resolve(Checkpoint.MODEL_FILE);
+    byte[] bytes = Files.readAllBytes(model);
+    bytes[bytes.length - 3] ^= 0x40;
+    Files.write(model, bytes);
+    Files.deleteIfExists(model.resolveSibling("." + Checkpoint.MODEL_FILE + ".crc"));
+  }
+
+  @Test
+  void aDamagedOrPartialNewestCheckpointIsSkippedForTheOneBeforeIt() throws IOException {
+    SoftmaxRegression m = new SoftmaxRegression(7, 3, 1);
+    Checkpoint good = Checkpoint.write(CONF, root(), meta(m, 10), m);
+    Checkpoint damaged = Checkpoint.write(CONF, root(), meta(m, 20), m);
+    Checkpoint partial = Checkpoint.write(CONF, root(), meta(m, 30), m);
+    damageModel(damaged);
+    Files.delete(local(partial.path()).resolve(Checkpoint.COMPLETE_MARKER));
+
+    assertEquals(good.path(), Checkpoint.readNewestValid(CONF, root()).path());
+    // The strict read still reads the newest one, and refuses it.
+    IOException strict = assertThrows(IOException.class, () -> Checkpoint.read(CONF, root()));
+    assertTrue(strict.getMessage().contains("incomplete"), strict.getMessage());
+    IOException one = assertThrows(IOException.class, () -> Checkpoint.readNewestValid(CONF, damaged.path().toString()));
+    assertTrue(one.getMessage().contains(damaged.path().toString()) && one.getMessage().contains("checksum"),
+        one.getMessage());
+
+    damageModel(good);
+    IOException none = assertThrows(IOException.class, () -> Checkpoint.readNewestValid(CONF, root()));
+    assertTrue(none.getMessage().contains("no checkpoint in") && none.getMessage().contains(good.path().toString()),
+        none.getMessage());
+  }
+
+  @Test
+  void pruneKeepsTheNewestKAndASnapshotWritesWhatTheModelWould() throws IOException {
+    SoftmaxRegression m = new SoftmaxRegression(7, 3, 1);
+    for (long step : List.of(5L, 10L, 15L, 20L)) {
+      Checkpoint.write(CONF, root(), meta(m, step), Checkpoint.snapshot(m));
+    }
+    // A write in progress is not a checkpoint: pruning never touches it.
+    Path tmp = Files.createDirectories(dir.resolve("ckpts").resolve(".ckpt-00000000000000000025-x.tmp"));
+    List<org.apache.hadoop.fs.Path> deleted = Checkpoint.prune(CONF, root(), 2);
+    assertEquals(List.of(Checkpoint.nameFor(5), Checkpoint.nameFor(10)),
+        deleted.stream().map(org.apache.hadoop.fs.Path::getName).toList());
+    assertEquals(List.of(Checkpoint.nameFor(15), Checkpoint.nameFor(20)),
+        Checkpoint.list(CONF, root()).stream().map(org.apache.hadoop.fs.Path::getName).toList());
+    assertTrue(Files.isDirectory(tmp));
+    assertEquals(List.of(), Checkpoint.prune(CONF, root(), 3));
+
+    Checkpoint c = Checkpoint.readNewestValid(CONF, root());
+    SoftmaxRegression restored = new SoftmaxRegression(7, 3, 2);
+    c.restoreInto(restored);
+    assertArrayEquals(m.parameters(), restored.parameters());
+  }
 }

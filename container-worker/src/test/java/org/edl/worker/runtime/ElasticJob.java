@@ -52,6 +52,8 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   final Map<String, List<SwitchRecord>> switches = new ConcurrentHashMap<>();
   final Map<String, Long> readyNanos = new ConcurrentHashMap<>();
   final Map<String, StopRecord> stops = new ConcurrentHashMap<>();
+  /** Periodic checkpoints the leader wrote, in order. */
+  final List<String> checkpoints = new CopyOnWriteArrayList<>();
   private final Map<String, Long> lastTrained = new ConcurrentHashMap<>();
   private final Map<String, Boolean> registered = new ConcurrentHashMap<>();
   private final ReentrantLock lock = new ReentrantLock();
@@ -157,6 +159,10 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
     await(() -> lastTrained.getOrDefault(workerId, -1L) >= step, workerId + " to train step " + step);
   }
 
+  void awaitCheckpoints(int count) throws Exception {
+    await(() -> checkpoints.size() >= count, count + " periodic checkpoints");
+  }
+
   long lastTrained(String workerId) {
     return lastTrained.getOrDefault(workerId, -1L);
   }
@@ -242,6 +248,11 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   @Override
   public void switched(String workerId, SwitchRecord record) {
     signal(() -> switches.computeIfAbsent(workerId, k -> new CopyOnWriteArrayList<>()).add(record));
+  }
+
+  @Override
+  public void checkpointed(String workerId, String path, long blockedNanos, long writeNanos) {
+    signal(() -> checkpoints.add(path));
   }
 
   @Override

@@ -1,0 +1,145 @@
+package org.edl.worker.runtime;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.edl.thrift.JobMeta;
+import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointMeta;
+import org.edl.worker.checkpoint.CheckpointSchedule;
+import org.edl.worker.collective.ModelBroadcast;
+import org.edl.worker.coord.CoordinatorService;
+import org.edl.worker.coord.Ticker;
+import org.edl.worker.model.TrainableModel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leader's periodic checkpoints into {@code <output>/checkpoints/periodic/}. At the end of a
+ * step that the schedule finds due, the training thread waits for every member's report of the
+ * step (all hold identical parameters then), copies the model's state in memory and goes on;
+ * a background thread writes the copy and then deletes all but the newest K. A checkpoint due
+ * while the previous one is still being written waits for the next batch end, so at most one
+ * write is ever in flight and the one being written is never pruned.
+ */
+final class PeriodicCheckpoints implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PeriodicCheckpoints.class);
+  /** Under the job's output directory; stop-resume uses {@code checkpoints/restart-<k>} beside it. */
+  static final String SUBDIRECTORY = "checkpoints/periodic";
+
+  /** Describes the model at a completed step in the leader's job meta-data. */
+  @FunctionalInterface
+  interface MetaOf {
+    CheckpointMeta at(JobMeta meta, int workers);
+  }
+
+  private final Configuration conf;
+  private final String directory;
+  private final int keep;
+  private final CheckpointSchedule schedule;
+  private final CoordinatorService coordinator;
+  private final TrainableModel model;
+  private final MetaOf metaOf;
+  private final Ticker ticker;
+  private final Duration timeout;
+  private final WorkerListener listener;
+  private final String workerId;
+  private final ExecutorService writer;
+  private Future<?> inFlight;
+
+  PeriodicCheckpoints(Configuration conf, String output, int keep, CheckpointSchedule schedule,
+      CoordinatorService coordinator, TrainableModel model, MetaOf metaOf, Ticker ticker, Duration timeout,
+      WorkerListener listener, String workerId) {
+    this.conf = conf;
+    this.directory = directoryUnder(output);
+    this.keep = keep;
+    this.schedule = schedule;
+    this.coordinator = coordinator;
+    this.model = model;
+    this.metaOf = metaOf;
+    this.ticker = ticker;
+    this.timeout = timeout;
+    this.listener = listener;
+    this.workerId = workerId;
+    this.writer = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "edl-checkpoint-" + workerId);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  static String directoryUnder(String output) {
+    return new Path(output, SUBDIRECTORY).toString();
+  }
+
+  /** The leader's batch end of step {@code next.nextStep() - 1} on a ring of {@code workers}. */
+  void afterStep(ModelBroadcast.Position next, int workers) throws InterruptedException {
+    if (!schedule.due(next.nextStep())) {
+      return;
+    }
+    if (inFlight != null && !inFlight.isDone()) {
+      LOG.debug("Periodic checkpoint due at step {} waits: the previous one is still being written", next.nextStep());
+      return;
+    }
+    long start = ticker.nanos();
+    long step = next.nextStep() - 1;
+    if (!coordinator.awaitStepComplete(step, timeout)) {
+      LOG.warn("Periodic checkpoint skipped: not every worker reported step {} within {}", step, timeout);
+      return;
+    }
+    Optional<JobMeta> meta = coordinator.meta();
+    if (meta.isEmpty() || meta.get().getStep() != next.nextStep()
+        || meta.get().getSamplesSeen() != next.batchStart()) {
+      LOG.warn("Periodic checkpoint skipped at step {}: the leader's job position {} disagrees with its loop's {}",
+          next.nextStep(), meta.map(m -> m.getStep() + "/" + m.getSamplesSeen()).orElse("(not leading)"), next);
+      return;
+    }
+    CheckpointMeta cm = metaOf.at(meta.get(), workers);
+    byte[] state;
+    try {
+      state = Checkpoint.snapshot(model);
+    } catch (java.io.IOException e) {
+      LOG.warn("Periodic checkpoint skipped at step {}: {}", next.nextStep(), e.toString());
+      return;
+    }
+    schedule.taken(next.nextStep());
+    long blocked = ticker.nanos() - start;
+    inFlight = writer.submit(() -> write(cm, state, blocked));
+  }
+
+  private void write(CheckpointMeta cm, byte[] state, long blockedNanos) {
+    long start = ticker.nanos();
+    try {
+      Checkpoint c = Checkpoint.write(conf, directory, cm, state);
+      long written = ticker.nanos() - start;
+      List<Path> deleted = Checkpoint.prune(conf, directory, keep);
+      LOG.info("Periodic checkpoint {} ({} bytes) written in {} ms; training waited {} ms for it; {} older deleted",
+          c.path(), state.length, written / 1_000_000, blockedNanos / 1_000_000, deleted.size());
+      listener.checkpointed(workerId, c.path().toString(), blockedNanos, written);
+    } catch (Exception e) {
+      // A lost checkpoint costs redone work after a failure, never the job: training goes on.
+      LOG.warn("Periodic checkpoint at step {} into {} failed: {}", cm.nextStep(), directory, e.toString());
+    }
+  }
+
+  /** Waits for the write in flight (so a leader that ends leaves it complete), then stops. */
+  @Override
+  public void close() {
+    writer.shutdown();
+    try {
+      if (!writer.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn("A periodic checkpoint was still being written after {}; abandoning it", timeout);
+        writer.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      writer.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+}
