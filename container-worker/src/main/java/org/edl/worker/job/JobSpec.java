@@ -34,6 +34,9 @@ import org.edl.thrift.BatchRule;
  *                      time and real parameter count, see {@code org.edl.worker.emulated})
  * @param output        HDFS directory for the model and metrics; empty: the staging directory
  * @param queue         YARN queue; empty: the scheduler's default
+ * @param stragglerFactor  a worker slower than this x the median batch time is slow; 0: off
+ * @param stragglerBatches consecutive slow batches after which the leader removes a worker; 0: off
+ * @param replaceStragglers the AM starts a new container for each straggler the leader removed
  */
 public record JobSpec(
     String name,
@@ -54,7 +57,10 @@ public record JobSpec(
     long seed,
     String backend,
     String output,
-    String queue) {
+    String queue,
+    double stragglerFactor,
+    int stragglerBatches,
+    boolean replaceStragglers) {
 
   public static final Set<String> MODELS = Set.of("softmax", "mlp");
   public static final Set<String> FORMATS = Set.of("auto", "libsvm", "csv");
@@ -62,6 +68,22 @@ public record JobSpec(
   /** Models the emulated backend stands in for (their measured profiles and real sizes). */
   public static final Set<String> EMULATED_MODELS = Set.of("imagenet", "cifar10", "yolov3", "bert");
   private static final String PREFIX = "edl.job.";
+  /** What {@code edl submit} detects stragglers with unless told otherwise. */
+  public static final double DEFAULT_STRAGGLER_FACTOR = 1.2;
+  public static final int DEFAULT_STRAGGLER_BATCHES = 10;
+
+  /**
+   * A job without straggler detection (specs built in code: tests, benchmarks, the demo, where a
+   * paced worker must not be taken for a straggler); {@code edl submit} turns it on by default.
+   */
+  public JobSpec(String name, String model, String data, String format, int workers, int minWorkers,
+      int maxWorkers, int gpusPerWorker, int workerMemoryMb, int workerVcores, long steps,
+      int batchSize, BatchRule batchRule, double learningRate, int hidden, long seed, String backend,
+      String output, String queue) {
+    this(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker, workerMemoryMb,
+        workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed, backend, output, queue,
+        0, 0, false);
+  }
 
   /** Checks every field on its own; the message names the flag and the value. */
   public JobSpec validate() {
@@ -106,6 +128,14 @@ public record JobSpec(
       throw new InvalidInputException("learning-rate", learningRate, "must be a positive number");
     }
     positive("hidden", hidden);
+    if (stragglerFactor != 0 && !(stragglerFactor > 1 && stragglerFactor < Double.POSITIVE_INFINITY)) {
+      throw new InvalidInputException("straggler-factor", stragglerFactor,
+          "must be above 1 (a multiple of the median batch time), or 0 to turn detection off");
+    }
+    if (stragglerBatches < 0) {
+      throw new InvalidInputException("straggler-batches", stragglerBatches,
+          "must be at least 1, or 0 to turn detection off");
+    }
     return this;
   }
 
@@ -140,6 +170,9 @@ public record JobSpec(
     p.setProperty(PREFIX + "backend", backend);
     p.setProperty(PREFIX + "output", output);
     p.setProperty(PREFIX + "queue", queue);
+    p.setProperty(PREFIX + "straggler-factor", Double.toString(stragglerFactor));
+    p.setProperty(PREFIX + "straggler-batches", Integer.toString(stragglerBatches));
+    p.setProperty(PREFIX + "replace-stragglers", Boolean.toString(replaceStragglers));
     return p;
   }
 
@@ -150,7 +183,10 @@ public record JobSpec(
         intOf(p, "gpus-per-worker"), intOf(p, "worker-memory"), intOf(p, "worker-vcores"),
         longOf(p, "steps"), intOf(p, "batch-size"), batchRuleOf(get(p, "batch-rule")),
         doubleOf(p, "learning-rate"), intOf(p, "hidden"), longOf(p, "seed"),
-        get(p, "backend"), p.getProperty(PREFIX + "output", ""), p.getProperty(PREFIX + "queue", ""))
+        get(p, "backend"), p.getProperty(PREFIX + "output", ""), p.getProperty(PREFIX + "queue", ""),
+        p.containsKey(PREFIX + "straggler-factor") ? doubleOf(p, "straggler-factor") : 0,
+        p.containsKey(PREFIX + "straggler-batches") ? intOf(p, "straggler-batches") : 0,
+        Boolean.parseBoolean(p.getProperty(PREFIX + "replace-stragglers", "false").trim()))
         .validate();
   }
 
@@ -178,7 +214,7 @@ public record JobSpec(
   public JobSpec withOutput(String newOutput) {
     return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, newOutput, queue);
+        backend, newOutput, queue, stragglerFactor, stragglerBatches, replaceStragglers);
   }
 
   /**
@@ -188,13 +224,25 @@ public record JobSpec(
   public JobSpec withWorkers(int count) {
     return new JobSpec(name, model, data, format, count, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue).validate();
+        backend, output, queue, stragglerFactor, stragglerBatches, replaceStragglers).validate();
   }
 
   public JobSpec withData(String newData) {
     return new JobSpec(name, model, newData, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue);
+        backend, output, queue, stragglerFactor, stragglerBatches, replaceStragglers);
+  }
+
+  /** The same job with straggler detection as given (0 for either number: off). */
+  public JobSpec withStragglers(double factor, int batches, boolean replace) {
+    return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
+        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
+        backend, output, queue, factor, batches, replace).validate();
+  }
+
+  /** Whether the leader looks for stragglers at all. */
+  public boolean detectsStragglers() {
+    return stragglerFactor > 0 && stragglerBatches > 0;
   }
 
   private static void positive(String field, long value) {
