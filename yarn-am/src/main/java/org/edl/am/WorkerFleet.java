@@ -473,6 +473,8 @@ public final class WorkerFleet implements ContainerEventHandler {
     LOG.warn("{}", lastEvent);
     if (phase == Phase.RUNNING) {
       changing = true;
+      // The ring size reported so far counted the leaver: only a later report shows the change.
+      reportedWorkers = -1;
     }
     requestMissing();
     settle();
