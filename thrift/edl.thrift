@@ -104,7 +104,10 @@ struct SyncReport {
   /** Global sample position where this step's batch starts; every member must agree. */
   6: optional i64 batchStart,
   /** Samples in one epoch (the data set size), so the leader can count finished chunks. */
-  7: optional i32 epochSize
+  7: optional i32 epochSize,
+  /** This worker's own time for the batch before the all-reduce: batchSeconds includes the wait
+   *  for the slowest member, so only this tells the leader who is slow (straggler detection). */
+  8: optional double computeSeconds
 }
 
 /** The leader's answer to a sync report: pending topology and switch, if any. */
@@ -173,7 +176,9 @@ struct JobProgress {
   /** Samples trained so far and when the last step completed (leader's clock, seconds), so a
    *  reader can take exact rates between two reports, e.g. per parallelism while profiling. */
   10: optional i64 samplesSeen,
-  11: optional double leaderSeconds
+  11: optional double leaderSeconds,
+  /** The leader's recent events, oldest first (a straggler it removed), for `edl status`. */
+  12: optional list<string> events
 }
 
 enum JobState {

@@ -7675,13 +7675,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list48 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list48.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem49;
-                  for (int _i50 = 0; _i50 < _list48.size; ++_i50)
+                  org.apache.thrift.protocol.TList _list56 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list56.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem57;
+                  for (int _i58 = 0; _i58 < _list56.size; ++_i58)
                   {
-                    _elem49 = iprot.readString();
-                    struct.leavers.add(_elem49);
+                    _elem57 = iprot.readString();
+                    struct.leavers.add(_elem57);
                   }
                   iprot.readListEnd();
                 }
@@ -7718,9 +7718,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter51 : struct.leavers)
+            for (java.lang.String _iter59 : struct.leavers)
             {
-              oprot.writeString(_iter51);
+              oprot.writeString(_iter59);
             }
             oprot.writeListEnd();
           }
@@ -7758,9 +7758,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter52 : struct.leavers)
+            for (java.lang.String _iter60 : struct.leavers)
             {
-              oprot.writeString(_iter52);
+              oprot.writeString(_iter60);
             }
           }
         }
@@ -7775,13 +7775,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list53 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list53.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem54;
-            for (int _i55 = 0; _i55 < _list53.size; ++_i55)
+            org.apache.thrift.protocol.TList _list61 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list61.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem62;
+            for (int _i63 = 0; _i63 < _list61.size; ++_i63)
             {
-              _elem54 = iprot.readString();
-              struct.leavers.add(_elem54);
+              _elem62 = iprot.readString();
+              struct.leavers.add(_elem62);
             }
           }
           struct.setLeaversIsSet(true);
@@ -8615,13 +8615,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list56 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list56.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem57;
-                  for (int _i58 = 0; _i58 < _list56.size; ++_i58)
+                  org.apache.thrift.protocol.TList _list64 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list64.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem65;
+                  for (int _i66 = 0; _i66 < _list64.size; ++_i66)
                   {
-                    _elem57 = iprot.readString();
-                    struct.leavers.add(_elem57);
+                    _elem65 = iprot.readString();
+                    struct.leavers.add(_elem65);
                   }
                   iprot.readListEnd();
                 }
@@ -8650,9 +8650,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter59 : struct.leavers)
+            for (java.lang.String _iter67 : struct.leavers)
             {
-              oprot.writeString(_iter59);
+              oprot.writeString(_iter67);
             }
             oprot.writeListEnd();
           }
@@ -8684,9 +8684,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter60 : struct.leavers)
+            for (java.lang.String _iter68 : struct.leavers)
             {
-              oprot.writeString(_iter60);
+              oprot.writeString(_iter68);
             }
           }
         }
@@ -8698,13 +8698,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list61 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list61.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem62;
-            for (int _i63 = 0; _i63 < _list61.size; ++_i63)
+            org.apache.thrift.protocol.TList _list69 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list69.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem70;
+            for (int _i71 = 0; _i71 < _list69.size; ++_i71)
             {
-              _elem62 = iprot.readString();
-              struct.leavers.add(_elem62);
+              _elem70 = iprot.readString();
+              struct.leavers.add(_elem70);
             }
           }
           struct.setLeaversIsSet(true);

@@ -24,6 +24,7 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
   private static final org.apache.thrift.protocol.TField FIRST_LOSS_FIELD_DESC = new org.apache.thrift.protocol.TField("firstLoss", org.apache.thrift.protocol.TType.DOUBLE, (short)9);
   private static final org.apache.thrift.protocol.TField SAMPLES_SEEN_FIELD_DESC = new org.apache.thrift.protocol.TField("samplesSeen", org.apache.thrift.protocol.TType.I64, (short)10);
   private static final org.apache.thrift.protocol.TField LEADER_SECONDS_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderSeconds", org.apache.thrift.protocol.TType.DOUBLE, (short)11);
+  private static final org.apache.thrift.protocol.TField EVENTS_FIELD_DESC = new org.apache.thrift.protocol.TField("events", org.apache.thrift.protocol.TType.LIST, (short)12);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new JobProgressStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new JobProgressTupleSchemeFactory();
@@ -43,6 +44,10 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
    */
   public long samplesSeen; // optional
   public double leaderSeconds; // optional
+  /**
+   * The leader's recent events, oldest first (a straggler it removed), for `edl status`.
+   */
+  public @org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> events; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -60,7 +65,11 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
      * reader can take exact rates between two reports, e.g. per parallelism while profiling.
      */
     SAMPLES_SEEN((short)10, "samplesSeen"),
-    LEADER_SECONDS((short)11, "leaderSeconds");
+    LEADER_SECONDS((short)11, "leaderSeconds"),
+    /**
+     * The leader's recent events, oldest first (a straggler it removed), for `edl status`.
+     */
+    EVENTS((short)12, "events");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -98,6 +107,8 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           return SAMPLES_SEEN;
         case 11: // LEADER_SECONDS
           return LEADER_SECONDS;
+        case 12: // EVENTS
+          return EVENTS;
         default:
           return null;
       }
@@ -151,7 +162,7 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
   private static final int __SAMPLESSEEN_ISSET_ID = 7;
   private static final int __LEADERSECONDS_ISSET_ID = 8;
   private short __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.EPOCH,_Fields.MODEL_PATH,_Fields.METRICS_PATH,_Fields.FIRST_LOSS,_Fields.SAMPLES_SEEN,_Fields.LEADER_SECONDS};
+  private static final _Fields optionals[] = {_Fields.EPOCH,_Fields.MODEL_PATH,_Fields.METRICS_PATH,_Fields.FIRST_LOSS,_Fields.SAMPLES_SEEN,_Fields.LEADER_SECONDS,_Fields.EVENTS};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -177,6 +188,9 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     tmpMap.put(_Fields.LEADER_SECONDS, new org.apache.thrift.meta_data.FieldMetaData("leaderSeconds", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
+    tmpMap.put(_Fields.EVENTS, new org.apache.thrift.meta_data.FieldMetaData("events", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
+            new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING))));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(JobProgress.class, metaDataMap);
   }
@@ -224,6 +238,10 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     this.firstLoss = other.firstLoss;
     this.samplesSeen = other.samplesSeen;
     this.leaderSeconds = other.leaderSeconds;
+    if (other.isSetEvents()) {
+      java.util.List<java.lang.String> __this__events = new java.util.ArrayList<java.lang.String>(other.events);
+      this.events = __this__events;
+    }
   }
 
   @Override
@@ -253,6 +271,7 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     this.samplesSeen = 0;
     setLeaderSecondsIsSet(false);
     this.leaderSeconds = 0.0;
+    this.events = null;
   }
 
   public long getStep() {
@@ -520,6 +539,53 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADERSECONDS_ISSET_ID, value);
   }
 
+  public int getEventsSize() {
+    return (this.events == null) ? 0 : this.events.size();
+  }
+
+  @org.apache.thrift.annotation.Nullable
+  public java.util.Iterator<java.lang.String> getEventsIterator() {
+    return (this.events == null) ? null : this.events.iterator();
+  }
+
+  public void addToEvents(java.lang.String elem) {
+    if (this.events == null) {
+      this.events = new java.util.ArrayList<java.lang.String>();
+    }
+    this.events.add(elem);
+  }
+
+  /**
+   * The leader's recent events, oldest first (a straggler it removed), for `edl status`.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public java.util.List<java.lang.String> getEvents() {
+    return this.events;
+  }
+
+  /**
+   * The leader's recent events, oldest first (a straggler it removed), for `edl status`.
+   */
+  public JobProgress setEvents(@org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> events) {
+    this.events = events;
+    return this;
+  }
+
+  public void unsetEvents() {
+    this.events = null;
+  }
+
+  /** Returns true if field events is set (has been assigned a value) and false otherwise */
+  public boolean isSetEvents() {
+    return this.events != null;
+  }
+
+  public void setEventsIsSet(boolean value) {
+    if (!value) {
+      this.events = null;
+    }
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -611,6 +677,14 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       }
       break;
 
+    case EVENTS:
+      if (value == null) {
+        unsetEvents();
+      } else {
+        setEvents((java.util.List<java.lang.String>)value);
+      }
+      break;
+
     }
   }
 
@@ -651,6 +725,9 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     case LEADER_SECONDS:
       return getLeaderSeconds();
 
+    case EVENTS:
+      return getEvents();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -685,6 +762,8 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       return isSetSamplesSeen();
     case LEADER_SECONDS:
       return isSetLeaderSeconds();
+    case EVENTS:
+      return isSetEvents();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -801,6 +880,15 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
         return false;
     }
 
+    boolean this_present_events = true && this.isSetEvents();
+    boolean that_present_events = true && that.isSetEvents();
+    if (this_present_events || that_present_events) {
+      if (!(this_present_events && that_present_events))
+        return false;
+      if (!this.events.equals(that.events))
+        return false;
+    }
+
     return true;
   }
 
@@ -841,6 +929,10 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     hashCode = hashCode * 8191 + ((isSetLeaderSeconds()) ? 131071 : 524287);
     if (isSetLeaderSeconds())
       hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderSeconds);
+
+    hashCode = hashCode * 8191 + ((isSetEvents()) ? 131071 : 524287);
+    if (isSetEvents())
+      hashCode = hashCode * 8191 + events.hashCode();
 
     return hashCode;
   }
@@ -963,6 +1055,16 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetEvents(), other.isSetEvents());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetEvents()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.events, other.events);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -1048,6 +1150,16 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (!first) sb.append(", ");
       sb.append("leaderSeconds:");
       sb.append(this.leaderSeconds);
+      first = false;
+    }
+    if (isSetEvents()) {
+      if (!first) sb.append(", ");
+      sb.append("events:");
+      if (this.events == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.events);
+      }
       first = false;
     }
     sb.append(")");
@@ -1190,6 +1302,24 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 12: // EVENTS
+            if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
+              {
+                org.apache.thrift.protocol.TList _list32 = iprot.readListBegin();
+                struct.events = new java.util.ArrayList<java.lang.String>(_list32.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem33;
+                for (int _i34 = 0; _i34 < _list32.size; ++_i34)
+                {
+                  _elem33 = iprot.readString();
+                  struct.events.add(_elem33);
+                }
+                iprot.readListEnd();
+              }
+              struct.setEventsIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -1270,6 +1400,20 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
         oprot.writeDouble(struct.leaderSeconds);
         oprot.writeFieldEnd();
       }
+      if (struct.events != null) {
+        if (struct.isSetEvents()) {
+          oprot.writeFieldBegin(EVENTS_FIELD_DESC);
+          {
+            oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.events.size()));
+            for (java.lang.String _iter35 : struct.events)
+            {
+              oprot.writeString(_iter35);
+            }
+            oprot.writeListEnd();
+          }
+          oprot.writeFieldEnd();
+        }
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -1312,7 +1456,10 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (struct.isSetLeaderSeconds()) {
         optionals.set(5);
       }
-      oprot.writeBitSet(optionals, 6);
+      if (struct.isSetEvents()) {
+        optionals.set(6);
+      }
+      oprot.writeBitSet(optionals, 7);
       if (struct.isSetEpoch()) {
         oprot.writeI32(struct.epoch);
       }
@@ -1331,6 +1478,15 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (struct.isSetLeaderSeconds()) {
         oprot.writeDouble(struct.leaderSeconds);
       }
+      if (struct.isSetEvents()) {
+        {
+          oprot.writeI32(struct.events.size());
+          for (java.lang.String _iter36 : struct.events)
+          {
+            oprot.writeString(_iter36);
+          }
+        }
+      }
     }
 
     @Override
@@ -1346,7 +1502,7 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       struct.setSamplesPerSecondIsSet(true);
       struct.workers = iprot.readI32();
       struct.setWorkersIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(6);
+      java.util.BitSet incoming = iprot.readBitSet(7);
       if (incoming.get(0)) {
         struct.epoch = iprot.readI32();
         struct.setEpochIsSet(true);
@@ -1370,6 +1526,19 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (incoming.get(5)) {
         struct.leaderSeconds = iprot.readDouble();
         struct.setLeaderSecondsIsSet(true);
+      }
+      if (incoming.get(6)) {
+        {
+          org.apache.thrift.protocol.TList _list37 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.events = new java.util.ArrayList<java.lang.String>(_list37.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem38;
+          for (int _i39 = 0; _i39 < _list37.size; ++_i39)
+          {
+            _elem38 = iprot.readString();
+            struct.events.add(_elem38);
+          }
+        }
+        struct.setEventsIsSet(true);
       }
     }
   }

@@ -608,14 +608,14 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
           case 1: // POINTS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list40 = iprot.readListBegin();
-                struct.points = new java.util.ArrayList<ProfilePoint>(_list40.size);
-                @org.apache.thrift.annotation.Nullable ProfilePoint _elem41;
-                for (int _i42 = 0; _i42 < _list40.size; ++_i42)
+                org.apache.thrift.protocol.TList _list48 = iprot.readListBegin();
+                struct.points = new java.util.ArrayList<ProfilePoint>(_list48.size);
+                @org.apache.thrift.annotation.Nullable ProfilePoint _elem49;
+                for (int _i50 = 0; _i50 < _list48.size; ++_i50)
                 {
-                  _elem41 = new ProfilePoint();
-                  _elem41.read(iprot);
-                  struct.points.add(_elem41);
+                  _elem49 = new ProfilePoint();
+                  _elem49.read(iprot);
+                  struct.points.add(_elem49);
                 }
                 iprot.readListEnd();
               }
@@ -668,9 +668,9 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
         oprot.writeFieldBegin(POINTS_FIELD_DESC);
         {
           oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRUCT, struct.points.size()));
-          for (ProfilePoint _iter43 : struct.points)
+          for (ProfilePoint _iter51 : struct.points)
           {
-            _iter43.write(oprot);
+            _iter51.write(oprot);
           }
           oprot.writeListEnd();
         }
@@ -715,9 +715,9 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
       org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       {
         oprot.writeI32(struct.points.size());
-        for (ProfilePoint _iter44 : struct.points)
+        for (ProfilePoint _iter52 : struct.points)
         {
-          _iter44.write(oprot);
+          _iter52.write(oprot);
         }
       }
       java.util.BitSet optionals = new java.util.BitSet();
@@ -746,14 +746,14 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
     public void read(org.apache.thrift.protocol.TProtocol prot, ProfileResult struct) throws org.apache.thrift.TException {
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       {
-        org.apache.thrift.protocol.TList _list45 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
-        struct.points = new java.util.ArrayList<ProfilePoint>(_list45.size);
-        @org.apache.thrift.annotation.Nullable ProfilePoint _elem46;
-        for (int _i47 = 0; _i47 < _list45.size; ++_i47)
+        org.apache.thrift.protocol.TList _list53 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
+        struct.points = new java.util.ArrayList<ProfilePoint>(_list53.size);
+        @org.apache.thrift.annotation.Nullable ProfilePoint _elem54;
+        for (int _i55 = 0; _i55 < _list53.size; ++_i55)
         {
-          _elem46 = new ProfilePoint();
-          _elem46.read(iprot);
-          struct.points.add(_elem46);
+          _elem54 = new ProfilePoint();
+          _elem54.read(iprot);
+          struct.points.add(_elem54);
         }
       }
       struct.setPointsIsSet(true);

@@ -20,6 +20,7 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
   private static final org.apache.thrift.protocol.TField SAMPLES_FIELD_DESC = new org.apache.thrift.protocol.TField("samples", org.apache.thrift.protocol.TType.I32, (short)5);
   private static final org.apache.thrift.protocol.TField BATCH_START_FIELD_DESC = new org.apache.thrift.protocol.TField("batchStart", org.apache.thrift.protocol.TType.I64, (short)6);
   private static final org.apache.thrift.protocol.TField EPOCH_SIZE_FIELD_DESC = new org.apache.thrift.protocol.TField("epochSize", org.apache.thrift.protocol.TType.I32, (short)7);
+  private static final org.apache.thrift.protocol.TField COMPUTE_SECONDS_FIELD_DESC = new org.apache.thrift.protocol.TField("computeSeconds", org.apache.thrift.protocol.TType.DOUBLE, (short)8);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new SyncReportStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new SyncReportTupleSchemeFactory();
@@ -37,6 +38,11 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
    * Samples in one epoch (the data set size), so the leader can count finished chunks.
    */
   public int epochSize; // optional
+  /**
+   * This worker's own time for the batch before the all-reduce: batchSeconds includes the wait
+   * for the slowest member, so only this tells the leader who is slow (straggler detection).
+   */
+  public double computeSeconds; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -52,7 +58,12 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     /**
      * Samples in one epoch (the data set size), so the leader can count finished chunks.
      */
-    EPOCH_SIZE((short)7, "epochSize");
+    EPOCH_SIZE((short)7, "epochSize"),
+    /**
+     * This worker's own time for the batch before the all-reduce: batchSeconds includes the wait
+     * for the slowest member, so only this tells the leader who is slow (straggler detection).
+     */
+    COMPUTE_SECONDS((short)8, "computeSeconds");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -82,6 +93,8 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
           return BATCH_START;
         case 7: // EPOCH_SIZE
           return EPOCH_SIZE;
+        case 8: // COMPUTE_SECONDS
+          return COMPUTE_SECONDS;
         default:
           return null;
       }
@@ -131,8 +144,9 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
   private static final int __SAMPLES_ISSET_ID = 3;
   private static final int __BATCHSTART_ISSET_ID = 4;
   private static final int __EPOCHSIZE_ISSET_ID = 5;
+  private static final int __COMPUTESECONDS_ISSET_ID = 6;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.BATCH_START,_Fields.EPOCH_SIZE};
+  private static final _Fields optionals[] = {_Fields.BATCH_START,_Fields.EPOCH_SIZE,_Fields.COMPUTE_SECONDS};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -150,6 +164,8 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     tmpMap.put(_Fields.EPOCH_SIZE, new org.apache.thrift.meta_data.FieldMetaData("epochSize", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+    tmpMap.put(_Fields.COMPUTE_SECONDS, new org.apache.thrift.meta_data.FieldMetaData("computeSeconds", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(SyncReport.class, metaDataMap);
   }
@@ -190,6 +206,7 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     this.samples = other.samples;
     this.batchStart = other.batchStart;
     this.epochSize = other.epochSize;
+    this.computeSeconds = other.computeSeconds;
   }
 
   @Override
@@ -212,6 +229,8 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     this.batchStart = 0;
     setEpochSizeIsSet(false);
     this.epochSize = 0;
+    setComputeSecondsIsSet(false);
+    this.computeSeconds = 0.0;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -389,6 +408,37 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __EPOCHSIZE_ISSET_ID, value);
   }
 
+  /**
+   * This worker's own time for the batch before the all-reduce: batchSeconds includes the wait
+   * for the slowest member, so only this tells the leader who is slow (straggler detection).
+   */
+  public double getComputeSeconds() {
+    return this.computeSeconds;
+  }
+
+  /**
+   * This worker's own time for the batch before the all-reduce: batchSeconds includes the wait
+   * for the slowest member, so only this tells the leader who is slow (straggler detection).
+   */
+  public SyncReport setComputeSeconds(double computeSeconds) {
+    this.computeSeconds = computeSeconds;
+    setComputeSecondsIsSet(true);
+    return this;
+  }
+
+  public void unsetComputeSeconds() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __COMPUTESECONDS_ISSET_ID);
+  }
+
+  /** Returns true if field computeSeconds is set (has been assigned a value) and false otherwise */
+  public boolean isSetComputeSeconds() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __COMPUTESECONDS_ISSET_ID);
+  }
+
+  public void setComputeSecondsIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __COMPUTESECONDS_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -448,6 +498,14 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       }
       break;
 
+    case COMPUTE_SECONDS:
+      if (value == null) {
+        unsetComputeSeconds();
+      } else {
+        setComputeSeconds((java.lang.Double)value);
+      }
+      break;
+
     }
   }
 
@@ -476,6 +534,9 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     case EPOCH_SIZE:
       return getEpochSize();
 
+    case COMPUTE_SECONDS:
+      return getComputeSeconds();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -502,6 +563,8 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       return isSetBatchStart();
     case EPOCH_SIZE:
       return isSetEpochSize();
+    case COMPUTE_SECONDS:
+      return isSetComputeSeconds();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -582,6 +645,15 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
         return false;
     }
 
+    boolean this_present_computeSeconds = true && this.isSetComputeSeconds();
+    boolean that_present_computeSeconds = true && that.isSetComputeSeconds();
+    if (this_present_computeSeconds || that_present_computeSeconds) {
+      if (!(this_present_computeSeconds && that_present_computeSeconds))
+        return false;
+      if (this.computeSeconds != that.computeSeconds)
+        return false;
+    }
+
     return true;
   }
 
@@ -608,6 +680,10 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     hashCode = hashCode * 8191 + ((isSetEpochSize()) ? 131071 : 524287);
     if (isSetEpochSize())
       hashCode = hashCode * 8191 + epochSize;
+
+    hashCode = hashCode * 8191 + ((isSetComputeSeconds()) ? 131071 : 524287);
+    if (isSetComputeSeconds())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(computeSeconds);
 
     return hashCode;
   }
@@ -690,6 +766,16 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetComputeSeconds(), other.isSetComputeSeconds());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetComputeSeconds()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.computeSeconds, other.computeSeconds);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -747,6 +833,12 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       if (!first) sb.append(", ");
       sb.append("epochSize:");
       sb.append(this.epochSize);
+      first = false;
+    }
+    if (isSetComputeSeconds()) {
+      if (!first) sb.append(", ");
+      sb.append("computeSeconds:");
+      sb.append(this.computeSeconds);
       first = false;
     }
     sb.append(")");
@@ -859,6 +951,14 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 8: // COMPUTE_SECONDS
+            if (schemeField.type == org.apache.thrift.protocol.TType.DOUBLE) {
+              struct.computeSeconds = iprot.readDouble();
+              struct.setComputeSecondsIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -914,6 +1014,11 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
         oprot.writeI32(struct.epochSize);
         oprot.writeFieldEnd();
       }
+      if (struct.isSetComputeSeconds()) {
+        oprot.writeFieldBegin(COMPUTE_SECONDS_FIELD_DESC);
+        oprot.writeDouble(struct.computeSeconds);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -944,12 +1049,18 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       if (struct.isSetEpochSize()) {
         optionals.set(1);
       }
-      oprot.writeBitSet(optionals, 2);
+      if (struct.isSetComputeSeconds()) {
+        optionals.set(2);
+      }
+      oprot.writeBitSet(optionals, 3);
       if (struct.isSetBatchStart()) {
         oprot.writeI64(struct.batchStart);
       }
       if (struct.isSetEpochSize()) {
         oprot.writeI32(struct.epochSize);
+      }
+      if (struct.isSetComputeSeconds()) {
+        oprot.writeDouble(struct.computeSeconds);
       }
     }
 
@@ -966,7 +1077,7 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       struct.setBatchSecondsIsSet(true);
       struct.samples = iprot.readI32();
       struct.setSamplesIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(2);
+      java.util.BitSet incoming = iprot.readBitSet(3);
       if (incoming.get(0)) {
         struct.batchStart = iprot.readI64();
         struct.setBatchStartIsSet(true);
@@ -974,6 +1085,10 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       if (incoming.get(1)) {
         struct.epochSize = iprot.readI32();
         struct.setEpochSizeIsSet(true);
+      }
+      if (incoming.get(2)) {
+        struct.computeSeconds = iprot.readDouble();
+        struct.setComputeSecondsIsSet(true);
       }
     }
   }

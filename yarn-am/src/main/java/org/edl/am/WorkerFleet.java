@@ -55,6 +55,12 @@ import org.slf4j.LoggerFactory;
  * progress report shows the new ring size. A user error is an {@link EdlError} naming the field
  * and the value, and changes nothing.
  *
+ * <p>A worker that exits {@link WorkerEnv#EXIT_LEFT} left the ring at a scheduled step while
+ * training goes on. When the fleet did not ask for that (the leader removed a straggler), the
+ * target shrinks by one, or, with {@link #replaceRemovedWorkers}, one new container is requested
+ * and joins by ordinary stop-free scale-out. Either way the job is SCALING until the leader
+ * reports the target.
+ *
  * <p>Not thread-safe by design: every call comes on the AM's main thread.
  */
 public final class WorkerFleet implements ContainerEventHandler {
@@ -120,6 +126,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   private String resumeFrom;
   /** Ring size in the leader's latest progress report; -1 before the first. */
   private int reportedWorkers = -1;
+  /** Whether a worker the leader removed on its own (a straggler) gets a new container. */
+  private boolean replaceRemoved;
 
   /** A fleet that never changes size (min = max = target): scale calls are refused. */
   public WorkerFleet(ContainerDriver driver, WorkerResource resource, int targetWorkers) {
@@ -153,6 +161,12 @@ public final class WorkerFleet implements ContainerEventHandler {
     this.target = targetWorkers;
     this.minWorkers = minWorkers;
     this.maxWorkers = maxWorkers;
+  }
+
+  /** With {@code true}, each worker the leader removed on its own is replaced by a new container. */
+  public WorkerFleet replaceRemovedWorkers(boolean replace) {
+    this.replaceRemoved = replace;
+    return this;
   }
 
   /** Asks for the first workers. */
@@ -426,9 +440,9 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (isDone()) {
       return;
     }
-    if (departure != null && exitStatus == 0) {
+    if (departure != null && (exitStatus == WorkerEnv.EXIT_OK || exitStatus == WorkerEnv.EXIT_LEFT)) {
       lastEvent = "worker container " + c.id() + " on " + c.host() + " left the job ("
-          + departure + ", exit status 0)";
+          + departure + ", exit status " + exitStatus + ")";
       LOG.info("{}; {} containers remain", lastEvent, live.size());
       if (phase == Phase.FINISHING) {
         releaseIfOnlyNewcomersRemain();
@@ -441,6 +455,10 @@ public final class WorkerFleet implements ContainerEventHandler {
         relaunch();
       }
       settle();
+      return;
+    }
+    if (exitStatus == WorkerEnv.EXIT_LEFT) {
+      unrequestedDeparture(c);
       return;
     }
     if (exitStatus == 0) {
@@ -456,6 +474,36 @@ public final class WorkerFleet implements ContainerEventHandler {
     fail("worker container " + c.id() + " on " + c.host()
         + (departure == null ? "" : " (leaving the job: " + departure + ")")
         + " failed with exit status " + exitStatus + ": " + clean(yarnDiagnostics));
+  }
+
+  /**
+   * A worker left at a scheduled step that the fleet did not ask for: the leader removed it (a
+   * straggler). Training goes on, so this is no "training finished".
+   */
+  private void unrequestedDeparture(WorkerContainer c) {
+    if (phase == Phase.FINISHING) {
+      releaseIfOnlyNewcomersRemain();
+      if (live.isEmpty()) {
+        finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
+      }
+      return;
+    }
+    if (replaceRemoved) {
+      lastEvent = "worker container " + c.id() + " on " + c.host() + " was removed by the leader"
+          + " (exit status " + WorkerEnv.EXIT_LEFT + "); requesting a replacement";
+    } else {
+      target = Math.max(minWorkers, target - 1);
+      lastEvent = "worker container " + c.id() + " on " + c.host() + " was removed by the leader"
+          + " (exit status " + WorkerEnv.EXIT_LEFT + "); the job goes on with " + target + " workers";
+    }
+    LOG.warn("{}", lastEvent);
+    if (phase == Phase.RUNNING) {
+      changing = true;
+      // The ring size reported so far counted the leaver: only a later report shows the change.
+      reportedWorkers = -1;
+    }
+    requestMissing();
+    settle();
   }
 
   @Override

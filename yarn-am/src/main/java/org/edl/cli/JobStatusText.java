@@ -1,5 +1,6 @@
 package org.edl.cli;
 
+import java.util.List;
 import java.util.Locale;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobProgress;
@@ -35,6 +36,12 @@ final class JobStatusText {
     }
     b.append(label("Progress")).append(s.isSetProgress() ? progress(s.getProgress()) : "none reported yet")
         .append('\n');
+    if (s.isSetProgress() && s.getProgress().getEventsSize() > 0) {
+      List<String> events = s.getProgress().getEvents();
+      for (int i = 0; i < events.size(); i++) {
+        b.append(i == 0 ? label("Events") : INDENT).append(events.get(i)).append('\n');
+      }
+    }
     if (s.getContainersSize() == 0) {
       b.append(label("Containers")).append("none\n");
     } else {

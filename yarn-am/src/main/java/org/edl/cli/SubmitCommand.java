@@ -9,6 +9,7 @@ import org.edl.client.ProgressFollower;
 import org.edl.client.ResumeCheck;
 import org.edl.client.SubmittedJob;
 import org.edl.worker.data.SyntheticSpec;
+import org.edl.worker.job.InvalidInputException;
 import org.edl.worker.job.JobSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -70,6 +71,14 @@ public final class SubmitCommand implements Callable<Integer> {
   @Option(names = "--resume-from", defaultValue = "", paramLabel = "DIR",
       description = "Start from a checkpoint: a checkpoint's directory or a directory of them (the newest that verifies).")
   String resumeFrom;
+  @Option(names = "--straggler-factor", defaultValue = "1.2", paramLabel = "X|off", description = "A worker"
+      + " slower than X times the median batch time is slow; 0 or off: no straggler detection (default: ${DEFAULT-VALUE}).")
+  String stragglerFactor;
+  @Option(names = "--straggler-batches", defaultValue = "10", paramLabel = "N|off", description = "Slow for N"
+      + " consecutive batches, the leader removes the worker; 0 or off: no detection (default: ${DEFAULT-VALUE}).")
+  String stragglerBatches;
+  @Option(names = "--replace-stragglers", description = "Start a new worker container for each straggler removed.")
+  boolean replaceStragglers;
 
   @Override
   public Integer call() throws Exception {
@@ -108,6 +117,21 @@ public final class SubmitCommand implements Callable<Integer> {
         minWorkers == null ? workers : minWorkers, maxWorkers == null ? workers : maxWorkers,
         gpusPerWorker, workerMemoryMb, workerVcores, steps, batchSize, JobSpec.batchRuleOf(batchRule),
         learningRate, hidden, seed, "cpu", output, queue, checkpointEveryBatches, checkpointEveryMinutes,
-        checkpointsKept, resumeFrom == null ? "" : resumeFrom.trim());
+        checkpointsKept, resumeFrom == null ? "" : resumeFrom.trim(),
+        offOr("straggler-factor", stragglerFactor, Double::parseDouble).doubleValue(),
+        offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers);
+  }
+
+  /** {@code off} as 0, else the number; anything else is refused naming the flag. */
+  private static Number offOr(String field, String text, java.util.function.Function<String, Number> parse) {
+    String t = text == null ? "" : text.trim();
+    if (t.equalsIgnoreCase("off")) {
+      return 0;
+    }
+    try {
+      return parse.apply(t);
+    } catch (NumberFormatException e) {
+      throw new InvalidInputException(field, text, "not a number (or off)");
+    }
   }
 }

@@ -29,6 +29,7 @@ import org.edl.thrift.JobStatus;
 import org.edl.thrift.ProfilePoint;
 import org.edl.thrift.ProfileResult;
 import org.edl.thrift.ScaleMode;
+import org.edl.worker.runtime.WorkerEnv;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.rpc.RpcClient;
 import org.edl.worker.rpc.RpcConnection;
@@ -195,7 +196,7 @@ class ScaleEndToEndTest {
 
       // YARN forgets a completed container at once (no timeline service here); the AM saw it end.
       assertTrue(two.getDiagnostics().startsWith("worker container " + newcomer + " on ")
-          && two.getDiagnostics().endsWith(" left the job (SCALE_IN, exit status 0)"), two.getDiagnostics());
+          && two.getDiagnostics().endsWith(" left the job (SCALE_IN, exit status " + WorkerEnv.EXIT_LEFT + ")"), two.getDiagnostics());
     }
   }
 

@@ -578,6 +578,64 @@ class WorkerFleetTest {
     assertEquals(List.of(1, 3), requested);
   }
 
+  @Test
+  void aWorkerTheLeaderRemovedOnItsOwnIsADepartureNotTrainingFinished() throws Exception {
+    WorkerFleet fleet = running(4, 2, 4);
+    fleet.onContainerCompleted("c3", WorkerEnv.EXIT_LEFT, "Exception from container-launch");
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase(), "training goes on");
+    assertFalse(fleet.outcome().isDone());
+    assertEquals(3, fleet.status().targetWorkers());
+    assertEquals(List.of("c1", "c2", "c4"), fleet.status().containers());
+    assertTrue(fleet.status().diagnostics().contains("c3 on h2 was removed by the leader"),
+        fleet.status().diagnostics());
+    assertTrue(requested.isEmpty(), "not replaced unless the job asks for it");
+    assertTrue(fleet.status().scaling(), "until the leader reports the smaller ring");
+    fleet.onProgressReport(3);
+    assertFalse(fleet.status().scaling());
+
+    // The next change is taken as usual, and the job still ends when every worker exits 0.
+    fleet.scaleIn(0, List.of("c4"), ScaleMode.EDL);
+    assertEquals(List.of(List.of("c4")), removal.asked);
+    removal.answers.accepted("c4", 90);
+    fleet.onContainerCompleted("c4", WorkerEnv.EXIT_LEFT, "");
+    fleet.onProgressReport(2);
+    fleet.onContainerCompleted("c1", 0, "");
+    assertEquals(WorkerFleet.Phase.FINISHING, fleet.status().phase());
+    fleet.onContainerCompleted("c2", 0, "");
+    assertTrue(fleet.outcome().getNow(null).succeeded());
+    assertTrue(fleet.outcome().getNow(null).diagnostics().contains("all 2 workers"));
+  }
+
+  @Test
+  void withReplacementAWorkerTheLeaderRemovedGetsOneNewContainer() throws Exception {
+    WorkerFleet fleet = running(3, 1, 3).replaceRemovedWorkers(true);
+    fleet.onContainerCompleted("c2", WorkerEnv.EXIT_LEFT, "");
+    assertEquals(3, fleet.status().targetWorkers());
+    assertEquals(List.of(1), requested);
+    assertTrue(fleet.status().diagnostics().contains("requesting a replacement"), fleet.status().diagnostics());
+    assertTrue(fleet.status().scaling());
+
+    fleet.onContainersAllocated(List.of(c("c5", "h3")));
+    assertTrue(launched.containsKey("c5"));
+    fleet.onContainerStarted("c5");
+    fleet.onProgressReport(2);
+    assertTrue(fleet.status().scaling(), "the newcomer has not joined the ring yet");
+    fleet.onProgressReport(3);
+    assertFalse(fleet.status().scaling());
+    assertEquals(List.of("c1", "c3", "c5"), fleet.status().containers());
+    assertEquals(List.of(1), requested, "one replacement only");
+  }
+
+  @Test
+  void aWorkerThatLeftAfterTrainingFinishedIsNoReplacementEither() throws Exception {
+    WorkerFleet fleet = running(3, 1, 3).replaceRemovedWorkers(true);
+    fleet.onContainerCompleted("c1", 0, "");
+    fleet.onContainerCompleted("c3", WorkerEnv.EXIT_LEFT, "");
+    assertTrue(requested.isEmpty());
+    fleet.onContainerCompleted("c2", 0, "");
+    assertTrue(fleet.outcome().getNow(null).succeeded());
+  }
+
   private static WorkerContainer c(String id, String host) {
     return new WorkerContainer(id, host);
   }

@@ -37,6 +37,23 @@ class JobStatusTextTest {
   }
 
   @Test
+  void theLeadersEventsFollowTheProgress() {
+    JobStatus s = new JobStatus("application_1_0007", JobState.SCALING, 3, List.of("container_1_0007_01_000002"));
+    JobProgress p = new JobProgress(40, 1000, 0.5, 100, 3);
+    p.setEvents(List.of("step 19: removing straggler c3: 13.4 ms per batch against the median 10.0 ms"
+        + " (1.34x) for 10 consecutive batches; it leaves after step 21", "step 60: removing straggler c4"));
+    s.setProgress(p);
+    assertEquals("""
+        application_1_0007  SCALING
+        Workers:     target 3, 1 container
+        Progress:    step 40/1000  loss 0.5000  100 samples/s  3 workers
+        Events:      step 19: removing straggler c3: 13.4 ms per batch against the median 10.0 ms (1.34x) for 10 consecutive batches; it leaves after step 21
+                     step 60: removing straggler c4
+        Containers:  container_1_0007_01_000002
+        """, JobStatusText.status(s));
+  }
+
+  @Test
   void startingJobWithoutProgressOrContainers() {
     JobStatus s = new JobStatus("application_1_0008", JobState.STARTING, 2, List.of());
     s.setBackend("emulated");

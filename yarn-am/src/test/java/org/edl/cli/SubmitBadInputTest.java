@@ -62,6 +62,18 @@ class SubmitBadInputTest {
   }
 
   @Test
+  void stragglerFactorAtOrBelowOne() {
+    Result r = submit("--straggler-factor", "0.9");
+    r.assertUserError("straggler-factor=0.9", "must be above 1");
+  }
+
+  @Test
+  void stragglerBatchesNotANumber() {
+    Result r = submit("--straggler-batches", "ten");
+    r.assertUserError("straggler-batches=ten", "not a number (or off)");
+  }
+
+  @Test
   void fewerThanOneWorker() {
     Result r = submit("--workers", "0");
     r.assertUserError("workers=0", "at least 1");

@@ -24,6 +24,8 @@ import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
 import org.edl.worker.job.JobSpec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The leader's decisions, with no Thrift server, socket or lock in it: who is registered, which
@@ -54,8 +56,15 @@ import org.edl.worker.job.JobSpec;
  * the same way, {@code t + k}, and every member learns it from its sync replies up to that step;
  * after it nobody trains on, and no change is taken any more. A job restored from a checkpoint
  * starts from the checkpoint's meta-data instead of step 0 ({@link #restored}).
+ *
+ * <p>Stragglers: each completed step's compute times (what each member spent before the
+ * all-reduce) go to a {@link StragglerDetector}; a worker it names leaves by the same {@link #leave}
+ * an operator's scale-in takes, and the removal is kept in {@link #events} for the status.
  */
 public final class CoordinatorState {
+  private static final Logger LOG = LoggerFactory.getLogger(CoordinatorState.class);
+  /** Events kept for the status; older ones are in the leader's log. */
+  static final int MAX_EVENTS = 10;
   /** Steps of history used for the current samples/s. */
   private static final int RATE_WINDOW = 20;
   public static final Duration DEFAULT_SWITCH_ALLOWANCE = Duration.ofMillis(500);
@@ -100,6 +109,8 @@ public final class CoordinatorState {
   private Double firstLoss;
   private long firstCompletionNanos = -1;
   private long samplesAtFirstCompletion;
+  private final StragglerDetector stragglers;
+  private final Deque<String> events = new ArrayDeque<>();
 
   /** A state with the default switch allowance and no known leader id (tests of formation). */
   public CoordinatorState(JobSpec spec, Ticker ticker) {
@@ -117,6 +128,8 @@ public final class CoordinatorState {
     this.leaderId = leaderId;
     this.meta = new JobMeta(0, 0, spec.batchRule(), spec.batchSize(), spec.learningRate());
     meta.setSamplesSeen(0);
+    this.stragglers = new StragglerDetector(spec.stragglerFactor(), spec.stragglerBatches(),
+        spec.minWorkers());
   }
 
   /**
@@ -573,7 +586,15 @@ public final class CoordinatorState {
     if (firstLoss != null) {
       p.setFirstLoss(firstLoss);
     }
+    if (!events.isEmpty()) {
+      p.setEvents(new ArrayList<>(events));
+    }
     return p;
+  }
+
+  /** The leader's recent events (stragglers removed), oldest first. */
+  public List<String> events() {
+    return List.copyOf(events);
   }
 
   /** k = ceil(T_a / T_b), at least 1; T_b is the mean of the members' latest batch times. */
@@ -726,6 +747,33 @@ public final class CoordinatorState {
       if (change != null && change.order != null && change.order.getAtStep() == first.getKey()) {
         applySwitch();
       }
+      if (!handedOver) {
+        removeStraggler(first.getKey(), t.computeSeconds);
+      }
+    }
+  }
+
+  /** Feeds the completed step to the detector and starts the removal of a straggler it names. */
+  private void removeStraggler(long step, Map<String, Double> computeSeconds) {
+    boolean inFlight = change != null || queued != null || stop != null;
+    Optional<StragglerDetector.Straggler> found = stragglers.step(computeSeconds, inFlight);
+    if (found.isEmpty()) {
+      return;
+    }
+    StragglerDetector.Straggler s = found.get();
+    try {
+      SwitchOrder order = leave(s.workerId());
+      String event = "step " + step + ": removing " + s.describe() + (order.getAtStep() < 0 ? ""
+          : "; it leaves after step " + order.getAtStep());
+      LOG.warn("{}", event);
+      events.addLast(event);
+      while (events.size() > MAX_EVENTS) {
+        events.pollFirst();
+      }
+    } catch (EdlError e) {
+      // Not removable now (the job is at its end, for one): it may be named again later.
+      stragglers.release(s.workerId());
+      LOG.warn("Not removing {}: {}", s.describe(), e.getMessage());
     }
   }
 
@@ -812,12 +860,14 @@ public final class CoordinatorState {
   /** The reports for one step so far. */
   private static final class StepTally {
     final Set<String> reporters = new HashSet<>();
+    final Map<String, Double> computeSeconds = new LinkedHashMap<>();
     double weightedLoss;
     long samples;
     long batchStart = -1;
 
     void add(String id, SyncReport r) {
       if (reporters.add(id)) {
+        computeSeconds.put(id, r.isSetComputeSeconds() ? r.getComputeSeconds() : r.getBatchSeconds());
         weightedLoss += r.getLoss() * r.getSamples();
         samples += r.getSamples();
       }

@@ -40,6 +40,9 @@ import org.edl.thrift.BatchRule;
  * @param checkpointsKept periodic checkpoints kept (the newest ones); older ones are deleted
  * @param resumeFrom    a checkpoint (or a directory of them) the job's first workers start from;
  *                      empty: from scratch
+ * @param stragglerFactor  a worker slower than this x the median batch time is slow; 0: off
+ * @param stragglerBatches consecutive slow batches after which the leader removes a worker; 0: off
+ * @param replaceStragglers the AM starts a new container for each straggler the leader removed
  */
 public record JobSpec(
     String name,
@@ -64,29 +67,39 @@ public record JobSpec(
     long checkpointEveryBatches,
     int checkpointEveryMinutes,
     int checkpointsKept,
-    String resumeFrom) {
+    String resumeFrom,
+    double stragglerFactor,
+    int stragglerBatches,
+    boolean replaceStragglers) {
 
   /** The paper's example: a checkpoint every 1000 batches or 10 minutes, whichever comes first. */
   public static final long DEFAULT_CHECKPOINT_EVERY_BATCHES = 1000;
   public static final int DEFAULT_CHECKPOINT_EVERY_MINUTES = 10;
   public static final int DEFAULT_CHECKPOINTS_KEPT = 3;
-
-  /** A job with the default checkpoint schedule, started from scratch. */
-  public JobSpec(String name, String model, String data, String format, int workers, int minWorkers,
-      int maxWorkers, int gpusPerWorker, int workerMemoryMb, int workerVcores, long steps, int batchSize,
-      BatchRule batchRule, double learningRate, int hidden, long seed, String backend, String output,
-      String queue) {
-    this(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker, workerMemoryMb,
-        workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed, backend, output, queue,
-        DEFAULT_CHECKPOINT_EVERY_BATCHES, DEFAULT_CHECKPOINT_EVERY_MINUTES, DEFAULT_CHECKPOINTS_KEPT, "");
-  }
-
   public static final Set<String> MODELS = Set.of("softmax", "mlp");
   public static final Set<String> FORMATS = Set.of("auto", "libsvm", "csv");
   public static final Set<String> BACKENDS = Set.of("cpu", "emulated");
   /** Models the emulated backend stands in for (their measured profiles and real sizes). */
   public static final Set<String> EMULATED_MODELS = Set.of("imagenet", "cifar10", "yolov3", "bert");
   private static final String PREFIX = "edl.job.";
+  /** What {@code edl submit} detects stragglers with unless told otherwise. */
+  public static final double DEFAULT_STRAGGLER_FACTOR = 1.2;
+  public static final int DEFAULT_STRAGGLER_BATCHES = 10;
+
+  /**
+   * A job with the default checkpoint schedule, started from scratch, without straggler
+   * detection (specs built in code: tests, benchmarks, the demo, where a paced worker must not be
+   * taken for a straggler); {@code edl submit} turns detection on by default.
+   */
+  public JobSpec(String name, String model, String data, String format, int workers, int minWorkers,
+      int maxWorkers, int gpusPerWorker, int workerMemoryMb, int workerVcores, long steps,
+      int batchSize, BatchRule batchRule, double learningRate, int hidden, long seed, String backend,
+      String output, String queue) {
+    this(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker, workerMemoryMb,
+        workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed, backend, output, queue,
+        DEFAULT_CHECKPOINT_EVERY_BATCHES, DEFAULT_CHECKPOINT_EVERY_MINUTES, DEFAULT_CHECKPOINTS_KEPT, "",
+        0, 0, false);
+  }
 
   /** Checks every field on its own; the message names the flag and the value. */
   public JobSpec validate() {
@@ -138,6 +151,14 @@ public record JobSpec(
       throw new InvalidInputException("checkpoint-every-minutes", checkpointEveryMinutes, "must be 0 (never) or more");
     }
     positive("checkpoints-kept", checkpointsKept);
+    if (stragglerFactor != 0 && !(stragglerFactor > 1 && stragglerFactor < Double.POSITIVE_INFINITY)) {
+      throw new InvalidInputException("straggler-factor", stragglerFactor,
+          "must be above 1 (a multiple of the median batch time), or 0 to turn detection off");
+    }
+    if (stragglerBatches < 0) {
+      throw new InvalidInputException("straggler-batches", stragglerBatches,
+          "must be at least 1, or 0 to turn detection off");
+    }
     return this;
   }
 
@@ -176,6 +197,9 @@ public record JobSpec(
     p.setProperty(PREFIX + "checkpoint-every-minutes", Integer.toString(checkpointEveryMinutes));
     p.setProperty(PREFIX + "checkpoints-kept", Integer.toString(checkpointsKept));
     p.setProperty(PREFIX + "resume-from", resumeFrom);
+    p.setProperty(PREFIX + "straggler-factor", Double.toString(stragglerFactor));
+    p.setProperty(PREFIX + "straggler-batches", Integer.toString(stragglerBatches));
+    p.setProperty(PREFIX + "replace-stragglers", Boolean.toString(replaceStragglers));
     return p;
   }
 
@@ -193,7 +217,10 @@ public record JobSpec(
         p.containsKey(PREFIX + "checkpoint-every-minutes") ? intOf(p, "checkpoint-every-minutes")
             : DEFAULT_CHECKPOINT_EVERY_MINUTES,
         p.containsKey(PREFIX + "checkpoints-kept") ? intOf(p, "checkpoints-kept") : DEFAULT_CHECKPOINTS_KEPT,
-        p.getProperty(PREFIX + "resume-from", "").trim())
+        p.getProperty(PREFIX + "resume-from", "").trim(),
+        p.containsKey(PREFIX + "straggler-factor") ? doubleOf(p, "straggler-factor") : 0,
+        p.containsKey(PREFIX + "straggler-batches") ? intOf(p, "straggler-batches") : 0,
+        Boolean.parseBoolean(p.getProperty(PREFIX + "replace-stragglers", "false").trim()))
         .validate();
   }
 
@@ -222,7 +249,7 @@ public record JobSpec(
     return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
         backend, newOutput, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
-        resumeFrom);
+        resumeFrom, stragglerFactor, stragglerBatches, replaceStragglers);
   }
 
   /**
@@ -233,20 +260,22 @@ public record JobSpec(
     return new JobSpec(name, model, data, format, count, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
         backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
-        resumeFrom).validate();
+        resumeFrom, stragglerFactor, stragglerBatches, replaceStragglers).validate();
   }
 
   public JobSpec withData(String newData) {
     return new JobSpec(name, model, newData, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept, resumeFrom);
+        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept, resumeFrom,
+        stragglerFactor, stragglerBatches, replaceStragglers);
   }
 
   /** The same job with another periodic checkpoint schedule (validated). */
   public JobSpec withCheckpoints(long everyBatches, int everyMinutes, int kept) {
     return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue, everyBatches, everyMinutes, kept, resumeFrom).validate();
+        backend, output, queue, everyBatches, everyMinutes, kept, resumeFrom, stragglerFactor,
+        stragglerBatches, replaceStragglers).validate();
   }
 
   /** The same job started from the checkpoint at {@code location} (empty: from scratch). */
@@ -254,7 +283,20 @@ public record JobSpec(
     return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
         backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
-        location == null ? "" : location.trim());
+        location == null ? "" : location.trim(), stragglerFactor, stragglerBatches, replaceStragglers);
+  }
+
+  /** The same job with straggler detection as given (0 for either number: off). */
+  public JobSpec withStragglers(double factor, int batches, boolean replace) {
+    return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
+        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
+        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept, resumeFrom,
+        factor, batches, replace).validate();
+  }
+
+  /** Whether the leader looks for stragglers at all. */
+  public boolean detectsStragglers() {
+    return stragglerFactor > 0 && stragglerBatches > 0;
   }
 
   private static void positive(String field, long value) {

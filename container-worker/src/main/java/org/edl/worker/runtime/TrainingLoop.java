@@ -73,6 +73,9 @@ public final class TrainingLoop {
     long batchStart = from.batchStart();
     int loggedWorkers = -1;
     while (step < toStep) {
+      // The worker's own time runs from here (a test's pacing in beforeBatch included) to the
+      // all-reduce; the all-reduce itself waits for the slowest member, so it is left out.
+      long computeStart = ticker.nanos();
       listener.beforeBatch(workerId, step);
       int workers = ring.size();
       int rank = ring.rank();
@@ -88,6 +91,7 @@ public final class TrainingLoop {
       int[] samples = order.samples(slice);
       Arrays.fill(gradient, 0f);
       double lossSum = model.accumulateGradients(data, samples, 0, samples.length, gradient);
+      double computeSeconds = (ticker.nanos() - computeStart) / 1e9;
       ring.sum(gradient);
       for (int i = 0; i < gradient.length; i++) {
         gradient[i] /= globalBatch;
@@ -103,6 +107,7 @@ public final class TrainingLoop {
       SyncReport report = new SyncReport(workerId, step, localLoss, seconds, samples.length);
       report.setBatchStart(batchStart);
       report.setEpochSize(data.size());
+      report.setComputeSeconds(computeSeconds);
       step++;
       batchStart += globalBatch;
       if (step == toStep || (step - fromStep) % logEvery == 0) {

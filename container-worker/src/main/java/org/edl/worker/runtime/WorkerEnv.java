@@ -47,10 +47,16 @@ public final class WorkerEnv {
   public static final String ZK_ROOT = "/edl";
 
   /**
-   * Exit status of a worker that finished training, left the job at its scheduled step, or
-   * stopped for a restart (the leader after writing the checkpoint).
+   * Exit status of a worker that finished training or stopped for a restart (the leader after
+   * writing the checkpoint).
    */
   public static final int EXIT_OK = 0;
+  /**
+   * Exit status of a worker that left the job at a scheduled step while training goes on
+   * (graceful scale-in, a migration, or a straggler the leader removed): the AM must not take it
+   * for "training finished", whether or not it asked for the departure.
+   */
+  public static final int EXIT_LEFT = 3;
   /** Exit status of a worker that failed; the cause is on stderr, which YARN's diagnostics carry. */
   public static final int EXIT_FAILED = 1;
 

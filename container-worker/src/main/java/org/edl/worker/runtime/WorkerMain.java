@@ -43,15 +43,17 @@ public final class WorkerMain {
     Timeline timeline = new Timeline();
     String how = "failed";
     long nextStep = -1;
+    boolean left = false;
     try (Worker worker = new Worker(config, ExecutionContext.FROM_SPEC, timeline)) {
       Worker.Outcome outcome = worker.run();
       how = outcome.ending().name().toLowerCase(java.util.Locale.ROOT);
       nextStep = outcome.nextStep();
+      left = outcome.left();
     } finally {
       timeline.ended(nextStep, how);
       writeTimeline(timeline, config);
     }
-    return WorkerEnv.EXIT_OK;
+    return left ? WorkerEnv.EXIT_LEFT : WorkerEnv.EXIT_OK;
   }
 
   /** Best effort: a timeline that cannot be written must not turn a good run into a failure. */

@@ -59,6 +59,8 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private long gate = Long.MAX_VALUE;
+  /** Milliseconds a worker sleeps before a step (its pace; a straggler sleeps longer). */
+  volatile java.util.function.ToLongBiFunction<String, Long> paceMillis = (workerId, step) -> 0;
   private CuratorFramework control;
 
   ElasticJob(TestingServer zk, String appId, JobSpec spec, Duration switchAllowance) {
@@ -219,6 +221,10 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
 
   @Override
   public void beforeBatch(String workerId, long step) throws InterruptedException {
+    long pace = paceMillis.applyAsLong(workerId, step);
+    if (pace > 0) {
+      Thread.sleep(pace);
+    }
     long deadline = System.nanoTime() + WAIT.toNanos();
     lock.lock();
     try {
