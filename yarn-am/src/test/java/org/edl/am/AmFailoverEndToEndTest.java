@@ -1,17 +1,13 @@
 package org.edl.am;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Predicate;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
@@ -27,6 +23,7 @@ import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
+import org.edl.testing.Await;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.rpc.RpcClient;
 import org.edl.worker.rpc.RpcConnection;
@@ -43,8 +40,6 @@ import org.junit.jupiter.api.Test;
  */
 class AmFailoverEndToEndTest {
   private static final long STEPS = 4_000;
-  private static final Duration WAIT = Duration.ofMinutes(3);
-  private static final Duration POLL = Duration.ofMillis(250);
 
   private static EmbeddedCluster cluster;
   private static YarnClient yarn;
@@ -74,10 +69,10 @@ class AmFailoverEndToEndTest {
         256, BatchRule.FIXED_GLOBAL, 0.05, 128, 1, "cpu", "", "").validate();
     SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
     try {
-      ApplicationReport first = await("the first AM to register", () -> yarn.getApplicationReport(job.appId()),
+      ApplicationReport first = Await.until("the first AM to register", () -> yarn.getApplicationReport(job.appId()),
           r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
       assertEquals(1, first.getCurrentApplicationAttemptId().getAttemptId());
-      JobStatus before = withAm(first, job, am -> await("two workers training", am::status,
+      JobStatus before = withAm(first, job, am -> Await.until("two workers training", am::status,
           s -> s.getState() == JobState.RUNNING && s.isSetProgress()
               && s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 5));
       List<String> workers = List.copyOf(before.getContainers());
@@ -87,14 +82,14 @@ class AmFailoverEndToEndTest {
           .getAMContainerId();
       yarn.signalToContainer(amContainer, SignalContainerCommand.FORCEFUL_SHUTDOWN);
 
-      ApplicationReport second = await("a second AM attempt to register",
+      ApplicationReport second = Await.until("a second AM attempt to register",
           () -> yarn.getApplicationReport(job.appId()),
           r -> r.getCurrentApplicationAttemptId().getAttemptId() == 2 && r.getRpcPort() > 0
               && r.getYarnApplicationState() == YarnApplicationState.RUNNING);
       assertNotEquals(first.getHost() + ":" + first.getRpcPort(), second.getHost() + ":" + second.getRpcPort(),
           "the application report names the new attempt's endpoint");
       long stepBefore = before.getProgress().getStep();
-      JobStatus after = withAm(second, job, am -> await("the leader reporting to the new AM", am::status,
+      JobStatus after = withAm(second, job, am -> Await.until("the leader reporting to the new AM", am::status,
           s -> s.getState() == JobState.RUNNING && s.isSetProgress()
               && s.getProgress().getStep() > stepBefore + 5));
       assertEquals(Set.copyOf(workers), Set.copyOf(after.getContainers()),
@@ -106,7 +101,7 @@ class AmFailoverEndToEndTest {
       yarn.killApplication(job.appId());
       throw t;
     }
-    ApplicationReport end = await("the job to end", () -> yarn.getApplicationReport(job.appId()),
+    ApplicationReport end = Await.until("the job to end", () -> yarn.getApplicationReport(job.appId()),
         r -> EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED,
             YarnApplicationState.KILLED).contains(r.getYarnApplicationState()));
     assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
@@ -126,32 +121,5 @@ class AmFailoverEndToEndTest {
         Duration.ofSeconds(30))) {
       return call.call(new JobControl.Client(connection.protocol()));
     }
-  }
-
-  @FunctionalInterface
-  private interface Probe<T> {
-    T get() throws Exception;
-  }
-
-  /** Polls until {@code done} holds; fails naming what it waited for and the last value seen. */
-  private static <T> T await(String what, Probe<T> probe, Predicate<T> done) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    List<String> seen = new ArrayList<>();
-    T last = null;
-    while (System.nanoTime() < deadline) {
-      last = probe.get();
-      assertNotNull(last);
-      if (done.test(last)) {
-        return last;
-      }
-      if (last instanceof JobStatus s) {
-        assertFalse(s.getState() == JobState.FAILED || s.getState() == JobState.SUCCEEDED,
-            "the job ended while waiting for " + what + ": " + s);
-      }
-      seen.add(String.valueOf(last));
-      Thread.sleep(POLL.toMillis());
-    }
-    throw new AssertionError("gave up waiting for " + what + "; last seen: "
-        + (seen.isEmpty() ? "nothing" : seen.get(seen.size() - 1)));
   }
 }

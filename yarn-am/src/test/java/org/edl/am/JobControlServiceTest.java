@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.edl.testing.Await;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobProgress;
@@ -139,14 +141,7 @@ class JobControlServiceTest {
   }
 
   private JobStatus awaitState(JobState state) throws Exception {
-    for (int i = 0; i < 1000; i++) {
-      JobStatus s = control.status();
-      if (s.getState() == state) {
-        return s;
-      }
-      Thread.sleep(10);
-    }
-    throw new AssertionError("never " + state + ": " + control.status());
+    return Await.until("state " + state, control::status, st -> st.getState() == state, Duration.ofSeconds(10));
   }
 
   private static JobSpec spec() {

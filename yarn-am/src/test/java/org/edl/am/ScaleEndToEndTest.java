@@ -1,8 +1,6 @@
 package org.edl.am;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.function.Predicate;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
@@ -30,6 +27,7 @@ import org.edl.thrift.ProfilePoint;
 import org.edl.thrift.ProfileResult;
 import org.edl.thrift.ScaleMode;
 import org.edl.worker.runtime.WorkerEnv;
+import org.edl.testing.Await;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.rpc.RpcClient;
 import org.edl.worker.rpc.RpcConnection;
@@ -48,8 +46,6 @@ import org.junit.jupiter.api.Test;
 class ScaleEndToEndTest {
   /** Enough steps that the job outlives both changes; the test waits on state, never on time. */
   private static final long STEPS = 8_000;
-  private static final Duration WAIT = Duration.ofMinutes(3);
-  private static final Duration POLL = Duration.ofMillis(250);
 
   private static EmbeddedCluster cluster;
   private static YarnClient yarn;
@@ -80,7 +76,7 @@ class ScaleEndToEndTest {
         "synthetic:samples=8192,features=128,classes=10,seed=5", "auto", 2, 2, 3, 1, 512, 1, STEPS,
         256, BatchRule.FIXED_GLOBAL, 0.05, 128, 1, "cpu", "", "").validate();
     SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
-    ApplicationReport running = await("the AM to register", () -> yarn.getApplicationReport(job.appId()),
+    ApplicationReport running = Await.until("the AM to register", () -> yarn.getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
 
     try {
@@ -105,12 +101,12 @@ class ScaleEndToEndTest {
         "synthetic:samples=8192,features=128,classes=10,seed=5", "auto", 2, 2, 3, 1, 512, 1, STEPS,
         256, BatchRule.FIXED_GLOBAL, 0.05, 128, 1, "cpu", "", "").validate();
     SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
-    ApplicationReport running = await("the AM to register", () -> yarn.getApplicationReport(job.appId()),
+    ApplicationReport running = Await.until("the AM to register", () -> yarn.getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
     try (RpcConnection connection = RpcClient.open(running.getHost(), running.getRpcPort(), job.secret(),
         Duration.ofSeconds(30))) {
       JobControl.Client am = new JobControl.Client(connection.protocol());
-      JobStatus training = await("two workers training", am::status,
+      JobStatus training = Await.until("two workers training", am::status,
           s -> s.getState() == JobState.RUNNING && s.isSetProgress()
               && s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 5);
       List<String> first = List.copyOf(training.getContainers());
@@ -118,7 +114,7 @@ class ScaleEndToEndTest {
 
       String printed = cli("scale-out", job.appId().toString(), "-n", "1", "--mode", "stop-resume");
       assertTrue(printed.contains("target 3"), printed);
-      JobStatus three = await("three relaunched workers", am::status,
+      JobStatus three = Await.until("three relaunched workers", am::status,
           s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 3
               && s.getContainersSize() == 3);
       assertTrue(three.getContainers().stream().noneMatch(first::contains),
@@ -141,7 +137,7 @@ class ScaleEndToEndTest {
     try (RpcConnection connection = RpcClient.open(running.getHost(), running.getRpcPort(), job.secret(),
         Duration.ofSeconds(30))) {
       JobControl.Client am = new JobControl.Client(connection.protocol());
-      JobStatus training = await("two workers training", am::status,
+      JobStatus training = Await.until("two workers training", am::status,
           s -> s.getState() == JobState.RUNNING && s.isSetProgress()
               && s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 1);
       List<String> first = List.copyOf(training.getContainers());
@@ -159,18 +155,18 @@ class ScaleEndToEndTest {
       String printed = cli("scale-out", job.appId().toString(), "-n", "1");
       assertTrue(printed.contains("target 3"), printed);
       assertEquals(3, am.status().getTargetWorkers());
-      JobStatus three = await("the leader to report 3 workers", am::status,
+      JobStatus three = Await.until("the leader to report 3 workers", am::status,
           s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 3);
       assertEquals(3, three.getContainersSize());
       String newcomer = three.getContainers().stream().filter(id -> !first.contains(id))
           .findFirst().orElseThrow();
       long stepAtThree = three.getProgress().getStep();
-      await("training to go on with 3 workers", am::status,
+      Await.until("training to go on with 3 workers", am::status,
           s -> s.getProgress().getStep() > stepAtThree + 5 && s.getProgress().getWorkers() == 3);
 
       // A profile at the size the job has: one measurement, stored beside the model. It answers
       // only when measured, so it gets a connection that waits that long.
-      try (RpcConnection slow = RpcClient.open(running.getHost(), running.getRpcPort(), job.secret(), WAIT)) {
+      try (RpcConnection slow = RpcClient.open(running.getHost(), running.getRpcPort(), job.secret(), Await.WAIT)) {
         ProfileResult profile = new JobControl.Client(slow.protocol()).profile(3, 3, 20);
         assertEquals(1, profile.getPointsSize());
         ProfilePoint at3 = profile.getPoints().get(0);
@@ -188,7 +184,7 @@ class ScaleEndToEndTest {
       JobStatus scalingIn = am.scaleIn(1, List.of(), ScaleMode.EDL);
       assertEquals(JobState.SCALING, scalingIn.getState());
       assertEquals(2, scalingIn.getTargetWorkers());
-      JobStatus two = await("the newest worker to leave", am::status,
+      JobStatus two = Await.until("the newest worker to leave", am::status,
           s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 2
               && !s.getContainers().contains(newcomer));
       assertEquals(first, two.getContainers(), "the newest container was the one to go");
@@ -215,35 +211,8 @@ class ScaleEndToEndTest {
   }
 
   private static ApplicationReport ended(SubmittedJob job) throws Exception {
-    return await("the job to end", () -> yarn.getApplicationReport(job.appId()),
+    return Await.until("the job to end", () -> yarn.getApplicationReport(job.appId()),
         r -> EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED,
             YarnApplicationState.KILLED).contains(r.getYarnApplicationState()));
-  }
-
-  @FunctionalInterface
-  private interface Probe<T> {
-    T get() throws Exception;
-  }
-
-  /** Polls until {@code done} holds; fails naming what it waited for and the last value seen. */
-  private static <T> T await(String what, Probe<T> probe, Predicate<T> done) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    List<String> seen = new ArrayList<>();
-    T last = null;
-    while (System.nanoTime() < deadline) {
-      last = probe.get();
-      assertNotNull(last);
-      if (done.test(last)) {
-        return last;
-      }
-      if (last instanceof JobStatus s) {
-        assertFalse(s.getState() == JobState.FAILED || s.getState() == JobState.SUCCEEDED,
-            "the job ended while waiting for " + what + ": " + s);
-      }
-      seen.add(String.valueOf(last));
-      Thread.sleep(POLL.toMillis());
-    }
-    throw new AssertionError("gave up waiting for " + what + "; last seen: "
-        + (seen.isEmpty() ? "nothing" : seen.get(seen.size() - 1)));
   }
 }

@@ -31,6 +31,7 @@ import org.edl.client.JobControlLocator;
 import org.edl.client.JobSecretFile;
 import org.edl.client.JobSubmitter;
 import org.edl.cluster.EmbeddedCluster;
+import org.edl.testing.Await;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.ScaleMode;
@@ -199,37 +200,30 @@ class JobControlEndToEndTest {
         JobSpec.batchRuleOf("fixed-global"), 0.1, 8, 1, "cpu", "", "");
   }
 
-  /** Polls until the AM reports {@code n} worker containers; the test's own timeout bounds it. */
+  /** What the AM and YARN each say about a job's worker containers. */
+  private record Containers(JobStatus am, int yarnWorkers) {}
+
+  /** Polls until the AM and YARN both show {@code n} worker containers. */
   private static void awaitContainers(ApplicationId app, int n) throws Exception {
-    JobStatus last = null;
-    for (int i = 0; i < 600; i++) {
+    Await.until(n + " worker containers of " + app, () -> {
       ApplicationReport report = yarn.getApplicationReport(app);
-      if (report.getYarnApplicationState() == YarnApplicationState.RUNNING) {
-        try (JobControlConnection c = new JobControlLocator(cluster.configuration(), yarn)
-            .connect(app.toString(), Duration.ofSeconds(30))) {
-          last = c.control().status();
-          if (last.getContainersSize() == n && workerContainers(app).size() == n) {
-            return;
-          }
-        } catch (RuntimeException e) {
-          // the endpoint is published a moment after RUNNING
-        }
-      }
       assertFalse(report.getYarnApplicationState().ordinal() > YarnApplicationState.RUNNING.ordinal(),
           "job ended: " + report.getDiagnostics());
-      Thread.sleep(500);
-    }
-    fail("no " + n + " containers; last status: " + last);
+      if (report.getYarnApplicationState() != YarnApplicationState.RUNNING) {
+        return null;
+      }
+      try (JobControlConnection c = new JobControlLocator(cluster.configuration(), yarn)
+          .connect(app.toString(), Duration.ofSeconds(30))) {
+        return new Containers(c.control().status(), workerContainers(app).size());
+      } catch (RuntimeException e) {
+        return null; // the endpoint is published a moment after RUNNING
+      }
+    }, seen -> seen.am().getContainersSize() == n && seen.yarnWorkers() == n);
   }
 
   private static void awaitState(ApplicationId app, YarnApplicationState state) throws Exception {
-    for (int i = 0; i < 600; i++) {
-      if (yarn.getApplicationReport(app).getYarnApplicationState() == state) {
-        return;
-      }
-      Thread.sleep(200);
-    }
-    fail(app + " never reached " + state);
+    Await.until(app + " to reach " + state, () -> yarn.getApplicationReport(app).getYarnApplicationState(),
+        state::equals);
   }
 
   /** Running worker containers as YARN sees them (the AM's own container left out). */
