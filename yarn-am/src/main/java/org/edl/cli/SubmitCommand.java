@@ -11,6 +11,7 @@ import org.edl.client.SubmittedJob;
 import org.edl.worker.data.SyntheticSpec;
 import org.edl.worker.job.InvalidInputException;
 import org.edl.worker.job.JobSpec;
+import org.edl.worker.job.Recovery;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
@@ -79,6 +80,19 @@ public final class SubmitCommand implements Callable<Integer> {
   String stragglerBatches;
   @Option(names = "--replace-stragglers", description = "Start a new worker container for each straggler removed.")
   boolean replaceStragglers;
+  @Option(names = "--recovery", paramLabel = "consistent|approximate", description = "After a worker fails:"
+      + " reload the latest checkpoint (consistent) or carry on with the survivors and redo the current batch"
+      + " (approximate). Default: approximate when " + Recovery.APPROXIMATE_ENV + "=1 is set, else consistent.")
+  String recovery;
+  @Option(names = "--sync-timeout-ms", defaultValue = "0", paramLabel = "MS", description = "A worker that has"
+      + " not reported a step this long after the first member did is declared failed; 0: derived from the batch time (default: ${DEFAULT-VALUE}).")
+  long syncTimeoutMs;
+  @Option(names = "--max-worker-failures", defaultValue = "" + Recovery.DEFAULT_MAX_WORKER_FAILURES,
+      description = "Failed workers replaced before the job is failed (default: ${DEFAULT-VALUE}).")
+  int maxWorkerFailures;
+
+  /** The submitting user's environment, where {@code USE_APPX_RECOVERY} is looked up. */
+  java.util.function.Function<String, String> environment = System::getenv;
 
   @Override
   public Integer call() throws Exception {
@@ -119,7 +133,17 @@ public final class SubmitCommand implements Callable<Integer> {
         learningRate, hidden, seed, "cpu", output, queue, checkpointEveryBatches, checkpointEveryMinutes,
         checkpointsKept, resumeFrom == null ? "" : resumeFrom.trim(),
         offOr("straggler-factor", stragglerFactor, Double::parseDouble).doubleValue(),
-        offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers);
+        offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers,
+        new Recovery(recoveryMode(), syncTimeoutMs, maxWorkerFailures));
+  }
+
+  /** The flag wins; without it {@code USE_APPX_RECOVERY=1} asks for approximate recovery. */
+  private Recovery.Mode recoveryMode() {
+    if (recovery != null) {
+      return Recovery.modeOf(recovery);
+    }
+    return Recovery.approximateRequested(environment.apply(Recovery.APPROXIMATE_ENV))
+        ? Recovery.Mode.APPROXIMATE : Recovery.Mode.CONSISTENT;
   }
 
   /** {@code off} as 0, else the number; anything else is refused naming the flag. */

@@ -43,6 +43,7 @@ import org.edl.thrift.BatchRule;
  * @param stragglerFactor  a worker slower than this x the median batch time is slow; 0: off
  * @param stragglerBatches consecutive slow batches after which the leader removes a worker; 0: off
  * @param replaceStragglers the AM starts a new container for each straggler the leader removed
+ * @param recovery      how the job survives a failed worker (mode, sync timeout, failures allowed)
  */
 public record JobSpec(
     String name,
@@ -70,7 +71,8 @@ public record JobSpec(
     String resumeFrom,
     double stragglerFactor,
     int stragglerBatches,
-    boolean replaceStragglers) {
+    boolean replaceStragglers,
+    Recovery recovery) {
 
   /** The paper's example: a checkpoint every 1000 batches or 10 minutes, whichever comes first. */
   public static final long DEFAULT_CHECKPOINT_EVERY_BATCHES = 1000;
@@ -98,7 +100,7 @@ public record JobSpec(
     this(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker, workerMemoryMb,
         workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed, backend, output, queue,
         DEFAULT_CHECKPOINT_EVERY_BATCHES, DEFAULT_CHECKPOINT_EVERY_MINUTES, DEFAULT_CHECKPOINTS_KEPT, "",
-        0, 0, false);
+        0, 0, false, Recovery.DEFAULT);
   }
 
   /** Checks every field on its own; the message names the flag and the value. */
@@ -155,6 +157,10 @@ public record JobSpec(
       throw new InvalidInputException("straggler-factor", stragglerFactor,
           "must be above 1 (a multiple of the median batch time), or 0 to turn detection off");
     }
+    if (recovery == null) {
+      throw new InvalidInputException("recovery", null, "missing");
+    }
+    recovery.validate();
     if (stragglerBatches < 0) {
       throw new InvalidInputException("straggler-batches", stragglerBatches,
           "must be at least 1, or 0 to turn detection off");
@@ -200,6 +206,9 @@ public record JobSpec(
     p.setProperty(PREFIX + "straggler-factor", Double.toString(stragglerFactor));
     p.setProperty(PREFIX + "straggler-batches", Integer.toString(stragglerBatches));
     p.setProperty(PREFIX + "replace-stragglers", Boolean.toString(replaceStragglers));
+    p.setProperty(PREFIX + "recovery", recovery.mode().flag());
+    p.setProperty(PREFIX + "sync-timeout-ms", Long.toString(recovery.syncTimeoutMs()));
+    p.setProperty(PREFIX + "max-worker-failures", Integer.toString(recovery.maxWorkerFailures()));
     return p;
   }
 
@@ -220,7 +229,13 @@ public record JobSpec(
         p.getProperty(PREFIX + "resume-from", "").trim(),
         p.containsKey(PREFIX + "straggler-factor") ? doubleOf(p, "straggler-factor") : 0,
         p.containsKey(PREFIX + "straggler-batches") ? intOf(p, "straggler-batches") : 0,
-        Boolean.parseBoolean(p.getProperty(PREFIX + "replace-stragglers", "false").trim()))
+        Boolean.parseBoolean(p.getProperty(PREFIX + "replace-stragglers", "false").trim()),
+        // Absent in a job file written before failure recovery: the defaults.
+        new Recovery(
+            Recovery.modeOf(p.getProperty(PREFIX + "recovery", Recovery.Mode.CONSISTENT.flag())),
+            p.containsKey(PREFIX + "sync-timeout-ms") ? longOf(p, "sync-timeout-ms") : 0,
+            p.containsKey(PREFIX + "max-worker-failures") ? intOf(p, "max-worker-failures")
+                : Recovery.DEFAULT_MAX_WORKER_FAILURES))
         .validate();
   }
 
@@ -249,7 +264,7 @@ public record JobSpec(
     return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
         backend, newOutput, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
-        resumeFrom, stragglerFactor, stragglerBatches, replaceStragglers);
+        resumeFrom, stragglerFactor, stragglerBatches, replaceStragglers, recovery);
   }
 
   /**
@@ -260,14 +275,14 @@ public record JobSpec(
     return new JobSpec(name, model, data, format, count, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
         backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
-        resumeFrom, stragglerFactor, stragglerBatches, replaceStragglers).validate();
+        resumeFrom, stragglerFactor, stragglerBatches, replaceStragglers, recovery).validate();
   }
 
   public JobSpec withData(String newData) {
     return new JobSpec(name, model, newData, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
         backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept, resumeFrom,
-        stragglerFactor, stragglerBatches, replaceStragglers);
+        stragglerFactor, stragglerBatches, replaceStragglers, recovery);
   }
 
   /** The same job with another periodic checkpoint schedule (validated). */
@@ -275,7 +290,7 @@ public record JobSpec(
     return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
         backend, output, queue, everyBatches, everyMinutes, kept, resumeFrom, stragglerFactor,
-        stragglerBatches, replaceStragglers).validate();
+        stragglerBatches, replaceStragglers, recovery).validate();
   }
 
   /** The same job started from the checkpoint at {@code location} (empty: from scratch). */
@@ -283,7 +298,8 @@ public record JobSpec(
     return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
         backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
-        location == null ? "" : location.trim(), stragglerFactor, stragglerBatches, replaceStragglers);
+        location == null ? "" : location.trim(), stragglerFactor, stragglerBatches, replaceStragglers,
+        recovery);
   }
 
   /** The same job with straggler detection as given (0 for either number: off). */
@@ -291,7 +307,15 @@ public record JobSpec(
     return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
         workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
         backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept, resumeFrom,
-        factor, batches, replace).validate();
+        factor, batches, replace, recovery).validate();
+  }
+
+  /** The same job with another way of surviving worker failures (validated). */
+  public JobSpec withRecovery(Recovery newRecovery) {
+    return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
+        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
+        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept, resumeFrom,
+        stragglerFactor, stragglerBatches, replaceStragglers, newRecovery).validate();
   }
 
   /** Whether the leader looks for stragglers at all. */
