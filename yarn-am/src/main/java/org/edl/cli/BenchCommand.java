@@ -10,7 +10,7 @@ import picocli.CommandLine.Unmatched;
 
 /** {@code edl bench ...}: benchmarks, each one a subcommand. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark.",
-    subcommands = {BenchCommand.AllReduce.class, BenchCommand.Scaling.class})
+    subcommands = {BenchCommand.AllReduce.class, BenchCommand.Scaling.class, BenchCommand.Faults.class})
 public final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;
@@ -85,6 +85,61 @@ public final class BenchCommand implements Runnable {
       report.writeChart(out.resolve("scaling.png"), named);
       console.println(report.table(named));
       console.println("Wrote " + out.resolve("scaling.csv") + " and " + out.resolve("scaling.png"));
+      return 0;
+    }
+  }
+
+  /**
+   * {@code edl bench faults}: a straggler in a 16-worker emulated job (detection, removal,
+   * throughput before, during and after); results to the console, stragglers.csv and a chart.
+   */
+  @Command(name = "faults", mixinStandardHelpOptions = true, description = "A slow worker in an"
+      + " emulated job: how fast the leader detects and removes it, and throughput before, during and after.")
+  static final class Faults implements Callable<Integer> {
+    @picocli.CommandLine.Option(names = "--workers", defaultValue = "16",
+        description = "Workers of the emulated job (default: ${DEFAULT-VALUE}).")
+    int workers;
+    @picocli.CommandLine.Option(names = "--model", defaultValue = "cifar10",
+        description = "Profiled model to emulate (default: ${DEFAULT-VALUE}).")
+    String model;
+    @picocli.CommandLine.Option(names = "--batch", defaultValue = "512",
+        description = "Per-worker batch (default: ${DEFAULT-VALUE}).")
+    int batch;
+    @picocli.CommandLine.Option(names = "--speed", defaultValue = "0.75",
+        description = "The straggler's speed as a fraction of the profiled one (default: ${DEFAULT-VALUE}).")
+    double speed;
+    @picocli.CommandLine.Option(names = "--straggler-factor", defaultValue = "1.2",
+        description = "The leader's threshold, x the median compute time (default: ${DEFAULT-VALUE}).")
+    double factor;
+    @picocli.CommandLine.Option(names = "--straggler-batches", defaultValue = "10",
+        description = "Consecutive slow batches before removal (default: ${DEFAULT-VALUE}).")
+    int window;
+    @picocli.CommandLine.Option(names = "--phase-batches", defaultValue = "20",
+        description = "Batches measured before the slow-down and after the removal (default: ${DEFAULT-VALUE}).")
+    int phaseBatches;
+    @picocli.CommandLine.Option(names = "--profiles", description = "Directory of measured profiles"
+        + " (default: ../shared/data/profiles beside this checkout).")
+    java.nio.file.Path profiles;
+    @picocli.CommandLine.Option(names = "--out", defaultValue = "docs/benchmarks",
+        description = "Where stragglers.csv and stragglers.png go (default: ${DEFAULT-VALUE}).")
+    java.nio.file.Path out;
+
+    @Override
+    public Integer call() throws Exception {
+      java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
+      if (!(speed > 0 && speed < 1)) {
+        throw new org.edl.worker.job.InvalidInputException("speed", speed, "must be between 0 and 1 (a slower worker)");
+      }
+      java.nio.file.Path dir = profiles != null ? profiles
+          : java.nio.file.Path.of(System.getProperty("edl.home", "."), "..", "shared", "data", "profiles").normalize();
+      org.edl.bench.StragglerBench.Result result = new org.edl.bench.StragglerBench(
+          new org.edl.bench.StragglerBench.Options(workers, model, batch, speed, 10, phaseBatches, phaseBatches,
+              factor, window, dir), console).run();
+      org.edl.bench.StragglerReport report = new org.edl.bench.StragglerReport(result);
+      report.writeCsv(out.resolve("stragglers.csv"));
+      report.writeChart(out.resolve("stragglers.png"));
+      console.println(report.table());
+      console.println("Wrote " + out.resolve("stragglers.csv") + " and " + out.resolve("stragglers.png"));
       return 0;
     }
   }

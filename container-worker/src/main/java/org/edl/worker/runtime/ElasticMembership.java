@@ -170,7 +170,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
       periodic.afterStep(next, ring.size());
     }
     if (reply.isSetSwitchOrder()) {
-      accept(reply.getSwitchOrder());
+      accept(report.getStep(), reply.getSwitchOrder());
     }
     if (order != null) {
       if (report.getStep() == order.getAtStep()) {
@@ -185,11 +185,12 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   }
 
   /** Starts what can be prepared ahead of the switch step, while the old ring trains on. */
-  private void accept(SwitchOrder o) {
+  private void accept(long reportedStep, SwitchOrder o) {
     if (order != null && order.getTopologyVersion() == o.getTopologyVersion()) {
       return;
     }
     order = o;
+    listener.switchOrdered(workerId, reportedStep, o);
     LOG.info("Switch to topology v{} at step {}: joiners {}, leavers {}{}", o.getTopologyVersion(),
         o.getAtStep(), o.getJoiners(), o.getLeavers(), o.isLeaderLeaves() ? ", the leader leaves" : "");
     if (!CoordinatorState.contains(o.getTopology(), workerId)) {

@@ -1,5 +1,6 @@
 package org.edl.worker.runtime;
 
+import org.edl.thrift.SwitchOrder;
 import org.edl.worker.data.BatchSlicer;
 
 /**
@@ -21,6 +22,12 @@ public interface WorkerListener {
 
   /** A newcomer's context is prepared and it told the leader it is ready for {@code topologyVersion}. */
   default void readyToJoin(String workerId, long topologyVersion, long atNanos) {}
+
+  /**
+   * The leader's reply to this worker's report of {@code reportedStep} carried a switch it had not
+   * seen before (scheduled, or still waiting for newcomers when its step is negative).
+   */
+  default void switchOrdered(String workerId, long reportedStep, SwitchOrder order) {}
 
   /** A topology switch this worker took part in is done. */
   default void switched(String workerId, SwitchRecord record) {}
