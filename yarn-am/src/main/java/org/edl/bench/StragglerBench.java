@@ -61,8 +61,8 @@ public final class StragglerBench {
   }
 
   /**
-   * What was measured. Throughputs are samples per second of wall time over whole steps (from the
-   * end of one step to the end of a later one, as the slowest member finished them).
+   * What was measured. Throughputs are the median per-step samples per second of each phase (a step
+   * lasts from the end of the step before to its own end, as the slowest member finished them).
    *
    * @param namedAtStep  the step whose report made the leader name the straggler
    * @param removedAtStep the step at which the straggler left (the switch)
@@ -222,16 +222,24 @@ public final class StragglerBench {
           orderedAtStep, removedAtStep, detect, remove, switchStopNanos / 1e9, series);
     }
 
-    /** Samples per second over steps {@code from..to} (the end of {@code from - 1} to the end of {@code to}). */
+    /**
+     * Median over steps {@code from..to} of each step's samples per second (from the end of the
+     * step before to the end of this one): the median, because other work on a shared machine
+     * stretches a few steps by far more than the effect being measured.
+     */
     private double throughput(long from, long to) {
-      if (to < from || !stepEnd.containsKey(from - 1) || !stepEnd.containsKey(to)) {
+      List<Double> rates = new ArrayList<>();
+      for (long s = from; s <= to; s++) {
+        if (stepEnd.containsKey(s - 1) && stepEnd.containsKey(s)) {
+          rates.add(stepSamples.getOrDefault(s, 0) / ((stepEnd.get(s) - stepEnd.get(s - 1)) / 1e9));
+        }
+      }
+      if (rates.isEmpty()) {
         throw new IllegalStateException("no whole steps between " + from + " and " + to);
       }
-      long samples = 0;
-      for (long s = from; s <= to; s++) {
-        samples += stepSamples.getOrDefault(s, 0);
-      }
-      return samples / ((stepEnd.get(to) - stepEnd.get(from - 1)) / 1e9);
+      rates.sort(null);
+      int n = rates.size();
+      return n % 2 == 1 ? rates.get(n / 2) : (rates.get(n / 2 - 1) + rates.get(n / 2)) / 2;
     }
   }
 }
