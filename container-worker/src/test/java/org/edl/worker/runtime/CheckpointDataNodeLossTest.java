@@ -1,0 +1,125 @@
+package org.edl.worker.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import org.apache.curator.test.TestingServer;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.edl.thrift.BatchRule;
+import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.job.JobSpec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * DataNodes stop while the leader is writing a periodic checkpoint to a real HDFS (MiniDFSCluster,
+ * four DataNodes, replication 3): the write goes on through the surviving DataNodes (the HDFS
+ * client rebuilds its pipeline), the job trains to its end, and nothing the job wrote is lost:
+ * every checkpoint, the one being written included, reads back and verifies, and so does the model.
+ */
+class CheckpointDataNodeLossTest {
+  private static final String DATA = "synthetic:samples=200,features=800,classes=4,seed=3";
+  private static final long STEPS = 30;
+  private static final int EVERY = 8;
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @TempDir
+  static Path base;
+
+  private static MiniDFSCluster hdfs;
+  private static TestingServer zk;
+
+  @BeforeAll
+  static void start() throws Exception {
+    hdfs = new MiniDFSCluster.Builder(new Configuration(), base.resolve("dfs").toFile()).numDataNodes(4).build();
+    hdfs.waitActive();
+    zk = new TestingServer();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    zk.close();
+    hdfs.shutdown();
+  }
+
+  @Test
+  void aCheckpointBeingWrittenSurvivesTwoDataNodesStoppingAndNothingIsLost() throws Exception {
+    String appId = "application_9_41";
+    String output = hdfs.getFileSystem().getUri() + "/user/edl/" + appId;
+    // About 3.2 million parameters (13 MB): a write that lasts long enough to be interrupted.
+    JobSpec spec = new JobSpec("datanode-loss", "mlp", DATA, "auto", 2, 1, 2, 0, 512, 1, STEPS, 4,
+        BatchRule.FIXED_PER_WORKER, 0.05, 4000, 3, "cpu", output, "").withCheckpoints(EVERY, 0, 10);
+    List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2));
+    List<Worker.Outcome> outcomes = new ArrayList<>();
+    List<String> written;
+    String directory = PeriodicCheckpoints.directoryUnder(output);
+    Configuration conf = hdfs.getConfiguration(0);
+    FileSystem fs = hdfs.getFileSystem();
+    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ZERO)) {
+      // Held after the checkpoint's step: the leader's writer runs while the workers wait.
+      job.holdBefore(EVERY + 1);
+      ids.forEach(job::start);
+      awaitWriteInProgress(fs, new org.apache.hadoop.fs.Path(directory));
+      // Three of the four DataNodes hold each block: stopping two stops at least one in the pipeline.
+      hdfs.stopDataNode(0);
+      hdfs.stopDataNode(0);
+      // Each next checkpoint once the one before is done (a due one waits while a write is in
+      // flight), so that the job writes the same checkpoints whatever the pipeline recovery costs.
+      for (int k = 1; k * EVERY < STEPS; k++) {
+        job.holdBefore(k * EVERY + 1);
+        job.awaitCheckpoints(k);
+      }
+      job.release();
+      for (String w : ids) {
+        outcomes.add(job.outcome(w));
+      }
+      written = List.copyOf(job.checkpoints);
+      ElasticScalingTest.assertEveryPositionOnce(job, STEPS * 2 * 4);
+    }
+    outcomes.forEach(o -> assertEquals(Worker.Ending.FINISHED, o.ending(), o.workerId()));
+    ElasticScalingTest.assertIdentical(outcomes);
+    outcomes.forEach(o -> assertEquals(STEPS, o.nextStep(), o.workerId()));
+
+    assertEquals(List.of(8L, 16L, 24L), written.stream()
+        .map(p -> Long.parseLong(p.substring(p.lastIndexOf('-') + 1))).toList(), "next steps of " + written);
+    List<org.apache.hadoop.fs.Path> kept = Checkpoint.list(conf, directory);
+    assertEquals(written, kept.stream().map(Object::toString).toList());
+    for (org.apache.hadoop.fs.Path p : kept) {
+      Checkpoint c = Checkpoint.read(conf, p.toString());
+      c.verify();
+      assertEquals(c.meta().nextStep() * 2 * 4, c.meta().samplesSeen(), p.toString());
+    }
+    ModelOutput.Written model = outcomes.stream().filter(Worker.Outcome::leader).findFirst().orElseThrow()
+        .output().orElseThrow();
+    assertTrue(fs.getFileStatus(model.model()).getLen() > 0, "the model reads back: " + model.model());
+    try (var in = fs.open(model.model())) {
+      assertTrue(in.readAllBytes().length > 3_000_000 * 4, "the whole model is readable");
+    }
+  }
+
+  /** Waits for the leader's writer to create its temporary checkpoint directory. */
+  private static void awaitWriteInProgress(FileSystem fs, org.apache.hadoop.fs.Path directory) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (fs.exists(directory)) {
+        for (FileStatus s : fs.listStatus(directory)) {
+          if (s.getPath().getName().endsWith(".tmp")) {
+            return;
+          }
+        }
+      }
+      Thread.sleep(5);
+    }
+    throw new TimeoutException("no checkpoint write began under " + directory + " within " + WAIT);
+  }
+}
