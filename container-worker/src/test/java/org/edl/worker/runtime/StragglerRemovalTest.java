@@ -92,4 +92,45 @@ class StragglerRemovalTest {
           "the straggler trained nothing after its last step");
     }
   }
+
+  /**
+   * The issue's fault: one worker at 75% speed (a batch a third longer than the others'), above
+   * the 1.2x threshold. Batches are paced at 60 ms so that a few milliseconds of scheduling noise
+   * on a shared machine cannot push a healthy worker over the threshold or the slow one under it.
+   */
+  @Test
+  void aWorkerAtThreeQuartersSpeedIsRemovedAndTheJobKeepsEverySample() throws Exception {
+    String appId = "application_9_" + APPS.incrementAndGet();
+    long steps = 60;
+    JobSpec spec = new JobSpec("three-quarters", "softmax", DATA, "auto", 3, 2, 3, 0, 512, 1, steps, 24,
+        BatchRule.FIXED_GLOBAL, 0.3, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "")
+        .withStragglers(1.2, WINDOW, false);
+    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ofMillis(5))) {
+      List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2), ElasticJob.id(appId, 3));
+      String slow = ids.get(1);
+      job.paceMillis = (id, step) -> id.equals(slow) && step >= SLOW_FROM ? 80 : 60;
+      ids.forEach(job::start);
+
+      Worker.Outcome left = job.outcome(slow);
+      assertEquals(Worker.Ending.LEFT, left.ending());
+      long leftAfter = left.nextStep() - 1;
+      long named = SLOW_FROM + WINDOW - 1;
+      assertTrue(leftAfter > named && leftAfter <= named + 3,
+          "removed after step " + leftAfter + ", slow from step " + SLOW_FROM + ", window " + WINDOW);
+      List<Worker.Outcome> others = new ArrayList<>();
+      for (String id : ids) {
+        if (!id.equals(slow)) {
+          others.add(job.outcome(id));
+        }
+      }
+      for (Worker.Outcome o : others) {
+        assertEquals(Worker.Ending.FINISHED, o.ending(), o.workerId());
+        assertEquals(steps, o.nextStep(), o.workerId());
+        assertEquals(2, o.workers(), o.workerId());
+      }
+      ElasticScalingTest.assertIdentical(others);
+      // Graceful scale-in loses nothing: every sample position of every step trained exactly once.
+      ElasticScalingTest.assertEveryPositionOnce(job, steps * 24L);
+    }
+  }
 }
