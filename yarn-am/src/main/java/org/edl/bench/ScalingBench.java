@@ -14,23 +14,16 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.yarn.api.records.ApplicationReport;
-import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.edl.am.LeaderWorkerRemoval;
 import org.edl.client.JobControlConnection;
-import org.edl.client.JobControlLocator;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
 import org.edl.cluster.EmbeddedCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
-import org.edl.thrift.JobStatus;
 import org.edl.thrift.ScaleMode;
 import org.edl.worker.data.SyntheticData;
 import org.edl.worker.job.JobSpec;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code edl bench scaling}: in one run on the embedded cluster, the same job changes its size
@@ -40,9 +33,6 @@ import org.slf4j.LoggerFactory;
  * job-control endpoint, exactly as {@code edl scale-out} does.
  */
 public final class ScalingBench {
-  private static final Logger LOG = LoggerFactory.getLogger(ScalingBench.class);
-  private static final Duration POLL = Duration.ofMillis(100);
-  private static final Duration RPC_TIMEOUT = Duration.ofSeconds(60);
   static final String DATA_SPEC = "synthetic:samples=16384,features=256,classes=10,seed=5";
 
   /** What to run; see {@link org.edl.cli.BenchCommand.Scaling} for the flags. */
@@ -105,32 +95,32 @@ public final class ScalingBench {
     List<Request> requests = new ArrayList<>();
     List<Request> profile = new ArrayList<>();
     long profileStart;
-    try (JobControlConnection connection = connect(conf, yarn, job)) {
+    try (JobControlConnection connection = BenchJob.connect(conf, yarn, job)) {
       JobControl.Iface control = connection.control();
-      awaitSize(control, 4, options.settleBatches(), name);
+      BenchJob.awaitSize(control, options.phaseTimeout(), 4, options.settleBatches(), name);
 
       requests.add(new Request("scale-out", now(), 4, 5));
       control.scaleOut(1, mode);
-      awaitSize(control, 5, options.settleBatches(), name);
+      BenchJob.awaitSize(control, options.phaseTimeout(), 5, options.settleBatches(), name);
 
       requests.add(new Request("scale-in", now(), 5, 4));
       control.scaleIn(1, List.of(), mode);
-      awaitSize(control, 4, options.settleBatches(), name);
+      BenchJob.awaitSize(control, options.phaseTimeout(), 4, options.settleBatches(), name);
 
       say("[" + name + "] profiling: to 8 workers first");
       control.scaleOut(4, mode);
-      awaitSize(control, 8, 1, name);
+      BenchJob.awaitSize(control, options.phaseTimeout(), 8, 1, name);
       profileStart = now();
       for (int n = 8; n >= 2; n--) {
-        awaitSize(control, n, options.profileBatches(), name);
+        BenchJob.awaitSize(control, options.phaseTimeout(), n, options.profileBatches(), name);
         if (n > 2) {
           profile.add(new Request("profile", now(), n, n - 1));
           control.scaleIn(1, List.of(), mode);
         }
       }
-      endJob(zk, job);
+      BenchJob.endJob(zk, job);
     }
-    awaitFinished(yarn, job);
+    BenchJob.awaitFinished(yarn, job);
     ScalingAnalysis analysis = new ScalingAnalysis(Timelines.read(job.spec().output(), conf));
     List<Result> results = new ArrayList<>();
     for (Request r : requests) {
@@ -153,66 +143,6 @@ public final class ScalingBench {
         "[%s] %-9s stop %.2f s, end-to-end %.2f s, loss %.2f GPU-s", name, r.operation(),
         r.stopSeconds(), r.endToEndSeconds(), r.lossGpuSeconds())));
     return results;
-  }
-
-  /** Waits until the leader reports {@code workers} workers and then {@code batches} more steps. */
-  private void awaitSize(JobControl.Iface control, int workers, int batches, String name) throws Exception {
-    long deadline = System.nanoTime() + options.phaseTimeout().toNanos();
-    long firstStep = -1;
-    while (System.nanoTime() < deadline) {
-      JobStatus s = control.status();
-      if (s.isSetProgress() && s.getProgress().getWorkers() == workers) {
-        long step = s.getProgress().getStep();
-        if (firstStep < 0) {
-          firstStep = step;
-        } else if (step >= firstStep + batches) {
-          return;
-        }
-      }
-      switch (s.getState()) {
-        case FAILED, KILLED, SUCCEEDED -> throw new IllegalStateException("[" + name + "] job ended while waiting for "
-            + workers + " workers: " + s.getState() + " " + s.getDiagnostics());
-        default -> { }
-      }
-      Thread.sleep(POLL.toMillis());
-    }
-    throw new IllegalStateException("[" + name + "] the job did not train " + batches + " batches with "
-        + workers + " workers within " + options.phaseTimeout());
-  }
-
-  /** Ends the job cleanly so that every worker writes its timeline: a final stop-for-restart. */
-  private void endJob(CuratorFramework zk, SubmittedJob job) throws Exception {
-    String dir = job.spec().output() + "/bench-end";
-    LeaderWorkerRemoval.callLeader(zk, job.appId().toString(), job.secret(), RPC_TIMEOUT,
-        "ending the benchmark job", leader -> leader.stopForRestart(dir));
-  }
-
-  private static void awaitFinished(YarnClient yarn, SubmittedJob job) throws Exception {
-    while (true) {
-      ApplicationReport r = yarn.getApplicationReport(job.appId());
-      YarnApplicationState s = r.getYarnApplicationState();
-      if (s == YarnApplicationState.FINISHED || s == YarnApplicationState.FAILED || s == YarnApplicationState.KILLED) {
-        LOG.info("{} ended: {} {}", job.appId(), r.getFinalApplicationStatus(), r.getDiagnostics());
-        return;
-      }
-      Thread.sleep(POLL.toMillis() * 5);
-    }
-  }
-
-  /** Waits for the AM to register, then connects as {@code edl scale-out} does. */
-  private static JobControlConnection connect(Configuration conf, YarnClient yarn, SubmittedJob job) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-    while (System.nanoTime() < deadline) {
-      ApplicationReport r = yarn.getApplicationReport(job.appId());
-      if (r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0) {
-        return new JobControlLocator(conf, yarn).connect(job.appId().toString(), RPC_TIMEOUT);
-      }
-      if (r.getYarnApplicationState().ordinal() > YarnApplicationState.RUNNING.ordinal()) {
-        throw new IllegalStateException(job.appId() + " ended before it ran: " + r.getDiagnostics());
-      }
-      Thread.sleep(POLL.toMillis() * 2);
-    }
-    throw new IllegalStateException(job.appId() + " did not start its AM within 3 minutes");
   }
 
   private static long now() {

@@ -1,0 +1,93 @@
+package org.edl.bench;
+
+import java.time.Duration;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.am.LeaderWorkerRemoval;
+import org.edl.client.JobControlConnection;
+import org.edl.client.JobControlLocator;
+import org.edl.client.SubmittedJob;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How the benchmarks drive a job on the embedded cluster: through the AM's job-control endpoint as
+ * the {@code edl} commands do, and the leader for a clean end. The cluster offers no notification
+ * for "the leader reports n workers", so these poll.
+ */
+final class BenchJob {
+  private static final Logger LOG = LoggerFactory.getLogger(BenchJob.class);
+  static final Duration POLL = Duration.ofMillis(100);
+  static final Duration RPC_TIMEOUT = Duration.ofSeconds(60);
+
+  private BenchJob() {}
+
+  /** Waits for the AM to register, then connects as {@code edl scale-out} does. */
+  static JobControlConnection connect(Configuration conf, YarnClient yarn, SubmittedJob job) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+    while (System.nanoTime() < deadline) {
+      ApplicationReport r = yarn.getApplicationReport(job.appId());
+      if (r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0) {
+        return new JobControlLocator(conf, yarn).connect(job.appId().toString(), RPC_TIMEOUT);
+      }
+      if (r.getYarnApplicationState().ordinal() > YarnApplicationState.RUNNING.ordinal()) {
+        throw new IllegalStateException(job.appId() + " ended before it ran: " + r.getDiagnostics());
+      }
+      Thread.sleep(POLL.toMillis() * 2);
+    }
+    throw new IllegalStateException(job.appId() + " did not start its AM within 3 minutes");
+  }
+
+  /**
+   * Waits until the leader reports {@code workers} workers and then {@code batches} more steps;
+   * returns the last status seen.
+   */
+  static JobStatus awaitSize(JobControl.Iface control, Duration timeout, int workers, int batches, String name)
+      throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long firstStep = -1;
+    while (System.nanoTime() < deadline) {
+      JobStatus s = control.status();
+      if (s.isSetProgress() && s.getProgress().getWorkers() == workers) {
+        long step = s.getProgress().getStep();
+        if (firstStep < 0) {
+          firstStep = step;
+        } else if (step >= firstStep + batches) {
+          return s;
+        }
+      }
+      switch (s.getState()) {
+        case FAILED, KILLED, SUCCEEDED -> throw new IllegalStateException("[" + name + "] job ended while waiting for "
+            + workers + " workers: " + s.getState() + " " + s.getDiagnostics());
+        default -> { }
+      }
+      Thread.sleep(POLL.toMillis());
+    }
+    throw new IllegalStateException("[" + name + "] the job did not train " + batches + " batches with "
+        + workers + " workers within " + timeout);
+  }
+
+  /** Ends the job cleanly so that every worker writes its timeline: a final stop-for-restart. */
+  static void endJob(CuratorFramework zk, SubmittedJob job) throws Exception {
+    String dir = job.spec().output() + "/bench-end";
+    LeaderWorkerRemoval.callLeader(zk, job.appId().toString(), job.secret(), RPC_TIMEOUT,
+        "ending the benchmark job", leader -> leader.stopForRestart(dir));
+  }
+
+  static ApplicationReport awaitFinished(YarnClient yarn, SubmittedJob job) throws Exception {
+    while (true) {
+      ApplicationReport r = yarn.getApplicationReport(job.appId());
+      YarnApplicationState s = r.getYarnApplicationState();
+      if (s == YarnApplicationState.FINISHED || s == YarnApplicationState.FAILED || s == YarnApplicationState.KILLED) {
+        LOG.info("{} ended: {} {}", job.appId(), r.getFinalApplicationStatus(), r.getDiagnostics());
+        return r;
+      }
+      Thread.sleep(POLL.toMillis() * 5);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package org.edl.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.edl.bench.Timelines.Row;
+import org.junit.jupiter.api.Test;
+
+class RecoveryAnalysisTest {
+  /** Batches of 100 ms back to back from {@code t0}, steps {@code from..to}. */
+  private static List<Row> batches(long from, long to, long t0) {
+    List<Row> rows = new ArrayList<>();
+    for (long s = from; s <= to; s++) {
+      long start = t0 + (s - from) * 100;
+      rows.add(new Row("batch", s, start, start + 100, ""));
+    }
+    return rows;
+  }
+
+  @Test
+  void consistentRecoveryRedoesTheStepsSinceItsCheckpoint() {
+    // Steps 0..59 end at 100..6000; killed at 6050; back from the checkpoint at step 40, whose
+    // batch ends at 8100: training resumed at 8000, 1.95 s after the death.
+    List<Row> rows = new ArrayList<>(batches(0, 59, 0));
+    rows.addAll(batches(40, 70, 8000));
+    RecoveryAnalysis.Cost c = RecoveryAnalysis.of(rows, 6050, -1, 4, 3, 1);
+    assertEquals(1.95, c.recoverySeconds(), 1e-9);
+    assertEquals(59, c.lastStepBefore());
+    assertEquals(40, c.firstStepAfter());
+    assertEquals(20, c.stepsRedone());
+    // 3 survivors idle 1.95 s, and 20 steps of 0.1 s redone on 3 workers.
+    assertEquals(3 * 1.95 + 3 * 20 * 0.1, c.lostGpuSeconds(), 1e-9);
+  }
+
+  @Test
+  void approximateRecoveryRedoesNothingCompleted() {
+    List<Row> rows = new ArrayList<>(batches(0, 59, 0));
+    // The interrupted step 60 completes after recovery; it keeps its first start in the timeline.
+    rows.add(new Row("batch", 60, 6000, 6600, ""));
+    rows.addAll(batches(61, 70, 6600));
+    RecoveryAnalysis.Cost c = RecoveryAnalysis.of(rows, 6050, -1, 4, 3, 1);
+    assertEquals(0, c.stepsRedone());
+    assertEquals(0.45, c.recoverySeconds(), 1e-9);
+    assertEquals(3 * 0.45, c.lostGpuSeconds(), 1e-9);
+  }
+
+  @Test
+  void withoutTimelinesBeforeTheDeathTheFallbackStepCounts() {
+    RecoveryAnalysis.Cost c = RecoveryAnalysis.of(batches(40, 50, 20_000), 6050, 59, 4, 4, 1);
+    assertEquals(59, c.lastStepBefore());
+    assertEquals(20, c.stepsRedone());
+    assertEquals(13.95, c.recoverySeconds(), 1e-9);
+  }
+
+  @Test
+  void noStepAfterTheDeathIsAnError() {
+    assertThrows(IllegalStateException.class, () -> RecoveryAnalysis.of(batches(0, 9, 0), 5000, -1, 2, 2, 1));
+  }
+}
