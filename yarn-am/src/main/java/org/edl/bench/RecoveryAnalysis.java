@@ -24,7 +24,7 @@ public final class RecoveryAnalysis {
 
   /** The figures of one death. */
   public record Cost(double recoverySeconds, long lastStepBefore, long firstStepAfter, long stepsRedone,
-      double batchSeconds, double lostGpuSeconds) {}
+      long workersAfter, double batchSeconds, double lostGpuSeconds) {}
 
   private RecoveryAnalysis() {}
 
@@ -35,18 +35,20 @@ public final class RecoveryAnalysis {
    *        stop-resume baseline's killed job: its workers were stopped without writing timelines)
    */
   public static Cost of(List<Row> rows, long killMs, long lastStepFallback, int workersBefore,
-      int workersAfter, int gpusPerWorker) {
+      int gpusPerWorker) {
     List<Row> batches = rows.stream().filter(r -> r.event().equals("batch")).toList();
     long lastBefore = batches.stream().filter(r -> r.endMs() <= killMs).mapToLong(Row::step).max()
         .orElse(lastStepFallback);
     Row firstAfter = batches.stream().filter(r -> r.endMs() > killMs).min(Comparator.comparingLong(Row::endMs))
         .orElseThrow(() -> new IllegalStateException("no step completed after the worker died at " + killMs));
+    // The ring that trained the first step after the death (survivors, or a restarted job).
+    long workersAfter = batches.stream().filter(r -> r.step() == firstAfter.step() && r.endMs() > killMs).count();
     double batchMs = medianBatchMs(batches, firstAfter.endMs());
     double recovery = Math.max(0, firstAfter.endMs() - killMs - batchMs) / 1000.0;
     long redone = Math.max(0, lastBefore - firstAfter.step() + 1);
     double lost = (workersBefore - 1) * gpusPerWorker * recovery
         + workersAfter * gpusPerWorker * redone * batchMs / 1000.0;
-    return new Cost(recovery, lastBefore, firstAfter.step(), redone, batchMs / 1000.0, lost);
+    return new Cost(recovery, lastBefore, firstAfter.step(), redone, workersAfter, batchMs / 1000.0, lost);
   }
 
   /** The median batch time of the batches after {@code fromMs} (the job at its pace again). */

@@ -121,12 +121,33 @@ public final class BenchCommand implements Runnable {
         + " (default: ../shared/data/profiles beside this checkout).")
     java.nio.file.Path profiles;
     @picocli.CommandLine.Option(names = "--out", defaultValue = "docs/benchmarks",
-        description = "Where stragglers.csv and stragglers.png go (default: ${DEFAULT-VALUE}).")
+        description = "Where stragglers.csv/png and recovery.csv/png go (default: ${DEFAULT-VALUE}).")
     java.nio.file.Path out;
+    @picocli.CommandLine.Option(names = "--part", defaultValue = "all",
+        description = "stragglers, recovery or all (default: ${DEFAULT-VALUE}).")
+    String part;
+    @picocli.CommandLine.Option(names = "--checkpoint-every", defaultValue = "40",
+        description = "Recovery: periodic checkpoint every N batches; the kill is halfway between two (default: ${DEFAULT-VALUE}).")
+    int checkpointEvery;
 
     @Override
     public Integer call() throws Exception {
       java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
+      if (!java.util.Set.of("all", "stragglers", "recovery").contains(part)) {
+        throw new org.edl.worker.job.InvalidInputException("part", part, "choose stragglers, recovery or all");
+      }
+      if (!part.equals("stragglers")) {
+        org.edl.bench.RecoveryReport recovery = new org.edl.bench.RecoveryReport(new org.edl.bench.RecoveryBench(
+            new org.edl.bench.RecoveryBench.Options(4, 256, 256, checkpointEvery, 20, java.time.Duration.ofMinutes(5)),
+            console).run());
+        recovery.writeCsv(out.resolve("recovery.csv"));
+        recovery.writeChart(out.resolve("recovery.png"));
+        console.println(recovery.table());
+        console.println("Wrote " + out.resolve("recovery.csv") + " and " + out.resolve("recovery.png"));
+      }
+      if (part.equals("recovery")) {
+        return 0;
+      }
       if (!(speed > 0 && speed < 1)) {
         throw new org.edl.worker.job.InvalidInputException("speed", speed, "must be between 0 and 1 (a slower worker)");
       }

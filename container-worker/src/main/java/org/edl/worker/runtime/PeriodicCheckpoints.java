@@ -74,7 +74,7 @@ final class PeriodicCheckpoints implements AutoCloseable {
     });
   }
 
-  static String directoryUnder(String output) {
+  public static String directoryUnder(String output) {
     return new Path(output, SUBDIRECTORY).toString();
   }
 

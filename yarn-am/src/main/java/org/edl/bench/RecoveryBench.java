@@ -1,0 +1,152 @@
+package org.edl.bench;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.client.JobControlConnection;
+import org.edl.client.JobSubmitter;
+import org.edl.client.SubmittedJob;
+import org.edl.cluster.EmbeddedCluster;
+import org.edl.thrift.BatchRule;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobStatus;
+import org.edl.worker.data.SyntheticData;
+import org.edl.worker.job.JobSpec;
+import org.edl.worker.job.Recovery;
+import org.edl.worker.runtime.PeriodicCheckpoints;
+
+/**
+ * {@code edl bench faults} (recovery part): on the embedded cluster, a 4-worker job has one worker
+ * container killed (SIGKILL through its NodeManager) halfway between two periodic checkpoints,
+ * once per recovery mode: consistent, approximate, and the stop-resume baseline (the job fails
+ * and is resubmitted from its newest checkpoint, what a job without EDL's recovery goes through;
+ * the resubmission is immediate, no human delay counted). Costs come from the workers' timelines
+ * ({@link RecoveryAnalysis}).
+ */
+public final class RecoveryBench {
+  static final String DATA_SPEC = "synthetic:samples=16384,features=256,classes=10,seed=5";
+
+  /** What to run; see {@link org.edl.cli.BenchCommand.Faults} for the flags. */
+  public record Options(int workers, int perWorkerBatch, int hidden, int checkpointEvery, int settleBatches,
+      Duration phaseTimeout) {}
+
+  /** One mode's figures. */
+  public record Result(String mode, RecoveryAnalysis.Cost cost) {}
+
+  private final Options options;
+  private final PrintWriter out;
+
+  public RecoveryBench(Options options, PrintWriter out) {
+    this.options = options;
+    this.out = out;
+  }
+
+  public List<Result> run() throws Exception {
+    say("Starting the embedded cluster (2 nodes x 4 yarn.io/gpu, HDFS, ZooKeeper)...");
+    try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start()) {
+      Configuration conf = cluster.configuration();
+      FileSystem fs = FileSystem.get(conf);
+      org.apache.hadoop.fs.Path data = fs.makeQualified(
+          new org.apache.hadoop.fs.Path(fs.getHomeDirectory(), "edl-bench/recovery.libsvm"));
+      try (OutputStream o = fs.create(data, true)) {
+        SyntheticData.writeLibsvm(DATA_SPEC, o);
+      }
+      List<Result> results = new ArrayList<>();
+      try (YarnClient yarn = YarnClient.createYarnClient();
+          CuratorFramework zk = CuratorFrameworkFactory.newClient(cluster.zkConnectString(),
+              new ExponentialBackoffRetry(200, 10))) {
+        yarn.init(conf);
+        yarn.start();
+        zk.start();
+        results.add(runMode(conf, yarn, zk, data.toString(), "consistent", Recovery.Mode.CONSISTENT));
+        results.add(runMode(conf, yarn, zk, data.toString(), "approximate", Recovery.Mode.APPROXIMATE));
+        results.add(runMode(conf, yarn, zk, data.toString(), "stop-resume", null));
+      }
+      return results;
+    }
+  }
+
+  /** {@code recovery} null: the stop-resume baseline. */
+  private Result runMode(Configuration conf, YarnClient yarn, CuratorFramework zk, String data, String name,
+      Recovery.Mode recovery) throws Exception {
+    int n = options.workers();
+    Recovery r = recovery == null ? new Recovery(Recovery.Mode.CONSISTENT, 0, 0) : new Recovery(recovery, 0, 3);
+    JobSpec spec = new JobSpec("edl-bench-recovery-" + name, "mlp", data, "libsvm", n, 1, n, 1, 768, 1,
+        10_000_000L, options.perWorkerBatch(), BatchRule.FIXED_PER_WORKER, 0.05, options.hidden(), 1, "cpu", "", "")
+        .withCheckpoints(options.checkpointEvery(), 0, 3)
+        .withRecovery(r);
+    SubmittedJob job = new JobSubmitter(conf, yarn).submit(spec);
+    say("[" + name + "] submitted " + job.appId() + " (" + n + " workers, checkpoint every "
+        + options.checkpointEvery() + " batches)");
+    long killMs;
+    long stepAtKill;
+    List<Timelines.Row> rows = new ArrayList<>();
+    try (JobControlConnection connection = BenchJob.connect(conf, yarn, job)) {
+      JobControl.Iface control = connection.control();
+      // Halfway between the first and the second periodic checkpoint.
+      JobStatus before = BenchJob.awaitSize(control, options.phaseTimeout(), n,
+          options.checkpointEvery() + options.checkpointEvery() / 2, name);
+      String victim = before.getContainers().get(before.getContainers().size() - 1);
+      stepAtKill = before.getProgress().getStep();
+      killMs = System.currentTimeMillis();
+      yarn.signalToContainer(ContainerId.fromString(victim), SignalContainerCommand.FORCEFUL_SHUTDOWN);
+      say("[" + name + "] killed " + victim + " near step " + stepAtKill);
+      if (recovery != null) {
+        BenchJob.awaitSize(control, options.phaseTimeout(), n, options.settleBatches(), name);
+        BenchJob.endJob(zk, job);
+      }
+    }
+    ApplicationReport end = BenchJob.awaitFinished(yarn, job);
+    rows.addAll(batchRows(job.spec().output(), conf));
+    if (recovery == null) {
+      if (end.getFinalApplicationStatus() != FinalApplicationStatus.FAILED) {
+        throw new IllegalStateException("[" + name + "] the job without recovery should have failed: "
+            + end.getFinalApplicationStatus() + " " + end.getDiagnostics());
+      }
+      String checkpoints = PeriodicCheckpoints.directoryUnder(job.spec().output());
+      SubmittedJob resumed = new JobSubmitter(conf, yarn).submit(spec.withOutput("").withResumeFrom(checkpoints));
+      say("[" + name + "] resubmitted as " + resumed.appId() + " from " + checkpoints);
+      try (JobControlConnection connection = BenchJob.connect(conf, yarn, resumed)) {
+        BenchJob.awaitSize(connection.control(), options.phaseTimeout(), n, options.settleBatches(), name);
+        BenchJob.endJob(zk, resumed);
+      }
+      BenchJob.awaitFinished(yarn, resumed);
+      rows.addAll(batchRows(resumed.spec().output(), conf));
+    }
+    RecoveryAnalysis.Cost c = RecoveryAnalysis.of(rows, killMs, stepAtKill, n, spec.gpusPerWorker());
+    say(String.format(Locale.ROOT, "[%s] training again %.2f s after the death; steps %d..%d redone (%d);"
+        + " %.1f GPU-s lost", name, c.recoverySeconds(), c.firstStepAfter(), c.lastStepBefore(), c.stepsRedone(),
+        c.lostGpuSeconds()));
+    return new Result(name, c);
+  }
+
+  /** The job's timelines (none where its workers were killed before writing them). */
+  private static List<Timelines.Row> batchRows(String output, Configuration conf) {
+    List<Timelines.Row> rows = new ArrayList<>();
+    try {
+      Timelines.read(output, conf).byWorker().values().forEach(rows::addAll);
+    } catch (IOException e) {
+      // The baseline's failed job: its workers were stopped by YARN, not ended by the job.
+    }
+    return rows;
+  }
+
+  private void say(String line) {
+    out.println(line);
+    out.flush();
+  }
+}
