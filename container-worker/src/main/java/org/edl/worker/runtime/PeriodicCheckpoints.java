@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * while the previous one is still being written waits for the next batch end, so at most one
  * write is ever in flight and the one being written is never pruned.
  */
-final class PeriodicCheckpoints implements AutoCloseable {
+public final class PeriodicCheckpoints implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PeriodicCheckpoints.class);
   /** Under the job's output directory; stop-resume uses {@code checkpoints/restart-<k>} beside it. */
   static final String SUBDIRECTORY = "checkpoints/periodic";
