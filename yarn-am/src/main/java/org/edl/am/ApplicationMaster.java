@@ -87,7 +87,8 @@ public final class ApplicationMaster {
     LeaderWorkerRemoval removal = new LeaderWorkerRemoval(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
     WorkerFleet fleet = new WorkerFleet(driver, removal, removal, spec.output() + "/" + CHECKPOINTS,
         new WorkerResource(spec.workerMemoryMb(), spec.workerVcores(), spec.gpusPerWorker()),
-        spec.workers(), spec.minWorkers(), spec.maxWorkers()).replaceRemovedWorkers(spec.replaceStragglers());
+        spec.workers(), spec.minWorkers(), spec.maxWorkers()).replaceRemovedWorkers(spec.replaceStragglers())
+        .toleratingWorkerFailures(spec.recovery().maxWorkerFailures());
     fleet.startFrom(spec.resumeFrom());
     JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
         p -> driver.reportProgress(fraction(p)), new HdfsProfileStore(conf, spec.output(),

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
 import org.edl.worker.runtime.WorkerEnv;
@@ -20,12 +21,14 @@ import org.slf4j.LoggerFactory;
  * means for the job. It never talks to YARN or to the leader; it tells a {@link ContainerDriver}
  * and a {@link WorkerRemoval} what to do.
  *
- * <p>Rules, in order: an event after the job ended changes nothing; a worker that exits
- * non-zero (or cannot start) fails the job, naming the container, its host and YARN's
- * diagnostics, and the others are released; a container the fleet expects to exit (it was asked
- * to leave) and that exits 0 has completed its departure and is gone from the fleet; any other
- * worker that exits 0 means training finished, so nothing is replaced any more, and the job
- * succeeds when the last one has exited 0; an allocation beyond the target is given back.
+ * <p>Rules, in order: an event after the job ended changes nothing; a container the fleet
+ * expects to exit (it was asked to leave) and that exits 0 has completed its departure and is
+ * gone from the fleet; any other worker that exits 0 means training finished, so nothing is
+ * replaced any more, and the job succeeds when the last one has exited 0; an allocation beyond
+ * the target is given back. Any other end (a non-zero exit, a kill, a lost node, a preemption
+ * no scale-in asked for, a container that cannot start) is a worker failure; see
+ * {@link #toleratingWorkerFailures}. Without that, a failure fails the job, naming the container,
+ * its host, the exit status and YARN's diagnostics, and the others are released.
  *
  * <p>Elastic changes, one at a time and only while the job is RUNNING (not STARTING, not
  * finishing, not ended, not in the middle of another change):
@@ -103,6 +106,7 @@ public final class WorkerFleet implements ContainerEventHandler {
   private final int minWorkers;
   private final int maxWorkers;
   private final GpuSlots gpus = new GpuSlots();
+  private WorkerFailures failures = new WorkerFailures(0);
   private final Map<String, WorkerContainer> live = new LinkedHashMap<>();
   private final Set<String> started = new HashSet<>();
   /** Containers asked to leave (or otherwise expected to exit 0) and why. */
@@ -169,6 +173,27 @@ public final class WorkerFleet implements ContainerEventHandler {
     return this;
   }
 
+  /**
+   * The job survives {@code allowed} worker failures ({@code edl submit --max-worker-failures}):
+   * each is logged, shown in the status, and replaced by one new container with the same
+   * resources that joins by ordinary stop-free scale-out (the target stays). The next failure
+   * fails the job, naming every failed container. A failure also fails it at once when no
+   * worker that holds the model is left to hand it on, and after training finished (the last
+   * model might not be written). What a failure does during a change:
+   * <ul>
+   *   <li>a scale-in or migration leaver: its departure is complete, nothing is replaced (the
+   *   target no longer counts it);</li>
+   *   <li>a migration newcomer: one new container is requested on the target host;</li>
+   *   <li>a worker stopping for a stop-resume: it counts as stopped (the relaunch loads the
+   *   checkpoint), and the relaunch starts when the last has exited;</li>
+   *   <li>any newcomer that had not joined yet, or a worker while the job starts: replaced.</li>
+   * </ul>
+   */
+  public WorkerFleet toleratingWorkerFailures(int allowed) {
+    this.failures = new WorkerFailures(allowed);
+    return this;
+  }
+
   /** Asks for the first workers. */
   public void start() {
     requestMissing();
@@ -195,7 +220,8 @@ public final class WorkerFleet implements ContainerEventHandler {
     phase = Phase.RUNNING;
     lastEvent = "adopted " + live.size() + " running workers from a previous ApplicationMaster attempt";
     LOG.info("{}: {}; target {}", lastEvent, live.keySet(), target);
-    requestMissing();
+    // The missing ones join the running ring like scale-out newcomers: a change until it shows them.
+    replaceMissing();
   }
 
   /** Completes once, when the job has succeeded or failed. */
@@ -204,8 +230,10 @@ public final class WorkerFleet implements ContainerEventHandler {
   }
 
   public FleetStatus status() {
+    String running = failures.count() == 0 || lastEvent.isEmpty() ? lastEvent + failures.summary()
+        : lastEvent + "; " + failures.summary();
     return new FleetStatus(phase, isScaling(), target, new ArrayList<>(live.keySet()),
-        isDone() ? diagnostics : lastEvent);
+        isDone() ? diagnostics : running);
   }
 
   /** Whether a change is on its way: the job reports SCALING meanwhile. */
@@ -368,6 +396,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       lastEvent = "migration of " + m.leavers + " from " + m.fromHost + " to " + m.toHost
           + " did not start: the leader did not accept it (" + cause + ")";
       LOG.warn(lastEvent);
+      replaceMissing();
     }
   }
 
@@ -424,23 +453,29 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (c == null || isDone()) {
       return;
     }
-    fail("worker container " + c.id() + " on " + c.host() + " could not be started: " + cause);
+    // Given back first: its completion then finds it gone and changes nothing.
+    forget(c);
+    driver.release(c.id());
+    boolean wasJoining = joining.remove(c.id());
+    workerFailed(c, WorkerFailures.Failure.notStarted(c, cause), departing.remove(c.id()), wasJoining,
+        String.valueOf(cause));
   }
 
   @Override
   public void onContainerCompleted(String containerId, int exitStatus, String yarnDiagnostics) {
-    WorkerContainer c = live.remove(containerId);
+    WorkerContainer c = live.get(containerId);
     if (c == null) {
       return; // one we released, or reported twice
     }
-    started.remove(containerId);
-    joining.remove(containerId);
+    forget(c);
+    boolean wasJoining = joining.remove(containerId);
     Departure departure = departing.remove(containerId);
-    gpus.free(c);
     if (isDone()) {
       return;
     }
-    if (departure != null && (exitStatus == WorkerEnv.EXIT_OK || exitStatus == WorkerEnv.EXIT_LEFT)) {
+    if (departure != null && (exitStatus == WorkerEnv.EXIT_OK || exitStatus == WorkerEnv.EXIT_LEFT
+        // The resource manager took a container that was leaving anyway: the leave is done.
+        || exitStatus == ContainerExitStatus.PREEMPTED && departure != Departure.RESTART)) {
       lastEvent = "worker container " + c.id() + " on " + c.host() + " left the job ("
           + departure + ", exit status " + exitStatus + ")";
       LOG.info("{}; {} containers remain", lastEvent, live.size());
@@ -471,9 +506,82 @@ public final class WorkerFleet implements ContainerEventHandler {
       }
       return;
     }
-    fail("worker container " + c.id() + " on " + c.host()
-        + (departure == null ? "" : " (leaving the job: " + departure + ")")
-        + " failed with exit status " + exitStatus + ": " + clean(yarnDiagnostics));
+    workerFailed(c, WorkerFailures.Failure.exited(c, exitStatus), departure, wasJoining, yarnDiagnostics);
+  }
+
+  private void forget(WorkerContainer c) {
+    live.remove(c.id());
+    started.remove(c.id());
+    gpus.free(c);
+  }
+
+  /** See {@link #toleratingWorkerFailures}: {@code c} is already gone from the fleet. */
+  private void workerFailed(WorkerContainer c, WorkerFailures.Failure failure, Departure departure,
+      boolean wasJoining, String yarnDiagnostics) {
+    boolean tolerated = failures.record(failure);
+    String what = "worker container " + failure.describe()
+        + (departure == null ? "" : " (leaving the job: " + departure + ")");
+    if (phase == Phase.FINISHING && wasJoining) {
+      // Never in the ring, and training is over: it would have been released anyway.
+      LOG.warn("{} ended after training finished; it had not joined the ring", what);
+      releaseIfOnlyNewcomersRemain();
+      if (live.isEmpty()) {
+        finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
+      }
+      return;
+    }
+    String fatal = !tolerated ? "more worker failures (" + failures.count() + ") than"
+        + " max-worker-failures=" + failures.allowed() + " allows"
+        : phase == Phase.FINISHING ? "training had finished: the model might not have been written"
+        : !modelSurvives() ? "no running worker is left to hand the model on" : null;
+    if (fatal != null) {
+      fail(what + " failed: " + clean(yarnDiagnostics) + " (" + fatal
+          + (failures.count() > 1 ? "; " + failures.summary() : "") + ")");
+      return;
+    }
+    String next;
+    Migration m = migration;
+    if (departure == Departure.RESTART) {
+      next = "it counts as stopped for the stop-resume";
+    } else if (departure != null) {
+      next = "it was leaving the job; nothing is replaced";
+    } else if (m != null && m.newcomers.remove(c.id())) {
+      m.awaited++;
+      outstanding++;
+      next = "requesting a replacement on " + m.toHost;
+      driver.requestContainersOn(1, resource, m.toHost);
+    } else {
+      next = "requesting a replacement";
+      if (phase == Phase.RUNNING) {
+        changing = true;
+        // The ring size reported so far counted the failed worker: only a later report shows the change.
+        reportedWorkers = -1;
+      }
+      requestMissing();
+    }
+    lastEvent = what + " failed; the job goes on, " + next + " (failure " + failures.count() + " of "
+        + failures.allowed() + " allowed)";
+    LOG.warn("{}; YARN says: {}", lastEvent, clean(yarnDiagnostics));
+    if (departure == Departure.RESTART && live.isEmpty()) {
+      relaunch();
+    }
+    settle();
+  }
+
+  /**
+   * Whether a worker still holds the model to hand to a replacement: any running ring member; or
+   * nobody needs one yet (the job is starting, or a stop-resume loads its checkpoint).
+   */
+  private boolean modelSurvives() {
+    if (phase == Phase.STARTING || restart != null) {
+      return true;
+    }
+    for (String id : live.keySet()) {
+      if (started.contains(id) && !joining.contains(id)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -585,6 +693,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       lastEvent = "stop-resume to " + r.size() + " workers did not happen: the leader did not accept"
           + " the stop (" + cause + ")";
       LOG.warn(lastEvent);
+      replaceMissing();
     }
   }
 
@@ -704,6 +813,19 @@ public final class WorkerFleet implements ContainerEventHandler {
       outstanding += missing;
       LOG.info("Requesting {} worker containers of {}", missing, resource);
       driver.requestContainers(missing, resource);
+    }
+  }
+
+  /**
+   * After a change that did not happen: a worker that failed while it was leaving for it was not
+   * replaced then, but the target counts it again.
+   */
+  private void replaceMissing() {
+    int before = outstanding;
+    requestMissing();
+    if (outstanding > before && phase == Phase.RUNNING) {
+      changing = true;
+      reportedWorkers = -1;
     }
   }
 
