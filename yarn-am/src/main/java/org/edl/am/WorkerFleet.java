@@ -75,28 +75,6 @@ public final class WorkerFleet implements ContainerEventHandler {
   /** Why a container is expected to exit 0 without that meaning "training finished". */
   enum Departure { SCALE_IN, MIGRATION, RESTART }
 
-  /**
-   * A stop-resume change under way: every worker stops with a checkpoint in {@code directory};
-   * once the last has exited, {@code size} new ones start from it.
-   */
-  private record Restart(int size, int previousTarget, String directory) {}
-
-  /** A migration under way: the leader holds the leave of {@code leavers} for the newcomers. */
-  private static final class Migration {
-    final String fromHost;
-    final String toHost;
-    final List<String> leavers;
-    final Set<String> newcomers = new LinkedHashSet<>();
-    /** Newcomer containers requested on {@code toHost} and not yet allocated. */
-    int awaited;
-
-    Migration(String fromHost, String toHost, List<String> leavers) {
-      this.fromHost = fromHost;
-      this.toHost = toHost;
-      this.leavers = List.copyOf(leavers);
-    }
-  }
-
   private final ContainerDriver driver;
   private final WorkerRemoval removal;
   private final JobStopper stopper;
@@ -123,8 +101,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   private String lastEvent = "";
   /** True from a change until it has fully landed. */
   private boolean changing;
-  private Migration migration;
-  private Restart restart;
+  private HostMigration migration;
+  private StopResume restart;
   private int restarts;
   /** The checkpoint the job's first workers start from ({@code edl submit --resume-from}); null: none. */
   private String resumeFrom;
@@ -353,7 +331,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (!driver.isRunningNode(toHost)) {
       throw error("toHost", toHost, "not a running node of the cluster");
     }
-    Migration m = new Migration(fromHost, toHost, leavers);
+    HostMigration m = new HostMigration(fromHost, toHost, leavers);
     migration = m;
     changing = true;
     for (String id : leavers) {
@@ -366,9 +344,9 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   /** The leader's answer to a migration's replacement, on the main thread. */
   private final class ReplacementAnswer implements WorkerRemoval.ReplacementAnswer {
-    private final Migration m;
+    private final HostMigration m;
 
-    ReplacementAnswer(Migration m) {
+    ReplacementAnswer(HostMigration m) {
       this.m = m;
     }
 
@@ -415,7 +393,7 @@ public final class WorkerFleet implements ContainerEventHandler {
   @Override
   public void onContainersAllocated(List<WorkerContainer> containers) {
     for (WorkerContainer c : containers) {
-      Migration m = migration;
+      HostMigration m = migration;
       if (m != null && m.awaited > 0 && c.host().equals(m.toHost) && !isDone()) {
         m.awaited--;
         outstanding = Math.max(0, outstanding - 1);
@@ -540,7 +518,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       return;
     }
     String next;
-    Migration m = migration;
+    HostMigration m = migration;
     if (departure == Departure.RESTART) {
       next = "it counts as stopped for the stop-resume";
     } else if (departure != null) {
@@ -653,7 +631,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     String directory = checkpointRoot + "/restart-" + (restarts + 1);
     restarts++;
-    restart = new Restart(size, target, directory);
+    restart = new StopResume(size, target, directory);
     target = size;
     changing = true;
     for (String id : live.keySet()) {
@@ -682,7 +660,7 @@ public final class WorkerFleet implements ContainerEventHandler {
 
     @Override
     public void refused(Exception cause) {
-      Restart r = restart;
+      StopResume r = restart;
       if (r == null || isDone()) {
         return;
       }
