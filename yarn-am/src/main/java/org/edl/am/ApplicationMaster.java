@@ -125,6 +125,8 @@ public final class ApplicationMaster {
         JobOutcome reported = new JobOutcome(outcome.succeeded(),
             outcome.diagnostics() + control.progressSummary());
         driver.unregister(reported);
+        JobCleanup.zooKeeper(zk, appId);
+        JobCleanup.stagingDirectory(stagingDir, conf);
         return reported;
       }).get(30, TimeUnit.SECONDS);
     } finally {

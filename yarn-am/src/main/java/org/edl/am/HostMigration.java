@@ -16,6 +16,8 @@ final class HostMigration {
   final Set<String> newcomers = new LinkedHashSet<>();
   /** Newcomer containers requested on {@code toHost} and not yet allocated. */
   int awaited;
+  /** Whether the leader holds the leave (only then are newcomers requested). */
+  boolean held;
 
   HostMigration(String fromHost, String toHost, List<String> leavers) {
     this.fromHost = fromHost;

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
@@ -85,6 +86,9 @@ public final class WorkerFleet implements ContainerEventHandler {
   private final int maxWorkers;
   private final GpuSlots gpus = new GpuSlots();
   private WorkerFailures failures = new WorkerFailures(0);
+  private FleetJournal journal = FleetJournal.NONE;
+  /** The intent last given to {@link #journal}; null: none yet. */
+  private FleetIntent journaled;
   private final Map<String, WorkerContainer> live = new LinkedHashMap<>();
   private final Set<String> started = new HashSet<>();
   /** Containers asked to leave (or otherwise expected to exit 0) and why. */
@@ -172,6 +176,12 @@ public final class WorkerFleet implements ContainerEventHandler {
     return this;
   }
 
+  /** Keeps the fleet's intent there for a later AM attempt ({@link #adopt(Map, Optional)}). */
+  public WorkerFleet journaling(FleetJournal to) {
+    this.journal = to;
+    return this;
+  }
+
   /** Asks for the first workers. */
   public void start() {
     requestMissing();
@@ -185,7 +195,19 @@ public final class WorkerFleet implements ContainerEventHandler {
    * below min-workers: the missing ones are requested. With none left this is {@link #start}.
    */
   public void adopt(Map<WorkerContainer, List<Integer>> running) {
-    if (running.isEmpty()) {
+    adopt(running, Optional.empty());
+  }
+
+  /**
+   * {@link #adopt(Map)} that also takes over the change the previous attempt had under way, as
+   * its {@link FleetJournal} kept it: the target it steered to (missing workers are requested),
+   * the containers it had asked to leave (still expected to leave), a migration the leader held
+   * (its missing newcomers are requested on the target host) and a stop-resume (its relaunch
+   * starts from its checkpoint once every old worker has stopped, even when none is left).
+   */
+  public void adopt(Map<WorkerContainer, List<Integer>> running, Optional<FleetIntent> previous) {
+    FleetIntent intent = previous.orElse(null);
+    if (running.isEmpty() && (intent == null || intent.restart() == null)) {
       start();
       return;
     }
@@ -194,12 +216,73 @@ public final class WorkerFleet implements ContainerEventHandler {
       started.add(c.id());
       gpus.take(c, indices);
     });
-    target = Math.min(maxWorkers, Math.max(minWorkers, live.size()));
-    phase = Phase.RUNNING;
+    phase = running.isEmpty() ? Phase.STARTING : Phase.RUNNING;
     lastEvent = "adopted " + live.size() + " running workers from a previous ApplicationMaster attempt";
+    if (intent == null) {
+      target = Math.min(maxWorkers, Math.max(minWorkers, live.size()));
+    } else {
+      resume(intent);
+      lastEvent += "; taking over its change (target " + target + ", leaving " + departing.keySet()
+          + (restart == null ? "" : ", stop-resume from " + restart.directory())
+          + (migration == null ? "" : ", migration to " + migration.toHost) + ")";
+    }
     LOG.info("{}: {}; target {}", lastEvent, live.keySet(), target);
-    // The missing ones join the running ring like scale-out newcomers: a change until it shows them.
-    replaceMissing();
+    if (restart == null || !departing.containsValue(Departure.RESTART)) {
+      // The missing ones join the running ring like scale-out newcomers: a change until it shows them.
+      replaceMissing();
+    }
+    journal();
+  }
+
+  private void resume(FleetIntent intent) {
+    target = Math.min(maxWorkers, Math.max(minWorkers, intent.target()));
+    restarts = intent.restarts();
+    restart = intent.restart();
+    FleetIntent.MigrationIntent held = intent.migration();
+    intent.departing().forEach((id, why) -> {
+      // A migration the leader had not accepted yet is forgotten with the dead attempt.
+      if (live.containsKey(id) && (why != Departure.MIGRATION || held != null)) {
+        departing.put(id, why);
+      }
+    });
+    if (held != null) {
+      HostMigration m = new HostMigration(held.fromHost(), held.toHost(), held.leavers());
+      m.held = true;
+      held.newcomers().stream().filter(live::containsKey).forEach(m.newcomers::add);
+      m.awaited = Math.max(0, m.leavers.size() - m.newcomers.size());
+      migration = m;
+      if (m.awaited > 0) {
+        outstanding += m.awaited;
+        driver.requestContainersOn(m.awaited, resource, m.toHost);
+      }
+    }
+    changing = !departing.isEmpty() || restart != null || migration != null;
+    reportedWorkers = -1;
+  }
+
+  /** What a later attempt needs to take over the change under way. */
+  private FleetIntent intent() {
+    HostMigration m = migration;
+    return new FleetIntent(target, departing, restarts, restart, m == null || !m.held ? null
+        : new FleetIntent.MigrationIntent(m.fromHost, m.toHost, m.leavers, List.copyOf(m.newcomers)));
+  }
+
+  /** Keeps the intent for a later attempt when it changed; a failure costs only the failover. */
+  private void journal() {
+    if (isDone()) {
+      return;
+    }
+    FleetIntent now = intent();
+    if (now.equals(journaled)) {
+      return;
+    }
+    try {
+      journal.record(now);
+      journaled = now;
+    } catch (Exception e) {
+      LOG.warn("Could not record the fleet's intent {}: a later AM attempt will not know the change"
+          + " under way", now, e);
+    }
   }
 
   /** Completes once, when the job has succeeded or failed. */
@@ -241,6 +324,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     changing = true;
     LOG.info("Scaling out by {} to {} workers", count, target);
     requestMissing();
+    journal();
   }
 
   /**
@@ -292,6 +376,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       departing.put(id, Departure.SCALE_IN);
     }
     LOG.info("Scaling in to {} workers: asking the leader to remove {}", target, leavers);
+    journal();
     removal.leave(leavers, new RemovalAnswers());
   }
 
@@ -360,7 +445,9 @@ public final class WorkerFleet implements ContainerEventHandler {
       outstanding += m.awaited;
       LOG.info("The leader holds the leave of {}; requesting {} containers on {}", m.leavers,
           m.awaited, m.toHost);
+      m.held = true;
       driver.requestContainersOn(m.awaited, resource, m.toHost);
+      journal();
     }
 
     @Override
@@ -375,6 +462,7 @@ public final class WorkerFleet implements ContainerEventHandler {
           + " did not start: the leader did not accept it (" + cause + ")";
       LOG.warn(lastEvent);
       replaceMissing();
+      journal();
     }
   }
 
@@ -410,6 +498,7 @@ public final class WorkerFleet implements ContainerEventHandler {
         driver.release(c.id());
       }
     }
+    journal(); // a migration's newcomers
   }
 
   @Override
@@ -639,6 +728,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     LOG.info("Stop-resume to {} workers: asking the leader to stop every worker with a checkpoint in {}",
         size, directory);
+    journal();
     stopper.stopForRestart(directory, new StopAnswer());
   }
 
@@ -672,6 +762,7 @@ public final class WorkerFleet implements ContainerEventHandler {
           + " the stop (" + cause + ")";
       LOG.warn(lastEvent);
       replaceMissing();
+      journal();
     }
   }
 
@@ -721,6 +812,11 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   /** Ends the current change once everything it started has landed. */
   private void settle() {
+    settleChange();
+    journal();
+  }
+
+  private void settleChange() {
     if (!changing || phase != Phase.RUNNING) {
       return;
     }
