@@ -89,6 +89,8 @@ public final class ApplicationMaster {
         new WorkerResource(spec.workerMemoryMb(), spec.workerVcores(), spec.gpusPerWorker()),
         spec.workers(), spec.minWorkers(), spec.maxWorkers()).replaceRemovedWorkers(spec.replaceStragglers())
         .toleratingWorkerFailures(spec.recovery().maxWorkerFailures());
+    FleetJournal journal = FleetJournal.zooKeeper(zk, appId);
+    fleet.journaling(journal);
     fleet.startFrom(spec.resumeFrom());
     JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
         p -> driver.reportProgress(fraction(p)), new HdfsProfileStore(conf, spec.output(),
@@ -115,7 +117,7 @@ public final class ApplicationMaster {
       // attempt's container that completed meanwhile) queue behind it and find the fleet adopted.
       mainThread.submit(() -> {
         var registered = driver.start(fleet, recorded, host, rpc.port(), "");
-        fleet.adopt(previousWorkers(registered.getContainersFromPreviousAttempts(), gpuRecord));
+        fleet.adopt(previousWorkers(registered.getContainersFromPreviousAttempts(), gpuRecord), journal.last());
         return null;
       }).get();
       JobOutcome outcome = fleet.outcome().get();
