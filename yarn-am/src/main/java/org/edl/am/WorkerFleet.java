@@ -157,19 +157,9 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   /**
    * The job survives {@code allowed} worker failures ({@code edl submit --max-worker-failures}):
-   * each is logged, shown in the status, and replaced by one new container with the same
-   * resources that joins by ordinary stop-free scale-out (the target stays). The next failure
-   * fails the job, naming every failed container. A failure also fails it at once when no
-   * worker that holds the model is left to hand it on, and after training finished (the last
-   * model might not be written). What a failure does during a change:
-   * <ul>
-   *   <li>a scale-in or migration leaver: its departure is complete, nothing is replaced (the
-   *   target no longer counts it);</li>
-   *   <li>a migration newcomer: one new container is requested on the target host;</li>
-   *   <li>a worker stopping for a stop-resume: it counts as stopped (the relaunch loads the
-   *   checkpoint), and the relaunch starts when the last has exited;</li>
-   *   <li>any newcomer that had not joined yet, or a worker while the job starts: replaced.</li>
-   * </ul>
+   * each is logged, shown in the status, and (by {@link WorkerFailures#judge}) replaced by one
+   * new container with the same resources that joins by ordinary stop-free scale-out; the target
+   * stays. Without this the first failure fails the job.
    */
   public WorkerFleet toleratingWorkerFailures(int allowed) {
     this.failures = new WorkerFailures(allowed);
@@ -585,51 +575,45 @@ public final class WorkerFleet implements ContainerEventHandler {
   /** See {@link #toleratingWorkerFailures}: {@code c} is already gone from the fleet. */
   private void workerFailed(WorkerContainer c, WorkerFailures.Failure failure, Departure departure,
       boolean wasJoining, String yarnDiagnostics) {
-    boolean tolerated = failures.record(failure);
+    HostMigration m = migration;
+    WorkerFailures.Verdict verdict = failures.judge(failure, new WorkerFailures.Circumstances(
+        phase == Phase.FINISHING, wasJoining, departure, m != null && m.newcomers.contains(c.id()), modelSurvives()));
     String what = "worker container " + failure.describe()
         + (departure == null ? "" : " (leaving the job: " + departure + ")");
-    if (phase == Phase.FINISHING && wasJoining) {
-      // Never in the ring, and training is over: it would have been released anyway.
-      LOG.warn("{} ended after training finished; it had not joined the ring", what);
-      releaseIfOnlyNewcomersRemain();
-      if (live.isEmpty()) {
-        finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
+    switch (verdict.response()) {
+      case IGNORE -> {
+        LOG.warn("{} ended: {}", what, verdict.reason());
+        releaseIfOnlyNewcomersRemain();
+        if (live.isEmpty()) {
+          finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
+        }
+        return;
       }
-      return;
-    }
-    String fatal = !tolerated ? "more worker failures (" + failures.count() + ") than"
-        + " max-worker-failures=" + failures.allowed() + " allows"
-        : phase == Phase.FINISHING ? "training had finished: the model might not have been written"
-        : !modelSurvives() ? "no running worker is left to hand the model on" : null;
-    if (fatal != null) {
-      fail(what + " failed: " + clean(yarnDiagnostics) + " (" + fatal
-          + (failures.count() > 1 ? "; " + failures.summary() : "") + ")");
-      return;
-    }
-    String next;
-    HostMigration m = migration;
-    if (departure == Departure.RESTART) {
-      next = "it counts as stopped for the stop-resume";
-    } else if (departure != null) {
-      next = "it was leaving the job; nothing is replaced";
-    } else if (m != null && m.newcomers.remove(c.id())) {
-      m.awaited++;
-      outstanding++;
-      next = "requesting a replacement on " + m.toHost;
-      driver.requestContainersOn(1, resource, m.toHost);
-    } else {
-      next = "requesting a replacement";
-      if (phase == Phase.RUNNING) {
-        changing = true;
-        // The ring size reported so far counted the failed worker: only a later report shows the change.
-        reportedWorkers = -1;
+      case FAIL -> {
+        fail(what + " failed: " + clean(yarnDiagnostics) + " (" + verdict.reason()
+            + (failures.count() > 1 ? "; " + failures.summary() : "") + ")");
+        return;
       }
-      requestMissing();
+      case REPLACE_ON_MIGRATION_HOST -> {
+        m.newcomers.remove(c.id());
+        m.awaited++;
+        outstanding++;
+        driver.requestContainersOn(1, resource, m.toHost);
+      }
+      case REPLACE -> {
+        if (phase == Phase.RUNNING) {
+          changing = true;
+          // The ring size reported so far counted the failed worker: only a later report shows the change.
+          reportedWorkers = -1;
+        }
+        requestMissing();
+      }
+      case STOPPED, LEFT -> { }
     }
-    lastEvent = what + " failed; the job goes on, " + next + " (failure " + failures.count() + " of "
-        + failures.allowed() + " allowed)";
+    lastEvent = what + " failed; the job goes on, " + verdict.reason() + " (failure " + failures.count()
+        + " of " + failures.allowed() + " allowed)";
     LOG.warn("{}; YARN says: {}", lastEvent, clean(yarnDiagnostics));
-    if (departure == Departure.RESTART && live.isEmpty()) {
+    if (verdict.response() == WorkerFailures.Response.STOPPED && live.isEmpty()) {
       relaunch();
     }
     settle();
