@@ -580,6 +580,7 @@ public final class WorkerFleet implements ContainerEventHandler {
         phase == Phase.FINISHING, wasJoining, departure, m != null && m.newcomers.contains(c.id()), modelSurvives()));
     String what = "worker container " + failure.describe()
         + (departure == null ? "" : " (leaving the job: " + departure + ")");
+    String next = verdict.reason();
     switch (verdict.response()) {
       case IGNORE -> {
         LOG.warn("{} ended: {}", what, verdict.reason());
@@ -596,6 +597,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       }
       case REPLACE_ON_MIGRATION_HOST -> {
         m.newcomers.remove(c.id());
+        next += " " + m.toHost;
         m.awaited++;
         outstanding++;
         driver.requestContainersOn(1, resource, m.toHost);
@@ -610,7 +612,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       }
       case STOPPED, LEFT -> { }
     }
-    lastEvent = what + " failed; the job goes on, " + verdict.reason() + " (failure " + failures.count()
+    lastEvent = what + " failed; the job goes on, " + next + " (failure " + failures.count()
         + " of " + failures.allowed() + " allowed)";
     LOG.warn("{}; YARN says: {}", lastEvent, clean(yarnDiagnostics));
     if (verdict.response() == WorkerFailures.Response.STOPPED && live.isEmpty()) {

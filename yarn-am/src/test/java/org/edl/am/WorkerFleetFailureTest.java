@@ -229,6 +229,8 @@ class WorkerFleetFailureTest {
     fleet.onContainerStarted("c4");
     fleet.onContainerCompleted("c5", 137, KILLED);
     assertEquals(List.of("h3", "h3", "h3"), pinnedTo);
+    assertTrue(fleet.status().diagnostics().contains("replacement on the migration's target host h3"),
+        fleet.status().diagnostics());
     assertTrue(requested.isEmpty(), "no unpinned request");
 
     fleet.onContainersAllocated(List.of(c("c6", "h3")));
