@@ -87,7 +87,10 @@ public final class ApplicationMaster {
     LeaderWorkerRemoval removal = new LeaderWorkerRemoval(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
     WorkerFleet fleet = new WorkerFleet(driver, removal, removal, spec.output() + "/" + CHECKPOINTS,
         new WorkerResource(spec.workerMemoryMb(), spec.workerVcores(), spec.gpusPerWorker()),
-        spec.workers(), spec.minWorkers(), spec.maxWorkers()).replaceRemovedWorkers(spec.replaceStragglers());
+        spec.workers(), spec.minWorkers(), spec.maxWorkers()).replaceRemovedWorkers(spec.replaceStragglers())
+        .toleratingWorkerFailures(spec.recovery().maxWorkerFailures());
+    FleetJournal journal = FleetJournal.zooKeeper(zk, appId);
+    fleet.journaling(journal);
     fleet.startFrom(spec.resumeFrom());
     JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
         p -> driver.reportProgress(fraction(p)), new HdfsProfileStore(conf, spec.output(),
@@ -114,7 +117,7 @@ public final class ApplicationMaster {
       // attempt's container that completed meanwhile) queue behind it and find the fleet adopted.
       mainThread.submit(() -> {
         var registered = driver.start(fleet, recorded, host, rpc.port(), "");
-        fleet.adopt(previousWorkers(registered.getContainersFromPreviousAttempts(), gpuRecord));
+        fleet.adopt(previousWorkers(registered.getContainersFromPreviousAttempts(), gpuRecord), journal.last());
         return null;
       }).get();
       JobOutcome outcome = fleet.outcome().get();
@@ -124,6 +127,8 @@ public final class ApplicationMaster {
         JobOutcome reported = new JobOutcome(outcome.succeeded(),
             outcome.diagnostics() + control.progressSummary());
         driver.unregister(reported);
+        JobCleanup.zooKeeper(zk, appId);
+        JobCleanup.stagingDirectory(stagingDir, conf);
         return reported;
       }).get(30, TimeUnit.SECONDS);
     } finally {

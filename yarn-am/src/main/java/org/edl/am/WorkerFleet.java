@@ -7,8 +7,10 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
 import org.edl.worker.runtime.WorkerEnv;
@@ -20,12 +22,14 @@ import org.slf4j.LoggerFactory;
  * means for the job. It never talks to YARN or to the leader; it tells a {@link ContainerDriver}
  * and a {@link WorkerRemoval} what to do.
  *
- * <p>Rules, in order: an event after the job ended changes nothing; a worker that exits
- * non-zero (or cannot start) fails the job, naming the container, its host and YARN's
- * diagnostics, and the others are released; a container the fleet expects to exit (it was asked
- * to leave) and that exits 0 has completed its departure and is gone from the fleet; any other
- * worker that exits 0 means training finished, so nothing is replaced any more, and the job
- * succeeds when the last one has exited 0; an allocation beyond the target is given back.
+ * <p>Rules, in order: an event after the job ended changes nothing; a container the fleet
+ * expects to exit (it was asked to leave) and that exits 0 has completed its departure and is
+ * gone from the fleet; any other worker that exits 0 means training finished, so nothing is
+ * replaced any more, and the job succeeds when the last one has exited 0; an allocation beyond
+ * the target is given back. Any other end (a non-zero exit, a kill, a lost node, a preemption
+ * no scale-in asked for, a container that cannot start) is a worker failure; see
+ * {@link #toleratingWorkerFailures}. Without that, a failure fails the job, naming the container,
+ * its host, the exit status and YARN's diagnostics, and the others are released.
  *
  * <p>Elastic changes, one at a time and only while the job is RUNNING (not STARTING, not
  * finishing, not ended, not in the middle of another change):
@@ -72,28 +76,6 @@ public final class WorkerFleet implements ContainerEventHandler {
   /** Why a container is expected to exit 0 without that meaning "training finished". */
   enum Departure { SCALE_IN, MIGRATION, RESTART }
 
-  /**
-   * A stop-resume change under way: every worker stops with a checkpoint in {@code directory};
-   * once the last has exited, {@code size} new ones start from it.
-   */
-  private record Restart(int size, int previousTarget, String directory) {}
-
-  /** A migration under way: the leader holds the leave of {@code leavers} for the newcomers. */
-  private static final class Migration {
-    final String fromHost;
-    final String toHost;
-    final List<String> leavers;
-    final Set<String> newcomers = new LinkedHashSet<>();
-    /** Newcomer containers requested on {@code toHost} and not yet allocated. */
-    int awaited;
-
-    Migration(String fromHost, String toHost, List<String> leavers) {
-      this.fromHost = fromHost;
-      this.toHost = toHost;
-      this.leavers = List.copyOf(leavers);
-    }
-  }
-
   private final ContainerDriver driver;
   private final WorkerRemoval removal;
   private final JobStopper stopper;
@@ -103,6 +85,10 @@ public final class WorkerFleet implements ContainerEventHandler {
   private final int minWorkers;
   private final int maxWorkers;
   private final GpuSlots gpus = new GpuSlots();
+  private WorkerFailures failures = new WorkerFailures(0);
+  private FleetJournal journal = FleetJournal.NONE;
+  /** The intent last given to {@link #journal}; null: none yet. */
+  private FleetIntent journaled;
   private final Map<String, WorkerContainer> live = new LinkedHashMap<>();
   private final Set<String> started = new HashSet<>();
   /** Containers asked to leave (or otherwise expected to exit 0) and why. */
@@ -119,8 +105,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   private String lastEvent = "";
   /** True from a change until it has fully landed. */
   private boolean changing;
-  private Migration migration;
-  private Restart restart;
+  private HostMigration migration;
+  private StopResume restart;
   private int restarts;
   /** The checkpoint the job's first workers start from ({@code edl submit --resume-from}); null: none. */
   private String resumeFrom;
@@ -169,6 +155,23 @@ public final class WorkerFleet implements ContainerEventHandler {
     return this;
   }
 
+  /**
+   * The job survives {@code allowed} worker failures ({@code edl submit --max-worker-failures}):
+   * each is logged, shown in the status, and (by {@link WorkerFailures#judge}) replaced by one
+   * new container with the same resources that joins by ordinary stop-free scale-out; the target
+   * stays. Without this the first failure fails the job.
+   */
+  public WorkerFleet toleratingWorkerFailures(int allowed) {
+    this.failures = new WorkerFailures(allowed);
+    return this;
+  }
+
+  /** Keeps the fleet's intent there for a later AM attempt ({@link #adopt(Map, Optional)}). */
+  public WorkerFleet journaling(FleetJournal to) {
+    this.journal = to;
+    return this;
+  }
+
   /** Asks for the first workers. */
   public void start() {
     requestMissing();
@@ -182,7 +185,19 @@ public final class WorkerFleet implements ContainerEventHandler {
    * below min-workers: the missing ones are requested. With none left this is {@link #start}.
    */
   public void adopt(Map<WorkerContainer, List<Integer>> running) {
-    if (running.isEmpty()) {
+    adopt(running, Optional.empty());
+  }
+
+  /**
+   * {@link #adopt(Map)} that also takes over the change the previous attempt had under way, as
+   * its {@link FleetJournal} kept it: the target it steered to (missing workers are requested),
+   * the containers it had asked to leave (still expected to leave), a migration the leader held
+   * (its missing newcomers are requested on the target host) and a stop-resume (its relaunch
+   * starts from its checkpoint once every old worker has stopped, even when none is left).
+   */
+  public void adopt(Map<WorkerContainer, List<Integer>> running, Optional<FleetIntent> previous) {
+    FleetIntent intent = previous.orElse(null);
+    if (running.isEmpty() && (intent == null || intent.restart() == null)) {
       start();
       return;
     }
@@ -191,11 +206,73 @@ public final class WorkerFleet implements ContainerEventHandler {
       started.add(c.id());
       gpus.take(c, indices);
     });
-    target = Math.min(maxWorkers, Math.max(minWorkers, live.size()));
-    phase = Phase.RUNNING;
+    phase = running.isEmpty() ? Phase.STARTING : Phase.RUNNING;
     lastEvent = "adopted " + live.size() + " running workers from a previous ApplicationMaster attempt";
+    if (intent == null) {
+      target = Math.min(maxWorkers, Math.max(minWorkers, live.size()));
+    } else {
+      resume(intent);
+      lastEvent += "; taking over its change (target " + target + ", leaving " + departing.keySet()
+          + (restart == null ? "" : ", stop-resume from " + restart.directory())
+          + (migration == null ? "" : ", migration to " + migration.toHost) + ")";
+    }
     LOG.info("{}: {}; target {}", lastEvent, live.keySet(), target);
-    requestMissing();
+    if (restart == null || !departing.containsValue(Departure.RESTART)) {
+      // The missing ones join the running ring like scale-out newcomers: a change until it shows them.
+      replaceMissing();
+    }
+    journal();
+  }
+
+  private void resume(FleetIntent intent) {
+    target = Math.min(maxWorkers, Math.max(minWorkers, intent.target()));
+    restarts = intent.restarts();
+    restart = intent.restart();
+    FleetIntent.MigrationIntent held = intent.migration();
+    intent.departing().forEach((id, why) -> {
+      // A migration the leader had not accepted yet is forgotten with the dead attempt.
+      if (live.containsKey(id) && (why != Departure.MIGRATION || held != null)) {
+        departing.put(id, why);
+      }
+    });
+    if (held != null) {
+      HostMigration m = new HostMigration(held.fromHost(), held.toHost(), held.leavers());
+      m.held = true;
+      held.newcomers().stream().filter(live::containsKey).forEach(m.newcomers::add);
+      m.awaited = Math.max(0, m.leavers.size() - m.newcomers.size());
+      migration = m;
+      if (m.awaited > 0) {
+        outstanding += m.awaited;
+        driver.requestContainersOn(m.awaited, resource, m.toHost);
+      }
+    }
+    changing = !departing.isEmpty() || restart != null || migration != null;
+    reportedWorkers = -1;
+  }
+
+  /** What a later attempt needs to take over the change under way. */
+  private FleetIntent intent() {
+    HostMigration m = migration;
+    return new FleetIntent(target, departing, restarts, restart, m == null || !m.held ? null
+        : new FleetIntent.MigrationIntent(m.fromHost, m.toHost, m.leavers, List.copyOf(m.newcomers)));
+  }
+
+  /** Keeps the intent for a later attempt when it changed; a failure costs only the failover. */
+  private void journal() {
+    if (isDone()) {
+      return;
+    }
+    FleetIntent now = intent();
+    if (now.equals(journaled)) {
+      return;
+    }
+    try {
+      journal.record(now);
+      journaled = now;
+    } catch (Exception e) {
+      LOG.warn("Could not record the fleet's intent {}: a later AM attempt will not know the change"
+          + " under way", now, e);
+    }
   }
 
   /** Completes once, when the job has succeeded or failed. */
@@ -204,8 +281,10 @@ public final class WorkerFleet implements ContainerEventHandler {
   }
 
   public FleetStatus status() {
+    String running = failures.count() == 0 || lastEvent.isEmpty() ? lastEvent + failures.summary()
+        : lastEvent + "; " + failures.summary();
     return new FleetStatus(phase, isScaling(), target, new ArrayList<>(live.keySet()),
-        isDone() ? diagnostics : lastEvent);
+        isDone() ? diagnostics : running);
   }
 
   /** Whether a change is on its way: the job reports SCALING meanwhile. */
@@ -235,6 +314,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     changing = true;
     LOG.info("Scaling out by {} to {} workers", count, target);
     requestMissing();
+    journal();
   }
 
   /**
@@ -286,6 +366,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       departing.put(id, Departure.SCALE_IN);
     }
     LOG.info("Scaling in to {} workers: asking the leader to remove {}", target, leavers);
+    journal();
     removal.leave(leavers, new RemovalAnswers());
   }
 
@@ -325,7 +406,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (!driver.isRunningNode(toHost)) {
       throw error("toHost", toHost, "not a running node of the cluster");
     }
-    Migration m = new Migration(fromHost, toHost, leavers);
+    HostMigration m = new HostMigration(fromHost, toHost, leavers);
     migration = m;
     changing = true;
     for (String id : leavers) {
@@ -338,9 +419,9 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   /** The leader's answer to a migration's replacement, on the main thread. */
   private final class ReplacementAnswer implements WorkerRemoval.ReplacementAnswer {
-    private final Migration m;
+    private final HostMigration m;
 
-    ReplacementAnswer(Migration m) {
+    ReplacementAnswer(HostMigration m) {
       this.m = m;
     }
 
@@ -354,7 +435,9 @@ public final class WorkerFleet implements ContainerEventHandler {
       outstanding += m.awaited;
       LOG.info("The leader holds the leave of {}; requesting {} containers on {}", m.leavers,
           m.awaited, m.toHost);
+      m.held = true;
       driver.requestContainersOn(m.awaited, resource, m.toHost);
+      journal();
     }
 
     @Override
@@ -368,6 +451,8 @@ public final class WorkerFleet implements ContainerEventHandler {
       lastEvent = "migration of " + m.leavers + " from " + m.fromHost + " to " + m.toHost
           + " did not start: the leader did not accept it (" + cause + ")";
       LOG.warn(lastEvent);
+      replaceMissing();
+      journal();
     }
   }
 
@@ -386,7 +471,7 @@ public final class WorkerFleet implements ContainerEventHandler {
   @Override
   public void onContainersAllocated(List<WorkerContainer> containers) {
     for (WorkerContainer c : containers) {
-      Migration m = migration;
+      HostMigration m = migration;
       if (m != null && m.awaited > 0 && c.host().equals(m.toHost) && !isDone()) {
         m.awaited--;
         outstanding = Math.max(0, outstanding - 1);
@@ -403,6 +488,7 @@ public final class WorkerFleet implements ContainerEventHandler {
         driver.release(c.id());
       }
     }
+    journal(); // a migration's newcomers
   }
 
   @Override
@@ -424,23 +510,29 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (c == null || isDone()) {
       return;
     }
-    fail("worker container " + c.id() + " on " + c.host() + " could not be started: " + cause);
+    // Given back first: its completion then finds it gone and changes nothing.
+    forget(c);
+    driver.release(c.id());
+    boolean wasJoining = joining.remove(c.id());
+    workerFailed(c, WorkerFailures.Failure.notStarted(c, cause), departing.remove(c.id()), wasJoining,
+        String.valueOf(cause));
   }
 
   @Override
   public void onContainerCompleted(String containerId, int exitStatus, String yarnDiagnostics) {
-    WorkerContainer c = live.remove(containerId);
+    WorkerContainer c = live.get(containerId);
     if (c == null) {
       return; // one we released, or reported twice
     }
-    started.remove(containerId);
-    joining.remove(containerId);
+    forget(c);
+    boolean wasJoining = joining.remove(containerId);
     Departure departure = departing.remove(containerId);
-    gpus.free(c);
     if (isDone()) {
       return;
     }
-    if (departure != null && (exitStatus == WorkerEnv.EXIT_OK || exitStatus == WorkerEnv.EXIT_LEFT)) {
+    if (departure != null && (exitStatus == WorkerEnv.EXIT_OK || exitStatus == WorkerEnv.EXIT_LEFT
+        // The resource manager took a container that was leaving anyway: the leave is done.
+        || exitStatus == ContainerExitStatus.PREEMPTED && departure != Departure.RESTART)) {
       lastEvent = "worker container " + c.id() + " on " + c.host() + " left the job ("
           + departure + ", exit status " + exitStatus + ")";
       LOG.info("{}; {} containers remain", lastEvent, live.size());
@@ -471,9 +563,78 @@ public final class WorkerFleet implements ContainerEventHandler {
       }
       return;
     }
-    fail("worker container " + c.id() + " on " + c.host()
-        + (departure == null ? "" : " (leaving the job: " + departure + ")")
-        + " failed with exit status " + exitStatus + ": " + clean(yarnDiagnostics));
+    workerFailed(c, WorkerFailures.Failure.exited(c, exitStatus), departure, wasJoining, yarnDiagnostics);
+  }
+
+  private void forget(WorkerContainer c) {
+    live.remove(c.id());
+    started.remove(c.id());
+    gpus.free(c);
+  }
+
+  /** See {@link #toleratingWorkerFailures}: {@code c} is already gone from the fleet. */
+  private void workerFailed(WorkerContainer c, WorkerFailures.Failure failure, Departure departure,
+      boolean wasJoining, String yarnDiagnostics) {
+    HostMigration m = migration;
+    WorkerFailures.Verdict verdict = failures.judge(failure, new WorkerFailures.Circumstances(
+        phase == Phase.FINISHING, wasJoining, departure, m != null && m.newcomers.contains(c.id()), modelSurvives()));
+    String what = "worker container " + failure.describe()
+        + (departure == null ? "" : " (leaving the job: " + departure + ")");
+    String next = verdict.reason();
+    switch (verdict.response()) {
+      case IGNORE -> {
+        LOG.warn("{} ended: {}", what, verdict.reason());
+        releaseIfOnlyNewcomersRemain();
+        if (live.isEmpty()) {
+          finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
+        }
+        return;
+      }
+      case FAIL -> {
+        fail(what + " failed: " + clean(yarnDiagnostics) + " (" + verdict.reason()
+            + (failures.count() > 1 ? "; " + failures.summary() : "") + ")");
+        return;
+      }
+      case REPLACE_ON_MIGRATION_HOST -> {
+        m.newcomers.remove(c.id());
+        next += " " + m.toHost;
+        m.awaited++;
+        outstanding++;
+        driver.requestContainersOn(1, resource, m.toHost);
+      }
+      case REPLACE -> {
+        if (phase == Phase.RUNNING) {
+          changing = true;
+          // The ring size reported so far counted the failed worker: only a later report shows the change.
+          reportedWorkers = -1;
+        }
+        requestMissing();
+      }
+      case STOPPED, LEFT -> { }
+    }
+    lastEvent = what + " failed; the job goes on, " + next + " (failure " + failures.count()
+        + " of " + failures.allowed() + " allowed)";
+    LOG.warn("{}; YARN says: {}", lastEvent, clean(yarnDiagnostics));
+    if (verdict.response() == WorkerFailures.Response.STOPPED && live.isEmpty()) {
+      relaunch();
+    }
+    settle();
+  }
+
+  /**
+   * Whether a worker still holds the model to hand to a replacement: any running ring member; or
+   * nobody needs one yet (the job is starting, or a stop-resume loads its checkpoint).
+   */
+  private boolean modelSurvives() {
+    if (phase == Phase.STARTING || restart != null) {
+      return true;
+    }
+    for (String id : live.keySet()) {
+      if (started.contains(id) && !joining.contains(id)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -545,7 +706,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     String directory = checkpointRoot + "/restart-" + (restarts + 1);
     restarts++;
-    restart = new Restart(size, target, directory);
+    restart = new StopResume(size, target, directory);
     target = size;
     changing = true;
     for (String id : live.keySet()) {
@@ -553,6 +714,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     LOG.info("Stop-resume to {} workers: asking the leader to stop every worker with a checkpoint in {}",
         size, directory);
+    journal();
     stopper.stopForRestart(directory, new StopAnswer());
   }
 
@@ -574,7 +736,7 @@ public final class WorkerFleet implements ContainerEventHandler {
 
     @Override
     public void refused(Exception cause) {
-      Restart r = restart;
+      StopResume r = restart;
       if (r == null || isDone()) {
         return;
       }
@@ -585,6 +747,8 @@ public final class WorkerFleet implements ContainerEventHandler {
       lastEvent = "stop-resume to " + r.size() + " workers did not happen: the leader did not accept"
           + " the stop (" + cause + ")";
       LOG.warn(lastEvent);
+      replaceMissing();
+      journal();
     }
   }
 
@@ -634,6 +798,11 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   /** Ends the current change once everything it started has landed. */
   private void settle() {
+    settleChange();
+    journal();
+  }
+
+  private void settleChange() {
     if (!changing || phase != Phase.RUNNING) {
       return;
     }
@@ -704,6 +873,19 @@ public final class WorkerFleet implements ContainerEventHandler {
       outstanding += missing;
       LOG.info("Requesting {} worker containers of {}", missing, resource);
       driver.requestContainers(missing, resource);
+    }
+  }
+
+  /**
+   * After a change that did not happen: a worker that failed while it was leaving for it was not
+   * replaced then, but the target counts it again.
+   */
+  private void replaceMissing() {
+    int before = outstanding;
+    requestMissing();
+    if (outstanding > before && phase == Phase.RUNNING) {
+      changing = true;
+      reportedWorkers = -1;
     }
   }
 

@@ -415,13 +415,14 @@ class WorkerFleetTest {
   }
 
   @Test
-  void aLeaverThatExitsNonZeroFailsTheJobSayingItWasLeaving() throws Exception {
+  void withNoFailuresAllowedALeaverThatExitsNonZeroFailsTheJobSayingItWasLeaving() throws Exception {
     WorkerFleet fleet = running(3, 1, 4);
     fleet.scaleIn(0, List.of("c2"), ScaleMode.EDL);
     fleet.onContainerCompleted("c2", 1, "EDL worker c2 failed: broken ring");
     JobOutcome outcome = fleet.outcome().getNow(null);
     assertFalse(outcome.succeeded());
-    assertTrue(outcome.diagnostics().contains("c2 on h1 (leaving the job"), outcome.diagnostics());
+    assertTrue(outcome.diagnostics().contains("c2 on h1"), outcome.diagnostics());
+    assertTrue(outcome.diagnostics().contains("(leaving the job: SCALE_IN)"), outcome.diagnostics());
     assertTrue(outcome.diagnostics().contains("broken ring"), outcome.diagnostics());
     assertEquals(List.of("c1", "c3"), released);
   }

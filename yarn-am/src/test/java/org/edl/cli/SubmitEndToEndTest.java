@@ -87,12 +87,13 @@ class SubmitEndToEndTest {
   }
 
   @Test
-  void aWorkerKilledByTheAdministratorFailsTheJobNamingThatContainer() throws Exception {
+  void withNoFailuresAllowedAWorkerKilledByTheAdministratorFailsTheJobNamingThatContainer() throws Exception {
     CompletableFuture<Void> training = new CompletableFuture<>();
     WatchingStream out = new WatchingStream(training);
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> EdlCli.execute(
-        args("--model", "mlp", "--workers", "2", "--steps", "1000000",
+        // No failure allowed: the first one fails the job (WorkerFailureEndToEndTest covers the rest).
+        args("--model", "mlp", "--workers", "2", "--steps", "1000000", "--max-worker-failures", "0",
             "--data", "synthetic:samples=2048,features=8,classes=3,seed=5"),
         new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
 

@@ -1,0 +1,342 @@
+package org.edl.am;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.edl.thrift.EdlError;
+import org.edl.thrift.ScaleMode;
+import org.edl.worker.runtime.WorkerEnv;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What the fleet does when worker containers fail ({@code --max-worker-failures}). */
+class WorkerFleetFailureTest {
+  private static final WorkerResource RESOURCE = new WorkerResource(1024, 1, 2);
+  private static final String KILLED = "Container killed on request. Exit code is 137";
+
+  private final List<Integer> requested = new ArrayList<>();
+  private final Map<String, WorkerLaunch> launched = new LinkedHashMap<>();
+  private final List<String> released = new ArrayList<>();
+  private final List<String> pinnedTo = new ArrayList<>();
+  private final TestingWorkerRemoval removal = new TestingWorkerRemoval();
+  private final List<String> stops = new ArrayList<>();
+  private JobStopper.Answer stopAnswer;
+  private TestingContainerDriver driver;
+
+  @BeforeEach
+  void driver() {
+    driver = new TestingContainerDriver();
+    driver.onRequest = (n, r) -> {
+      assertEquals(RESOURCE, r);
+      requested.add(n);
+    };
+    driver.onLaunch = (c, l) -> launched.put(c.id(), l);
+    driver.onRelease = released::add;
+    driver.onRequestOn = (n, r, host) -> {
+      assertEquals(RESOURCE, r);
+      for (int i = 0; i < n; i++) {
+        pinnedTo.add(host);
+      }
+    };
+  }
+
+  @Test
+  void aKilledWorkerIsReplacedOnceAndTheJobGoesOnWithItsTarget() throws Exception {
+    WorkerFleet fleet = running(3, 1, 3, 2);
+    fleet.onContainerCompleted("c2", 137, KILLED);
+
+    assertFalse(fleet.outcome().isDone());
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+    assertEquals(3, fleet.status().targetWorkers(), "the target stays");
+    assertEquals(List.of(1), requested, "one replacement");
+    String status = fleet.status().diagnostics();
+    assertTrue(status.contains("c2 on h1 (exit status 137 (killed)) failed"), status);
+    assertTrue(status.contains("requesting a replacement (failure 1 of 2 allowed)"), status);
+    assertTrue(status.contains("worker failures: 1 of 2 allowed"), status);
+    assertTrue(fleet.status().scaling(), "until the leader reports the ring whole again");
+
+    fleet.onContainersAllocated(List.of(c("c4", "h1")));
+    assertEquals(List.of("c4"), List.copyOf(launched.keySet()));
+    assertEquals(List.of(2, 3), launched.get("c4").gpuIndices(), "c2's devices were freed, c1 keeps 0,1");
+    assertEquals(Map.of(), launched.get("c4").env(), "a scale-out newcomer: the ring hands it the model");
+    fleet.onContainerStarted("c4");
+    fleet.onProgressReport(2);
+    assertTrue(fleet.status().scaling());
+    fleet.onProgressReport(3);
+    assertFalse(fleet.status().scaling());
+    assertEquals(List.of("c1", "c3", "c4"), fleet.status().containers());
+
+    // The failure stays in the status after later events; the job still ends as usual.
+    fleet.scaleIn(1, List.of(), ScaleMode.EDL);
+    assertTrue(fleet.status().diagnostics().contains("worker failures: 1 of 2"), fleet.status().diagnostics());
+    for (String id : List.of("c4", "c1", "c3")) {
+      fleet.onContainerCompleted(id, 0, "");
+    }
+    assertTrue(fleet.outcome().getNow(null).succeeded());
+    assertEquals(List.of(1), requested);
+    assertTrue(released.isEmpty());
+  }
+
+  @Test
+  void aLostNodeAndAnUnaskedPreemptionAreFailuresAndTheOneBeyondTheLimitFailsTheJobNamingEach() {
+    WorkerFleet fleet = running(4, 1, 4, 2);
+    fleet.onContainerCompleted("c1", ContainerExitStatus.ABORTED, "Container released on a *lost* node");
+    fleet.onContainerCompleted("c3", ContainerExitStatus.PREEMPTED, "Container preempted by scheduler");
+    assertEquals(List.of(1, 1), requested);
+    assertFalse(fleet.outcome().isDone());
+    fleet.onContainersAllocated(List.of(c("c5", "h3"), c("c6", "h3")));
+    fleet.onContainerStarted("c5");
+    fleet.onContainerStarted("c6");
+
+    fleet.onContainerCompleted("c4", 1, "EDL worker failed: broken ring");
+    JobOutcome outcome = fleet.outcome().getNow(null);
+    assertFalse(outcome.succeeded());
+    String d = outcome.diagnostics();
+    assertTrue(d.contains("c4 on h2 (exit status 1 (worker error)) failed: EDL worker failed: broken ring"), d);
+    assertTrue(d.contains("max-worker-failures=2"), d);
+    assertTrue(d.contains("c1 on h1 (exit status -100 (ABORTED"), d);
+    assertTrue(d.contains("c3 on h2 (exit status -102 (PREEMPTED))"), d);
+    assertEquals(List.of("c2", "c5", "c6"), released);
+    assertEquals(List.of(1, 1), requested, "no replacement for the fatal one");
+  }
+
+  @Test
+  void withNoWorkerLeftToHandOnTheModelAFailureFailsTheJob() {
+    WorkerFleet alone = running(1, 1, 2, 3);
+    alone.onContainerCompleted("c1", 137, KILLED);
+    assertTrue(alone.outcome().getNow(null).diagnostics().contains("no running worker is left"));
+    assertTrue(requested.isEmpty());
+
+    // The replacement of the first failure has not joined the ring when the last member dies.
+    WorkerFleet two = running(2, 1, 2, 3);
+    two.onContainerCompleted("c1", 137, KILLED);
+    two.onContainersAllocated(List.of(c("c3", "h2")));
+    two.onContainerStarted("c3");
+    two.onContainerCompleted("c2", 137, KILLED);
+    JobOutcome outcome = two.outcome().getNow(null);
+    assertFalse(outcome.succeeded());
+    assertTrue(outcome.diagnostics().contains("c2 on h1"), outcome.diagnostics());
+    assertTrue(outcome.diagnostics().contains("no running worker is left"), outcome.diagnostics());
+    assertTrue(outcome.diagnostics().contains("c1 on h1"), "every failure is named: " + outcome.diagnostics());
+    assertEquals(List.of("c3"), released);
+  }
+
+  @Test
+  void aFailureAfterTrainingFinishedFailsTheJobButANewcomerNeverJoinedDoesNot() throws Exception {
+    WorkerFleet fleet = running(2, 1, 3, 3);
+    fleet.onContainerCompleted("c1", 0, "");
+    fleet.onContainerCompleted("c2", 137, KILLED);
+    assertTrue(fleet.outcome().getNow(null).diagnostics().contains("training had finished"));
+
+    WorkerFleet other = running(2, 1, 3, 3);
+    other.scaleOut(1, ScaleMode.EDL);
+    other.onContainersAllocated(List.of(c("c3", "h2")));
+    other.onContainerStarted("c3");
+    other.onContainerCompleted("c1", 0, "");
+    other.onContainerCompleted("c3", 137, KILLED);
+    assertFalse(other.outcome().isDone());
+    other.onContainerCompleted("c2", 0, "");
+    assertTrue(other.outcome().getNow(null).succeeded());
+  }
+
+  @Test
+  void aWorkerThatCannotStartIsAFailureItsContainerIsGivenBackAndReplaced() {
+    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
+    fleet.onContainerStarted("c2");
+    fleet.onContainerStartFailed("c1", new java.io.IOException("node manager unreachable"));
+    assertEquals(List.of("c1"), released);
+    assertEquals(List.of(2, 1), requested);
+    assertTrue(fleet.status().diagnostics().contains("c1 on h1 (could not be started:"), fleet.status().diagnostics());
+    // Its completion comes later and changes nothing.
+    fleet.onContainerCompleted("c1", ContainerExitStatus.ABORTED, "released");
+    assertEquals(List.of(2, 1), requested);
+
+    fleet.onContainersAllocated(List.of(c("c3", "h2")));
+    fleet.onContainerStarted("c3");
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+    assertFalse(fleet.status().scaling(), "the job had not started: no change to land");
+  }
+
+  @Test
+  void aFailureWhileStartingResumedFromACheckpointGivesTheReplacementTheCheckpointToo() {
+    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
+    fleet.startFrom("hdfs:///old/ckpt-1");
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerCompleted("c2", 137, KILLED);
+    fleet.onContainersAllocated(List.of(c("c3", "h2")));
+    assertEquals("hdfs:///old/ckpt-1", launched.get("c3").env().get(WorkerEnv.RESTORE_FROM),
+        "the first ring has not formed: the replacement is one of its first workers");
+  }
+
+  @Test
+  void aScaleOutNewcomerThatDiesBeforeJoiningIsReplacedAndTheChangeStillLands() throws Exception {
+    WorkerFleet fleet = running(2, 1, 3, 1);
+    fleet.scaleOut(1, ScaleMode.EDL);
+    fleet.onContainersAllocated(List.of(c("c3", "h2")));
+    fleet.onContainerStarted("c3");
+    fleet.onContainerCompleted("c3", 1, "could not fetch the model");
+    assertFalse(fleet.outcome().isDone());
+    assertEquals(List.of(1, 1), requested);
+    assertEquals(3, fleet.status().targetWorkers(), "never above max-workers");
+
+    fleet.onContainersAllocated(List.of(c("c4", "h2"), c("c5", "h2")));
+    assertEquals(List.of("c5"), released, "only one was missing");
+    fleet.onContainerStarted("c4");
+    fleet.onProgressReport(3);
+    assertFalse(fleet.status().scaling());
+    assertEquals(List.of("c1", "c2", "c4"), fleet.status().containers());
+  }
+
+  @Test
+  void aLeaverThatDiesHasLeftNothingIsReplacedAndAPreemptedLeaverIsNoFailure() throws Exception {
+    WorkerFleet fleet = running(4, 1, 4, 1);
+    fleet.scaleIn(0, List.of("c4"), ScaleMode.EDL);
+    fleet.onContainerCompleted("c4", 137, KILLED);
+    assertFalse(fleet.outcome().isDone());
+    assertTrue(requested.isEmpty(), "the target no longer counts it");
+    assertEquals(3, fleet.status().targetWorkers());
+    assertTrue(fleet.status().diagnostics().contains("(leaving the job: SCALE_IN) failed"), fleet.status().diagnostics());
+    fleet.onProgressReport(3);
+    assertFalse(fleet.status().scaling());
+
+    // The resource manager takes a container that was asked to leave: the leave is done.
+    fleet.scaleIn(0, List.of("c3"), ScaleMode.EDL);
+    fleet.onContainerCompleted("c3", ContainerExitStatus.PREEMPTED, "Container preempted by scheduler");
+    assertFalse(fleet.outcome().isDone(), "no second failure");
+    assertTrue(fleet.status().diagnostics().contains("worker failures: 1 of 1"), fleet.status().diagnostics());
+    fleet.onProgressReport(2);
+    assertFalse(fleet.status().scaling());
+    assertTrue(requested.isEmpty());
+  }
+
+  @Test
+  void aMigrationNewcomerThatDiesIsReplacedOnTheTargetHost() throws Exception {
+    WorkerFleet fleet = running(3, 1, 3, 1);
+    driver.runningNode = host -> true;
+    fleet.migrate("h1", "h3");
+    removal.replacementAnswer.accepted(-1);
+    fleet.onContainersAllocated(List.of(c("c4", "h3"), c("c5", "h3")));
+    fleet.onContainerStarted("c4");
+    fleet.onContainerCompleted("c5", 137, KILLED);
+    assertEquals(List.of("h3", "h3", "h3"), pinnedTo);
+    assertTrue(fleet.status().diagnostics().contains("replacement on the migration's target host h3"),
+        fleet.status().diagnostics());
+    assertTrue(requested.isEmpty(), "no unpinned request");
+
+    fleet.onContainersAllocated(List.of(c("c6", "h3")));
+    assertTrue(launched.containsKey("c6"));
+    fleet.onContainerStarted("c6");
+    fleet.onContainerCompleted("c1", 0, "");
+    fleet.onContainerCompleted("c2", 0, "");
+    fleet.onProgressReport(3);
+    assertFalse(fleet.status().scaling());
+    assertEquals(List.of("c3", "c4", "c6"), fleet.status().containers());
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+  }
+
+  @Test
+  void aMigrationLeaverThatDiesBeforeTheLeaderAnswersIsReplacedWhenTheLeaderRefuses() throws Exception {
+    WorkerFleet fleet = running(3, 1, 3, 1);
+    driver.runningNode = host -> true;
+    fleet.migrate("h1", "h3");
+    fleet.onContainerCompleted("c1", 137, KILLED);
+    assertTrue(requested.isEmpty() && pinnedTo.isEmpty());
+    removal.replacementAnswer.refused(new EdlError("leavers=c1,c2: c1 failed"));
+    assertEquals(List.of(1), requested, "the target counts it again");
+    assertTrue(fleet.status().scaling());
+  }
+
+  @Test
+  void aWorkerThatDiesWhileStoppingForStopResumeCountsAsStoppedAndTheRelaunchReplacesItsOwnFailures()
+      throws Exception {
+    WorkerFleet fleet = runningWithStopResume(2, 1, 4, 2);
+    fleet.scaleOut(1, ScaleMode.STOP_RESUME);
+    stopAnswer.accepted(40);
+    fleet.onContainerCompleted("c1", 0, "");
+    fleet.onContainerCompleted("c2", 137, KILLED);
+    assertFalse(fleet.outcome().isDone());
+    assertEquals(List.of(3), requested);
+
+    fleet.onContainersAllocated(List.of(c("c3", "h1"), c("c4", "h1"), c("c5", "h2")));
+    fleet.onContainerStarted("c3");
+    fleet.onContainerStarted("c4");
+    // A relaunched worker dies before the new ring formed: the checkpoint still holds the model.
+    fleet.onContainerCompleted("c5", 137, KILLED);
+    assertEquals(List.of(3, 1), requested);
+    fleet.onContainersAllocated(List.of(c("c6", "h2")));
+    assertEquals("hdfs:///out/checkpoints/restart-1", launched.get("c6").env().get(WorkerEnv.RESTORE_FROM));
+    assertEquals("3", launched.get("c6").env().get(WorkerEnv.FIRST_RING_WORKERS));
+    fleet.onContainerStarted("c6");
+    fleet.onProgressReport(3);
+    assertFalse(fleet.status().scaling());
+  }
+
+  @Test
+  void aStopTheLeaderRefusesAfterAWorkerDiedReplacesThatWorker() throws Exception {
+    WorkerFleet fleet = runningWithStopResume(2, 1, 4, 1);
+    fleet.scaleOut(1, ScaleMode.STOP_RESUME);
+    fleet.onContainerCompleted("c1", 137, KILLED);
+    assertTrue(requested.isEmpty(), "c2 still holds its GPUs for the stop");
+    stopAnswer.refused(new EdlError("a worker failed"));
+    assertEquals(2, fleet.status().targetWorkers());
+    assertEquals(List.of(1), requested);
+    fleet.onContainersAllocated(List.of(c("c3", "h1")));
+    assertEquals(Map.of(), launched.get("c3").env(), "no stop-resume any more: joins the running ring");
+  }
+
+  @Test
+  void aNewAttemptGivesNoLaterContainerTheCheckpointTheJobWasResumedFrom() throws Exception {
+    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 2, 3).toleratingWorkerFailures(1);
+    fleet.startFrom("hdfs:///old/ckpt-1");
+    fleet.adopt(Map.of(c("c1", "h1"), List.of(0, 1)));
+    assertEquals(List.of(1), requested);
+    fleet.onContainersAllocated(List.of(c("c2", "h1")));
+    assertEquals(Map.of(), launched.get("c2").env());
+    fleet.onContainerStarted("c2");
+    fleet.onProgressReport(2);
+    fleet.onContainerCompleted("c1", 137, KILLED);
+    fleet.onContainersAllocated(List.of(c("c3", "h2")));
+    assertEquals(Map.of(), launched.get("c3").env());
+  }
+
+  private WorkerFleet running(int workers, int min, int max, int failuresAllowed) {
+    return started(new WorkerFleet(driver, removal, RESOURCE, workers, min, max), workers, failuresAllowed);
+  }
+
+  private WorkerFleet runningWithStopResume(int workers, int min, int max, int failuresAllowed) {
+    return started(new WorkerFleet(driver, removal, (dir, a) -> {
+      stops.add(dir);
+      stopAnswer = a;
+    }, "hdfs:///out/checkpoints", RESOURCE, workers, min, max), workers, failuresAllowed);
+  }
+
+  /** c1 and c2 on h1, the rest on h2; all in the ring. */
+  private WorkerFleet started(WorkerFleet fleet, int workers, int failuresAllowed) {
+    fleet.toleratingWorkerFailures(failuresAllowed).start();
+    List<WorkerContainer> cs = new ArrayList<>();
+    for (int i = 1; i <= workers; i++) {
+      cs.add(c("c" + i, i <= 2 ? "h1" : "h2"));
+    }
+    fleet.onContainersAllocated(cs);
+    cs.forEach(c -> fleet.onContainerStarted(c.id()));
+    fleet.onProgressReport(workers);
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+    requested.clear();
+    launched.clear();
+    return fleet;
+  }
+
+  private static WorkerContainer c(String id, String host) {
+    return new WorkerContainer(id, host);
+  }
+}
