@@ -11,6 +11,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import org.edl.scheduler.core.policy.Allocations;
 import org.edl.scheduler.core.policy.ClusterPolicy;
+import org.edl.scheduler.core.policy.FairSharePolicy;
 import org.edl.scheduler.core.policy.FifoPolicy;
 import org.edl.scheduler.core.policy.PolicyJob;
 import org.edl.scheduler.core.policy.TiresiasParams;
@@ -103,7 +104,8 @@ class SimulatorTest {
     Trace trace = new Trace("random", jobs, 0, 0);
     var models = ModelAssigner.assign(trace, readProfiles(), 3);
     for (ClusterPolicy p : List.of(new FifoPolicy(16), new TiresiasPolicy(16, TiresiasParams.DEFAULT, false),
-        new TiresiasPolicy(16, new TiresiasParams(new double[] {500, 10_000}, 2, 2, 0.5, 2), true))) {
+        new TiresiasPolicy(16, new TiresiasParams(new double[] {500, 10_000}, 2, 2, 0.5, 2), true),
+        new FairSharePolicy(16, 0.5, java.util.Map.of()))) {
       SimResult r = new Simulator(trace, models, p, new SimConfig(16, 3, ScaleCosts.measured("edl"), true, 600), null).run();
       assertEquals(400, r.jobs().size(), p.name());
       assertTrue(r.meanUtilisation() > 0.3 && r.meanUtilisation() <= 1, p.name() + " " + r.meanUtilisation());
