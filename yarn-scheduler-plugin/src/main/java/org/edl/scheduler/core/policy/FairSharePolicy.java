@@ -194,7 +194,10 @@ public final class FairSharePolicy implements ClusterPolicy {
     }
   }
 
-  /** Cheap test before the planner: does a user with pending work hold less than it deserves? */
+  /**
+   * Cheap test before the planner: does a user with pending work hold less than it deserves, while
+   * a user above its share holds elastic extras? Without both, the plan would be empty.
+   */
   private boolean someoneStarved() {
     long demand = used + pendingTotal;
     if (demand <= capacity) {
@@ -213,8 +216,20 @@ public final class FairSharePolicy implements ClusterPolicy {
       }
     });
     Map<String, Long> deserved = DeservedShares.compute(capacity, demands);
+    boolean starved = false;
     for (var e : pendingGpus.entrySet()) {
       if (e.getValue()[0] > 0 && held.getOrDefault(e.getKey(), 0L) < deserved.getOrDefault(e.getKey(), 0L)) {
+        starved = true;
+        break;
+      }
+    }
+    if (!starved) {
+      return false;
+    }
+    // The planner takes only extras of users above their share: is there one to take?
+    for (JobState s : running.values()) {
+      String u = s.job.user();
+      if (s.extra > 0 && held.getOrDefault(u, 0L) > deserved.getOrDefault(u, 0L)) {
         return true;
       }
     }
