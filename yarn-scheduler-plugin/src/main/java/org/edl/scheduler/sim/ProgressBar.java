@@ -8,6 +8,7 @@ public final class ProgressBar {
   private final String label;
   private final long total;
   private long lastDraw;
+  private boolean closed;
 
   public ProgressBar(PrintStream err, String label, long total) {
     this.err = err;
@@ -17,6 +18,9 @@ public final class ProgressBar {
 
   void update(long done, double simDays) {
     long now = System.nanoTime();
+    if (closed) {
+      return;
+    }
     if (now - lastDraw < 200_000_000L && done < total) {
       return;
     }
@@ -26,6 +30,7 @@ public final class ProgressBar {
     err.printf("\r%-18s [%s%s] %3d%% %d/%d jobs, day %.1f", label, "=".repeat(filled), " ".repeat(width - filled),
         100 * done / total, done, total, simDays);
     if (done >= total) {
+      closed = true;
       err.println();
     }
     err.flush();
