@@ -41,7 +41,7 @@ public final class Simulator {
   private final LinkedHashSet<SimJob> running = new LinkedHashSet<>();
   private final List<String> users = new ArrayList<>();
   private int[] userGpus;
-  private final Map<PolicyJob, Integer> decisions = new HashMap<>();
+  private final Map<PolicyJob, Integer> decisions = new java.util.LinkedHashMap<>();
   private final List<SimJob> changed = new ArrayList<>();
 
   // Time series: one bucket per sampleS of simulated time, integrals divided at the end.

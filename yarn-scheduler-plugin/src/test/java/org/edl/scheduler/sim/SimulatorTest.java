@@ -141,6 +141,42 @@ class SimulatorTest {
     assertTrue(e.getMessage().contains("free"), e.getMessage());
   }
 
+  @Test
+  void theCheckerCatchesAJobRunAboveItsMax() {
+    // Elastic-Tiresias' bounds, but a policy that hands out one GPU more than the job's max.
+    TiresiasPolicy bounds = new TiresiasPolicy(8, TiresiasParams.DEFAULT, true);
+    ClusterPolicy tooMuch = new ClusterPolicy() {
+      final List<PolicyJob> pending = new ArrayList<>();
+
+      @Override
+      public String name() {
+        return "too-much";
+      }
+
+      @Override
+      public void arrived(PolicyJob job, double now) {
+        pending.add(job);
+      }
+
+      @Override
+      public void finished(PolicyJob job, double now) {}
+
+      @Override
+      public void schedule(double now, Allocations out) {
+        pending.forEach(j -> out.set(j, bounds.maxGpus(j) + 1));
+        pending.clear();
+      }
+
+      @Override
+      public int maxGpus(PolicyJob job) {
+        return bounds.maxGpus(job);
+      }
+    };
+    Trace t = trace(new TraceJob(0, T0, 100, 2, "u", null));
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> run(t, tooMuch, 8, ScaleCosts.free()));
+    assertTrue(e.getMessage().contains("runs outside [2, 4]"), e.getMessage());
+  }
+
   static java.util.Map<String, ThroughputModel> readProfiles() {
     try {
       return ThroughputModel.readAll(SimTestData.profiles(), 64);
