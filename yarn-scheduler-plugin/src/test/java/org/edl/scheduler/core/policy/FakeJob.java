@@ -10,6 +10,8 @@ final class FakeJob implements PolicyJob {
   final double submit;
   int gpus;
   double attained;
+  double executed;
+  double lastStopped;
   IntToDoubleFunction speedup = n -> n;
 
   FakeJob(long id, String user, int requested, double submit) {
@@ -51,12 +53,12 @@ final class FakeJob implements PolicyJob {
 
   @Override
   public double executedSeconds(double now) {
-    return 0;
+    return executed;
   }
 
   @Override
   public double lastStoppedAt() {
-    return submit;
+    return Math.max(submit, lastStopped);
   }
 
   @Override

@@ -92,6 +92,27 @@ class TiresiasPolicyTest {
   }
 
   @Test
+  void starvationPromotionMovesALongWaitingJobToTheTopQueue() {
+    TiresiasParams knob2 = new TiresiasParams(new double[] {500, 10_000}, 2, 10, 0.5, 2);
+    TiresiasPolicy p = new TiresiasPolicy(1, knob2, false);
+    FakeJob starved = new FakeJob(1, "u", 1, 0);
+    starved.attained = 600;
+    starved.executed = 600;
+    starved.lastStopped = 1000;
+    p.arrived(starved, 1000);
+    assertEquals(1, p.queueOf(starved));
+    // It ran 600 s, so it is promoted once it has waited 2 x 600 s since it stopped.
+    assertEquals(2200.0, p.nextReview(starved, 1000), 1e-9);
+    p.review(starved, 2199);
+    assertEquals(1, p.queueOf(starved));
+    p.review(starved, 2200);
+    assertEquals(0, p.queueOf(starved));
+    // Its service counts afresh: it stays in queue 0 for its next 500 GPU-s.
+    starved.gpus = 1;
+    assertEquals(2700.0, p.nextReview(starved, 2200), 1e-9);
+  }
+
+  @Test
   void fifoNeverLetsALaterJobPassTheHead() {
     FifoPolicy p = new FifoPolicy(4);
     FakeJob big = new FakeJob(1, "u", 4, 0);
