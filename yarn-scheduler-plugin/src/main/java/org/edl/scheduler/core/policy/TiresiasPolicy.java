@@ -193,17 +193,21 @@ public final class TiresiasPolicy implements ClusterPolicy {
       int need = minGpus(w.job);
       int v = victim;
       int freed = free;
-      while (freed < need && v >= 0 && priority.compare(given.get(v), w) > 0) {
+      while (freed < need && v >= 0) {
         Entry e = given.get(v--);
-        freed += e.target - minGpus(e.job);
+        if (shrinkable(e, w)) {
+          freed += e.target - minGpus(e.job);
+        }
       }
       if (freed < need) {
-        // Shrinking every job below it would not start it: leave them as they are.
+        // Shrinking every job it may take from would not start it: leave them as they are.
         break;
       }
       for (; victim > v; victim--) {
         Entry e = given.get(victim);
-        e.target = minGpus(e.job);
+        if (shrinkable(e, w)) {
+          e.target = minGpus(e.job);
+        }
       }
       free = freed;
       w.target = Math.min(Math.min(capacity, w.job.requestedGpus()), free);
@@ -216,6 +220,16 @@ public final class TiresiasPolicy implements ClusterPolicy {
       given.sort(priority);
     }
     return free;
+  }
+
+  /**
+   * Rule 3's victims for waiting job {@code w}: running jobs in the lower-priority queues (below
+   * the top one), whatever their order against {@code w}, and any job of lower priority than it.
+   * Jobs that a waiting one could pass in the walk are those of its own or a higher queue, so
+   * without the first clause rule 3 would almost never find a victim.
+   */
+  private boolean shrinkable(Entry e, Entry w) {
+    return e.queue > 0 || priority.compare(e, w) > 0;
   }
 
   /** Rule 4: idle GPUs to the largest relative gain in speed, one at a time. */

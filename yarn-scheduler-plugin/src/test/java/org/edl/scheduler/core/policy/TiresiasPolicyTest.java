@@ -78,6 +78,37 @@ class TiresiasPolicyTest {
   }
 
   @Test
+  void whenMoreThanNWaitJobsInLowerQueuesShrinkEvenForLaterJobs() {
+    // A (queue 1, 8 GPUs) runs; B and C, also in queue 1 but submitted later, wait behind it.
+    // Tiresias keeps them waiting; with N = 1 two waiting jobs are too many, so A goes down to
+    // its minimum of 4 and B starts on the 4 freed, though B comes after A in 2D-LAS order.
+    TiresiasParams params = new TiresiasParams(new double[] {500, 10_000}, 0, 1, 0.5, 1);
+    TiresiasPolicy p = new TiresiasPolicy(8, params, true);
+    FakeJob a = new FakeJob(1, "u", 8, 0);
+    a.attained = 600;
+    FakeJob b = new FakeJob(2, "u", 4, 10);
+    b.attained = 600;
+    FakeJob c = new FakeJob(3, "u", 4, 20);
+    c.attained = 600;
+    p.arrived(a, 0);
+    decide(p, 0, List.of(a));
+    assertEquals(8, a.gpus);
+    p.arrived(b, 20);
+    p.arrived(c, 20);
+    assertEquals(Map.of(1L, 4, 2L, 4), decide(p, 20, List.of(a, b, c)));
+    // Nothing changed: the same decision again moves nobody.
+    assertEquals(Map.of(), decide(p, 21, List.of(a, b, c)));
+
+    TiresiasPolicy plain = new TiresiasPolicy(8, params, false);
+    a.gpus = 0;
+    b.gpus = 0;
+    plain.arrived(a, 0);
+    plain.arrived(b, 20);
+    plain.arrived(c, 20);
+    assertEquals(Map.of(1L, 8), decide(plain, 20, List.of(a, b, c)));
+  }
+
+  @Test
   void elasticTiresiasGivesIdleGpusToTheLargestGainUpToMax() {
     TiresiasPolicy p = new TiresiasPolicy(8, TiresiasParams.DEFAULT, true);
     FakeJob linear = new FakeJob(1, "u", 1, 0);
