@@ -10,7 +10,8 @@ import picocli.CommandLine.Unmatched;
 
 /** {@code edl bench ...}: benchmarks, each one a subcommand. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark.",
-    subcommands = {BenchCommand.AllReduce.class, BenchCommand.Scaling.class, BenchCommand.Faults.class})
+    subcommands = {BenchCommand.AllReduce.class, BenchCommand.Scaling.class, BenchCommand.Faults.class,
+        BenchCommand.Simulator.class})
 public final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;
@@ -151,8 +152,7 @@ public final class BenchCommand implements Runnable {
       if (!(speed > 0 && speed < 1)) {
         throw new org.edl.worker.job.InvalidInputException("speed", speed, "must be between 0 and 1 (a slower worker)");
       }
-      java.nio.file.Path dir = profiles != null ? profiles
-          : java.nio.file.Path.of(System.getProperty("edl.home", "."), "..", "shared", "data", "profiles").normalize();
+      java.nio.file.Path dir = profiles != null ? profiles : SimulateCommand.defaultProfiles();
       org.edl.bench.StragglerBench.Result result = new org.edl.bench.StragglerBench(
           new org.edl.bench.StragglerBench.Options(workers, model, batch, speed, 10, phaseBatches, phaseBatches,
               factor, window, dir), console).run();
@@ -161,6 +161,37 @@ public final class BenchCommand implements Runnable {
       report.writeChart(out.resolve("stragglers.png"));
       console.println(report.table());
       console.println("Wrote " + out.resolve("stragglers.csv") + " and " + out.resolve("stragglers.png"));
+      return 0;
+    }
+  }
+
+  /**
+   * {@code edl bench simulator}: the trace simulator's wall time and peak heap per policy over the
+   * whole Philly trace at each cluster size, and over 1/8, 1/4, 1/2 of it at the first size.
+   */
+  @Command(name = "simulator", mixinStandardHelpOptions = true, description = "Trace simulator: wall time and"
+      + " peak heap per policy, whole trace and 1/8..1/2 of it; writes simulator.csv.")
+  static final class Simulator implements Callable<Integer> {
+    @picocli.CommandLine.Option(names = "--trace", description = "Trace (default: shared/data/traces/philly-jobs.csv"
+        + " beside the checkout).")
+    java.nio.file.Path trace;
+    @picocli.CommandLine.Option(names = "--profiles", description = "Profiles (default: shared/data/profiles).")
+    java.nio.file.Path profiles;
+    @picocli.CommandLine.Option(names = "--cluster-gpus", split = ",", defaultValue = "512,2490",
+        description = "Cluster sizes; the first also gets the trace-length runs (default: ${DEFAULT-VALUE}).")
+    List<Integer> sizes;
+    @picocli.CommandLine.Option(names = "--policy", split = ",", defaultValue = "fifo,tiresias,elastic-tiresias,fair",
+        description = "Policies (default: ${DEFAULT-VALUE}).")
+    List<String> policies;
+    @picocli.CommandLine.Option(names = "--out", defaultValue = "docs/benchmarks",
+        description = "Where simulator.csv goes (default: ${DEFAULT-VALUE}).")
+    java.nio.file.Path out;
+
+    @Override
+    public Integer call() throws Exception {
+      java.nio.file.Path p = profiles == null ? SimulateCommand.defaultProfiles() : profiles;
+      java.nio.file.Path t = trace == null ? p.getParent().resolve("traces/philly-jobs.csv") : trace;
+      org.edl.scheduler.sim.SimulatorBench.run(t, p, sizes, policies, out, System.out, System.err);
       return 0;
     }
   }

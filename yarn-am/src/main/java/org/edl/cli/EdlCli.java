@@ -26,7 +26,7 @@ import picocli.CommandLine.ScopeType;
     description = "Elastic deep-learning training on Hadoop YARN.",
     subcommands = {SubmitCommand.class, StatusCommand.class, ScaleOutCommand.class,
         ScaleInCommand.class, MigrateCommand.class, ProfileCommand.class, DemoCommand.class,
-        ClusterCommand.class, BenchCommand.class, CheckpointsCommand.class, CommandLine.HelpCommand.class})
+        ClusterCommand.class, BenchCommand.class, CheckpointsCommand.class, SimulateCommand.class, CommandLine.HelpCommand.class})
 public final class EdlCli implements Runnable {
   /** Exit code of a user error. */
   public static final int USAGE = 2;

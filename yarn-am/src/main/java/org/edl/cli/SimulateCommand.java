@@ -1,0 +1,94 @@
+package org.edl.cli;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.edl.scheduler.core.policy.TiresiasParams;
+import org.edl.scheduler.sim.SimOptions;
+import org.edl.scheduler.sim.Simulation;
+import org.edl.scheduler.sim.TraceFormatException;
+import org.edl.worker.job.InvalidInputException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code edl simulate}: the trace-driven simulator (org.edl.scheduler.sim) over the same policy
+ * classes the ResourceManager plugin runs. Only flags are parsed here.
+ */
+@Command(name = "simulate", mixinStandardHelpOptions = true,
+    description = "Replay a job trace through scheduling policies on a simulated clock; writes jobs.csv,"
+        + " summary.csv, charts and report.html.")
+final class SimulateCommand implements Callable<Integer> {
+  @Option(names = "--trace", required = true, description = "Philly CSV (timestamp,duration,num_gpus,...,cluster)"
+      + " or Philly cluster_job_log JSON.")
+  Path trace;
+  @Option(names = "--profiles", description = "Directory of <model>/placements.csv (default: shared/data/profiles"
+      + " beside the checkout).")
+  Path profiles;
+  @Option(names = "--policy", split = ",", defaultValue = "fifo,tiresias,elastic-tiresias,fair",
+      description = "Policies to run (default: ${DEFAULT-VALUE}).")
+  List<String> policies;
+  @Option(names = "--out", required = true, description = "Output directory.")
+  Path out;
+  @Option(names = "--cluster-gpus", defaultValue = "2490",
+      description = "GPUs in the cluster (default: ${DEFAULT-VALUE}, Philly's 552 machines).")
+  int clusterGpus;
+  @Option(names = "--seed", defaultValue = "1", description = "Seed of each job's model (default: ${DEFAULT-VALUE}).")
+  long seed;
+  @Option(names = "--scaling", defaultValue = "edl",
+      description = "Cost of a scale operation: edl or stop-resume (default: ${DEFAULT-VALUE}).")
+  String scaling;
+  @Option(names = "--skip-bad", description = "Skip bad trace records and report how many.")
+  boolean skipBad;
+  @Option(names = "--check-invariants", description = "Check the invariants after every event (slower).")
+  boolean check;
+  @Option(names = "--sample-s", defaultValue = "3600",
+      description = "Time-series bucket, simulated seconds (default: ${DEFAULT-VALUE}).")
+  double sampleS;
+  @Option(names = "--queue-limits", split = ",", defaultValue = "500,10000",
+      description = "2D-LAS queue limits in GPU-s (default: ${DEFAULT-VALUE}).")
+  double[] queueLimits;
+  @Option(names = "--starvation-knob", defaultValue = "0",
+      description = "Promote a job waiting executed-time x knob to the top queue; 0 = off (default: ${DEFAULT-VALUE}).")
+  double starvation;
+  @Option(names = "--waiting-threshold", defaultValue = "10",
+      description = "Elastic-Tiresias N (default: ${DEFAULT-VALUE}).")
+  int waitingThreshold;
+  @Option(names = "--min-fraction", defaultValue = "0.5",
+      description = "r: a job may run on ceil(r x requested) GPUs, Elastic-Tiresias and fair (default: ${DEFAULT-VALUE}).")
+  double minFraction;
+  @Option(names = "--max-factor", defaultValue = "2",
+      description = "Elastic-Tiresias jobs grow to this x requested (default: ${DEFAULT-VALUE}).")
+  double maxFactor;
+  @Option(names = "--weight", description = "Fair-share weight of a user, USER=W (repeatable; default 1).")
+  Map<String, Double> weights = new LinkedHashMap<>();
+  @Option(names = "--limit-jobs", defaultValue = "0", description = "Only the first N jobs (default: all).")
+  int limitJobs;
+  @Option(names = "--no-progress", description = "No progress bar on stderr.")
+  boolean noProgress;
+
+  @Override
+  public Integer call() throws Exception {
+    try {
+      SimOptions o = new SimOptions(trace, profiles == null ? defaultProfiles() : profiles, policies, out,
+          clusterGpus, seed, scaling, skipBad, check, sampleS,
+          new TiresiasParams(queueLimits, starvation, waitingThreshold, minFraction, maxFactor), minFraction,
+          weights, limitJobs, !noProgress);
+      Simulation.run(o, System.out, System.err);
+      System.out.println("Wrote " + out.resolve("report.html"));
+      return 0;
+    } catch (TraceFormatException e) {
+      throw new InvalidInputException("trace", trace, e.getMessage());
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("simulate", String.join(",", policies), e.getMessage());
+    }
+  }
+
+  /** {@code shared/data/profiles} next to the checkout, where the project keeps its data. */
+  static Path defaultProfiles() {
+    String home = System.getProperty("edl.home", ".");
+    return Path.of(home).toAbsolutePath().getParent().resolve("shared/data/profiles");
+  }
+}

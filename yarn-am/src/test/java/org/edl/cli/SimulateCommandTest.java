@@ -1,0 +1,68 @@
+package org.edl.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code edl simulate} end to end on a small trace written here, with the shared profiles. */
+class SimulateCommandTest {
+  @TempDir
+  Path dir;
+
+  private static Path profiles() {
+    return Path.of(System.getProperty("edl.shared.dir", "../../shared")).resolve("data/profiles");
+  }
+
+  private int run(ByteArrayOutputStream err, String... args) {
+    return EdlCli.execute(args, new PrintStream(new ByteArrayOutputStream(), true),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void writesTheReportForEveryPolicy() throws Exception {
+    StringBuilder csv = new StringBuilder("timestamp,duration,num_gpus,gpu_time,cluster\n");
+    for (int i = 0; i < 60; i++) {
+      csv.append(String.format("2017-10-09 07:%02d:00,%d,%d,0,%s%n", i, 300 + 97 * i, 1 << (i % 3), i % 2 == 0 ? "a" : "b"));
+    }
+    Path trace = dir.resolve("t.csv");
+    Files.writeString(trace, csv);
+    Path out = dir.resolve("out");
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = run(err, "simulate", "--trace", trace.toString(), "--profiles", profiles().toString(), "--out",
+        out.toString(), "--cluster-gpus", "8", "--check-invariants", "--no-progress");
+    assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
+    for (String f : new String[] {"jobs.csv", "summary.csv", "report.html", "jct-cdf.png", "utilisation.png",
+        "efficiency.png", "fair-user-gpus.png"}) {
+      assertTrue(Files.size(out.resolve(f)) > 0, f);
+    }
+    assertEquals(1 + 4 * 60, Files.readAllLines(out.resolve("jobs.csv")).size());
+    assertEquals(5, Files.readAllLines(out.resolve("summary.csv")).size());
+  }
+
+  @Test
+  void aBadLineIsAUsageErrorNamingFileLineFieldAndValue() throws Exception {
+    Path trace = dir.resolve("bad.csv");
+    Files.writeString(trace, "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:00:00,ten,1,0,a\n");
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = run(err, "simulate", "--trace", trace.toString(), "--profiles", profiles().toString(), "--out",
+        dir.resolve("o").toString(), "--no-progress");
+    assertEquals(EdlCli.USAGE, rc);
+    String msg = err.toString(StandardCharsets.UTF_8);
+    assertTrue(msg.contains(trace + ":2: field 'duration' = 'ten'"), msg);
+  }
+
+  @Test
+  void anUnknownPolicyIsAUsageError() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = run(err, "simulate", "--trace", "x.csv", "--out", dir.toString(), "--policy", "sjf", "--no-progress");
+    assertEquals(EdlCli.USAGE, rc);
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("policy 'sjf'"), err.toString(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,31 @@
+package org.edl.scheduler.core.policy;
+
+/**
+ * What a cluster policy sees of one job. Times are on the caller's clock (seconds; the simulator's
+ * simulated clock, the ResourceManager's own), never read from the wall here.
+ */
+public interface PolicyJob {
+  long id();
+
+  /** The tenant: the user's queue on YARN, Philly's virtual cluster in the simulator. */
+  String user();
+
+  int requestedGpus();
+
+  double submitTime();
+
+  /** GPUs the job holds now (0 while it waits). */
+  int gpus();
+
+  /** GPUs x seconds held so far, up to {@code now}. */
+  double attainedGpuSeconds(double now);
+
+  /** Seconds the job has run (held any GPU) so far, up to {@code now}. */
+  double executedSeconds(double now);
+
+  /** When the job last stopped running, or its submit time if it never ran. */
+  double lastStoppedAt();
+
+  /** Throughput at {@code gpus} GPUs over throughput at one GPU. */
+  double speedup(int gpus);
+}

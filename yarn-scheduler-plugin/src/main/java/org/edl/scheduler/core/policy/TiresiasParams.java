@@ -1,0 +1,56 @@
+package org.edl.scheduler.core.policy;
+
+/**
+ * Parameters of discretized 2D-LAS (Tiresias) and of its elastic variant.
+ *
+ * @param queueLimits attained-service bounds of the queues in GPU-seconds, ascending (Tiresias:
+ *     500 and 10,000, so three queues)
+ * @param starvationKnob a waiting job whose wait since it last ran reaches {@code executed time x
+ *     knob} is promoted to the top queue; 0 turns promotion off (Tiresias' default)
+ * @param waitingThreshold N: when more jobs than this wait, Elastic-Tiresias scales in running
+ *     jobs of lower priority (10)
+ * @param minFraction r: an elastic job may run on as few as {@code ceil(r x requested)} GPUs (0.5)
+ * @param maxFactor an elastic job may grow to {@code maxFactor x requested} GPUs (2)
+ */
+public record TiresiasParams(double[] queueLimits, double starvationKnob, int waitingThreshold, double minFraction,
+    double maxFactor) {
+  public static final TiresiasParams DEFAULT = new TiresiasParams(new double[] {500, 10_000}, 0, 10, 0.5, 2);
+
+  public TiresiasParams {
+    queueLimits = queueLimits.clone();
+    for (int i = 0; i < queueLimits.length; i++) {
+      if (!(queueLimits[i] > 0) || (i > 0 && queueLimits[i] <= queueLimits[i - 1])) {
+        throw new IllegalArgumentException("queue limits must be positive and ascending: " + java.util.Arrays.toString(queueLimits));
+      }
+    }
+    if (starvationKnob < 0) {
+      throw new IllegalArgumentException("starvation knob " + starvationKnob + " < 0");
+    }
+    if (waitingThreshold < 0) {
+      throw new IllegalArgumentException("waiting threshold N " + waitingThreshold + " < 0");
+    }
+    if (!(minFraction > 0 && minFraction <= 1)) {
+      throw new IllegalArgumentException("r " + minFraction + " not in (0, 1]");
+    }
+    if (!(maxFactor >= 1)) {
+      throw new IllegalArgumentException("max factor " + maxFactor + " < 1");
+    }
+  }
+
+  @Override
+  public double[] queueLimits() {
+    return queueLimits.clone();
+  }
+
+  int queueOf(double service) {
+    int q = 0;
+    while (q < queueLimits.length && service >= queueLimits[q]) {
+      q++;
+    }
+    return q;
+  }
+
+  double limit(int queue) {
+    return queue < queueLimits.length ? queueLimits[queue] : Double.POSITIVE_INFINITY;
+  }
+}

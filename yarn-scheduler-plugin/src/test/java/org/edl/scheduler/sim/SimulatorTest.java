@@ -1,0 +1,187 @@
+package org.edl.scheduler.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
+import org.edl.scheduler.core.policy.Allocations;
+import org.edl.scheduler.core.policy.ClusterPolicy;
+import org.edl.scheduler.core.policy.FairSharePolicy;
+import org.edl.scheduler.core.policy.FifoPolicy;
+import org.edl.scheduler.core.policy.PolicyJob;
+import org.edl.scheduler.core.policy.TiresiasParams;
+import org.edl.scheduler.core.policy.TiresiasPolicy;
+import org.junit.jupiter.api.Test;
+
+class SimulatorTest {
+  static final long T0 = 1_500_000_000L;
+
+  static ThroughputModel linear() {
+    TreeMap<Integer, Double> t = new TreeMap<>();
+    t.put(1, 1.0);
+    t.put(64, 64.0);
+    return new ThroughputModel("linear", t, 64);
+  }
+
+  static Trace trace(TraceJob... jobs) {
+    return new Trace("test", List.of(jobs), 0, 0);
+  }
+
+  static SimResult run(Trace t, ClusterPolicy p, int gpus, ScaleCosts costs) {
+    ThroughputModel[] m = new ThroughputModel[t.jobs().size()];
+    Arrays.fill(m, linear());
+    return new Simulator(t, m, p, new SimConfig(gpus, 1, costs, true, 100), null).run();
+  }
+
+  @Test
+  void tiresiasDemotesAJobAtFiveHundredGpuSecondsAndANewJobPreemptsIt() {
+    // A (1 GPU, 1000 s) runs alone; at 500 s it has 500 GPU-s and drops to queue 1, so B (arrived
+    // at 100 s, queue 0) takes the GPU until 600 s; A resumes and ends at 1100 s.
+    Trace t = trace(new TraceJob(0, T0, 1000, 1, "u", null), new TraceJob(1, T0 + 100, 100, 1, "u", null));
+    SimResult tiresias = run(t, new TiresiasPolicy(1, TiresiasParams.DEFAULT, false), 1, ScaleCosts.free());
+    assertEquals(1100, tiresias.jobs().get(0).finishS(), 1e-6);
+    assertEquals(1, tiresias.jobs().get(0).preemptions());
+    assertEquals(500, tiresias.jobs().get(1).startS(), 1e-6);
+    assertEquals(500, tiresias.jobs().get(1).jctS(), 1e-6);
+
+    SimResult fifo = run(t, new FifoPolicy(1), 1, ScaleCosts.free());
+    assertEquals(1000, fifo.jobs().get(0).finishS(), 1e-6);
+    assertEquals(1000, fifo.jobs().get(1).jctS(), 1e-6);
+    assertEquals(1100, fifo.makespanS(), 1e-6);
+    assertEquals(1.0, fifo.meanUtilisation(), 1e-9);
+  }
+
+  @Test
+  void aResumeCostsTheMeasuredRestart() {
+    Trace t = trace(new TraceJob(0, T0, 1000, 1, "u", null), new TraceJob(1, T0 + 100, 100, 1, "u", null));
+    ScaleCosts costs = ScaleCosts.measured("edl");
+    SimResult r = run(t, new TiresiasPolicy(1, TiresiasParams.DEFAULT, false), 1, costs);
+    assertEquals(1100 + costs.restartS(), r.jobs().get(0).finishS(), 1e-6);
+  }
+
+  @Test
+  void elasticJobsGrowIntoIdleGpusAndPayTheScaleCost() {
+    // One 2-GPU job alone on 4 GPUs grows to its max of 4 (linear speed-up): 1000 s of work at
+    // 2 GPUs takes 500 s at 4, plus the cost of the first scale-out from 2 to 4.
+    Trace t = trace(new TraceJob(0, T0, 1000, 2, "u", null));
+    SimResult free = run(t, new TiresiasPolicy(4, TiresiasParams.DEFAULT, true), 4, ScaleCosts.free());
+    assertEquals(500, free.jobs().get(0).jctS(), 1e-6);
+    ScaleCosts edl = ScaleCosts.measured("edl");
+    SimResult paid = run(t, new TiresiasPolicy(4, TiresiasParams.DEFAULT, true), 4, edl);
+    assertEquals(0, paid.jobs().get(0).scaleOps(), "it starts at 4: no scale operation");
+    // Started straight at 4 GPUs: nothing to pay.
+    assertEquals(500, paid.jobs().get(0).jctS(), 1e-6);
+  }
+
+  @Test
+  void scaleOutCostsEdlLessThanStopResume() {
+    // B arrives while A (2 GPUs, grown to 4) runs; A shrinks to 2 for B, and grows back when B ends.
+    Trace t = trace(new TraceJob(0, T0, 1000, 2, "u", null), new TraceJob(1, T0 + 100, 100, 2, "u", null));
+    SimResult edl = run(t, new TiresiasPolicy(4, TiresiasParams.DEFAULT, true), 4, ScaleCosts.measured("edl"));
+    SimResult sr = run(t, new TiresiasPolicy(4, TiresiasParams.DEFAULT, true), 4, ScaleCosts.measured("stop-resume"));
+    assertEquals(2, edl.jobs().get(0).scaleOps());
+    assertEquals(2, sr.jobs().get(0).scaleOps());
+    double edlLoss = edl.jobs().get(0).finishS();
+    double srLoss = sr.jobs().get(0).finishS();
+    assertTrue(srLoss - edlLoss > 20, "stop-resume " + srLoss + " vs edl " + edlLoss);
+  }
+
+  @Test
+  void invariantsHoldOnEveryEventOfARandomTraceUnderEveryPolicy() {
+    Random rnd = new Random(7);
+    List<TraceJob> jobs = new ArrayList<>();
+    int[] sizes = {1, 1, 1, 1, 2, 4, 8};
+    long t = T0;
+    for (int i = 0; i < 400; i++) {
+      t += rnd.nextInt(120);
+      jobs.add(new TraceJob(i, t, 1 + rnd.nextInt(5000), sizes[rnd.nextInt(sizes.length)], "u" + rnd.nextInt(3), null));
+    }
+    Trace trace = new Trace("random", jobs, 0, 0);
+    var models = ModelAssigner.assign(trace, readProfiles(), 3);
+    for (ClusterPolicy p : List.of(new FifoPolicy(16), new TiresiasPolicy(16, TiresiasParams.DEFAULT, false),
+        new TiresiasPolicy(16, new TiresiasParams(new double[] {500, 10_000}, 2, 2, 0.5, 2), true),
+        new FairSharePolicy(16, 0.5, java.util.Map.of()))) {
+      SimResult r = new Simulator(trace, models, p, new SimConfig(16, 3, ScaleCosts.measured("edl"), true, 600), null).run();
+      assertEquals(400, r.jobs().size(), p.name());
+      assertTrue(r.meanUtilisation() > 0.3 && r.meanUtilisation() <= 1, p.name() + " " + r.meanUtilisation());
+    }
+  }
+
+  @Test
+  void theCheckerCatchesAPolicyThatGivesMoreGpusThanTheClusterHas() {
+    ClusterPolicy greedy = new ClusterPolicy() {
+      @Override
+      public String name() {
+        return "greedy";
+      }
+
+      @Override
+      public void arrived(PolicyJob job, double now) {
+        pending.add(job);
+      }
+
+      final List<PolicyJob> pending = new ArrayList<>();
+
+      @Override
+      public void finished(PolicyJob job, double now) {}
+
+      @Override
+      public void schedule(double now, Allocations out) {
+        pending.forEach(j -> out.set(j, j.requestedGpus()));
+        pending.clear();
+      }
+    };
+    Trace t = trace(new TraceJob(0, T0, 100, 2, "u", null), new TraceJob(1, T0, 100, 2, "u", null));
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> run(t, greedy, 3, ScaleCosts.free()));
+    assertTrue(e.getMessage().contains("free"), e.getMessage());
+  }
+
+  @Test
+  void theCheckerCatchesAJobRunAboveItsMax() {
+    // Elastic-Tiresias' bounds, but a policy that hands out one GPU more than the job's max.
+    TiresiasPolicy bounds = new TiresiasPolicy(8, TiresiasParams.DEFAULT, true);
+    ClusterPolicy tooMuch = new ClusterPolicy() {
+      final List<PolicyJob> pending = new ArrayList<>();
+
+      @Override
+      public String name() {
+        return "too-much";
+      }
+
+      @Override
+      public void arrived(PolicyJob job, double now) {
+        pending.add(job);
+      }
+
+      @Override
+      public void finished(PolicyJob job, double now) {}
+
+      @Override
+      public void schedule(double now, Allocations out) {
+        pending.forEach(j -> out.set(j, bounds.maxGpus(j) + 1));
+        pending.clear();
+      }
+
+      @Override
+      public int maxGpus(PolicyJob job) {
+        return bounds.maxGpus(job);
+      }
+    };
+    Trace t = trace(new TraceJob(0, T0, 100, 2, "u", null));
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> run(t, tooMuch, 8, ScaleCosts.free()));
+    assertTrue(e.getMessage().contains("runs outside [2, 4]"), e.getMessage());
+  }
+
+  static java.util.Map<String, ThroughputModel> readProfiles() {
+    try {
+      return ThroughputModel.readAll(SimTestData.profiles(), 64);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+}
