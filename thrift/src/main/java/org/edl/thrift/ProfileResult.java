@@ -608,14 +608,14 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
           case 1: // POINTS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list48 = iprot.readListBegin();
-                struct.points = new java.util.ArrayList<ProfilePoint>(_list48.size);
-                @org.apache.thrift.annotation.Nullable ProfilePoint _elem49;
-                for (int _i50 = 0; _i50 < _list48.size; ++_i50)
+                org.apache.thrift.protocol.TList _list56 = iprot.readListBegin();
+                struct.points = new java.util.ArrayList<ProfilePoint>(_list56.size);
+                @org.apache.thrift.annotation.Nullable ProfilePoint _elem57;
+                for (int _i58 = 0; _i58 < _list56.size; ++_i58)
                 {
-                  _elem49 = new ProfilePoint();
-                  _elem49.read(iprot);
-                  struct.points.add(_elem49);
+                  _elem57 = new ProfilePoint();
+                  _elem57.read(iprot);
+                  struct.points.add(_elem57);
                 }
                 iprot.readListEnd();
               }
@@ -668,9 +668,9 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
         oprot.writeFieldBegin(POINTS_FIELD_DESC);
         {
           oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRUCT, struct.points.size()));
-          for (ProfilePoint _iter51 : struct.points)
+          for (ProfilePoint _iter59 : struct.points)
           {
-            _iter51.write(oprot);
+            _iter59.write(oprot);
           }
           oprot.writeListEnd();
         }
@@ -715,9 +715,9 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
       org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       {
         oprot.writeI32(struct.points.size());
-        for (ProfilePoint _iter52 : struct.points)
+        for (ProfilePoint _iter60 : struct.points)
         {
-          _iter52.write(oprot);
+          _iter60.write(oprot);
         }
       }
       java.util.BitSet optionals = new java.util.BitSet();
@@ -746,14 +746,14 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
     public void read(org.apache.thrift.protocol.TProtocol prot, ProfileResult struct) throws org.apache.thrift.TException {
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       {
-        org.apache.thrift.protocol.TList _list53 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
-        struct.points = new java.util.ArrayList<ProfilePoint>(_list53.size);
-        @org.apache.thrift.annotation.Nullable ProfilePoint _elem54;
-        for (int _i55 = 0; _i55 < _list53.size; ++_i55)
+        org.apache.thrift.protocol.TList _list61 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
+        struct.points = new java.util.ArrayList<ProfilePoint>(_list61.size);
+        @org.apache.thrift.annotation.Nullable ProfilePoint _elem62;
+        for (int _i63 = 0; _i63 < _list61.size; ++_i63)
         {
-          _elem54 = new ProfilePoint();
-          _elem54.read(iprot);
-          struct.points.add(_elem54);
+          _elem62 = new ProfilePoint();
+          _elem62.read(iprot);
+          struct.points.add(_elem62);
         }
       }
       struct.setPointsIsSet(true);

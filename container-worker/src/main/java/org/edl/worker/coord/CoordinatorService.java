@@ -3,6 +3,7 @@ package org.edl.worker.coord;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -12,6 +13,7 @@ import org.edl.thrift.Coordinator;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
+import org.edl.thrift.RecoveryOrder;
 import org.edl.thrift.Registration;
 import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
@@ -49,6 +51,13 @@ public final class CoordinatorService implements Coordinator.Iface {
   private boolean elected;
   /** Where a job restarted from a checkpoint begins; null: at step 0. */
   private JobMeta start;
+  /** The latest presence of the job's workers in ZooKeeper, for a state created later too. */
+  private Set<String> present;
+  /** The newest checkpoint known before this worker led (the one the job was restored from). */
+  private String checkpointPath;
+  private JobMeta checkpointMeta;
+  /** How often a waiting recovery request re-applies the detector's timing rules. */
+  private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   /** A coordinator for tests of formation: default switch allowance, no self id. */
   public CoordinatorService(JobSpec spec, Ticker ticker) {
@@ -93,6 +102,14 @@ public final class CoordinatorService implements Coordinator.Iface {
         } else {
           state = new CoordinatorState(spec, ticker, switchAllowance, selfId);
           LOG.info("Coordinator active: waiting for {} workers to register", spec.workers());
+        }
+      }
+      if (state != null) {
+        if (checkpointPath != null) {
+          state.checkpointWritten(checkpointPath, checkpointMeta);
+        }
+        if (present != null) {
+          state.presence(present);
         }
       }
       changed.signalAll();
@@ -250,7 +267,7 @@ public final class CoordinatorService implements Coordinator.Iface {
       long before = s.meta().getStep();
       long version = s.topologyVersion();
       SyncReply reply = s.sync(report);
-      if (s.meta().getStep() != before) {
+      if (s.meta().getStep() != before || s.recoveryPending()) {
         changed.signalAll();
       }
       if (s.topologyVersion() != version) {
@@ -258,6 +275,97 @@ public final class CoordinatorService implements Coordinator.Iface {
             s.meta().getStep() - 1, ringText(s.topology()));
       }
       return reply;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Blocks until the recovery this worker is part of is decided (every survivor asked, or the
+   * silent ones were declared failed), re-applying the detector's timing rules while it waits.
+   */
+  @Override
+  public RecoveryOrder awaitRecovery(String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs)
+      throws TException {
+    long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
+    lock.lock();
+    try {
+      Optional<RecoveryOrder> order = leading().requestRecovery(workerId, lastCompletedStep, nextBatchStart);
+      while (order.isEmpty()) {
+        changed.signalAll();
+        long left = deadline - ticker.nanos();
+        if (left <= 0) {
+          return new RecoveryOrder(-1);
+        }
+        changed.awaitNanos(Math.min(left, RECHECK_NANOS));
+        CoordinatorState s = leading();
+        s.checkFailures(ticker.nanos());
+        order = s.lastRecovery().filter(o -> !s.recoveryPending()
+            && CoordinatorState.contains(o.getTopology(), workerId)
+            && o.getTopologyVersion() == s.topologyVersion());
+        if (order.isPresent()) {
+          // Decided on another member's call: hand it out the way a fresh request would.
+          order = s.requestRecovery(workerId, lastCompletedStep, nextBatchStart);
+        }
+      }
+      LOG.info("Recovery for {}: topology v{} {} from step {}{}", workerId, order.get().getTopologyVersion(),
+          order.get().getMode(), order.get().getNextStep(),
+          order.get().isSetSourceId() ? ", model from " + order.get().getSourceId()
+              : order.get().isSetCheckpoint() ? ", checkpoint " + order.get().getCheckpoint() : ", initial state");
+      changed.signalAll();
+      return order.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The workers whose ZooKeeper presence nodes exist now (every worker watches; the leader acts). */
+  public void presence(Set<String> workers) {
+    lock.lock();
+    try {
+      present = Set.copyOf(workers);
+      if (state != null && !state.handedOver()) {
+        state.presence(present);
+        changed.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** A checkpoint of this job exists at {@code path}: consistent recovery may go back to it. */
+  public void checkpointWritten(String path, JobMeta at) {
+    lock.lock();
+    try {
+      if (state != null && !state.handedOver()) {
+        state.checkpointWritten(path, at);
+      } else if (checkpointMeta == null || at.getStep() >= checkpointMeta.getStep()) {
+        checkpointPath = path;
+        checkpointMeta = at.deepCopy();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether a failure is being recovered from now (waits for the old ring's steps give up). */
+  public boolean recoveryPending() {
+    lock.lock();
+    try {
+      return state != null && state.recoveryPending();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The leader's recent events; empty when not leading. */
+  public java.util.List<String> events() {
+    lock.lock();
+    try {
+      return state == null ? java.util.List.of() : state.events();
     } finally {
       lock.unlock();
     }
@@ -380,10 +488,13 @@ public final class CoordinatorService implements Coordinator.Iface {
     try {
       while (state != null && !state.isComplete(step)) {
         long left = deadline - ticker.nanos();
-        if (left <= 0) {
+        if (left <= 0 || state.recoveryPending()) {
           return false;
         }
-        changed.awaitNanos(left);
+        changed.awaitNanos(Math.min(left, RECHECK_NANOS));
+        if (state != null) {
+          state.checkFailures(ticker.nanos());
+        }
       }
       return state != null;
     } finally {
