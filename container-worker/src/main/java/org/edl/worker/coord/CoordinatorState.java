@@ -1001,6 +1001,10 @@ public final class CoordinatorState {
     }
     recovery.asked.put(workerId, new long[] {lastCompleted, nextBatchStart});
     checkFailures(now);
+    if (recovery == null) {
+      // Declaring the silent ones failed decided it.
+      return decided(workerId);
+    }
     return decideIfAllAsked(workerId);
   }
 
@@ -1021,11 +1025,16 @@ public final class CoordinatorState {
     if (survivors.isEmpty()) {
       return Optional.empty();
     }
-    RecoveryOrder o = decide(survivors);
-    if (asking != null && contains(o.getTopology(), asking)) {
-      receivedOrder.add(asking);
+    decide(survivors);
+    return asking == null ? Optional.empty() : decided(asking);
+  }
+
+  private Optional<RecoveryOrder> decided(String asking) {
+    if (lastRecovery == null || !contains(lastRecovery.getTopology(), asking)) {
+      return Optional.empty();
     }
-    return Optional.of(o.deepCopy());
+    receivedOrder.add(asking);
+    return Optional.of(lastRecovery.deepCopy());
   }
 
   /** The order for the survivors; the meta-data and ring are set to it here. */
