@@ -56,6 +56,23 @@ struct JobMeta {
   8: optional double lastLoss
 }
 
+/**
+ * What the leader publishes in ZooKeeper (/edl/<appId>/job, compact protocol) whenever the ring
+ * or the newest checkpoint changes: a successor elected after the leader died rebuilds from it.
+ */
+struct LeaderRecord {
+  1: required string leaderId,
+  2: required Topology topology,
+  3: required JobMeta meta,
+  /** The newest complete checkpoint and the job position it holds. */
+  4: optional string checkpoint,
+  5: optional JobMeta checkpointMeta,
+  /** Where the job started (step 0, or the checkpoint it was restored from). */
+  6: optional JobMeta initialMeta,
+  /** Workers declared failed so far: still refused under a new leader. */
+  7: optional list<string> fenced
+}
+
 /** Reply to register: the ring the worker will join and the job meta-data. */
 struct Registration {
   1: required Topology topology,

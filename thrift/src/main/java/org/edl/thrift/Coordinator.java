@@ -7869,13 +7869,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list64 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list64.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem65;
-                  for (int _i66 = 0; _i66 < _list64.size; ++_i66)
+                  org.apache.thrift.protocol.TList _list72 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list72.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem73;
+                  for (int _i74 = 0; _i74 < _list72.size; ++_i74)
                   {
-                    _elem65 = iprot.readString();
-                    struct.leavers.add(_elem65);
+                    _elem73 = iprot.readString();
+                    struct.leavers.add(_elem73);
                   }
                   iprot.readListEnd();
                 }
@@ -7912,9 +7912,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter67 : struct.leavers)
+            for (java.lang.String _iter75 : struct.leavers)
             {
-              oprot.writeString(_iter67);
+              oprot.writeString(_iter75);
             }
             oprot.writeListEnd();
           }
@@ -7952,9 +7952,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter68 : struct.leavers)
+            for (java.lang.String _iter76 : struct.leavers)
             {
-              oprot.writeString(_iter68);
+              oprot.writeString(_iter76);
             }
           }
         }
@@ -7969,13 +7969,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list69 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list69.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem70;
-            for (int _i71 = 0; _i71 < _list69.size; ++_i71)
+            org.apache.thrift.protocol.TList _list77 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list77.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem78;
+            for (int _i79 = 0; _i79 < _list77.size; ++_i79)
             {
-              _elem70 = iprot.readString();
-              struct.leavers.add(_elem70);
+              _elem78 = iprot.readString();
+              struct.leavers.add(_elem78);
             }
           }
           struct.setLeaversIsSet(true);
@@ -8809,13 +8809,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list72 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list72.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem73;
-                  for (int _i74 = 0; _i74 < _list72.size; ++_i74)
+                  org.apache.thrift.protocol.TList _list80 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list80.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem81;
+                  for (int _i82 = 0; _i82 < _list80.size; ++_i82)
                   {
-                    _elem73 = iprot.readString();
-                    struct.leavers.add(_elem73);
+                    _elem81 = iprot.readString();
+                    struct.leavers.add(_elem81);
                   }
                   iprot.readListEnd();
                 }
@@ -8844,9 +8844,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter75 : struct.leavers)
+            for (java.lang.String _iter83 : struct.leavers)
             {
-              oprot.writeString(_iter75);
+              oprot.writeString(_iter83);
             }
             oprot.writeListEnd();
           }
@@ -8878,9 +8878,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter76 : struct.leavers)
+            for (java.lang.String _iter84 : struct.leavers)
             {
-              oprot.writeString(_iter76);
+              oprot.writeString(_iter84);
             }
           }
         }
@@ -8892,13 +8892,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list77 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list77.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem78;
-            for (int _i79 = 0; _i79 < _list77.size; ++_i79)
+            org.apache.thrift.protocol.TList _list85 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list85.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem86;
+            for (int _i87 = 0; _i87 < _list85.size; ++_i87)
             {
-              _elem78 = iprot.readString();
-              struct.leavers.add(_elem78);
+              _elem86 = iprot.readString();
+              struct.leavers.add(_elem86);
             }
           }
           struct.setLeaversIsSet(true);

@@ -1305,13 +1305,13 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           case 12: // EVENTS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list40 = iprot.readListBegin();
-                struct.events = new java.util.ArrayList<java.lang.String>(_list40.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem41;
-                for (int _i42 = 0; _i42 < _list40.size; ++_i42)
+                org.apache.thrift.protocol.TList _list48 = iprot.readListBegin();
+                struct.events = new java.util.ArrayList<java.lang.String>(_list48.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem49;
+                for (int _i50 = 0; _i50 < _list48.size; ++_i50)
                 {
-                  _elem41 = iprot.readString();
-                  struct.events.add(_elem41);
+                  _elem49 = iprot.readString();
+                  struct.events.add(_elem49);
                 }
                 iprot.readListEnd();
               }
@@ -1405,9 +1405,9 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           oprot.writeFieldBegin(EVENTS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.events.size()));
-            for (java.lang.String _iter43 : struct.events)
+            for (java.lang.String _iter51 : struct.events)
             {
-              oprot.writeString(_iter43);
+              oprot.writeString(_iter51);
             }
             oprot.writeListEnd();
           }
@@ -1481,9 +1481,9 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (struct.isSetEvents()) {
         {
           oprot.writeI32(struct.events.size());
-          for (java.lang.String _iter44 : struct.events)
+          for (java.lang.String _iter52 : struct.events)
           {
-            oprot.writeString(_iter44);
+            oprot.writeString(_iter52);
           }
         }
       }
@@ -1529,13 +1529,13 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       }
       if (incoming.get(6)) {
         {
-          org.apache.thrift.protocol.TList _list45 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.events = new java.util.ArrayList<java.lang.String>(_list45.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem46;
-          for (int _i47 = 0; _i47 < _list45.size; ++_i47)
+          org.apache.thrift.protocol.TList _list53 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.events = new java.util.ArrayList<java.lang.String>(_list53.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem54;
+          for (int _i55 = 0; _i55 < _list53.size; ++_i55)
           {
-            _elem46 = iprot.readString();
-            struct.events.add(_elem46);
+            _elem54 = iprot.readString();
+            struct.events.add(_elem54);
           }
         }
         struct.setEventsIsSet(true);

@@ -1028,13 +1028,13 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
           case 4: // CONTAINERS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list48 = iprot.readListBegin();
-                struct.containers = new java.util.ArrayList<java.lang.String>(_list48.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem49;
-                for (int _i50 = 0; _i50 < _list48.size; ++_i50)
+                org.apache.thrift.protocol.TList _list56 = iprot.readListBegin();
+                struct.containers = new java.util.ArrayList<java.lang.String>(_list56.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem57;
+                for (int _i58 = 0; _i58 < _list56.size; ++_i58)
                 {
-                  _elem49 = iprot.readString();
-                  struct.containers.add(_elem49);
+                  _elem57 = iprot.readString();
+                  struct.containers.add(_elem57);
                 }
                 iprot.readListEnd();
               }
@@ -1120,9 +1120,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
         oprot.writeFieldBegin(CONTAINERS_FIELD_DESC);
         {
           oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containers.size()));
-          for (java.lang.String _iter51 : struct.containers)
+          for (java.lang.String _iter59 : struct.containers)
           {
-            oprot.writeString(_iter51);
+            oprot.writeString(_iter59);
           }
           oprot.writeListEnd();
         }
@@ -1182,9 +1182,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       oprot.writeI32(struct.targetWorkers);
       {
         oprot.writeI32(struct.containers.size());
-        for (java.lang.String _iter52 : struct.containers)
+        for (java.lang.String _iter60 : struct.containers)
         {
-          oprot.writeString(_iter52);
+          oprot.writeString(_iter60);
         }
       }
       java.util.BitSet optionals = new java.util.BitSet();
@@ -1231,13 +1231,13 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       struct.targetWorkers = iprot.readI32();
       struct.setTargetWorkersIsSet(true);
       {
-        org.apache.thrift.protocol.TList _list53 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-        struct.containers = new java.util.ArrayList<java.lang.String>(_list53.size);
-        @org.apache.thrift.annotation.Nullable java.lang.String _elem54;
-        for (int _i55 = 0; _i55 < _list53.size; ++_i55)
+        org.apache.thrift.protocol.TList _list61 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+        struct.containers = new java.util.ArrayList<java.lang.String>(_list61.size);
+        @org.apache.thrift.annotation.Nullable java.lang.String _elem62;
+        for (int _i63 = 0; _i63 < _list61.size; ++_i63)
         {
-          _elem54 = iprot.readString();
-          struct.containers.add(_elem54);
+          _elem62 = iprot.readString();
+          struct.containers.add(_elem62);
         }
       }
       struct.setContainersIsSet(true);

@@ -991,13 +991,13 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
           case 4: // FAILED
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list32 = iprot.readListBegin();
-                struct.failed = new java.util.ArrayList<java.lang.String>(_list32.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem33;
-                for (int _i34 = 0; _i34 < _list32.size; ++_i34)
+                org.apache.thrift.protocol.TList _list40 = iprot.readListBegin();
+                struct.failed = new java.util.ArrayList<java.lang.String>(_list40.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem41;
+                for (int _i42 = 0; _i42 < _list40.size; ++_i42)
                 {
-                  _elem33 = iprot.readString();
-                  struct.failed.add(_elem33);
+                  _elem41 = iprot.readString();
+                  struct.failed.add(_elem41);
                 }
                 iprot.readListEnd();
               }
@@ -1079,9 +1079,9 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
           oprot.writeFieldBegin(FAILED_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.failed.size()));
-            for (java.lang.String _iter35 : struct.failed)
+            for (java.lang.String _iter43 : struct.failed)
             {
-              oprot.writeString(_iter35);
+              oprot.writeString(_iter43);
             }
             oprot.writeListEnd();
           }
@@ -1163,9 +1163,9 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       if (struct.isSetFailed()) {
         {
           oprot.writeI32(struct.failed.size());
-          for (java.lang.String _iter36 : struct.failed)
+          for (java.lang.String _iter44 : struct.failed)
           {
-            oprot.writeString(_iter36);
+            oprot.writeString(_iter44);
           }
         }
       }
@@ -1200,13 +1200,13 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       }
       if (incoming.get(2)) {
         {
-          org.apache.thrift.protocol.TList _list37 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.failed = new java.util.ArrayList<java.lang.String>(_list37.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem38;
-          for (int _i39 = 0; _i39 < _list37.size; ++_i39)
+          org.apache.thrift.protocol.TList _list45 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.failed = new java.util.ArrayList<java.lang.String>(_list45.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem46;
+          for (int _i47 = 0; _i47 < _list45.size; ++_i47)
           {
-            _elem38 = iprot.readString();
-            struct.failed.add(_elem38);
+            _elem46 = iprot.readString();
+            struct.failed.add(_elem46);
           }
         }
         struct.setFailedIsSet(true);

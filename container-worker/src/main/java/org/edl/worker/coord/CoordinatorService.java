@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -13,6 +15,7 @@ import org.edl.thrift.Coordinator;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
+import org.edl.thrift.LeaderRecord;
 import org.edl.thrift.RecoveryOrder;
 import org.edl.thrift.Registration;
 import org.edl.thrift.StopOrder;
@@ -56,6 +59,11 @@ public final class CoordinatorService implements Coordinator.Iface {
   /** The newest checkpoint known before this worker led (the one the job was restored from). */
   private String checkpointPath;
   private JobMeta checkpointMeta;
+  /** Writes the leader's record to ZooKeeper (asynchronously, in order). */
+  private Consumer<LeaderRecord> publisher = r -> { };
+  /** Reads the record the last leader published, for a successor it did not hand over to. */
+  private Supplier<Optional<LeaderRecord>> published = Optional::empty;
+  private long publishedVersion = -1;
   /** How often a waiting recovery request re-applies the detector's timing rules. */
   private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -75,6 +83,27 @@ public final class CoordinatorService implements Coordinator.Iface {
     this.selfId = selfId;
   }
 
+  /** Where the leader's record goes and where a successor finds it (ZooKeeper; nowhere in unit tests). */
+  public void recordStore(Consumer<LeaderRecord> write, Supplier<Optional<LeaderRecord>> read) {
+    lock.lock();
+    try {
+      publisher = write;
+      published = read;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Publishes the record when it changed since the last time (under the lock). */
+  private void publish() {
+    if (state == null || state.handedOver() || state.topologyVersion() == 0
+        || state.recordVersion() == publishedVersion) {
+      return;
+    }
+    publishedVersion = state.recordVersion();
+    publisher.accept(state.record());
+  }
+
   /** This worker was elected: start answering, with the handed-over state if there is one. */
   public void lead() {
     lock.lock();
@@ -82,6 +111,22 @@ public final class CoordinatorService implements Coordinator.Iface {
       elected = true;
       boolean inheritedForOthers = inherited != null && selfId != null
           && !CoordinatorState.contains(inherited.topology(), selfId);
+      if (!retired && !inheritedForOthers && member && inherited == null && state == null) {
+        Optional<LeaderRecord> record = readRecord();
+        if (record.isPresent() && selfId != null && CoordinatorState.contains(record.get().getTopology(), selfId)) {
+          // The leader died without handing over: rebuild from what it published.
+          state = CoordinatorState.takeOver(spec, ticker, switchAllowance, selfId, record.get());
+          LOG.warn("Coordinator took over after the death of leader {}: topology v{}, checkpoint {}",
+              record.get().getLeaderId(), record.get().getTopology().getVersion(),
+              record.get().isSetCheckpoint() ? record.get().getCheckpoint() : "(none)");
+          if (present != null) {
+            state.presence(present);
+          }
+          publish();
+          changed.signalAll();
+          return;
+        }
+      }
       if (retired || inheritedForOthers || (member && inherited == null && state == null)) {
         // Elected between a leader's departure and this worker's own (or with no job handed
         // over): serving a fresh state would lose the job; the others retry elsewhere.
@@ -111,10 +156,20 @@ public final class CoordinatorService implements Coordinator.Iface {
         if (present != null) {
           state.presence(present);
         }
+        publish();
       }
       changed.signalAll();
     } finally {
       lock.unlock();
+    }
+  }
+
+  private Optional<LeaderRecord> readRecord() {
+    try {
+      return published.get();
+    } catch (RuntimeException e) {
+      LOG.warn("Reading the last leader's record failed: {}", e.toString());
+      return Optional.empty();
     }
   }
 
@@ -189,6 +244,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         LOG.info("Topology v{}: {}", r.getTopology().getVersion(), ringText(r.getTopology()));
         changed.signalAll();
       }
+      publish();
       return r;
     } finally {
       lock.unlock();
@@ -274,6 +330,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         LOG.info("Switched to topology v{} after step {}: {}", s.topologyVersion(),
             s.meta().getStep() - 1, ringText(s.topology()));
       }
+      publish();
       return reply;
     } finally {
       lock.unlock();
@@ -313,6 +370,7 @@ public final class CoordinatorService implements Coordinator.Iface {
           order.get().isSetSourceId() ? ", model from " + order.get().getSourceId()
               : order.get().isSetCheckpoint() ? ", checkpoint " + order.get().getCheckpoint() : ", initial state");
       changed.signalAll();
+      publish();
       return order.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -329,6 +387,7 @@ public final class CoordinatorService implements Coordinator.Iface {
       present = Set.copyOf(workers);
       if (state != null && !state.handedOver()) {
         state.presence(present);
+        publish();
         changed.signalAll();
       }
     } finally {
@@ -342,6 +401,7 @@ public final class CoordinatorService implements Coordinator.Iface {
     try {
       if (state != null && !state.handedOver()) {
         state.checkpointWritten(path, at);
+        publish();
       } else if (checkpointMeta == null || at.getStep() >= checkpointMeta.getStep()) {
         checkpointPath = path;
         checkpointMeta = at.deepCopy();

@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
+import org.edl.thrift.LeaderRecord;
 import org.edl.thrift.RecoveryMode;
 import org.edl.thrift.RecoveryOrder;
 import org.edl.thrift.Registration;
@@ -162,6 +163,8 @@ public final class CoordinatorState {
   private long graceUntilStep = GRACE_STEPS - 1;
   /** Members whose ZooKeeper presence node exists; null until the first look. */
   private Set<String> present;
+  /** Grows whenever what {@link #record()} holds changes (ring, checkpoint, fenced workers). */
+  private long recordVersion;
 
   /** A state with the default switch allowance and no known leader id (tests of formation). */
   public CoordinatorState(JobSpec spec, Ticker ticker) {
@@ -206,6 +209,64 @@ public final class CoordinatorState {
     s.initialMeta = s.meta.deepCopy();
     s.graceUntilStep = start.getStep() + GRACE_STEPS - 1;
     return s;
+  }
+
+  /**
+   * A successor's state after the leader died without handing over: rebuilt from what it
+   * published in ZooKeeper. The dead leader is declared failed at once, so the survivors
+   * recover (consistent: from the recorded checkpoint; approximate: from their own positions).
+   * If the record is this worker's own (it lost and regained leadership), a recovery with
+   * nobody failed brings every member back to one position.
+   */
+  public static CoordinatorState takeOver(JobSpec spec, Ticker ticker, Duration switchAllowance,
+      String leaderId, LeaderRecord r) {
+    CoordinatorState s = new CoordinatorState(spec, ticker, switchAllowance, leaderId);
+    JobMeta m = r.getMeta();
+    s.meta.setStep(m.getStep());
+    s.meta.setEpoch(m.getEpoch());
+    s.meta.setSamplesSeen(m.isSetSamplesSeen() ? m.getSamplesSeen() : 0);
+    if (m.isSetFinishedChunks()) {
+      s.meta.setFinishedChunks(new ArrayList<>(m.getFinishedChunks()));
+    }
+    if (m.isSetLastLoss()) {
+      s.meta.setLastLoss(m.getLastLoss());
+    }
+    s.topology = r.getTopology().deepCopy();
+    s.topology.getRing().forEach(w -> s.registered.put(w.getWorkerId(), w.deepCopy()));
+    s.highestReported = s.meta.getStep() - 1;
+    if (r.isSetInitialMeta()) {
+      s.initialMeta = r.getInitialMeta().deepCopy();
+    }
+    if (r.isSetCheckpoint() && r.isSetCheckpointMeta()) {
+      s.latestCheckpoint = r.getCheckpoint();
+      s.latestCheckpointMeta = r.getCheckpointMeta().deepCopy();
+    }
+    if (r.isSetFenced()) {
+      r.getFenced().forEach(id -> s.fenced.put(id, "declared failed under an earlier leader"));
+    }
+    if (r.getLeaderId().equals(leaderId)) {
+      s.recovery = new PendingRecovery(ticker.nanos());
+    } else {
+      s.declareFailed(r.getLeaderId(), "the leader's ZooKeeper session ended without a hand-over");
+    }
+    s.recordVersion++;
+    return s;
+  }
+
+  /** What a successor needs if this leader dies: see {@link #takeOver}. */
+  public LeaderRecord record() {
+    LeaderRecord r = new LeaderRecord(String.valueOf(leaderId), topology(), meta());
+    if (latestCheckpoint != null) {
+      r.setCheckpoint(latestCheckpoint);
+      r.setCheckpointMeta(latestCheckpointMeta.deepCopy());
+    }
+    r.setInitialMeta(initialMeta.deepCopy());
+    r.setFenced(new ArrayList<>(fenced.keySet()));
+    return r;
+  }
+
+  public long recordVersion() {
+    return recordVersion;
   }
 
   /** A successor's state, from what the previous leader handed over. */
@@ -285,6 +346,7 @@ public final class CoordinatorState {
         List<WorkerInfo> ring = new ArrayList<>(registered.values());
         ring.sort(Comparator.comparing(WorkerInfo::getWorkerId));
         topology = new Topology(1, ring);
+        recordVersion++;
       }
       return registration(worker.getWorkerId());
     }
@@ -869,6 +931,7 @@ public final class CoordinatorState {
   private void applySwitch() {
     SwitchOrder order = change.order;
     topology = order.getTopology().deepCopy();
+    recordVersion++;
     // The first batches on the new ring include the broadcast and new connections.
     graceUntilStep = Math.max(graceUntilStep, order.getAtStep() + GRACE_STEPS);
     for (String leaver : order.getLeavers()) {
@@ -926,6 +989,7 @@ public final class CoordinatorState {
     if (latestCheckpointMeta == null || at.getStep() >= latestCheckpointMeta.getStep()) {
       latestCheckpoint = path;
       latestCheckpointMeta = at.deepCopy();
+      recordVersion++;
     }
   }
 
@@ -1082,6 +1146,7 @@ public final class CoordinatorState {
       }
     }
     topology = next;
+    recordVersion++;
     for (String id : r.failed.keySet()) {
       registered.remove(id);
       lastBatchSeconds.remove(id);
@@ -1135,6 +1200,7 @@ public final class CoordinatorState {
     recovery.failed.put(id, why);
     recovery.asked.remove(id);
     fenced.put(id, why);
+    recordVersion++;
     LOG.warn("{} declared failed at step {}: {}; {} recovery", id, meta.getStep(), why,
         recoveryMode.name().toLowerCase());
     decideIfAllAsked(null);

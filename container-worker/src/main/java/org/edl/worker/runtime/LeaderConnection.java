@@ -50,13 +50,15 @@ final class LeaderConnection implements AutoCloseable {
     long deadline = System.nanoTime() + patience.toNanos();
     long backoffMs = 10;
     while (true) {
-      if (current == null) {
-        attach(election.currentLeaderAddress(remaining(deadline)));
-      }
       try {
+        if (current == null) {
+          // A leader that just died may still be named in the latch until its session ends.
+          attach(election.currentLeaderAddress(remaining(deadline)));
+        }
         return call.apply(current);
       } catch (Exception e) {
-        boolean retriable = CoordinatorClient.isNotLeader(e) || e instanceof TTransportException;
+        boolean retriable = CoordinatorClient.isNotLeader(e) || e instanceof TTransportException
+            || e instanceof java.io.IOException;
         if (!retriable || System.nanoTime() > deadline) {
           throw e;
         }

@@ -221,6 +221,8 @@ public final class Worker implements AutoCloseable {
       membership.close();
       throw e;
     }
+    // Its run is over: were it elected now (the last leader closing), there is no job to take over.
+    coordinator.retire();
     membership.finish();
 
     Optional<ModelOutput.Written> written = Optional.empty();
@@ -454,6 +456,9 @@ public final class Worker implements AutoCloseable {
     // Before registering: a member the leader knows always has its presence node.
     resources.push(MemberPresence.start(curator, config.appId(), config.workerId(), coordinator::presence));
     selfAddress = config.host() + ":" + rpcServer.port();
+    LeaderRecordStore store = new LeaderRecordStore(curator, config.appId());
+    resources.push(store);
+    coordinator.recordStore(store::publish, store::read);
     election = new LeaderElection(curator, config.appId(), selfAddress, leadershipEvents);
     election.addListener(new LeaderElection.Listener() {
       @Override

@@ -107,6 +107,45 @@ class FailureRecoveryTest {
   }
 
   @Test
+  void whenTheLeaderDiesASuccessorRebuildsTheJobFromZooKeeperAndTheCheckpoint() throws Exception {
+    try (ElasticJob job = job(Recovery.Mode.CONSISTENT)) {
+      List<String> ids = startAndHold(job);
+      String leader = ids.stream().filter(id -> job.worker(id).isLeading()).findFirst().orElseThrow();
+      job.crash(leader);
+      job.release();
+
+      List<Worker.Outcome> survivors = survivors(job, ids, leader);
+      long restart = newestCheckpointStep(job);
+      for (Worker.Outcome o : survivors) {
+        RecoveryRecord r = onlyRecovery(job, o.workerId());
+        assertEquals(List.of(leader), r.failed());
+        assertEquals(restart, r.nextStep());
+        assertBegunTwice(job, o.workerId(), restart, FAIL_AT);
+      }
+      assertFinishedIdenticalAndCountedOnce(survivors);
+    }
+  }
+
+  @Test
+  void whenTheLeaderDiesInApproximateModeTheSurvivorsGoOnFromTheBatchInFlight() throws Exception {
+    try (ElasticJob job = job(Recovery.Mode.APPROXIMATE)) {
+      List<String> ids = startAndHold(job);
+      String leader = ids.stream().filter(id -> job.worker(id).isLeading()).findFirst().orElseThrow();
+      job.crash(leader);
+      job.release();
+
+      List<Worker.Outcome> survivors = survivors(job, ids, leader);
+      for (Worker.Outcome o : survivors) {
+        RecoveryRecord r = onlyRecovery(job, o.workerId());
+        assertEquals(List.of(leader), r.failed());
+        assertEquals(FAIL_AT, r.nextStep());
+        assertBegunTwice(job, o.workerId(), FAIL_AT, FAIL_AT);
+      }
+      assertFinishedIdenticalAndCountedOnce(survivors);
+    }
+  }
+
+  @Test
   void aWorkerWhoseSessionExpiresIsFencedAndTheOthersRecover() throws Exception {
     try (ElasticJob job = job(Recovery.Mode.CONSISTENT)) {
       List<String> ids = startAndHold(job);
