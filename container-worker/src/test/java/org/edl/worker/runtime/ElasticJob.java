@@ -119,6 +119,10 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
     workers.get(workerId).crash();
   }
 
+  void awaitBegun(String workerId, long step) throws Exception {
+    await(() -> begun.getOrDefault(workerId, List.of()).contains(step), workerId + " to begin step " + step);
+  }
+
   void awaitRecovered(String workerId) throws Exception {
     await(() -> recoveries.containsKey(workerId), workerId + " to recover");
   }
@@ -244,7 +248,7 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
 
   @Override
   public void beforeBatch(String workerId, long step) throws InterruptedException {
-    begun.computeIfAbsent(workerId, k -> new CopyOnWriteArrayList<>()).add(step);
+    signal(() -> begun.computeIfAbsent(workerId, k -> new CopyOnWriteArrayList<>()).add(step));
     long pace = paceMillis.applyAsLong(workerId, step);
     if (pace > 0) {
       Thread.sleep(pace);

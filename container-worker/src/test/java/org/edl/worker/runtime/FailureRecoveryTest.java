@@ -6,7 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Deque;
+import java.util.HexFormat;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -202,16 +209,97 @@ class FailureRecoveryTest {
     }
   }
 
-  private ElasticJob job(Recovery.Mode mode) {
-    String appId = "application_7_" + APPS.incrementAndGet();
-    JobSpec spec = new JobSpec("recovery", "softmax", DATA, "auto", 3, 1, 3, 0, 512, 1, STEPS, BATCH,
-        BatchRule.FIXED_GLOBAL, 0.3, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "")
+  static final Duration RPC_TIMEOUT = Duration.ofSeconds(20);
+  static final Duration ZK_SESSION_TIMEOUT = Duration.ofSeconds(4);
+
+  static JobSpec spec(String output, Recovery.Mode mode) {
+    return new JobSpec("recovery", "softmax", DATA, "auto", 3, 1, 3, 0, 512, 1, STEPS, BATCH,
+        BatchRule.FIXED_GLOBAL, 0.3, 16, 3, "cpu", output, "")
         .withCheckpoints(EVERY, 0, 3)
         .withRecovery(new Recovery(mode, 5_000, 3));
-    ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ofMillis(5));
-    job.rpcTimeout = Duration.ofSeconds(20);
-    job.zkSessionTimeout = Duration.ofSeconds(4);
+  }
+
+  private ElasticJob job(Recovery.Mode mode) {
+    String appId = "application_7_" + APPS.incrementAndGet();
+    ElasticJob job = new ElasticJob(zk, appId, spec(out.resolve(appId).toUri().toString(), mode),
+        Duration.ofMillis(5));
+    job.rpcTimeout = RPC_TIMEOUT;
+    job.zkSessionTimeout = ZK_SESSION_TIMEOUT;
     return job;
+  }
+
+  /**
+   * The third worker runs in a JVM of its own (this test's class path) and is killed with
+   * SIGKILL while the other two are in the all-reduce of the step it was about to begin: its
+   * sockets are reset by the kernel, its ZooKeeper session ends only after the session timeout.
+   */
+  @Test
+  void aWorkerKilledWithSigkillMidBatchIsRecoveredFromConsistently() throws Exception {
+    try (ElasticJob job = job(Recovery.Mode.CONSISTENT)) {
+      List<String> ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2));
+      String victim = ElasticJob.id(job.appId, 3);
+      job.holdBefore(EVERY + 1);
+      for (String id : ids) {
+        job.start(id);
+        job.awaitRegistered(id);
+      }
+      String java = ProcessHandle.current().info().command().orElse("java");
+      Process child = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+          KillableWorkerMain.class.getName(), job.appId, victim, zk.getConnectString(),
+          job.spec.output(), HexFormat.of().formatHex(job.secret.bytes()), "consistent", Long.toString(FAIL_AT))
+          .redirectErrorStream(true).start();
+      CountDownLatch holding = new CountDownLatch(1);
+      Deque<String> tail = new ConcurrentLinkedDeque<>();
+      Thread reader = new Thread(() -> {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+          for (String line = r.readLine(); line != null; line = r.readLine()) {
+            tail.addLast(line);
+            if (tail.size() > 40) {
+              tail.pollFirst();
+            }
+            if (line.startsWith(KillableWorkerMain.MARKER)) {
+              holding.countDown();
+            }
+          }
+        } catch (IOException e) {
+          // the child is gone
+        }
+      });
+      reader.setDaemon(true);
+      reader.start();
+      try {
+        job.awaitCheckpoints(1);
+        job.holdBefore(2 * EVERY + 1);
+        job.awaitCheckpoints(2);
+        job.holdBefore(FAIL_AT);
+        for (String id : ids) {
+          job.awaitTrained(id, FAIL_AT - 1);
+        }
+        assertTrue(holding.await(ElasticJob.WAIT.toMillis(), TimeUnit.MILLISECONDS),
+            "the child did not reach step " + FAIL_AT + ": " + String.join("\n", tail));
+        // The two in-process workers begin the step and wait in its all-reduce for the child.
+        job.release();
+        for (String id : ids) {
+          job.awaitBegun(id, FAIL_AT);
+        }
+        child.destroyForcibly();
+        assertTrue(child.waitFor(ElasticJob.WAIT.toMillis(), TimeUnit.MILLISECONDS));
+        assertEquals(137, child.exitValue(), "killed by SIGKILL");
+      } finally {
+        child.destroyForcibly();
+      }
+
+      List<Worker.Outcome> survivors = survivors(job, ids, victim);
+      long restart = newestCheckpointStep(job);
+      for (Worker.Outcome o : survivors) {
+        RecoveryRecord r = onlyRecovery(job, o.workerId());
+        assertEquals(List.of(victim), r.failed());
+        assertEquals(FAIL_AT - 1, r.lastCompletedStep());
+        assertEquals(restart, r.nextStep());
+        assertBegunTwice(job, o.workerId(), restart, FAIL_AT);
+      }
+      assertFinishedIdenticalAndCountedOnce(survivors);
+    }
   }
 
   /** Three workers trained every step before FAIL_AT and wait before it; two checkpoints exist. */
