@@ -421,16 +421,6 @@ public final class CoordinatorService implements Coordinator.Iface {
     }
   }
 
-  /** The leader's recent events; empty when not leading. */
-  public java.util.List<String> events() {
-    lock.lock();
-    try {
-      return state == null ? java.util.List.of() : state.events();
-    } finally {
-      lock.unlock();
-    }
-  }
-
   @Override
   public SwitchOrder leave(String workerId) throws EdlError {
     lock.lock();

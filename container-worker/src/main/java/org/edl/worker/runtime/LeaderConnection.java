@@ -7,6 +7,7 @@ import org.edl.thrift.Coordinator;
 import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.LeaderElection;
+import org.edl.worker.security.AuthenticationException;
 import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,8 +58,9 @@ final class LeaderConnection implements AutoCloseable {
         }
         return call.apply(current);
       } catch (Exception e) {
+        // A wrong job secret stays wrong: only an unreachable or not-yet-serving leader is retried.
         boolean retriable = CoordinatorClient.isNotLeader(e) || e instanceof TTransportException
-            || e instanceof java.io.IOException;
+            || (e instanceof java.io.IOException && !(e instanceof AuthenticationException));
         if (!retriable || System.nanoTime() > deadline) {
           throw e;
         }

@@ -123,10 +123,6 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
     await(() -> begun.getOrDefault(workerId, List.of()).contains(step), workerId + " to begin step " + step);
   }
 
-  void awaitRecovered(String workerId) throws Exception {
-    await(() -> recoveries.containsKey(workerId), workerId + " to recover");
-  }
-
   Worker.Outcome outcome(String workerId) throws Exception {
     return outcomes.get(workerId).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
   }
