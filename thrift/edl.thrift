@@ -202,9 +202,12 @@ service Coordinator {
    * replacement is pending; an error when its switch is already scheduled.
    */
   bool cancelReplace(1: list<string> leavers) throws (1: EdlError error),
-  /** The leaving leader passes the job meta-data and schedule to its successor. */
-  void handOff(1: JobMeta meta, 2: Topology topology, 3: SwitchOrder pending)
-      throws (1: EdlError error),
+  /**
+   * The leaving leader passes the job meta-data and schedule to its successor, with each
+   * worker's run of consecutive slow batches so that straggler detection goes on where it was.
+   */
+  void handOff(1: JobMeta meta, 2: Topology topology, 3: SwitchOrder pending,
+      4: map<string, i32> stragglerRuns) throws (1: EdlError error),
   /**
    * Stop-resume (the baseline): at a future step the leader writes a checkpoint of the model and
    * the job position to `directory` and every worker exits. The reply names the step.

@@ -75,13 +75,15 @@ public class Coordinator {
     public boolean cancelReplace(java.util.List<java.lang.String> leavers) throws EdlError, org.apache.thrift.TException;
 
     /**
-     * The leaving leader passes the job meta-data and schedule to its successor.
+     * The leaving leader passes the job meta-data and schedule to its successor, with each
+     * worker's run of consecutive slow batches so that straggler detection goes on where it was.
      * 
      * @param meta
      * @param topology
      * @param pending
+     * @param stragglerRuns
      */
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending) throws EdlError, org.apache.thrift.TException;
+    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) throws EdlError, org.apache.thrift.TException;
 
     /**
      * Stop-resume (the baseline): at a future step the leader writes a checkpoint of the model and
@@ -124,7 +126,7 @@ public class Coordinator {
 
     public void cancelReplace(java.util.List<java.lang.String> leavers, org.apache.thrift.async.AsyncMethodCallback<java.lang.Boolean> resultHandler) throws org.apache.thrift.TException;
 
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException;
+    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException;
 
     public void stopForRestart(java.lang.String directory, org.apache.thrift.async.AsyncMethodCallback<StopOrder> resultHandler) throws org.apache.thrift.TException;
 
@@ -370,18 +372,19 @@ public class Coordinator {
     }
 
     @Override
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending) throws EdlError, org.apache.thrift.TException
+    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) throws EdlError, org.apache.thrift.TException
     {
-      send_handOff(meta, topology, pending);
+      send_handOff(meta, topology, pending, stragglerRuns);
       recv_handOff();
     }
 
-    public void send_handOff(JobMeta meta, Topology topology, SwitchOrder pending) throws org.apache.thrift.TException
+    public void send_handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) throws org.apache.thrift.TException
     {
       handOff_args args = new handOff_args();
       args.setMeta(meta);
       args.setTopology(topology);
       args.setPending(pending);
+      args.setStragglerRuns(stragglerRuns);
       sendBase("handOff", args);
     }
 
@@ -768,9 +771,9 @@ public class Coordinator {
     }
 
     @Override
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
+    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
       checkReady();
-      handOff_call method_call = new handOff_call(meta, topology, pending, resultHandler, this, ___protocolFactory, ___transport);
+      handOff_call method_call = new handOff_call(meta, topology, pending, stragglerRuns, resultHandler, this, ___protocolFactory, ___transport);
       this.___currentMethod = method_call;
       ___manager.call(method_call);
     }
@@ -779,11 +782,13 @@ public class Coordinator {
       private JobMeta meta;
       private Topology topology;
       private SwitchOrder pending;
-      public handOff_call(JobMeta meta, Topology topology, SwitchOrder pending, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+      private java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns;
+      public handOff_call(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
         super(client, protocolFactory, transport, resultHandler, false);
         this.meta = meta;
         this.topology = topology;
         this.pending = pending;
+        this.stragglerRuns = stragglerRuns;
       }
 
       @Override
@@ -793,6 +798,7 @@ public class Coordinator {
         args.setMeta(meta);
         args.setTopology(topology);
         args.setPending(pending);
+        args.setStragglerRuns(stragglerRuns);
         args.write(prot);
         prot.writeMessageEnd();
       }
@@ -1192,7 +1198,7 @@ public class Coordinator {
       public handOff_result getResult(I iface, handOff_args args) throws org.apache.thrift.TException {
         handOff_result result = new handOff_result();
         try {
-          iface.handOff(args.meta, args.topology, args.pending);
+          iface.handOff(args.meta, args.topology, args.pending, args.stragglerRuns);
         } catch (EdlError error) {
           result.error = error;
         }
@@ -1921,7 +1927,7 @@ public class Coordinator {
 
       @Override
       public void start(I iface, handOff_args args, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
-        iface.handOff(args.meta, args.topology, args.pending,resultHandler);
+        iface.handOff(args.meta, args.topology, args.pending, args.stragglerRuns,resultHandler);
       }
     }
 
@@ -9400,6 +9406,7 @@ public class Coordinator {
     private static final org.apache.thrift.protocol.TField META_FIELD_DESC = new org.apache.thrift.protocol.TField("meta", org.apache.thrift.protocol.TType.STRUCT, (short)1);
     private static final org.apache.thrift.protocol.TField TOPOLOGY_FIELD_DESC = new org.apache.thrift.protocol.TField("topology", org.apache.thrift.protocol.TType.STRUCT, (short)2);
     private static final org.apache.thrift.protocol.TField PENDING_FIELD_DESC = new org.apache.thrift.protocol.TField("pending", org.apache.thrift.protocol.TType.STRUCT, (short)3);
+    private static final org.apache.thrift.protocol.TField STRAGGLER_RUNS_FIELD_DESC = new org.apache.thrift.protocol.TField("stragglerRuns", org.apache.thrift.protocol.TType.MAP, (short)4);
 
     private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new handOff_argsStandardSchemeFactory();
     private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new handOff_argsTupleSchemeFactory();
@@ -9407,12 +9414,14 @@ public class Coordinator {
     public @org.apache.thrift.annotation.Nullable JobMeta meta; // required
     public @org.apache.thrift.annotation.Nullable Topology topology; // required
     public @org.apache.thrift.annotation.Nullable SwitchOrder pending; // required
+    public @org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns; // required
 
     /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
     public enum _Fields implements org.apache.thrift.TFieldIdEnum {
       META((short)1, "meta"),
       TOPOLOGY((short)2, "topology"),
-      PENDING((short)3, "pending");
+      PENDING((short)3, "pending"),
+      STRAGGLER_RUNS((short)4, "stragglerRuns");
 
       private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -9434,6 +9443,8 @@ public class Coordinator {
             return TOPOLOGY;
           case 3: // PENDING
             return PENDING;
+          case 4: // STRAGGLER_RUNS
+            return STRAGGLER_RUNS;
           default:
             return null;
         }
@@ -9486,6 +9497,10 @@ public class Coordinator {
           new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, Topology.class)));
       tmpMap.put(_Fields.PENDING, new org.apache.thrift.meta_data.FieldMetaData("pending", org.apache.thrift.TFieldRequirementType.DEFAULT, 
           new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, SwitchOrder.class)));
+      tmpMap.put(_Fields.STRAGGLER_RUNS, new org.apache.thrift.meta_data.FieldMetaData("stragglerRuns", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.MapMetaData(org.apache.thrift.protocol.TType.MAP, 
+              new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING), 
+              new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32))));
       metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
       org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(handOff_args.class, metaDataMap);
     }
@@ -9496,12 +9511,14 @@ public class Coordinator {
     public handOff_args(
       JobMeta meta,
       Topology topology,
-      SwitchOrder pending)
+      SwitchOrder pending,
+      java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns)
     {
       this();
       this.meta = meta;
       this.topology = topology;
       this.pending = pending;
+      this.stragglerRuns = stragglerRuns;
     }
 
     /**
@@ -9517,6 +9534,10 @@ public class Coordinator {
       if (other.isSetPending()) {
         this.pending = new SwitchOrder(other.pending);
       }
+      if (other.isSetStragglerRuns()) {
+        java.util.Map<java.lang.String,java.lang.Integer> __this__stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(other.stragglerRuns);
+        this.stragglerRuns = __this__stragglerRuns;
+      }
     }
 
     @Override
@@ -9529,6 +9550,7 @@ public class Coordinator {
       this.meta = null;
       this.topology = null;
       this.pending = null;
+      this.stragglerRuns = null;
     }
 
     @org.apache.thrift.annotation.Nullable
@@ -9606,6 +9628,42 @@ public class Coordinator {
       }
     }
 
+    public int getStragglerRunsSize() {
+      return (this.stragglerRuns == null) ? 0 : this.stragglerRuns.size();
+    }
+
+    public void putToStragglerRuns(java.lang.String key, int val) {
+      if (this.stragglerRuns == null) {
+        this.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>();
+      }
+      this.stragglerRuns.put(key, val);
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.util.Map<java.lang.String,java.lang.Integer> getStragglerRuns() {
+      return this.stragglerRuns;
+    }
+
+    public handOff_args setStragglerRuns(@org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) {
+      this.stragglerRuns = stragglerRuns;
+      return this;
+    }
+
+    public void unsetStragglerRuns() {
+      this.stragglerRuns = null;
+    }
+
+    /** Returns true if field stragglerRuns is set (has been assigned a value) and false otherwise */
+    public boolean isSetStragglerRuns() {
+      return this.stragglerRuns != null;
+    }
+
+    public void setStragglerRunsIsSet(boolean value) {
+      if (!value) {
+        this.stragglerRuns = null;
+      }
+    }
+
     @Override
     public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
       switch (field) {
@@ -9633,6 +9691,14 @@ public class Coordinator {
         }
         break;
 
+      case STRAGGLER_RUNS:
+        if (value == null) {
+          unsetStragglerRuns();
+        } else {
+          setStragglerRuns((java.util.Map<java.lang.String,java.lang.Integer>)value);
+        }
+        break;
+
       }
     }
 
@@ -9648,6 +9714,9 @@ public class Coordinator {
 
       case PENDING:
         return getPending();
+
+      case STRAGGLER_RUNS:
+        return getStragglerRuns();
 
       }
       throw new java.lang.IllegalStateException();
@@ -9667,6 +9736,8 @@ public class Coordinator {
         return isSetTopology();
       case PENDING:
         return isSetPending();
+      case STRAGGLER_RUNS:
+        return isSetStragglerRuns();
       }
       throw new java.lang.IllegalStateException();
     }
@@ -9711,6 +9782,15 @@ public class Coordinator {
           return false;
       }
 
+      boolean this_present_stragglerRuns = true && this.isSetStragglerRuns();
+      boolean that_present_stragglerRuns = true && that.isSetStragglerRuns();
+      if (this_present_stragglerRuns || that_present_stragglerRuns) {
+        if (!(this_present_stragglerRuns && that_present_stragglerRuns))
+          return false;
+        if (!this.stragglerRuns.equals(that.stragglerRuns))
+          return false;
+      }
+
       return true;
     }
 
@@ -9729,6 +9809,10 @@ public class Coordinator {
       hashCode = hashCode * 8191 + ((isSetPending()) ? 131071 : 524287);
       if (isSetPending())
         hashCode = hashCode * 8191 + pending.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetStragglerRuns()) ? 131071 : 524287);
+      if (isSetStragglerRuns())
+        hashCode = hashCode * 8191 + stragglerRuns.hashCode();
 
       return hashCode;
     }
@@ -9767,6 +9851,16 @@ public class Coordinator {
       }
       if (isSetPending()) {
         lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.pending, other.pending);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetStragglerRuns(), other.isSetStragglerRuns());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetStragglerRuns()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.stragglerRuns, other.stragglerRuns);
         if (lastComparison != 0) {
           return lastComparison;
         }
@@ -9816,6 +9910,14 @@ public class Coordinator {
         sb.append("null");
       } else {
         sb.append(this.pending);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("stragglerRuns:");
+      if (this.stragglerRuns == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.stragglerRuns);
       }
       first = false;
       sb.append(")");
@@ -9899,6 +10001,26 @@ public class Coordinator {
                 org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
               }
               break;
+            case 4: // STRAGGLER_RUNS
+              if (schemeField.type == org.apache.thrift.protocol.TType.MAP) {
+                {
+                  org.apache.thrift.protocol.TMap _map88 = iprot.readMapBegin();
+                  struct.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(2*_map88.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _key89;
+                  int _val90;
+                  for (int _i91 = 0; _i91 < _map88.size; ++_i91)
+                  {
+                    _key89 = iprot.readString();
+                    _val90 = iprot.readI32();
+                    struct.stragglerRuns.put(_key89, _val90);
+                  }
+                  iprot.readMapEnd();
+                }
+                struct.setStragglerRunsIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
             default:
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
           }
@@ -9930,6 +10052,19 @@ public class Coordinator {
           struct.pending.write(oprot);
           oprot.writeFieldEnd();
         }
+        if (struct.stragglerRuns != null) {
+          oprot.writeFieldBegin(STRAGGLER_RUNS_FIELD_DESC);
+          {
+            oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I32, struct.stragglerRuns.size()));
+            for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter92 : struct.stragglerRuns.entrySet())
+            {
+              oprot.writeString(_iter92.getKey());
+              oprot.writeI32(_iter92.getValue());
+            }
+            oprot.writeMapEnd();
+          }
+          oprot.writeFieldEnd();
+        }
         oprot.writeFieldStop();
         oprot.writeStructEnd();
       }
@@ -9958,7 +10093,10 @@ public class Coordinator {
         if (struct.isSetPending()) {
           optionals.set(2);
         }
-        oprot.writeBitSet(optionals, 3);
+        if (struct.isSetStragglerRuns()) {
+          optionals.set(3);
+        }
+        oprot.writeBitSet(optionals, 4);
         if (struct.isSetMeta()) {
           struct.meta.write(oprot);
         }
@@ -9968,12 +10106,22 @@ public class Coordinator {
         if (struct.isSetPending()) {
           struct.pending.write(oprot);
         }
+        if (struct.isSetStragglerRuns()) {
+          {
+            oprot.writeI32(struct.stragglerRuns.size());
+            for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter93 : struct.stragglerRuns.entrySet())
+            {
+              oprot.writeString(_iter93.getKey());
+              oprot.writeI32(_iter93.getValue());
+            }
+          }
+        }
       }
 
       @Override
       public void read(org.apache.thrift.protocol.TProtocol prot, handOff_args struct) throws org.apache.thrift.TException {
         org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet incoming = iprot.readBitSet(3);
+        java.util.BitSet incoming = iprot.readBitSet(4);
         if (incoming.get(0)) {
           struct.meta = new JobMeta();
           struct.meta.read(iprot);
@@ -9988,6 +10136,21 @@ public class Coordinator {
           struct.pending = new SwitchOrder();
           struct.pending.read(iprot);
           struct.setPendingIsSet(true);
+        }
+        if (incoming.get(3)) {
+          {
+            org.apache.thrift.protocol.TMap _map94 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I32); 
+            struct.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(2*_map94.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _key95;
+            int _val96;
+            for (int _i97 = 0; _i97 < _map94.size; ++_i97)
+            {
+              _key95 = iprot.readString();
+              _val96 = iprot.readI32();
+              struct.stragglerRuns.put(_key95, _val96);
+            }
+          }
+          struct.setStragglerRunsIsSet(true);
         }
       }
     }

@@ -3936,13 +3936,13 @@ public class JobControl {
             case 2: // CONTAINER_IDS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list88 = iprot.readListBegin();
-                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list88.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem89;
-                  for (int _i90 = 0; _i90 < _list88.size; ++_i90)
+                  org.apache.thrift.protocol.TList _list98 = iprot.readListBegin();
+                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list98.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem99;
+                  for (int _i100 = 0; _i100 < _list98.size; ++_i100)
                   {
-                    _elem89 = iprot.readString();
-                    struct.containerIds.add(_elem89);
+                    _elem99 = iprot.readString();
+                    struct.containerIds.add(_elem99);
                   }
                   iprot.readListEnd();
                 }
@@ -3982,9 +3982,9 @@ public class JobControl {
           oprot.writeFieldBegin(CONTAINER_IDS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containerIds.size()));
-            for (java.lang.String _iter91 : struct.containerIds)
+            for (java.lang.String _iter101 : struct.containerIds)
             {
-              oprot.writeString(_iter91);
+              oprot.writeString(_iter101);
             }
             oprot.writeListEnd();
           }
@@ -4030,9 +4030,9 @@ public class JobControl {
         if (struct.isSetContainerIds()) {
           {
             oprot.writeI32(struct.containerIds.size());
-            for (java.lang.String _iter92 : struct.containerIds)
+            for (java.lang.String _iter102 : struct.containerIds)
             {
-              oprot.writeString(_iter92);
+              oprot.writeString(_iter102);
             }
           }
         }
@@ -4051,13 +4051,13 @@ public class JobControl {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list93 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list93.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem94;
-            for (int _i95 = 0; _i95 < _list93.size; ++_i95)
+            org.apache.thrift.protocol.TList _list103 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list103.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem104;
+            for (int _i105 = 0; _i105 < _list103.size; ++_i105)
             {
-              _elem94 = iprot.readString();
-              struct.containerIds.add(_elem94);
+              _elem104 = iprot.readString();
+              struct.containerIds.add(_elem104);
             }
           }
           struct.setContainerIdsIsSet(true);

@@ -97,9 +97,9 @@ public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable
   }
 
   @Override
-  public synchronized void handOff(JobMeta meta, Topology topology, SwitchOrder pending)
-      throws TException {
-    client.handOff(meta, topology, pending);
+  public synchronized void handOff(JobMeta meta, Topology topology, SwitchOrder pending,
+      java.util.Map<String, Integer> stragglerRuns) throws TException {
+    client.handOff(meta, topology, pending, stragglerRuns);
   }
 
   @Override

@@ -2,6 +2,7 @@ package org.edl.worker.coord;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -136,6 +137,7 @@ public final class CoordinatorService implements Coordinator.Iface {
       if (state == null) {
         if (inherited != null) {
           state = CoordinatorState.resume(spec, ticker, switchAllowance, selfId, inherited);
+          readRecord().ifPresent(state::adopt);
           LOG.info("Coordinator active with the handed-over job at step {}, topology v{}",
               inherited.meta().getStep(), inherited.topology().getVersion());
           inherited = null;
@@ -495,7 +497,8 @@ public final class CoordinatorService implements Coordinator.Iface {
    * worker is elected next.
    */
   @Override
-  public void handOff(JobMeta meta, Topology topology, SwitchOrder pending) throws EdlError {
+  public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, Map<String, Integer> stragglerRuns)
+      throws EdlError {
     lock.lock();
     try {
       if (state != null && !state.handedOver()) {
@@ -505,7 +508,8 @@ public final class CoordinatorService implements Coordinator.Iface {
         return;
       }
       inherited = new CoordinatorState.Handoff(meta.deepCopy(), topology.deepCopy(),
-          pending == null || !pending.isSetTopology() ? Optional.empty() : Optional.of(pending.deepCopy()));
+          pending == null || !pending.isSetTopology() ? Optional.empty() : Optional.of(pending.deepCopy()),
+          stragglerRuns == null ? Map.of() : Map.copyOf(stragglerRuns));
       LOG.info("Received the job at step {} (topology v{}) from the leaving leader", meta.getStep(),
           topology.getVersion());
       if (elected && state == null) {

@@ -105,7 +105,13 @@ public final class CoordinatorState {
 
   /** Everything a successor needs to carry on as leader. */
   /** {@code pending}: the next change, scheduled or (atStep -1) still waiting for newcomers. */
-  public record Handoff(JobMeta meta, Topology topology, Optional<SwitchOrder> pending) {}
+  public record Handoff(JobMeta meta, Topology topology, Optional<SwitchOrder> pending,
+      Map<String, Integer> stragglerRuns) {
+
+    public Handoff(JobMeta meta, Topology topology, Optional<SwitchOrder> pending) {
+      this(meta, topology, pending, Map.of());
+    }
+  }
 
   /** One pending topology change. {@code order} is null until it is scheduled. */
   private static final class Change {
@@ -253,6 +259,25 @@ public final class CoordinatorState {
     return s;
   }
 
+  /**
+   * A successor that was handed the job also takes what only the published record holds: the
+   * newest checkpoint, where the job started, and who was fenced.
+   */
+  public void adopt(LeaderRecord r) {
+    if (r.isSetCheckpoint() && r.isSetCheckpointMeta() && r.getCheckpointMeta().getStep() <= meta.getStep()
+        && (latestCheckpointMeta == null || r.getCheckpointMeta().getStep() >= latestCheckpointMeta.getStep())) {
+      latestCheckpoint = r.getCheckpoint();
+      latestCheckpointMeta = r.getCheckpointMeta().deepCopy();
+    }
+    if (r.isSetInitialMeta()) {
+      initialMeta = r.getInitialMeta().deepCopy();
+    }
+    if (r.isSetFenced()) {
+      r.getFenced().forEach(id -> fenced.putIfAbsent(id, "declared failed under an earlier leader"));
+    }
+    recordVersion++;
+  }
+
   /** What a successor needs if this leader dies: see {@link #takeOver}. */
   public LeaderRecord record() {
     LeaderRecord r = new LeaderRecord(String.valueOf(leaderId), topology(), meta());
@@ -286,6 +311,7 @@ public final class CoordinatorState {
     s.topology.getRing().forEach(w -> s.registered.put(w.getWorkerId(), w.deepCopy()));
     s.highestReported = s.meta.getStep() - 1;
     s.graceUntilStep = s.meta.getStep() + GRACE_STEPS - 1;
+    s.stragglers.resume(from.stragglerRuns());
     from.pending().ifPresent(order -> {
       boolean scheduled = order.getAtStep() >= 0;
       Change c = new Change();
@@ -594,14 +620,14 @@ public final class CoordinatorState {
    */
   public Handoff handoff() {
     if (change == null) {
-      return new Handoff(meta(), topology(), Optional.empty());
+      return new Handoff(meta(), topology(), Optional.empty(), stragglers.runs());
     }
     if (change.order != null) {
-      return new Handoff(meta(), topology(), scheduled());
+      return new Handoff(meta(), topology(), scheduled(), stragglers.runs());
     }
     SwitchOrder unscheduled = currentOrderView(change);
     unscheduled.setTopology(nextTopology(change));
-    return new Handoff(meta(), topology(), Optional.of(unscheduled));
+    return new Handoff(meta(), topology(), Optional.of(unscheduled), stragglers.runs());
   }
 
   /**

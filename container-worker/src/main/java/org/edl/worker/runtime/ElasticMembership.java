@@ -448,7 +448,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
         continue;
       }
       try (CoordinatorClient c = CoordinatorClient.connect(candidate, secret, timeout)) {
-        c.handOff(h.meta(), h.topology(), h.pending().orElse(null));
+        c.handOff(h.meta(), h.topology(), h.pending().orElse(null), new java.util.HashMap<>(h.stragglerRuns()));
       } catch (Exception e) {
         LOG.warn("Handing the job to {} failed: {}", candidate, e.toString());
       }
