@@ -56,6 +56,23 @@ struct JobMeta {
   8: optional double lastLoss
 }
 
+/**
+ * What the leader publishes in ZooKeeper (/edl/<appId>/job, compact protocol) whenever the ring
+ * or the newest checkpoint changes: a successor elected after the leader died rebuilds from it.
+ */
+struct LeaderRecord {
+  1: required string leaderId,
+  2: required Topology topology,
+  3: required JobMeta meta,
+  /** The newest complete checkpoint and the job position it holds. */
+  4: optional string checkpoint,
+  5: optional JobMeta checkpointMeta,
+  /** Where the job started (step 0, or the checkpoint it was restored from). */
+  6: optional JobMeta initialMeta,
+  /** Workers declared failed so far: still refused under a new leader. */
+  7: optional list<string> fenced
+}
+
 /** Reply to register: the ring the worker will join and the job meta-data. */
 struct Registration {
   1: required Topology topology,
@@ -115,7 +132,40 @@ struct SyncReply {
   1: optional Topology pendingTopology,
   2: optional SwitchOrder switchOrder,
   3: optional bool finish = false,
-  4: optional StopOrder stopOrder
+  4: optional StopOrder stopOrder,
+  /**
+   * A member failed: stop training on the current ring and ask the leader for the
+   * RecoveryOrder (awaitRecovery) with this step as the last one completed.
+   */
+  5: optional bool recover = false
+}
+
+/** How the survivors of a failure carry on (JobSpec recovery, USE_APPX_RECOVERY). */
+enum RecoveryMode {
+  /** Every survivor reloads the newest checkpoint (or the initial state) and goes on from it. */
+  CONSISTENT = 1,
+  /** The survivor with the highest completed step broadcasts its model; only the batch in flight is redone. */
+  APPROXIMATE = 2
+}
+
+/**
+ * The leader's answer to awaitRecovery once every survivor has asked (or was declared failed
+ * too): the survivors' ring from the next step on and where training resumes.
+ * topologyVersion < 0: not decided yet, ask again.
+ */
+struct RecoveryOrder {
+  1: required i64 topologyVersion,
+  2: optional Topology topology,
+  3: optional RecoveryMode mode,
+  /** The members declared failed: they are fenced (their calls are refused) from now on. */
+  4: optional list<string> failed,
+  /** The step training resumes at and its global sample position. */
+  5: optional i64 nextStep,
+  6: optional i64 batchStart,
+  /** Consistent: the checkpoint every survivor loads; absent: the job's initial state. */
+  7: optional string checkpoint,
+  /** Approximate: the survivor that sends its model and position to the others. */
+  8: optional string sourceId
 }
 
 /** Service run by the elected leader; every worker talks to it. */
@@ -152,14 +202,25 @@ service Coordinator {
    * replacement is pending; an error when its switch is already scheduled.
    */
   bool cancelReplace(1: list<string> leavers) throws (1: EdlError error),
-  /** The leaving leader passes the job meta-data and schedule to its successor. */
-  void handOff(1: JobMeta meta, 2: Topology topology, 3: SwitchOrder pending)
-      throws (1: EdlError error),
+  /**
+   * The leaving leader passes the job meta-data and schedule to its successor, with each
+   * worker's run of consecutive slow batches so that straggler detection goes on where it was.
+   */
+  void handOff(1: JobMeta meta, 2: Topology topology, 3: SwitchOrder pending,
+      4: map<string, i32> stragglerRuns) throws (1: EdlError error),
   /**
    * Stop-resume (the baseline): at a future step the leader writes a checkpoint of the model and
    * the job position to `directory` and every worker exits. The reply names the step.
    */
-  StopOrder stopForRestart(1: string directory) throws (1: EdlError error)
+  StopOrder stopForRestart(1: string directory) throws (1: EdlError error),
+  /**
+   * A member whose all-reduce or leader call failed (or whose sync reply said recover) asks how
+   * to go on; `lastCompletedStep`/`nextBatchStart` say where its own model stands. Blocks up to
+   * timeoutMs; the reply's topologyVersion is negative while the order is not decided. A member
+   * declared failed is refused (EdlError, field workerId).
+   */
+  RecoveryOrder awaitRecovery(1: string workerId, 2: i64 lastCompletedStep, 3: i64 nextBatchStart,
+      4: i32 timeoutMs) throws (1: EdlError error)
 }
 
 /** Progress as the leader reports it to the ApplicationMaster. */

@@ -75,13 +75,15 @@ public class Coordinator {
     public boolean cancelReplace(java.util.List<java.lang.String> leavers) throws EdlError, org.apache.thrift.TException;
 
     /**
-     * The leaving leader passes the job meta-data and schedule to its successor.
+     * The leaving leader passes the job meta-data and schedule to its successor, with each
+     * worker's run of consecutive slow batches so that straggler detection goes on where it was.
      * 
      * @param meta
      * @param topology
      * @param pending
+     * @param stragglerRuns
      */
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending) throws EdlError, org.apache.thrift.TException;
+    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) throws EdlError, org.apache.thrift.TException;
 
     /**
      * Stop-resume (the baseline): at a future step the leader writes a checkpoint of the model and
@@ -90,6 +92,19 @@ public class Coordinator {
      * @param directory
      */
     public StopOrder stopForRestart(java.lang.String directory) throws EdlError, org.apache.thrift.TException;
+
+    /**
+     * A member whose all-reduce or leader call failed (or whose sync reply said recover) asks how
+     * to go on; `lastCompletedStep`/`nextBatchStart` say where its own model stands. Blocks up to
+     * timeoutMs; the reply's topologyVersion is negative while the order is not decided. A member
+     * declared failed is refused (EdlError, field workerId).
+     * 
+     * @param workerId
+     * @param lastCompletedStep
+     * @param nextBatchStart
+     * @param timeoutMs
+     */
+    public RecoveryOrder awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs) throws EdlError, org.apache.thrift.TException;
 
   }
 
@@ -111,9 +126,11 @@ public class Coordinator {
 
     public void cancelReplace(java.util.List<java.lang.String> leavers, org.apache.thrift.async.AsyncMethodCallback<java.lang.Boolean> resultHandler) throws org.apache.thrift.TException;
 
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException;
+    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException;
 
     public void stopForRestart(java.lang.String directory, org.apache.thrift.async.AsyncMethodCallback<StopOrder> resultHandler) throws org.apache.thrift.TException;
+
+    public void awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler) throws org.apache.thrift.TException;
 
   }
 
@@ -355,18 +372,19 @@ public class Coordinator {
     }
 
     @Override
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending) throws EdlError, org.apache.thrift.TException
+    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) throws EdlError, org.apache.thrift.TException
     {
-      send_handOff(meta, topology, pending);
+      send_handOff(meta, topology, pending, stragglerRuns);
       recv_handOff();
     }
 
-    public void send_handOff(JobMeta meta, Topology topology, SwitchOrder pending) throws org.apache.thrift.TException
+    public void send_handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) throws org.apache.thrift.TException
     {
       handOff_args args = new handOff_args();
       args.setMeta(meta);
       args.setTopology(topology);
       args.setPending(pending);
+      args.setStragglerRuns(stragglerRuns);
       sendBase("handOff", args);
     }
 
@@ -405,6 +423,36 @@ public class Coordinator {
         throw result.error;
       }
       throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "stopForRestart failed: unknown result");
+    }
+
+    @Override
+    public RecoveryOrder awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs) throws EdlError, org.apache.thrift.TException
+    {
+      send_awaitRecovery(workerId, lastCompletedStep, nextBatchStart, timeoutMs);
+      return recv_awaitRecovery();
+    }
+
+    public void send_awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs) throws org.apache.thrift.TException
+    {
+      awaitRecovery_args args = new awaitRecovery_args();
+      args.setWorkerId(workerId);
+      args.setLastCompletedStep(lastCompletedStep);
+      args.setNextBatchStart(nextBatchStart);
+      args.setTimeoutMs(timeoutMs);
+      sendBase("awaitRecovery", args);
+    }
+
+    public RecoveryOrder recv_awaitRecovery() throws EdlError, org.apache.thrift.TException
+    {
+      awaitRecovery_result result = new awaitRecovery_result();
+      receiveBase(result, "awaitRecovery");
+      if (result.isSetSuccess()) {
+        return result.success;
+      }
+      if (result.error != null) {
+        throw result.error;
+      }
+      throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "awaitRecovery failed: unknown result");
     }
 
   }
@@ -723,9 +771,9 @@ public class Coordinator {
     }
 
     @Override
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
+    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
       checkReady();
-      handOff_call method_call = new handOff_call(meta, topology, pending, resultHandler, this, ___protocolFactory, ___transport);
+      handOff_call method_call = new handOff_call(meta, topology, pending, stragglerRuns, resultHandler, this, ___protocolFactory, ___transport);
       this.___currentMethod = method_call;
       ___manager.call(method_call);
     }
@@ -734,11 +782,13 @@ public class Coordinator {
       private JobMeta meta;
       private Topology topology;
       private SwitchOrder pending;
-      public handOff_call(JobMeta meta, Topology topology, SwitchOrder pending, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+      private java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns;
+      public handOff_call(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
         super(client, protocolFactory, transport, resultHandler, false);
         this.meta = meta;
         this.topology = topology;
         this.pending = pending;
+        this.stragglerRuns = stragglerRuns;
       }
 
       @Override
@@ -748,6 +798,7 @@ public class Coordinator {
         args.setMeta(meta);
         args.setTopology(topology);
         args.setPending(pending);
+        args.setStragglerRuns(stragglerRuns);
         args.write(prot);
         prot.writeMessageEnd();
       }
@@ -799,6 +850,50 @@ public class Coordinator {
       }
     }
 
+    @Override
+    public void awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler) throws org.apache.thrift.TException {
+      checkReady();
+      awaitRecovery_call method_call = new awaitRecovery_call(workerId, lastCompletedStep, nextBatchStart, timeoutMs, resultHandler, this, ___protocolFactory, ___transport);
+      this.___currentMethod = method_call;
+      ___manager.call(method_call);
+    }
+
+    public static class awaitRecovery_call extends org.apache.thrift.async.TAsyncMethodCall<RecoveryOrder> {
+      private java.lang.String workerId;
+      private long lastCompletedStep;
+      private long nextBatchStart;
+      private int timeoutMs;
+      public awaitRecovery_call(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+        super(client, protocolFactory, transport, resultHandler, false);
+        this.workerId = workerId;
+        this.lastCompletedStep = lastCompletedStep;
+        this.nextBatchStart = nextBatchStart;
+        this.timeoutMs = timeoutMs;
+      }
+
+      @Override
+      public void write_args(org.apache.thrift.protocol.TProtocol prot) throws org.apache.thrift.TException {
+        prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("awaitRecovery", org.apache.thrift.protocol.TMessageType.CALL, 0));
+        awaitRecovery_args args = new awaitRecovery_args();
+        args.setWorkerId(workerId);
+        args.setLastCompletedStep(lastCompletedStep);
+        args.setNextBatchStart(nextBatchStart);
+        args.setTimeoutMs(timeoutMs);
+        args.write(prot);
+        prot.writeMessageEnd();
+      }
+
+      @Override
+      public RecoveryOrder getResult() throws EdlError, org.apache.thrift.TException {
+        if (getState() != org.apache.thrift.async.TAsyncMethodCall.State.RESPONSE_READ) {
+          throw new java.lang.IllegalStateException("Method call not finished!");
+        }
+        org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
+        org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
+        return (new Client(prot)).recv_awaitRecovery();
+      }
+    }
+
   }
 
   public static class Processor<I extends Iface> extends org.apache.thrift.TBaseProcessor<I> implements org.apache.thrift.TProcessor {
@@ -822,6 +917,7 @@ public class Coordinator {
       processMap.put("cancelReplace", new cancelReplace());
       processMap.put("handOff", new handOff());
       processMap.put("stopForRestart", new stopForRestart());
+      processMap.put("awaitRecovery", new awaitRecovery());
       return processMap;
     }
 
@@ -1102,7 +1198,7 @@ public class Coordinator {
       public handOff_result getResult(I iface, handOff_args args) throws org.apache.thrift.TException {
         handOff_result result = new handOff_result();
         try {
-          iface.handOff(args.meta, args.topology, args.pending);
+          iface.handOff(args.meta, args.topology, args.pending, args.stragglerRuns);
         } catch (EdlError error) {
           result.error = error;
         }
@@ -1142,6 +1238,38 @@ public class Coordinator {
       }
     }
 
+    public static class awaitRecovery<I extends Iface> extends org.apache.thrift.ProcessFunction<I, awaitRecovery_args> {
+      public awaitRecovery() {
+        super("awaitRecovery");
+      }
+
+      @Override
+      public awaitRecovery_args getEmptyArgsInstance() {
+        return new awaitRecovery_args();
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      protected boolean rethrowUnhandledExceptions() {
+        return false;
+      }
+
+      @Override
+      public awaitRecovery_result getResult(I iface, awaitRecovery_args args) throws org.apache.thrift.TException {
+        awaitRecovery_result result = new awaitRecovery_result();
+        try {
+          result.success = iface.awaitRecovery(args.workerId, args.lastCompletedStep, args.nextBatchStart, args.timeoutMs);
+        } catch (EdlError error) {
+          result.error = error;
+        }
+        return result;
+      }
+    }
+
   }
 
   public static class AsyncProcessor<I extends AsyncIface> extends org.apache.thrift.TBaseAsyncProcessor<I> {
@@ -1165,6 +1293,7 @@ public class Coordinator {
       processMap.put("cancelReplace", new cancelReplace());
       processMap.put("handOff", new handOff());
       processMap.put("stopForRestart", new stopForRestart());
+      processMap.put("awaitRecovery", new awaitRecovery());
       return processMap;
     }
 
@@ -1798,7 +1927,7 @@ public class Coordinator {
 
       @Override
       public void start(I iface, handOff_args args, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
-        iface.handOff(args.meta, args.topology, args.pending,resultHandler);
+        iface.handOff(args.meta, args.topology, args.pending, args.stragglerRuns,resultHandler);
       }
     }
 
@@ -1870,6 +1999,77 @@ public class Coordinator {
       @Override
       public void start(I iface, stopForRestart_args args, org.apache.thrift.async.AsyncMethodCallback<StopOrder> resultHandler) throws org.apache.thrift.TException {
         iface.stopForRestart(args.directory,resultHandler);
+      }
+    }
+
+    public static class awaitRecovery<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, awaitRecovery_args, RecoveryOrder> {
+      public awaitRecovery() {
+        super("awaitRecovery");
+      }
+
+      @Override
+      public awaitRecovery_args getEmptyArgsInstance() {
+        return new awaitRecovery_args();
+      }
+
+      @Override
+      public org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> getResultHandler(final org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer fb, final int seqid) {
+        final org.apache.thrift.AsyncProcessFunction fcall = this;
+        return new org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder>() { 
+          @Override
+          public void onComplete(RecoveryOrder o) {
+            awaitRecovery_result result = new awaitRecovery_result();
+            result.success = o;
+            try {
+              fcall.sendResponse(fb, result, org.apache.thrift.protocol.TMessageType.REPLY,seqid);
+            } catch (org.apache.thrift.transport.TTransportException e) {
+              _LOGGER.error("TTransportException writing to internal frame buffer", e);
+              fb.close();
+            } catch (java.lang.Exception e) {
+              _LOGGER.error("Exception writing to internal frame buffer", e);
+              onError(e);
+            }
+          }
+          @Override
+          public void onError(java.lang.Exception e) {
+            byte msgType = org.apache.thrift.protocol.TMessageType.REPLY;
+            org.apache.thrift.TSerializable msg;
+            awaitRecovery_result result = new awaitRecovery_result();
+            if (e instanceof EdlError) {
+              result.error = (EdlError) e;
+              result.setErrorIsSet(true);
+              msg = result;
+            } else if (e instanceof org.apache.thrift.transport.TTransportException) {
+              _LOGGER.error("TTransportException inside handler", e);
+              fb.close();
+              return;
+            } else if (e instanceof org.apache.thrift.TApplicationException) {
+              _LOGGER.error("TApplicationException inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = (org.apache.thrift.TApplicationException)e;
+            } else {
+              _LOGGER.error("Exception inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.INTERNAL_ERROR, e.getMessage());
+            }
+            try {
+              fcall.sendResponse(fb,msg,msgType,seqid);
+            } catch (java.lang.Exception ex) {
+              _LOGGER.error("Exception writing to internal frame buffer", ex);
+              fb.close();
+            }
+          }
+        };
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      public void start(I iface, awaitRecovery_args args, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler) throws org.apache.thrift.TException {
+        iface.awaitRecovery(args.workerId, args.lastCompletedStep, args.nextBatchStart, args.timeoutMs,resultHandler);
       }
     }
 
@@ -7675,13 +7875,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list56 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list56.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem57;
-                  for (int _i58 = 0; _i58 < _list56.size; ++_i58)
+                  org.apache.thrift.protocol.TList _list72 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list72.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem73;
+                  for (int _i74 = 0; _i74 < _list72.size; ++_i74)
                   {
-                    _elem57 = iprot.readString();
-                    struct.leavers.add(_elem57);
+                    _elem73 = iprot.readString();
+                    struct.leavers.add(_elem73);
                   }
                   iprot.readListEnd();
                 }
@@ -7718,9 +7918,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter59 : struct.leavers)
+            for (java.lang.String _iter75 : struct.leavers)
             {
-              oprot.writeString(_iter59);
+              oprot.writeString(_iter75);
             }
             oprot.writeListEnd();
           }
@@ -7758,9 +7958,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter60 : struct.leavers)
+            for (java.lang.String _iter76 : struct.leavers)
             {
-              oprot.writeString(_iter60);
+              oprot.writeString(_iter76);
             }
           }
         }
@@ -7775,13 +7975,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list61 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list61.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem62;
-            for (int _i63 = 0; _i63 < _list61.size; ++_i63)
+            org.apache.thrift.protocol.TList _list77 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list77.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem78;
+            for (int _i79 = 0; _i79 < _list77.size; ++_i79)
             {
-              _elem62 = iprot.readString();
-              struct.leavers.add(_elem62);
+              _elem78 = iprot.readString();
+              struct.leavers.add(_elem78);
             }
           }
           struct.setLeaversIsSet(true);
@@ -8615,13 +8815,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list64 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list64.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem65;
-                  for (int _i66 = 0; _i66 < _list64.size; ++_i66)
+                  org.apache.thrift.protocol.TList _list80 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list80.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem81;
+                  for (int _i82 = 0; _i82 < _list80.size; ++_i82)
                   {
-                    _elem65 = iprot.readString();
-                    struct.leavers.add(_elem65);
+                    _elem81 = iprot.readString();
+                    struct.leavers.add(_elem81);
                   }
                   iprot.readListEnd();
                 }
@@ -8650,9 +8850,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter67 : struct.leavers)
+            for (java.lang.String _iter83 : struct.leavers)
             {
-              oprot.writeString(_iter67);
+              oprot.writeString(_iter83);
             }
             oprot.writeListEnd();
           }
@@ -8684,9 +8884,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter68 : struct.leavers)
+            for (java.lang.String _iter84 : struct.leavers)
             {
-              oprot.writeString(_iter68);
+              oprot.writeString(_iter84);
             }
           }
         }
@@ -8698,13 +8898,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list69 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list69.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem70;
-            for (int _i71 = 0; _i71 < _list69.size; ++_i71)
+            org.apache.thrift.protocol.TList _list85 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list85.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem86;
+            for (int _i87 = 0; _i87 < _list85.size; ++_i87)
             {
-              _elem70 = iprot.readString();
-              struct.leavers.add(_elem70);
+              _elem86 = iprot.readString();
+              struct.leavers.add(_elem86);
             }
           }
           struct.setLeaversIsSet(true);
@@ -9206,6 +9406,7 @@ public class Coordinator {
     private static final org.apache.thrift.protocol.TField META_FIELD_DESC = new org.apache.thrift.protocol.TField("meta", org.apache.thrift.protocol.TType.STRUCT, (short)1);
     private static final org.apache.thrift.protocol.TField TOPOLOGY_FIELD_DESC = new org.apache.thrift.protocol.TField("topology", org.apache.thrift.protocol.TType.STRUCT, (short)2);
     private static final org.apache.thrift.protocol.TField PENDING_FIELD_DESC = new org.apache.thrift.protocol.TField("pending", org.apache.thrift.protocol.TType.STRUCT, (short)3);
+    private static final org.apache.thrift.protocol.TField STRAGGLER_RUNS_FIELD_DESC = new org.apache.thrift.protocol.TField("stragglerRuns", org.apache.thrift.protocol.TType.MAP, (short)4);
 
     private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new handOff_argsStandardSchemeFactory();
     private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new handOff_argsTupleSchemeFactory();
@@ -9213,12 +9414,14 @@ public class Coordinator {
     public @org.apache.thrift.annotation.Nullable JobMeta meta; // required
     public @org.apache.thrift.annotation.Nullable Topology topology; // required
     public @org.apache.thrift.annotation.Nullable SwitchOrder pending; // required
+    public @org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns; // required
 
     /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
     public enum _Fields implements org.apache.thrift.TFieldIdEnum {
       META((short)1, "meta"),
       TOPOLOGY((short)2, "topology"),
-      PENDING((short)3, "pending");
+      PENDING((short)3, "pending"),
+      STRAGGLER_RUNS((short)4, "stragglerRuns");
 
       private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -9240,6 +9443,8 @@ public class Coordinator {
             return TOPOLOGY;
           case 3: // PENDING
             return PENDING;
+          case 4: // STRAGGLER_RUNS
+            return STRAGGLER_RUNS;
           default:
             return null;
         }
@@ -9292,6 +9497,10 @@ public class Coordinator {
           new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, Topology.class)));
       tmpMap.put(_Fields.PENDING, new org.apache.thrift.meta_data.FieldMetaData("pending", org.apache.thrift.TFieldRequirementType.DEFAULT, 
           new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, SwitchOrder.class)));
+      tmpMap.put(_Fields.STRAGGLER_RUNS, new org.apache.thrift.meta_data.FieldMetaData("stragglerRuns", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.MapMetaData(org.apache.thrift.protocol.TType.MAP, 
+              new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING), 
+              new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32))));
       metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
       org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(handOff_args.class, metaDataMap);
     }
@@ -9302,12 +9511,14 @@ public class Coordinator {
     public handOff_args(
       JobMeta meta,
       Topology topology,
-      SwitchOrder pending)
+      SwitchOrder pending,
+      java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns)
     {
       this();
       this.meta = meta;
       this.topology = topology;
       this.pending = pending;
+      this.stragglerRuns = stragglerRuns;
     }
 
     /**
@@ -9323,6 +9534,10 @@ public class Coordinator {
       if (other.isSetPending()) {
         this.pending = new SwitchOrder(other.pending);
       }
+      if (other.isSetStragglerRuns()) {
+        java.util.Map<java.lang.String,java.lang.Integer> __this__stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(other.stragglerRuns);
+        this.stragglerRuns = __this__stragglerRuns;
+      }
     }
 
     @Override
@@ -9335,6 +9550,7 @@ public class Coordinator {
       this.meta = null;
       this.topology = null;
       this.pending = null;
+      this.stragglerRuns = null;
     }
 
     @org.apache.thrift.annotation.Nullable
@@ -9412,6 +9628,42 @@ public class Coordinator {
       }
     }
 
+    public int getStragglerRunsSize() {
+      return (this.stragglerRuns == null) ? 0 : this.stragglerRuns.size();
+    }
+
+    public void putToStragglerRuns(java.lang.String key, int val) {
+      if (this.stragglerRuns == null) {
+        this.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>();
+      }
+      this.stragglerRuns.put(key, val);
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.util.Map<java.lang.String,java.lang.Integer> getStragglerRuns() {
+      return this.stragglerRuns;
+    }
+
+    public handOff_args setStragglerRuns(@org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) {
+      this.stragglerRuns = stragglerRuns;
+      return this;
+    }
+
+    public void unsetStragglerRuns() {
+      this.stragglerRuns = null;
+    }
+
+    /** Returns true if field stragglerRuns is set (has been assigned a value) and false otherwise */
+    public boolean isSetStragglerRuns() {
+      return this.stragglerRuns != null;
+    }
+
+    public void setStragglerRunsIsSet(boolean value) {
+      if (!value) {
+        this.stragglerRuns = null;
+      }
+    }
+
     @Override
     public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
       switch (field) {
@@ -9439,6 +9691,14 @@ public class Coordinator {
         }
         break;
 
+      case STRAGGLER_RUNS:
+        if (value == null) {
+          unsetStragglerRuns();
+        } else {
+          setStragglerRuns((java.util.Map<java.lang.String,java.lang.Integer>)value);
+        }
+        break;
+
       }
     }
 
@@ -9454,6 +9714,9 @@ public class Coordinator {
 
       case PENDING:
         return getPending();
+
+      case STRAGGLER_RUNS:
+        return getStragglerRuns();
 
       }
       throw new java.lang.IllegalStateException();
@@ -9473,6 +9736,8 @@ public class Coordinator {
         return isSetTopology();
       case PENDING:
         return isSetPending();
+      case STRAGGLER_RUNS:
+        return isSetStragglerRuns();
       }
       throw new java.lang.IllegalStateException();
     }
@@ -9517,6 +9782,15 @@ public class Coordinator {
           return false;
       }
 
+      boolean this_present_stragglerRuns = true && this.isSetStragglerRuns();
+      boolean that_present_stragglerRuns = true && that.isSetStragglerRuns();
+      if (this_present_stragglerRuns || that_present_stragglerRuns) {
+        if (!(this_present_stragglerRuns && that_present_stragglerRuns))
+          return false;
+        if (!this.stragglerRuns.equals(that.stragglerRuns))
+          return false;
+      }
+
       return true;
     }
 
@@ -9535,6 +9809,10 @@ public class Coordinator {
       hashCode = hashCode * 8191 + ((isSetPending()) ? 131071 : 524287);
       if (isSetPending())
         hashCode = hashCode * 8191 + pending.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetStragglerRuns()) ? 131071 : 524287);
+      if (isSetStragglerRuns())
+        hashCode = hashCode * 8191 + stragglerRuns.hashCode();
 
       return hashCode;
     }
@@ -9573,6 +9851,16 @@ public class Coordinator {
       }
       if (isSetPending()) {
         lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.pending, other.pending);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetStragglerRuns(), other.isSetStragglerRuns());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetStragglerRuns()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.stragglerRuns, other.stragglerRuns);
         if (lastComparison != 0) {
           return lastComparison;
         }
@@ -9622,6 +9910,14 @@ public class Coordinator {
         sb.append("null");
       } else {
         sb.append(this.pending);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("stragglerRuns:");
+      if (this.stragglerRuns == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.stragglerRuns);
       }
       first = false;
       sb.append(")");
@@ -9705,6 +10001,26 @@ public class Coordinator {
                 org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
               }
               break;
+            case 4: // STRAGGLER_RUNS
+              if (schemeField.type == org.apache.thrift.protocol.TType.MAP) {
+                {
+                  org.apache.thrift.protocol.TMap _map88 = iprot.readMapBegin();
+                  struct.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(2*_map88.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _key89;
+                  int _val90;
+                  for (int _i91 = 0; _i91 < _map88.size; ++_i91)
+                  {
+                    _key89 = iprot.readString();
+                    _val90 = iprot.readI32();
+                    struct.stragglerRuns.put(_key89, _val90);
+                  }
+                  iprot.readMapEnd();
+                }
+                struct.setStragglerRunsIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
             default:
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
           }
@@ -9736,6 +10052,19 @@ public class Coordinator {
           struct.pending.write(oprot);
           oprot.writeFieldEnd();
         }
+        if (struct.stragglerRuns != null) {
+          oprot.writeFieldBegin(STRAGGLER_RUNS_FIELD_DESC);
+          {
+            oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I32, struct.stragglerRuns.size()));
+            for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter92 : struct.stragglerRuns.entrySet())
+            {
+              oprot.writeString(_iter92.getKey());
+              oprot.writeI32(_iter92.getValue());
+            }
+            oprot.writeMapEnd();
+          }
+          oprot.writeFieldEnd();
+        }
         oprot.writeFieldStop();
         oprot.writeStructEnd();
       }
@@ -9764,7 +10093,10 @@ public class Coordinator {
         if (struct.isSetPending()) {
           optionals.set(2);
         }
-        oprot.writeBitSet(optionals, 3);
+        if (struct.isSetStragglerRuns()) {
+          optionals.set(3);
+        }
+        oprot.writeBitSet(optionals, 4);
         if (struct.isSetMeta()) {
           struct.meta.write(oprot);
         }
@@ -9774,12 +10106,22 @@ public class Coordinator {
         if (struct.isSetPending()) {
           struct.pending.write(oprot);
         }
+        if (struct.isSetStragglerRuns()) {
+          {
+            oprot.writeI32(struct.stragglerRuns.size());
+            for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter93 : struct.stragglerRuns.entrySet())
+            {
+              oprot.writeString(_iter93.getKey());
+              oprot.writeI32(_iter93.getValue());
+            }
+          }
+        }
       }
 
       @Override
       public void read(org.apache.thrift.protocol.TProtocol prot, handOff_args struct) throws org.apache.thrift.TException {
         org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet incoming = iprot.readBitSet(3);
+        java.util.BitSet incoming = iprot.readBitSet(4);
         if (incoming.get(0)) {
           struct.meta = new JobMeta();
           struct.meta.read(iprot);
@@ -9794,6 +10136,21 @@ public class Coordinator {
           struct.pending = new SwitchOrder();
           struct.pending.read(iprot);
           struct.setPendingIsSet(true);
+        }
+        if (incoming.get(3)) {
+          {
+            org.apache.thrift.protocol.TMap _map94 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I32); 
+            struct.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(2*_map94.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _key95;
+            int _val96;
+            for (int _i97 = 0; _i97 < _map94.size; ++_i97)
+            {
+              _key95 = iprot.readString();
+              _val96 = iprot.readI32();
+              struct.stragglerRuns.put(_key95, _val96);
+            }
+          }
+          struct.setStragglerRunsIsSet(true);
         }
       }
     }
@@ -11036,6 +11393,1167 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           struct.success = new StopOrder();
+          struct.success.read(iprot);
+          struct.setSuccessIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.error = new EdlError();
+          struct.error.read(iprot);
+          struct.setErrorIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class awaitRecovery_args implements org.apache.thrift.TBase<awaitRecovery_args, awaitRecovery_args._Fields>, java.io.Serializable, Cloneable, Comparable<awaitRecovery_args>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("awaitRecovery_args");
+
+    private static final org.apache.thrift.protocol.TField WORKER_ID_FIELD_DESC = new org.apache.thrift.protocol.TField("workerId", org.apache.thrift.protocol.TType.STRING, (short)1);
+    private static final org.apache.thrift.protocol.TField LAST_COMPLETED_STEP_FIELD_DESC = new org.apache.thrift.protocol.TField("lastCompletedStep", org.apache.thrift.protocol.TType.I64, (short)2);
+    private static final org.apache.thrift.protocol.TField NEXT_BATCH_START_FIELD_DESC = new org.apache.thrift.protocol.TField("nextBatchStart", org.apache.thrift.protocol.TType.I64, (short)3);
+    private static final org.apache.thrift.protocol.TField TIMEOUT_MS_FIELD_DESC = new org.apache.thrift.protocol.TField("timeoutMs", org.apache.thrift.protocol.TType.I32, (short)4);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new awaitRecovery_argsStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new awaitRecovery_argsTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable java.lang.String workerId; // required
+    public long lastCompletedStep; // required
+    public long nextBatchStart; // required
+    public int timeoutMs; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      WORKER_ID((short)1, "workerId"),
+      LAST_COMPLETED_STEP((short)2, "lastCompletedStep"),
+      NEXT_BATCH_START((short)3, "nextBatchStart"),
+      TIMEOUT_MS((short)4, "timeoutMs");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 1: // WORKER_ID
+            return WORKER_ID;
+          case 2: // LAST_COMPLETED_STEP
+            return LAST_COMPLETED_STEP;
+          case 3: // NEXT_BATCH_START
+            return NEXT_BATCH_START;
+          case 4: // TIMEOUT_MS
+            return TIMEOUT_MS;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    private static final int __LASTCOMPLETEDSTEP_ISSET_ID = 0;
+    private static final int __NEXTBATCHSTART_ISSET_ID = 1;
+    private static final int __TIMEOUTMS_ISSET_ID = 2;
+    private byte __isset_bitfield = 0;
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.WORKER_ID, new org.apache.thrift.meta_data.FieldMetaData("workerId", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+      tmpMap.put(_Fields.LAST_COMPLETED_STEP, new org.apache.thrift.meta_data.FieldMetaData("lastCompletedStep", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+      tmpMap.put(_Fields.NEXT_BATCH_START, new org.apache.thrift.meta_data.FieldMetaData("nextBatchStart", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+      tmpMap.put(_Fields.TIMEOUT_MS, new org.apache.thrift.meta_data.FieldMetaData("timeoutMs", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(awaitRecovery_args.class, metaDataMap);
+    }
+
+    public awaitRecovery_args() {
+    }
+
+    public awaitRecovery_args(
+      java.lang.String workerId,
+      long lastCompletedStep,
+      long nextBatchStart,
+      int timeoutMs)
+    {
+      this();
+      this.workerId = workerId;
+      this.lastCompletedStep = lastCompletedStep;
+      setLastCompletedStepIsSet(true);
+      this.nextBatchStart = nextBatchStart;
+      setNextBatchStartIsSet(true);
+      this.timeoutMs = timeoutMs;
+      setTimeoutMsIsSet(true);
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public awaitRecovery_args(awaitRecovery_args other) {
+      __isset_bitfield = other.__isset_bitfield;
+      if (other.isSetWorkerId()) {
+        this.workerId = other.workerId;
+      }
+      this.lastCompletedStep = other.lastCompletedStep;
+      this.nextBatchStart = other.nextBatchStart;
+      this.timeoutMs = other.timeoutMs;
+    }
+
+    @Override
+    public awaitRecovery_args deepCopy() {
+      return new awaitRecovery_args(this);
+    }
+
+    @Override
+    public void clear() {
+      this.workerId = null;
+      setLastCompletedStepIsSet(false);
+      this.lastCompletedStep = 0;
+      setNextBatchStartIsSet(false);
+      this.nextBatchStart = 0;
+      setTimeoutMsIsSet(false);
+      this.timeoutMs = 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.lang.String getWorkerId() {
+      return this.workerId;
+    }
+
+    public awaitRecovery_args setWorkerId(@org.apache.thrift.annotation.Nullable java.lang.String workerId) {
+      this.workerId = workerId;
+      return this;
+    }
+
+    public void unsetWorkerId() {
+      this.workerId = null;
+    }
+
+    /** Returns true if field workerId is set (has been assigned a value) and false otherwise */
+    public boolean isSetWorkerId() {
+      return this.workerId != null;
+    }
+
+    public void setWorkerIdIsSet(boolean value) {
+      if (!value) {
+        this.workerId = null;
+      }
+    }
+
+    public long getLastCompletedStep() {
+      return this.lastCompletedStep;
+    }
+
+    public awaitRecovery_args setLastCompletedStep(long lastCompletedStep) {
+      this.lastCompletedStep = lastCompletedStep;
+      setLastCompletedStepIsSet(true);
+      return this;
+    }
+
+    public void unsetLastCompletedStep() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LASTCOMPLETEDSTEP_ISSET_ID);
+    }
+
+    /** Returns true if field lastCompletedStep is set (has been assigned a value) and false otherwise */
+    public boolean isSetLastCompletedStep() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LASTCOMPLETEDSTEP_ISSET_ID);
+    }
+
+    public void setLastCompletedStepIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LASTCOMPLETEDSTEP_ISSET_ID, value);
+    }
+
+    public long getNextBatchStart() {
+      return this.nextBatchStart;
+    }
+
+    public awaitRecovery_args setNextBatchStart(long nextBatchStart) {
+      this.nextBatchStart = nextBatchStart;
+      setNextBatchStartIsSet(true);
+      return this;
+    }
+
+    public void unsetNextBatchStart() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __NEXTBATCHSTART_ISSET_ID);
+    }
+
+    /** Returns true if field nextBatchStart is set (has been assigned a value) and false otherwise */
+    public boolean isSetNextBatchStart() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __NEXTBATCHSTART_ISSET_ID);
+    }
+
+    public void setNextBatchStartIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __NEXTBATCHSTART_ISSET_ID, value);
+    }
+
+    public int getTimeoutMs() {
+      return this.timeoutMs;
+    }
+
+    public awaitRecovery_args setTimeoutMs(int timeoutMs) {
+      this.timeoutMs = timeoutMs;
+      setTimeoutMsIsSet(true);
+      return this;
+    }
+
+    public void unsetTimeoutMs() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __TIMEOUTMS_ISSET_ID);
+    }
+
+    /** Returns true if field timeoutMs is set (has been assigned a value) and false otherwise */
+    public boolean isSetTimeoutMs() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __TIMEOUTMS_ISSET_ID);
+    }
+
+    public void setTimeoutMsIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __TIMEOUTMS_ISSET_ID, value);
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case WORKER_ID:
+        if (value == null) {
+          unsetWorkerId();
+        } else {
+          setWorkerId((java.lang.String)value);
+        }
+        break;
+
+      case LAST_COMPLETED_STEP:
+        if (value == null) {
+          unsetLastCompletedStep();
+        } else {
+          setLastCompletedStep((java.lang.Long)value);
+        }
+        break;
+
+      case NEXT_BATCH_START:
+        if (value == null) {
+          unsetNextBatchStart();
+        } else {
+          setNextBatchStart((java.lang.Long)value);
+        }
+        break;
+
+      case TIMEOUT_MS:
+        if (value == null) {
+          unsetTimeoutMs();
+        } else {
+          setTimeoutMs((java.lang.Integer)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case WORKER_ID:
+        return getWorkerId();
+
+      case LAST_COMPLETED_STEP:
+        return getLastCompletedStep();
+
+      case NEXT_BATCH_START:
+        return getNextBatchStart();
+
+      case TIMEOUT_MS:
+        return getTimeoutMs();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case WORKER_ID:
+        return isSetWorkerId();
+      case LAST_COMPLETED_STEP:
+        return isSetLastCompletedStep();
+      case NEXT_BATCH_START:
+        return isSetNextBatchStart();
+      case TIMEOUT_MS:
+        return isSetTimeoutMs();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof awaitRecovery_args)
+        return this.equals((awaitRecovery_args)that);
+      return false;
+    }
+
+    public boolean equals(awaitRecovery_args that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_workerId = true && this.isSetWorkerId();
+      boolean that_present_workerId = true && that.isSetWorkerId();
+      if (this_present_workerId || that_present_workerId) {
+        if (!(this_present_workerId && that_present_workerId))
+          return false;
+        if (!this.workerId.equals(that.workerId))
+          return false;
+      }
+
+      boolean this_present_lastCompletedStep = true;
+      boolean that_present_lastCompletedStep = true;
+      if (this_present_lastCompletedStep || that_present_lastCompletedStep) {
+        if (!(this_present_lastCompletedStep && that_present_lastCompletedStep))
+          return false;
+        if (this.lastCompletedStep != that.lastCompletedStep)
+          return false;
+      }
+
+      boolean this_present_nextBatchStart = true;
+      boolean that_present_nextBatchStart = true;
+      if (this_present_nextBatchStart || that_present_nextBatchStart) {
+        if (!(this_present_nextBatchStart && that_present_nextBatchStart))
+          return false;
+        if (this.nextBatchStart != that.nextBatchStart)
+          return false;
+      }
+
+      boolean this_present_timeoutMs = true;
+      boolean that_present_timeoutMs = true;
+      if (this_present_timeoutMs || that_present_timeoutMs) {
+        if (!(this_present_timeoutMs && that_present_timeoutMs))
+          return false;
+        if (this.timeoutMs != that.timeoutMs)
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetWorkerId()) ? 131071 : 524287);
+      if (isSetWorkerId())
+        hashCode = hashCode * 8191 + workerId.hashCode();
+
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(lastCompletedStep);
+
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(nextBatchStart);
+
+      hashCode = hashCode * 8191 + timeoutMs;
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(awaitRecovery_args other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetWorkerId(), other.isSetWorkerId());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetWorkerId()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.workerId, other.workerId);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetLastCompletedStep(), other.isSetLastCompletedStep());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetLastCompletedStep()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.lastCompletedStep, other.lastCompletedStep);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetNextBatchStart(), other.isSetNextBatchStart());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetNextBatchStart()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.nextBatchStart, other.nextBatchStart);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetTimeoutMs(), other.isSetTimeoutMs());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetTimeoutMs()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.timeoutMs, other.timeoutMs);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    @Override
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+    }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("awaitRecovery_args(");
+      boolean first = true;
+
+      sb.append("workerId:");
+      if (this.workerId == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.workerId);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("lastCompletedStep:");
+      sb.append(this.lastCompletedStep);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("nextBatchStart:");
+      sb.append(this.nextBatchStart);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("timeoutMs:");
+      sb.append(this.timeoutMs);
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        // it doesn't seem like you should have to do this, but java serialization is wacky, and doesn't call the default constructor.
+        __isset_bitfield = 0;
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class awaitRecovery_argsStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitRecovery_argsStandardScheme getScheme() {
+        return new awaitRecovery_argsStandardScheme();
+      }
+    }
+
+    private static class awaitRecovery_argsStandardScheme extends org.apache.thrift.scheme.StandardScheme<awaitRecovery_args> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, awaitRecovery_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 1: // WORKER_ID
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+                struct.workerId = iprot.readString();
+                struct.setWorkerIdIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 2: // LAST_COMPLETED_STEP
+              if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+                struct.lastCompletedStep = iprot.readI64();
+                struct.setLastCompletedStepIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 3: // NEXT_BATCH_START
+              if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+                struct.nextBatchStart = iprot.readI64();
+                struct.setNextBatchStartIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 4: // TIMEOUT_MS
+              if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+                struct.timeoutMs = iprot.readI32();
+                struct.setTimeoutMsIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, awaitRecovery_args struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.workerId != null) {
+          oprot.writeFieldBegin(WORKER_ID_FIELD_DESC);
+          oprot.writeString(struct.workerId);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldBegin(LAST_COMPLETED_STEP_FIELD_DESC);
+        oprot.writeI64(struct.lastCompletedStep);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(NEXT_BATCH_START_FIELD_DESC);
+        oprot.writeI64(struct.nextBatchStart);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(TIMEOUT_MS_FIELD_DESC);
+        oprot.writeI32(struct.timeoutMs);
+        oprot.writeFieldEnd();
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class awaitRecovery_argsTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitRecovery_argsTupleScheme getScheme() {
+        return new awaitRecovery_argsTupleScheme();
+      }
+    }
+
+    private static class awaitRecovery_argsTupleScheme extends org.apache.thrift.scheme.TupleScheme<awaitRecovery_args> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, awaitRecovery_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetWorkerId()) {
+          optionals.set(0);
+        }
+        if (struct.isSetLastCompletedStep()) {
+          optionals.set(1);
+        }
+        if (struct.isSetNextBatchStart()) {
+          optionals.set(2);
+        }
+        if (struct.isSetTimeoutMs()) {
+          optionals.set(3);
+        }
+        oprot.writeBitSet(optionals, 4);
+        if (struct.isSetWorkerId()) {
+          oprot.writeString(struct.workerId);
+        }
+        if (struct.isSetLastCompletedStep()) {
+          oprot.writeI64(struct.lastCompletedStep);
+        }
+        if (struct.isSetNextBatchStart()) {
+          oprot.writeI64(struct.nextBatchStart);
+        }
+        if (struct.isSetTimeoutMs()) {
+          oprot.writeI32(struct.timeoutMs);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, awaitRecovery_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(4);
+        if (incoming.get(0)) {
+          struct.workerId = iprot.readString();
+          struct.setWorkerIdIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.lastCompletedStep = iprot.readI64();
+          struct.setLastCompletedStepIsSet(true);
+        }
+        if (incoming.get(2)) {
+          struct.nextBatchStart = iprot.readI64();
+          struct.setNextBatchStartIsSet(true);
+        }
+        if (incoming.get(3)) {
+          struct.timeoutMs = iprot.readI32();
+          struct.setTimeoutMsIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class awaitRecovery_result implements org.apache.thrift.TBase<awaitRecovery_result, awaitRecovery_result._Fields>, java.io.Serializable, Cloneable, Comparable<awaitRecovery_result>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("awaitRecovery_result");
+
+    private static final org.apache.thrift.protocol.TField SUCCESS_FIELD_DESC = new org.apache.thrift.protocol.TField("success", org.apache.thrift.protocol.TType.STRUCT, (short)0);
+    private static final org.apache.thrift.protocol.TField ERROR_FIELD_DESC = new org.apache.thrift.protocol.TField("error", org.apache.thrift.protocol.TType.STRUCT, (short)1);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new awaitRecovery_resultStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new awaitRecovery_resultTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable RecoveryOrder success; // required
+    public @org.apache.thrift.annotation.Nullable EdlError error; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      SUCCESS((short)0, "success"),
+      ERROR((short)1, "error");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 0: // SUCCESS
+            return SUCCESS;
+          case 1: // ERROR
+            return ERROR;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.SUCCESS, new org.apache.thrift.meta_data.FieldMetaData("success", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, RecoveryOrder.class)));
+      tmpMap.put(_Fields.ERROR, new org.apache.thrift.meta_data.FieldMetaData("error", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, EdlError.class)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(awaitRecovery_result.class, metaDataMap);
+    }
+
+    public awaitRecovery_result() {
+    }
+
+    public awaitRecovery_result(
+      RecoveryOrder success,
+      EdlError error)
+    {
+      this();
+      this.success = success;
+      this.error = error;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public awaitRecovery_result(awaitRecovery_result other) {
+      if (other.isSetSuccess()) {
+        this.success = new RecoveryOrder(other.success);
+      }
+      if (other.isSetError()) {
+        this.error = new EdlError(other.error);
+      }
+    }
+
+    @Override
+    public awaitRecovery_result deepCopy() {
+      return new awaitRecovery_result(this);
+    }
+
+    @Override
+    public void clear() {
+      this.success = null;
+      this.error = null;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public RecoveryOrder getSuccess() {
+      return this.success;
+    }
+
+    public awaitRecovery_result setSuccess(@org.apache.thrift.annotation.Nullable RecoveryOrder success) {
+      this.success = success;
+      return this;
+    }
+
+    public void unsetSuccess() {
+      this.success = null;
+    }
+
+    /** Returns true if field success is set (has been assigned a value) and false otherwise */
+    public boolean isSetSuccess() {
+      return this.success != null;
+    }
+
+    public void setSuccessIsSet(boolean value) {
+      if (!value) {
+        this.success = null;
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public EdlError getError() {
+      return this.error;
+    }
+
+    public awaitRecovery_result setError(@org.apache.thrift.annotation.Nullable EdlError error) {
+      this.error = error;
+      return this;
+    }
+
+    public void unsetError() {
+      this.error = null;
+    }
+
+    /** Returns true if field error is set (has been assigned a value) and false otherwise */
+    public boolean isSetError() {
+      return this.error != null;
+    }
+
+    public void setErrorIsSet(boolean value) {
+      if (!value) {
+        this.error = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case SUCCESS:
+        if (value == null) {
+          unsetSuccess();
+        } else {
+          setSuccess((RecoveryOrder)value);
+        }
+        break;
+
+      case ERROR:
+        if (value == null) {
+          unsetError();
+        } else {
+          setError((EdlError)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case SUCCESS:
+        return getSuccess();
+
+      case ERROR:
+        return getError();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case SUCCESS:
+        return isSetSuccess();
+      case ERROR:
+        return isSetError();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof awaitRecovery_result)
+        return this.equals((awaitRecovery_result)that);
+      return false;
+    }
+
+    public boolean equals(awaitRecovery_result that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_success = true && this.isSetSuccess();
+      boolean that_present_success = true && that.isSetSuccess();
+      if (this_present_success || that_present_success) {
+        if (!(this_present_success && that_present_success))
+          return false;
+        if (!this.success.equals(that.success))
+          return false;
+      }
+
+      boolean this_present_error = true && this.isSetError();
+      boolean that_present_error = true && that.isSetError();
+      if (this_present_error || that_present_error) {
+        if (!(this_present_error && that_present_error))
+          return false;
+        if (!this.error.equals(that.error))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetSuccess()) ? 131071 : 524287);
+      if (isSetSuccess())
+        hashCode = hashCode * 8191 + success.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetError()) ? 131071 : 524287);
+      if (isSetError())
+        hashCode = hashCode * 8191 + error.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(awaitRecovery_result other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetSuccess(), other.isSetSuccess());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetSuccess()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.success, other.success);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetError(), other.isSetError());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetError()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.error, other.error);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+      }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("awaitRecovery_result(");
+      boolean first = true;
+
+      sb.append("success:");
+      if (this.success == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.success);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("error:");
+      if (this.error == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.error);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+      if (success != null) {
+        success.validate();
+      }
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class awaitRecovery_resultStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitRecovery_resultStandardScheme getScheme() {
+        return new awaitRecovery_resultStandardScheme();
+      }
+    }
+
+    private static class awaitRecovery_resultStandardScheme extends org.apache.thrift.scheme.StandardScheme<awaitRecovery_result> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, awaitRecovery_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 0: // SUCCESS
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.success = new RecoveryOrder();
+                struct.success.read(iprot);
+                struct.setSuccessIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 1: // ERROR
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.error = new EdlError();
+                struct.error.read(iprot);
+                struct.setErrorIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, awaitRecovery_result struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.success != null) {
+          oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
+          struct.success.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        if (struct.error != null) {
+          oprot.writeFieldBegin(ERROR_FIELD_DESC);
+          struct.error.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class awaitRecovery_resultTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitRecovery_resultTupleScheme getScheme() {
+        return new awaitRecovery_resultTupleScheme();
+      }
+    }
+
+    private static class awaitRecovery_resultTupleScheme extends org.apache.thrift.scheme.TupleScheme<awaitRecovery_result> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, awaitRecovery_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetSuccess()) {
+          optionals.set(0);
+        }
+        if (struct.isSetError()) {
+          optionals.set(1);
+        }
+        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetSuccess()) {
+          struct.success.write(oprot);
+        }
+        if (struct.isSetError()) {
+          struct.error.write(oprot);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, awaitRecovery_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(2);
+        if (incoming.get(0)) {
+          struct.success = new RecoveryOrder();
           struct.success.read(iprot);
           struct.setSuccessIsSet(true);
         }

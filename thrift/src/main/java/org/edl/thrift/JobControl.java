@@ -3936,13 +3936,13 @@ public class JobControl {
             case 2: // CONTAINER_IDS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list72 = iprot.readListBegin();
-                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list72.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem73;
-                  for (int _i74 = 0; _i74 < _list72.size; ++_i74)
+                  org.apache.thrift.protocol.TList _list98 = iprot.readListBegin();
+                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list98.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem99;
+                  for (int _i100 = 0; _i100 < _list98.size; ++_i100)
                   {
-                    _elem73 = iprot.readString();
-                    struct.containerIds.add(_elem73);
+                    _elem99 = iprot.readString();
+                    struct.containerIds.add(_elem99);
                   }
                   iprot.readListEnd();
                 }
@@ -3982,9 +3982,9 @@ public class JobControl {
           oprot.writeFieldBegin(CONTAINER_IDS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containerIds.size()));
-            for (java.lang.String _iter75 : struct.containerIds)
+            for (java.lang.String _iter101 : struct.containerIds)
             {
-              oprot.writeString(_iter75);
+              oprot.writeString(_iter101);
             }
             oprot.writeListEnd();
           }
@@ -4030,9 +4030,9 @@ public class JobControl {
         if (struct.isSetContainerIds()) {
           {
             oprot.writeI32(struct.containerIds.size());
-            for (java.lang.String _iter76 : struct.containerIds)
+            for (java.lang.String _iter102 : struct.containerIds)
             {
-              oprot.writeString(_iter76);
+              oprot.writeString(_iter102);
             }
           }
         }
@@ -4051,13 +4051,13 @@ public class JobControl {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list77 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list77.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem78;
-            for (int _i79 = 0; _i79 < _list77.size; ++_i79)
+            org.apache.thrift.protocol.TList _list103 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list103.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem104;
+            for (int _i105 = 0; _i105 < _list103.size; ++_i105)
             {
-              _elem78 = iprot.readString();
-              struct.containerIds.add(_elem78);
+              _elem104 = iprot.readString();
+              struct.containerIds.add(_elem104);
             }
           }
           struct.setContainerIdsIsSet(true);

@@ -1305,13 +1305,13 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           case 12: // EVENTS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list32 = iprot.readListBegin();
-                struct.events = new java.util.ArrayList<java.lang.String>(_list32.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem33;
-                for (int _i34 = 0; _i34 < _list32.size; ++_i34)
+                org.apache.thrift.protocol.TList _list48 = iprot.readListBegin();
+                struct.events = new java.util.ArrayList<java.lang.String>(_list48.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem49;
+                for (int _i50 = 0; _i50 < _list48.size; ++_i50)
                 {
-                  _elem33 = iprot.readString();
-                  struct.events.add(_elem33);
+                  _elem49 = iprot.readString();
+                  struct.events.add(_elem49);
                 }
                 iprot.readListEnd();
               }
@@ -1405,9 +1405,9 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           oprot.writeFieldBegin(EVENTS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.events.size()));
-            for (java.lang.String _iter35 : struct.events)
+            for (java.lang.String _iter51 : struct.events)
             {
-              oprot.writeString(_iter35);
+              oprot.writeString(_iter51);
             }
             oprot.writeListEnd();
           }
@@ -1481,9 +1481,9 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (struct.isSetEvents()) {
         {
           oprot.writeI32(struct.events.size());
-          for (java.lang.String _iter36 : struct.events)
+          for (java.lang.String _iter52 : struct.events)
           {
-            oprot.writeString(_iter36);
+            oprot.writeString(_iter52);
           }
         }
       }
@@ -1529,13 +1529,13 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       }
       if (incoming.get(6)) {
         {
-          org.apache.thrift.protocol.TList _list37 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.events = new java.util.ArrayList<java.lang.String>(_list37.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem38;
-          for (int _i39 = 0; _i39 < _list37.size; ++_i39)
+          org.apache.thrift.protocol.TList _list53 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.events = new java.util.ArrayList<java.lang.String>(_list53.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem54;
+          for (int _i55 = 0; _i55 < _list53.size; ++_i55)
           {
-            _elem38 = iprot.readString();
-            struct.events.add(_elem38);
+            _elem54 = iprot.readString();
+            struct.events.add(_elem54);
           }
         }
         struct.setEventsIsSet(true);

@@ -608,14 +608,14 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
           case 1: // POINTS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list48 = iprot.readListBegin();
-                struct.points = new java.util.ArrayList<ProfilePoint>(_list48.size);
-                @org.apache.thrift.annotation.Nullable ProfilePoint _elem49;
-                for (int _i50 = 0; _i50 < _list48.size; ++_i50)
+                org.apache.thrift.protocol.TList _list64 = iprot.readListBegin();
+                struct.points = new java.util.ArrayList<ProfilePoint>(_list64.size);
+                @org.apache.thrift.annotation.Nullable ProfilePoint _elem65;
+                for (int _i66 = 0; _i66 < _list64.size; ++_i66)
                 {
-                  _elem49 = new ProfilePoint();
-                  _elem49.read(iprot);
-                  struct.points.add(_elem49);
+                  _elem65 = new ProfilePoint();
+                  _elem65.read(iprot);
+                  struct.points.add(_elem65);
                 }
                 iprot.readListEnd();
               }
@@ -668,9 +668,9 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
         oprot.writeFieldBegin(POINTS_FIELD_DESC);
         {
           oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRUCT, struct.points.size()));
-          for (ProfilePoint _iter51 : struct.points)
+          for (ProfilePoint _iter67 : struct.points)
           {
-            _iter51.write(oprot);
+            _iter67.write(oprot);
           }
           oprot.writeListEnd();
         }
@@ -715,9 +715,9 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
       org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       {
         oprot.writeI32(struct.points.size());
-        for (ProfilePoint _iter52 : struct.points)
+        for (ProfilePoint _iter68 : struct.points)
         {
-          _iter52.write(oprot);
+          _iter68.write(oprot);
         }
       }
       java.util.BitSet optionals = new java.util.BitSet();
@@ -746,14 +746,14 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
     public void read(org.apache.thrift.protocol.TProtocol prot, ProfileResult struct) throws org.apache.thrift.TException {
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       {
-        org.apache.thrift.protocol.TList _list53 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
-        struct.points = new java.util.ArrayList<ProfilePoint>(_list53.size);
-        @org.apache.thrift.annotation.Nullable ProfilePoint _elem54;
-        for (int _i55 = 0; _i55 < _list53.size; ++_i55)
+        org.apache.thrift.protocol.TList _list69 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
+        struct.points = new java.util.ArrayList<ProfilePoint>(_list69.size);
+        @org.apache.thrift.annotation.Nullable ProfilePoint _elem70;
+        for (int _i71 = 0; _i71 < _list69.size; ++_i71)
         {
-          _elem54 = new ProfilePoint();
-          _elem54.read(iprot);
-          struct.points.add(_elem54);
+          _elem70 = new ProfilePoint();
+          _elem70.read(iprot);
+          struct.points.add(_elem70);
         }
       }
       struct.setPointsIsSet(true);

@@ -979,13 +979,13 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           case 4: // JOINERS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list16 = iprot.readListBegin();
-                struct.joiners = new java.util.ArrayList<java.lang.String>(_list16.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem17;
-                for (int _i18 = 0; _i18 < _list16.size; ++_i18)
+                org.apache.thrift.protocol.TList _list24 = iprot.readListBegin();
+                struct.joiners = new java.util.ArrayList<java.lang.String>(_list24.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem25;
+                for (int _i26 = 0; _i26 < _list24.size; ++_i26)
                 {
-                  _elem17 = iprot.readString();
-                  struct.joiners.add(_elem17);
+                  _elem25 = iprot.readString();
+                  struct.joiners.add(_elem25);
                 }
                 iprot.readListEnd();
               }
@@ -997,13 +997,13 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           case 5: // LEAVERS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list19 = iprot.readListBegin();
-                struct.leavers = new java.util.ArrayList<java.lang.String>(_list19.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem20;
-                for (int _i21 = 0; _i21 < _list19.size; ++_i21)
+                org.apache.thrift.protocol.TList _list27 = iprot.readListBegin();
+                struct.leavers = new java.util.ArrayList<java.lang.String>(_list27.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem28;
+                for (int _i29 = 0; _i29 < _list27.size; ++_i29)
                 {
-                  _elem20 = iprot.readString();
-                  struct.leavers.add(_elem20);
+                  _elem28 = iprot.readString();
+                  struct.leavers.add(_elem28);
                 }
                 iprot.readListEnd();
               }
@@ -1077,9 +1077,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           oprot.writeFieldBegin(JOINERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.joiners.size()));
-            for (java.lang.String _iter22 : struct.joiners)
+            for (java.lang.String _iter30 : struct.joiners)
             {
-              oprot.writeString(_iter22);
+              oprot.writeString(_iter30);
             }
             oprot.writeListEnd();
           }
@@ -1091,9 +1091,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter23 : struct.leavers)
+            for (java.lang.String _iter31 : struct.leavers)
             {
-              oprot.writeString(_iter23);
+              oprot.writeString(_iter31);
             }
             oprot.writeListEnd();
           }
@@ -1163,18 +1163,18 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (struct.isSetJoiners()) {
         {
           oprot.writeI32(struct.joiners.size());
-          for (java.lang.String _iter24 : struct.joiners)
+          for (java.lang.String _iter32 : struct.joiners)
           {
-            oprot.writeString(_iter24);
+            oprot.writeString(_iter32);
           }
         }
       }
       if (struct.isSetLeavers()) {
         {
           oprot.writeI32(struct.leavers.size());
-          for (java.lang.String _iter25 : struct.leavers)
+          for (java.lang.String _iter33 : struct.leavers)
           {
-            oprot.writeString(_iter25);
+            oprot.writeString(_iter33);
           }
         }
       }
@@ -1203,26 +1203,26 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       }
       if (incoming.get(1)) {
         {
-          org.apache.thrift.protocol.TList _list26 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.joiners = new java.util.ArrayList<java.lang.String>(_list26.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem27;
-          for (int _i28 = 0; _i28 < _list26.size; ++_i28)
+          org.apache.thrift.protocol.TList _list34 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.joiners = new java.util.ArrayList<java.lang.String>(_list34.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem35;
+          for (int _i36 = 0; _i36 < _list34.size; ++_i36)
           {
-            _elem27 = iprot.readString();
-            struct.joiners.add(_elem27);
+            _elem35 = iprot.readString();
+            struct.joiners.add(_elem35);
           }
         }
         struct.setJoinersIsSet(true);
       }
       if (incoming.get(2)) {
         {
-          org.apache.thrift.protocol.TList _list29 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.leavers = new java.util.ArrayList<java.lang.String>(_list29.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem30;
-          for (int _i31 = 0; _i31 < _list29.size; ++_i31)
+          org.apache.thrift.protocol.TList _list37 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.leavers = new java.util.ArrayList<java.lang.String>(_list37.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem38;
+          for (int _i39 = 0; _i39 < _list37.size; ++_i39)
           {
-            _elem30 = iprot.readString();
-            struct.leavers.add(_elem30);
+            _elem38 = iprot.readString();
+            struct.leavers.add(_elem38);
           }
         }
         struct.setLeaversIsSet(true);

@@ -17,6 +17,7 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
   private static final org.apache.thrift.protocol.TField SWITCH_ORDER_FIELD_DESC = new org.apache.thrift.protocol.TField("switchOrder", org.apache.thrift.protocol.TType.STRUCT, (short)2);
   private static final org.apache.thrift.protocol.TField FINISH_FIELD_DESC = new org.apache.thrift.protocol.TField("finish", org.apache.thrift.protocol.TType.BOOL, (short)3);
   private static final org.apache.thrift.protocol.TField STOP_ORDER_FIELD_DESC = new org.apache.thrift.protocol.TField("stopOrder", org.apache.thrift.protocol.TType.STRUCT, (short)4);
+  private static final org.apache.thrift.protocol.TField RECOVER_FIELD_DESC = new org.apache.thrift.protocol.TField("recover", org.apache.thrift.protocol.TType.BOOL, (short)5);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new SyncReplyStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new SyncReplyTupleSchemeFactory();
@@ -25,13 +26,23 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
   public @org.apache.thrift.annotation.Nullable SwitchOrder switchOrder; // optional
   public boolean finish; // optional
   public @org.apache.thrift.annotation.Nullable StopOrder stopOrder; // optional
+  /**
+   * A member failed: stop training on the current ring and ask the leader for the
+   * RecoveryOrder (awaitRecovery) with this step as the last one completed.
+   */
+  public boolean recover; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
     PENDING_TOPOLOGY((short)1, "pendingTopology"),
     SWITCH_ORDER((short)2, "switchOrder"),
     FINISH((short)3, "finish"),
-    STOP_ORDER((short)4, "stopOrder");
+    STOP_ORDER((short)4, "stopOrder"),
+    /**
+     * A member failed: stop training on the current ring and ask the leader for the
+     * RecoveryOrder (awaitRecovery) with this step as the last one completed.
+     */
+    RECOVER((short)5, "recover");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -55,6 +66,8 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
           return FINISH;
         case 4: // STOP_ORDER
           return STOP_ORDER;
+        case 5: // RECOVER
+          return RECOVER;
         default:
           return null;
       }
@@ -99,8 +112,9 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
 
   // isset id assignments
   private static final int __FINISH_ISSET_ID = 0;
+  private static final int __RECOVER_ISSET_ID = 1;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.PENDING_TOPOLOGY,_Fields.SWITCH_ORDER,_Fields.FINISH,_Fields.STOP_ORDER};
+  private static final _Fields optionals[] = {_Fields.PENDING_TOPOLOGY,_Fields.SWITCH_ORDER,_Fields.FINISH,_Fields.STOP_ORDER,_Fields.RECOVER};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -112,12 +126,16 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.BOOL)));
     tmpMap.put(_Fields.STOP_ORDER, new org.apache.thrift.meta_data.FieldMetaData("stopOrder", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, StopOrder.class)));
+    tmpMap.put(_Fields.RECOVER, new org.apache.thrift.meta_data.FieldMetaData("recover", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.BOOL)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(SyncReply.class, metaDataMap);
   }
 
   public SyncReply() {
     this.finish = false;
+
+    this.recover = false;
 
   }
 
@@ -136,6 +154,7 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     if (other.isSetStopOrder()) {
       this.stopOrder = new StopOrder(other.stopOrder);
     }
+    this.recover = other.recover;
   }
 
   @Override
@@ -150,6 +169,8 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     this.finish = false;
 
     this.stopOrder = null;
+    this.recover = false;
+
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -250,6 +271,37 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     }
   }
 
+  /**
+   * A member failed: stop training on the current ring and ask the leader for the
+   * RecoveryOrder (awaitRecovery) with this step as the last one completed.
+   */
+  public boolean isRecover() {
+    return this.recover;
+  }
+
+  /**
+   * A member failed: stop training on the current ring and ask the leader for the
+   * RecoveryOrder (awaitRecovery) with this step as the last one completed.
+   */
+  public SyncReply setRecover(boolean recover) {
+    this.recover = recover;
+    setRecoverIsSet(true);
+    return this;
+  }
+
+  public void unsetRecover() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __RECOVER_ISSET_ID);
+  }
+
+  /** Returns true if field recover is set (has been assigned a value) and false otherwise */
+  public boolean isSetRecover() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __RECOVER_ISSET_ID);
+  }
+
+  public void setRecoverIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __RECOVER_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -285,6 +337,14 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       }
       break;
 
+    case RECOVER:
+      if (value == null) {
+        unsetRecover();
+      } else {
+        setRecover((java.lang.Boolean)value);
+      }
+      break;
+
     }
   }
 
@@ -303,6 +363,9 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
 
     case STOP_ORDER:
       return getStopOrder();
+
+    case RECOVER:
+      return isRecover();
 
     }
     throw new java.lang.IllegalStateException();
@@ -324,6 +387,8 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       return isSetFinish();
     case STOP_ORDER:
       return isSetStopOrder();
+    case RECOVER:
+      return isSetRecover();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -377,6 +442,15 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
         return false;
     }
 
+    boolean this_present_recover = true && this.isSetRecover();
+    boolean that_present_recover = true && that.isSetRecover();
+    if (this_present_recover || that_present_recover) {
+      if (!(this_present_recover && that_present_recover))
+        return false;
+      if (this.recover != that.recover)
+        return false;
+    }
+
     return true;
   }
 
@@ -399,6 +473,10 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     hashCode = hashCode * 8191 + ((isSetStopOrder()) ? 131071 : 524287);
     if (isSetStopOrder())
       hashCode = hashCode * 8191 + stopOrder.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetRecover()) ? 131071 : 524287);
+    if (isSetRecover())
+      hashCode = hashCode * 8191 + ((recover) ? 131071 : 524287);
 
     return hashCode;
   }
@@ -447,6 +525,16 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     }
     if (isSetStopOrder()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.stopOrder, other.stopOrder);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetRecover(), other.isSetRecover());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetRecover()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.recover, other.recover);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -508,6 +596,12 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       } else {
         sb.append(this.stopOrder);
       }
+      first = false;
+    }
+    if (isSetRecover()) {
+      if (!first) sb.append(", ");
+      sb.append("recover:");
+      sb.append(this.recover);
       first = false;
     }
     sb.append(")");
@@ -601,6 +695,14 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 5: // RECOVER
+            if (schemeField.type == org.apache.thrift.protocol.TType.BOOL) {
+              struct.recover = iprot.readBool();
+              struct.setRecoverIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -643,6 +745,11 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
           oprot.writeFieldEnd();
         }
       }
+      if (struct.isSetRecover()) {
+        oprot.writeFieldBegin(RECOVER_FIELD_DESC);
+        oprot.writeBool(struct.recover);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -674,7 +781,10 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       if (struct.isSetStopOrder()) {
         optionals.set(3);
       }
-      oprot.writeBitSet(optionals, 4);
+      if (struct.isSetRecover()) {
+        optionals.set(4);
+      }
+      oprot.writeBitSet(optionals, 5);
       if (struct.isSetPendingTopology()) {
         struct.pendingTopology.write(oprot);
       }
@@ -687,12 +797,15 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       if (struct.isSetStopOrder()) {
         struct.stopOrder.write(oprot);
       }
+      if (struct.isSetRecover()) {
+        oprot.writeBool(struct.recover);
+      }
     }
 
     @Override
     public void read(org.apache.thrift.protocol.TProtocol prot, SyncReply struct) throws org.apache.thrift.TException {
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-      java.util.BitSet incoming = iprot.readBitSet(4);
+      java.util.BitSet incoming = iprot.readBitSet(5);
       if (incoming.get(0)) {
         struct.pendingTopology = new Topology();
         struct.pendingTopology.read(iprot);
@@ -711,6 +824,10 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
         struct.stopOrder = new StopOrder();
         struct.stopOrder.read(iprot);
         struct.setStopOrderIsSet(true);
+      }
+      if (incoming.get(4)) {
+        struct.recover = iprot.readBool();
+        struct.setRecoverIsSet(true);
       }
     }
   }

@@ -97,14 +97,26 @@ public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable
   }
 
   @Override
-  public synchronized void handOff(JobMeta meta, Topology topology, SwitchOrder pending)
-      throws TException {
-    client.handOff(meta, topology, pending);
+  public synchronized void handOff(JobMeta meta, Topology topology, SwitchOrder pending,
+      java.util.Map<String, Integer> stragglerRuns) throws TException {
+    client.handOff(meta, topology, pending, stragglerRuns);
+  }
+
+  @Override
+  public synchronized org.edl.thrift.RecoveryOrder awaitRecovery(String workerId, long lastCompletedStep,
+      long nextBatchStart, int timeoutMs) throws TException {
+    return client.awaitRecovery(workerId, lastCompletedStep, nextBatchStart, timeoutMs);
   }
 
   @Override
   public void close() {
     connection.close();
+  }
+
+  /** Whether {@code e} is the leader refusing a worker it declared failed: no retry can help. */
+  public static boolean isFenced(Throwable e) {
+    return e instanceof EdlError err && "workerId".equals(err.getField()) && err.getMessage() != null
+        && err.getMessage().contains(CoordinatorState.FENCED);
   }
 
   /** Whether {@code e} is the leader saying it is not (yet) the leader: worth a retry. */

@@ -2,7 +2,11 @@ package org.edl.worker.coord;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -12,6 +16,8 @@ import org.edl.thrift.Coordinator;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
+import org.edl.thrift.LeaderRecord;
+import org.edl.thrift.RecoveryOrder;
 import org.edl.thrift.Registration;
 import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
@@ -49,6 +55,18 @@ public final class CoordinatorService implements Coordinator.Iface {
   private boolean elected;
   /** Where a job restarted from a checkpoint begins; null: at step 0. */
   private JobMeta start;
+  /** The latest presence of the job's workers in ZooKeeper, for a state created later too. */
+  private Set<String> present;
+  /** The newest checkpoint known before this worker led (the one the job was restored from). */
+  private String checkpointPath;
+  private JobMeta checkpointMeta;
+  /** Writes the leader's record to ZooKeeper (asynchronously, in order). */
+  private Consumer<LeaderRecord> publisher = r -> { };
+  /** Reads the record the last leader published, for a successor it did not hand over to. */
+  private Supplier<Optional<LeaderRecord>> published = Optional::empty;
+  private long publishedVersion = -1;
+  /** How often a waiting recovery request re-applies the detector's timing rules. */
+  private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   /** A coordinator for tests of formation: default switch allowance, no self id. */
   public CoordinatorService(JobSpec spec, Ticker ticker) {
@@ -66,6 +84,27 @@ public final class CoordinatorService implements Coordinator.Iface {
     this.selfId = selfId;
   }
 
+  /** Where the leader's record goes and where a successor finds it (ZooKeeper; nowhere in unit tests). */
+  public void recordStore(Consumer<LeaderRecord> write, Supplier<Optional<LeaderRecord>> read) {
+    lock.lock();
+    try {
+      publisher = write;
+      published = read;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Publishes the record when it changed since the last time (under the lock). */
+  private void publish() {
+    if (state == null || state.handedOver() || state.topologyVersion() == 0
+        || state.recordVersion() == publishedVersion) {
+      return;
+    }
+    publishedVersion = state.recordVersion();
+    publisher.accept(state.record());
+  }
+
   /** This worker was elected: start answering, with the handed-over state if there is one. */
   public void lead() {
     lock.lock();
@@ -73,6 +112,22 @@ public final class CoordinatorService implements Coordinator.Iface {
       elected = true;
       boolean inheritedForOthers = inherited != null && selfId != null
           && !CoordinatorState.contains(inherited.topology(), selfId);
+      if (!retired && !inheritedForOthers && member && inherited == null && state == null) {
+        Optional<LeaderRecord> record = readRecord();
+        if (record.isPresent() && selfId != null && CoordinatorState.contains(record.get().getTopology(), selfId)) {
+          // The leader died without handing over: rebuild from what it published.
+          state = CoordinatorState.takeOver(spec, ticker, switchAllowance, selfId, record.get());
+          LOG.warn("Coordinator took over after the death of leader {}: topology v{}, checkpoint {}",
+              record.get().getLeaderId(), record.get().getTopology().getVersion(),
+              record.get().isSetCheckpoint() ? record.get().getCheckpoint() : "(none)");
+          if (present != null) {
+            state.presence(present);
+          }
+          publish();
+          changed.signalAll();
+          return;
+        }
+      }
       if (retired || inheritedForOthers || (member && inherited == null && state == null)) {
         // Elected between a leader's departure and this worker's own (or with no job handed
         // over): serving a fresh state would lose the job; the others retry elsewhere.
@@ -82,6 +137,7 @@ public final class CoordinatorService implements Coordinator.Iface {
       if (state == null) {
         if (inherited != null) {
           state = CoordinatorState.resume(spec, ticker, switchAllowance, selfId, inherited);
+          readRecord().ifPresent(state::adopt);
           LOG.info("Coordinator active with the handed-over job at step {}, topology v{}",
               inherited.meta().getStep(), inherited.topology().getVersion());
           inherited = null;
@@ -95,9 +151,27 @@ public final class CoordinatorService implements Coordinator.Iface {
           LOG.info("Coordinator active: waiting for {} workers to register", spec.workers());
         }
       }
+      if (state != null) {
+        if (checkpointPath != null) {
+          state.checkpointWritten(checkpointPath, checkpointMeta);
+        }
+        if (present != null) {
+          state.presence(present);
+        }
+        publish();
+      }
       changed.signalAll();
     } finally {
       lock.unlock();
+    }
+  }
+
+  private Optional<LeaderRecord> readRecord() {
+    try {
+      return published.get();
+    } catch (RuntimeException e) {
+      LOG.warn("Reading the last leader's record failed: {}", e.toString());
+      return Optional.empty();
     }
   }
 
@@ -172,6 +246,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         LOG.info("Topology v{}: {}", r.getTopology().getVersion(), ringText(r.getTopology()));
         changed.signalAll();
       }
+      publish();
       return r;
     } finally {
       lock.unlock();
@@ -250,14 +325,99 @@ public final class CoordinatorService implements Coordinator.Iface {
       long before = s.meta().getStep();
       long version = s.topologyVersion();
       SyncReply reply = s.sync(report);
-      if (s.meta().getStep() != before) {
+      if (s.meta().getStep() != before || s.recoveryPending()) {
         changed.signalAll();
       }
       if (s.topologyVersion() != version) {
         LOG.info("Switched to topology v{} after step {}: {}", s.topologyVersion(),
             s.meta().getStep() - 1, ringText(s.topology()));
       }
+      publish();
       return reply;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Blocks until the recovery this worker is part of is decided (every survivor asked, or the
+   * silent ones were declared failed), re-applying the detector's timing rules while it waits.
+   */
+  @Override
+  public RecoveryOrder awaitRecovery(String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs)
+      throws TException {
+    long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
+    lock.lock();
+    try {
+      Optional<RecoveryOrder> order = leading().requestRecovery(workerId, lastCompletedStep, nextBatchStart);
+      while (order.isEmpty()) {
+        changed.signalAll();
+        long left = deadline - ticker.nanos();
+        if (left <= 0) {
+          return new RecoveryOrder(-1);
+        }
+        changed.awaitNanos(Math.min(left, RECHECK_NANOS));
+        CoordinatorState s = leading();
+        s.checkFailures(ticker.nanos());
+        order = s.lastRecovery().filter(o -> !s.recoveryPending()
+            && CoordinatorState.contains(o.getTopology(), workerId)
+            && o.getTopologyVersion() == s.topologyVersion());
+        if (order.isPresent()) {
+          // Decided on another member's call: hand it out the way a fresh request would.
+          order = s.requestRecovery(workerId, lastCompletedStep, nextBatchStart);
+        }
+      }
+      LOG.info("Recovery for {}: topology v{} {} from step {}{}", workerId, order.get().getTopologyVersion(),
+          order.get().getMode(), order.get().getNextStep(),
+          order.get().isSetSourceId() ? ", model from " + order.get().getSourceId()
+              : order.get().isSetCheckpoint() ? ", checkpoint " + order.get().getCheckpoint() : ", initial state");
+      changed.signalAll();
+      publish();
+      return order.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The workers whose ZooKeeper presence nodes exist now (every worker watches; the leader acts). */
+  public void presence(Set<String> workers) {
+    lock.lock();
+    try {
+      present = Set.copyOf(workers);
+      if (state != null && !state.handedOver()) {
+        state.presence(present);
+        publish();
+        changed.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** A checkpoint of this job exists at {@code path}: consistent recovery may go back to it. */
+  public void checkpointWritten(String path, JobMeta at) {
+    lock.lock();
+    try {
+      if (state != null && !state.handedOver()) {
+        state.checkpointWritten(path, at);
+        publish();
+      } else if (checkpointMeta == null || at.getStep() >= checkpointMeta.getStep()) {
+        checkpointPath = path;
+        checkpointMeta = at.deepCopy();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether a failure is being recovered from now (waits for the old ring's steps give up). */
+  public boolean recoveryPending() {
+    lock.lock();
+    try {
+      return state != null && state.recoveryPending();
     } finally {
       lock.unlock();
     }
@@ -337,7 +497,8 @@ public final class CoordinatorService implements Coordinator.Iface {
    * worker is elected next.
    */
   @Override
-  public void handOff(JobMeta meta, Topology topology, SwitchOrder pending) throws EdlError {
+  public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, Map<String, Integer> stragglerRuns)
+      throws EdlError {
     lock.lock();
     try {
       if (state != null && !state.handedOver()) {
@@ -347,7 +508,8 @@ public final class CoordinatorService implements Coordinator.Iface {
         return;
       }
       inherited = new CoordinatorState.Handoff(meta.deepCopy(), topology.deepCopy(),
-          pending == null || !pending.isSetTopology() ? Optional.empty() : Optional.of(pending.deepCopy()));
+          pending == null || !pending.isSetTopology() ? Optional.empty() : Optional.of(pending.deepCopy()),
+          stragglerRuns == null ? Map.of() : Map.copyOf(stragglerRuns));
       LOG.info("Received the job at step {} (topology v{}) from the leaving leader", meta.getStep(),
           topology.getVersion());
       if (elected && state == null) {
@@ -380,10 +542,13 @@ public final class CoordinatorService implements Coordinator.Iface {
     try {
       while (state != null && !state.isComplete(step)) {
         long left = deadline - ticker.nanos();
-        if (left <= 0) {
+        if (left <= 0 || state.recoveryPending()) {
           return false;
         }
-        changed.awaitNanos(left);
+        changed.awaitNanos(Math.min(left, RECHECK_NANOS));
+        if (state != null) {
+          state.checkFailures(ticker.nanos());
+        }
       }
       return state != null;
     } finally {

@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -16,6 +17,9 @@ import java.util.TreeMap;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
+import org.edl.thrift.LeaderRecord;
+import org.edl.thrift.RecoveryMode;
+import org.edl.thrift.RecoveryOrder;
 import org.edl.thrift.Registration;
 import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
@@ -24,6 +28,7 @@ import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
 import org.edl.worker.job.JobSpec;
+import org.edl.worker.job.Recovery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +65,18 @@ import org.slf4j.LoggerFactory;
  * <p>Stragglers: each completed step's compute times (what each member spent before the
  * all-reduce) go to a {@link StragglerDetector}; a worker it names leaves by the same {@link #leave}
  * an operator's scale-in takes, and the removal is kept in {@link #events} for the status.
+ *
+ * <p>Failures: a member is declared failed when its ZooKeeper presence node vanishes
+ * ({@link #presence}) or when the {@link FailureDetector} finds it missed a sync or stayed silent
+ * through a recovery. From then on it is fenced (its calls are refused) and a recovery is
+ * pending: every sync reply says {@code recover}, and each survivor stops training on the old
+ * ring and asks ({@link #requestRecovery}) with the last step its model completed. Once every
+ * survivor asked, one {@link RecoveryOrder} is decided: the survivors' ring as topology v+1 and
+ * where training resumes (consistent: the newest periodic checkpoint the leader registered, or
+ * the job's initial state; approximate: the survivor with the highest completed step, which
+ * broadcasts its model). The job meta-data is set back (or forward) to that position, so no
+ * step is counted twice. A change that was scheduled is unscheduled (its newcomers are asked
+ * to the next switch); a failed worker in a pending change is dropped from it.
  */
 public final class CoordinatorState {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorState.class);
@@ -68,10 +85,33 @@ public final class CoordinatorState {
   /** Steps of history used for the current samples/s. */
   private static final int RATE_WINDOW = 20;
   public static final Duration DEFAULT_SWITCH_ALLOWANCE = Duration.ofMillis(500);
+  /** In the refusal of a worker declared failed: {@link CoordinatorClient#isFenced} looks for it. */
+  public static final String FENCED = "was declared failed";
+  /** Steps at the start of a ring that get the detector's grace (connections, JIT, broadcast). */
+  static final int GRACE_STEPS = 3;
+  /** A recovering worker whose model was lost half way (a broadcast that broke) asks with this. */
+  public static final long MODEL_LOST = Long.MIN_VALUE;
+
+  /** A failure being recovered from: who failed, who asked (with their completed step and cursor). */
+  private static final class PendingRecovery {
+    final long sinceNanos;
+    final Map<String, String> failed = new LinkedHashMap<>();
+    final Map<String, long[]> asked = new LinkedHashMap<>();
+
+    PendingRecovery(long sinceNanos) {
+      this.sinceNanos = sinceNanos;
+    }
+  }
 
   /** Everything a successor needs to carry on as leader. */
   /** {@code pending}: the next change, scheduled or (atStep -1) still waiting for newcomers. */
-  public record Handoff(JobMeta meta, Topology topology, Optional<SwitchOrder> pending) {}
+  public record Handoff(JobMeta meta, Topology topology, Optional<SwitchOrder> pending,
+      Map<String, Integer> stragglerRuns) {
+
+    public Handoff(JobMeta meta, Topology topology, Optional<SwitchOrder> pending) {
+      this(meta, topology, pending, Map.of());
+    }
+  }
 
   /** One pending topology change. {@code order} is null until it is scheduled. */
   private static final class Change {
@@ -111,6 +151,26 @@ public final class CoordinatorState {
   private long samplesAtFirstCompletion;
   private final StragglerDetector stragglers;
   private final Deque<String> events = new ArrayDeque<>();
+  private final Recovery.Mode recoveryMode;
+  private final FailureDetector detector;
+  /** Workers declared failed, with why: refused from then on. */
+  private final Map<String, String> fenced = new LinkedHashMap<>();
+  private final Map<String, Long> lastReported = new HashMap<>();
+  private PendingRecovery recovery;
+  /** The last order decided, for survivors that ask again before their first report on it. */
+  private RecoveryOrder lastRecovery;
+  private final Set<String> awaitingFirstSync = new HashSet<>();
+  private final Set<String> receivedOrder = new HashSet<>();
+  /** Where consistent recovery goes back to: the newest checkpoint registered, else the start. */
+  private String latestCheckpoint;
+  private JobMeta latestCheckpointMeta;
+  private JobMeta initialMeta;
+  /** Steps up to this one get the detector's grace. */
+  private long graceUntilStep = GRACE_STEPS - 1;
+  /** Members whose ZooKeeper presence node exists; null until the first look. */
+  private Set<String> present;
+  /** Grows whenever what {@link #record()} holds changes (ring, checkpoint, fenced workers). */
+  private long recordVersion;
 
   /** A state with the default switch allowance and no known leader id (tests of formation). */
   public CoordinatorState(JobSpec spec, Ticker ticker) {
@@ -130,6 +190,9 @@ public final class CoordinatorState {
     meta.setSamplesSeen(0);
     this.stragglers = new StragglerDetector(spec.stragglerFactor(), spec.stragglerBatches(),
         spec.minWorkers());
+    this.recoveryMode = spec.recovery().mode();
+    this.detector = new FailureDetector(Duration.ofMillis(spec.recovery().syncTimeoutMs()));
+    this.initialMeta = meta.deepCopy();
   }
 
   /**
@@ -149,7 +212,86 @@ public final class CoordinatorState {
       s.meta.setFinishedChunks(new ArrayList<>(start.getFinishedChunks()));
     }
     s.highestReported = start.getStep() - 1;
+    s.initialMeta = s.meta.deepCopy();
+    s.graceUntilStep = start.getStep() + GRACE_STEPS - 1;
     return s;
+  }
+
+  /**
+   * A successor's state after the leader died without handing over: rebuilt from what it
+   * published in ZooKeeper. The dead leader is declared failed at once, so the survivors
+   * recover (consistent: from the recorded checkpoint; approximate: from their own positions).
+   * If the record is this worker's own (it lost and regained leadership), a recovery with
+   * nobody failed brings every member back to one position.
+   */
+  public static CoordinatorState takeOver(JobSpec spec, Ticker ticker, Duration switchAllowance,
+      String leaderId, LeaderRecord r) {
+    CoordinatorState s = new CoordinatorState(spec, ticker, switchAllowance, leaderId);
+    JobMeta m = r.getMeta();
+    s.meta.setStep(m.getStep());
+    s.meta.setEpoch(m.getEpoch());
+    s.meta.setSamplesSeen(m.isSetSamplesSeen() ? m.getSamplesSeen() : 0);
+    if (m.isSetFinishedChunks()) {
+      s.meta.setFinishedChunks(new ArrayList<>(m.getFinishedChunks()));
+    }
+    if (m.isSetLastLoss()) {
+      s.meta.setLastLoss(m.getLastLoss());
+    }
+    s.topology = r.getTopology().deepCopy();
+    s.topology.getRing().forEach(w -> s.registered.put(w.getWorkerId(), w.deepCopy()));
+    s.highestReported = s.meta.getStep() - 1;
+    if (r.isSetInitialMeta()) {
+      s.initialMeta = r.getInitialMeta().deepCopy();
+    }
+    if (r.isSetCheckpoint() && r.isSetCheckpointMeta()) {
+      s.latestCheckpoint = r.getCheckpoint();
+      s.latestCheckpointMeta = r.getCheckpointMeta().deepCopy();
+    }
+    if (r.isSetFenced()) {
+      r.getFenced().forEach(id -> s.fenced.put(id, "declared failed under an earlier leader"));
+    }
+    if (r.getLeaderId().equals(leaderId)) {
+      s.recovery = new PendingRecovery(ticker.nanos());
+    } else {
+      s.declareFailed(r.getLeaderId(), "the leader's ZooKeeper session ended without a hand-over");
+    }
+    s.recordVersion++;
+    return s;
+  }
+
+  /**
+   * A successor that was handed the job also takes what only the published record holds: the
+   * newest checkpoint, where the job started, and who was fenced.
+   */
+  public void adopt(LeaderRecord r) {
+    if (r.isSetCheckpoint() && r.isSetCheckpointMeta() && r.getCheckpointMeta().getStep() <= meta.getStep()
+        && (latestCheckpointMeta == null || r.getCheckpointMeta().getStep() >= latestCheckpointMeta.getStep())) {
+      latestCheckpoint = r.getCheckpoint();
+      latestCheckpointMeta = r.getCheckpointMeta().deepCopy();
+    }
+    if (r.isSetInitialMeta()) {
+      initialMeta = r.getInitialMeta().deepCopy();
+    }
+    if (r.isSetFenced()) {
+      r.getFenced().forEach(id -> fenced.putIfAbsent(id, "declared failed under an earlier leader"));
+    }
+    recordVersion++;
+  }
+
+  /** What a successor needs if this leader dies: see {@link #takeOver}. */
+  public LeaderRecord record() {
+    LeaderRecord r = new LeaderRecord(String.valueOf(leaderId), topology(), meta());
+    if (latestCheckpoint != null) {
+      r.setCheckpoint(latestCheckpoint);
+      r.setCheckpointMeta(latestCheckpointMeta.deepCopy());
+    }
+    r.setInitialMeta(initialMeta.deepCopy());
+    r.setFenced(new ArrayList<>(fenced.keySet()));
+    return r;
+  }
+
+  public long recordVersion() {
+    return recordVersion;
   }
 
   /** A successor's state, from what the previous leader handed over. */
@@ -168,6 +310,8 @@ public final class CoordinatorState {
     s.topology = from.topology().deepCopy();
     s.topology.getRing().forEach(w -> s.registered.put(w.getWorkerId(), w.deepCopy()));
     s.highestReported = s.meta.getStep() - 1;
+    s.graceUntilStep = s.meta.getStep() + GRACE_STEPS - 1;
+    s.stragglers.resume(from.stragglerRuns());
     from.pending().ifPresent(order -> {
       boolean scheduled = order.getAtStep() >= 0;
       Change c = new Change();
@@ -209,6 +353,7 @@ public final class CoordinatorState {
     if (worker.getDataPort() <= 0 || worker.getDataPort() > 65535) {
       throw error("dataPort", Integer.toString(worker.getDataPort()), "not a TCP port");
     }
+    requireNotFenced(worker.getWorkerId());
     WorkerInfo known = registered.get(worker.getWorkerId());
     if (known != null) {
       if (known.getHost().equals(worker.getHost()) && known.getDataPort() == worker.getDataPort()) {
@@ -227,6 +372,7 @@ public final class CoordinatorState {
         List<WorkerInfo> ring = new ArrayList<>(registered.values());
         ring.sort(Comparator.comparing(WorkerInfo::getWorkerId));
         topology = new Topology(1, ring);
+        recordVersion++;
       }
       return registration(worker.getWorkerId());
     }
@@ -474,14 +620,14 @@ public final class CoordinatorState {
    */
   public Handoff handoff() {
     if (change == null) {
-      return new Handoff(meta(), topology(), Optional.empty());
+      return new Handoff(meta(), topology(), Optional.empty(), stragglers.runs());
     }
     if (change.order != null) {
-      return new Handoff(meta(), topology(), scheduled());
+      return new Handoff(meta(), topology(), scheduled(), stragglers.runs());
     }
     SwitchOrder unscheduled = currentOrderView(change);
     unscheduled.setTopology(nextTopology(change));
-    return new Handoff(meta(), topology(), Optional.of(unscheduled));
+    return new Handoff(meta(), topology(), Optional.of(unscheduled), stragglers.runs());
   }
 
   /**
@@ -493,6 +639,16 @@ public final class CoordinatorState {
     requireLeading();
     String id = report.getWorkerId();
     long step = report.getStep();
+    requireNotFenced(id);
+    long now = ticker.nanos();
+    checkFailures(now);
+    if (recovery != null) {
+      // The old ring is over: tallying this step could only be undone by the recovery.
+      lastReported.merge(id, step, Math::max);
+      SyncReply reply = new SyncReply();
+      reply.setRecover(true);
+      return reply;
+    }
     Topology members = membersFor(step);
     if (!contains(members, id)) {
       throw error("workerId", id, "not a member of topology version " + members.getVersion()
@@ -507,7 +663,7 @@ public final class CoordinatorState {
     if (report.getSamples() < 0 || Double.isNaN(report.getBatchSeconds())) {
       throw error("samples", Integer.toString(report.getSamples()), "a report needs samples >= 0 and a batch time");
     }
-    StepTally tally = openSteps.computeIfAbsent(step, s -> new StepTally());
+    StepTally tally = openSteps.computeIfAbsent(step, s -> new StepTally(now));
     if (report.isSetBatchStart()) {
       if (tally.batchStart >= 0 && tally.batchStart != report.getBatchStart()) {
         throw error("batchStart", Long.toString(report.getBatchStart()), "step " + step
@@ -519,6 +675,9 @@ public final class CoordinatorState {
       epochSize = report.getEpochSize();
     }
     lastBatchSeconds.put(id, report.getBatchSeconds());
+    lastReported.merge(id, step, Math::max);
+    awaitingFirstSync.remove(id);
+    receivedOrder.remove(id);
     joinedBy.remove(id);
     highestReported = Math.max(highestReported, step);
     tally.add(id, report);
@@ -741,6 +900,7 @@ public final class CoordinatorState {
         samplesAtFirstCompletion = meta.getSamplesSeen();
       }
       completions.addLast(new long[] {now, meta.getSamplesSeen()});
+      detector.batchCompleted(t.slowestSeconds);
       if (completions.size() > RATE_WINDOW) {
         completions.pollFirst();
       }
@@ -766,10 +926,7 @@ public final class CoordinatorState {
       String event = "step " + step + ": removing " + s.describe() + (order.getAtStep() < 0 ? ""
           : "; it leaves after step " + order.getAtStep());
       LOG.warn("{}", event);
-      events.addLast(event);
-      while (events.size() > MAX_EVENTS) {
-        events.pollFirst();
-      }
+      event(event);
     } catch (EdlError e) {
       // Not removable now (the job is at its end, for one): it may be named again later.
       stragglers.release(s.workerId());
@@ -800,6 +957,9 @@ public final class CoordinatorState {
   private void applySwitch() {
     SwitchOrder order = change.order;
     topology = order.getTopology().deepCopy();
+    recordVersion++;
+    // The first batches on the new ring include the broadcast and new connections.
+    graceUntilStep = Math.max(graceUntilStep, order.getAtStep() + GRACE_STEPS);
     for (String leaver : order.getLeavers()) {
       registered.remove(leaver);
       lastBatchSeconds.remove(leaver);
@@ -818,6 +978,292 @@ public final class CoordinatorState {
       return;
     }
     maybeSchedule();
+  }
+
+  private void requireNotFenced(String workerId) throws EdlError {
+    String why = fenced.get(workerId);
+    if (why != null) {
+      throw error("workerId", workerId, FENCED + " (" + why + ") and is fenced out of the job; it exits"
+          + " and may rejoin under a new worker id");
+    }
+  }
+
+  // ---------------------------------------------------------------- failures and recovery
+
+  /** Whether a failure is being recovered from (the old ring must not be waited for). */
+  public boolean recoveryPending() {
+    return recovery != null;
+  }
+
+  /** Workers declared failed so far, with why. */
+  public Map<String, String> fenced() {
+    return Map.copyOf(fenced);
+  }
+
+  /** The last recovery decided, if any. */
+  public Optional<RecoveryOrder> lastRecovery() {
+    return lastRecovery == null ? Optional.empty() : Optional.of(lastRecovery.deepCopy());
+  }
+
+  /** A checkpoint of the job at {@code at}: consistent recovery goes back to the newest one. */
+  public void checkpointWritten(String path, JobMeta at) {
+    // One written before a recovery that went back past it belongs to a timeline that is gone.
+    if (at.getStep() > meta.getStep() && recovery == null) {
+      LOG.info("Ignoring checkpoint {} at step {}: the job is at step {}", path, at.getStep(), meta.getStep());
+      return;
+    }
+    if (latestCheckpointMeta == null || at.getStep() >= latestCheckpointMeta.getStep()) {
+      latestCheckpoint = path;
+      latestCheckpointMeta = at.deepCopy();
+      recordVersion++;
+    }
+  }
+
+  /**
+   * The workers whose ZooKeeper presence node exists now. A member of the ring without one lost
+   * its session (died, or was cut off long enough): it is declared failed, unless it already
+   * reported its last step (it finished, left or stopped and closed its client).
+   */
+  public void presence(Set<String> now) {
+    present = Set.copyOf(now);
+    if (topology.getVersion() == 0) {
+      return;
+    }
+    for (WorkerInfo w : topology.getRing()) {
+      String id = w.getWorkerId();
+      if (!present.contains(id) && !id.equals(leaderId) && !fenced.containsKey(id) && !departing(id)) {
+        declareFailed(id, "its ZooKeeper session ended");
+      }
+    }
+  }
+
+  /** Applies the timing rules; called on every sync and recovery request, and by the leader's timer. */
+  public void checkFailures(long now) {
+    if (topology.getVersion() == 0 || handedOver) {
+      return;
+    }
+    if (recovery == null) {
+      Map.Entry<Long, StepTally> open = openSteps.firstEntry();
+      if (open == null || open.getKey() != meta.getStep()) {
+        return;
+      }
+      Set<String> missed = detector.missedSync(candidates(membersFor(open.getKey())), open.getValue().reporters,
+          open.getValue().firstNanos, open.getKey() <= graceUntilStep, now);
+      for (String id : missed) {
+        declareFailed(id, "missed the sync of step " + open.getKey() + " by more than "
+            + detector.timeoutNanos(open.getKey() <= graceUntilStep) / 1_000_000 + " ms");
+      }
+    } else {
+      Set<String> silent = detector.silentInRecovery(candidates(topology), recovery.asked.keySet(),
+          recovery.sinceNanos, now);
+      for (String id : silent) {
+        declareFailed(id, "silent for " + detector.timeoutNanos(false) / 1_000_000 + " ms while a recovery was asked for");
+      }
+    }
+  }
+
+  /**
+   * A member asks how to go on after its all-reduce or a leader call failed, or a sync reply
+   * said recover. {@code lastCompleted} is the last step its model holds ({@link #MODEL_LOST}
+   * when a broadcast broke half way); {@code nextBatchStart} the sample position after it.
+   *
+   * @return the order once every survivor asked; empty while it is not decided
+   */
+  public Optional<RecoveryOrder> requestRecovery(String workerId, long lastCompleted, long nextBatchStart)
+      throws EdlError {
+    requireLeading();
+    requireNotFenced(workerId);
+    long now = ticker.nanos();
+    if (recovery == null && lastRecovery != null && awaitingFirstSync.contains(workerId)) {
+      if (!receivedOrder.contains(workerId)) {
+        receivedOrder.add(workerId);
+        return Optional.of(lastRecovery.deepCopy());
+      }
+      // It had the order and asks again: carrying it out failed (a survivor died meanwhile).
+      LOG.warn("{} could not carry out recovery v{}; recovering again", workerId, lastRecovery.getTopologyVersion());
+    }
+    if (!contains(topology, workerId)) {
+      throw error("workerId", workerId, "is not a member of the running ring v" + topology.getVersion());
+    }
+    if (recovery == null) {
+      recovery = new PendingRecovery(now);
+      LOG.warn("{} asks for a recovery after step {}", workerId, lastCompleted);
+    }
+    recovery.asked.put(workerId, new long[] {lastCompleted, nextBatchStart});
+    checkFailures(now);
+    if (recovery == null) {
+      // Declaring the silent ones failed decided it.
+      return decided(workerId);
+    }
+    return decideIfAllAsked(workerId);
+  }
+
+  private Optional<RecoveryOrder> decideIfAllAsked(String asking) {
+    if (recovery == null) {
+      return Optional.empty();
+    }
+    List<WorkerInfo> survivors = new ArrayList<>();
+    for (WorkerInfo w : topology.getRing()) {
+      if (fenced.containsKey(w.getWorkerId())) {
+        continue;
+      }
+      if (!recovery.asked.containsKey(w.getWorkerId())) {
+        return Optional.empty();
+      }
+      survivors.add(w.deepCopy());
+    }
+    if (survivors.isEmpty()) {
+      return Optional.empty();
+    }
+    decide(survivors);
+    return asking == null ? Optional.empty() : decided(asking);
+  }
+
+  private Optional<RecoveryOrder> decided(String asking) {
+    if (lastRecovery == null || !contains(lastRecovery.getTopology(), asking)) {
+      return Optional.empty();
+    }
+    receivedOrder.add(asking);
+    return Optional.of(lastRecovery.deepCopy());
+  }
+
+  /** The order for the survivors; the meta-data and ring are set to it here. */
+  private RecoveryOrder decide(List<WorkerInfo> survivors) {
+    PendingRecovery r = recovery;
+    Topology next = new Topology(topology.getVersion() + 1, survivors);
+    RecoveryOrder o = new RecoveryOrder(next.getVersion());
+    o.setTopology(next);
+    o.setFailed(new ArrayList<>(r.failed.keySet()));
+    String source = null;
+    long sourceCompleted = MODEL_LOST;
+    if (recoveryMode == Recovery.Mode.APPROXIMATE) {
+      for (WorkerInfo w : survivors) {
+        long completed = r.asked.get(w.getWorkerId())[0];
+        if (completed != MODEL_LOST && (source == null || completed > sourceCompleted)) {
+          source = w.getWorkerId();
+          sourceCompleted = completed;
+        }
+      }
+    }
+    long wasAt = meta.getStep();
+    if (source != null) {
+      o.setMode(RecoveryMode.APPROXIMATE);
+      o.setSourceId(source);
+      o.setNextStep(sourceCompleted + 1);
+      o.setBatchStart(r.asked.get(source)[1]);
+      meta.setStep(o.getNextStep());
+      meta.setSamplesSeen(o.getBatchStart());
+      recordDataProgress();
+    } else {
+      // Consistent, or approximate with no model left intact: back to the newest checkpoint.
+      o.setMode(RecoveryMode.CONSISTENT);
+      JobMeta from = latestCheckpointMeta != null ? latestCheckpointMeta : initialMeta;
+      if (latestCheckpoint != null) {
+        o.setCheckpoint(latestCheckpoint);
+      }
+      o.setNextStep(from.getStep());
+      o.setBatchStart(from.isSetSamplesSeen() ? from.getSamplesSeen() : 0);
+      meta.setStep(from.getStep());
+      meta.setEpoch(from.getEpoch());
+      meta.setSamplesSeen(o.getBatchStart());
+      meta.setFinishedChunks(from.isSetFinishedChunks() ? new ArrayList<>(from.getFinishedChunks()) : new ArrayList<>());
+      if (from.isSetLastLoss()) {
+        meta.setLastLoss(from.getLastLoss());
+      }
+    }
+    topology = next;
+    recordVersion++;
+    for (String id : r.failed.keySet()) {
+      registered.remove(id);
+      lastBatchSeconds.remove(id);
+      stragglers.release(id);
+    }
+    openSteps.clear();
+    highestReported = meta.getStep() - 1;
+    graceUntilStep = meta.getStep() + GRACE_STEPS - 1;
+    unscheduleChanges(r.failed.keySet());
+    lastRecovery = o;
+    awaitingFirstSync.clear();
+    receivedOrder.clear();
+    survivors.forEach(w -> awaitingFirstSync.add(w.getWorkerId()));
+    recovery = null;
+    event("step " + wasAt + ": " + r.failed.entrySet().stream().map(e -> e.getKey() + " failed (" + e.getValue() + ")")
+        .reduce((a, b) -> a + ", " + b).orElse("a recovery was asked for") + "; " + o.getMode().name().toLowerCase()
+        + " recovery to topology v" + next.getVersion() + " with " + survivors.size() + " workers from step "
+        + o.getNextStep() + (o.isSetCheckpoint() ? " (checkpoint " + o.getCheckpoint() + ")"
+        : o.isSetSourceId() ? " (model from " + o.getSourceId() + ")" : " (initial state)"));
+    maybeSchedule();
+    return o;
+  }
+
+  /** A change scheduled on the old ring cannot happen there: it waits for the next switch. */
+  private void unscheduleChanges(Set<String> failed) {
+    for (Change c : new Change[] {change, queued}) {
+      if (c == null) {
+        continue;
+      }
+      c.order = null;
+      failed.forEach(c.joiners::remove);
+      c.leavers.removeIf(id -> failed.contains(id) || !contains(topology, id));
+      c.replacing.removeAll(failed);
+    }
+    if (change != null && change.joiners.isEmpty() && change.leavers.isEmpty() && change.awaitedJoiners == 0) {
+      change = null;
+    }
+    if (change == null) {
+      change = queued;
+      queued = null;
+    }
+  }
+
+  private void declareFailed(String id, String why) {
+    if (fenced.containsKey(id) || id.equals(leaderId)) {
+      return;
+    }
+    if (recovery == null) {
+      recovery = new PendingRecovery(ticker.nanos());
+    }
+    recovery.failed.put(id, why);
+    recovery.asked.remove(id);
+    fenced.put(id, why);
+    recordVersion++;
+    LOG.warn("{} declared failed at step {}: {}; {} recovery", id, meta.getStep(), why,
+        recoveryMode.name().toLowerCase());
+    decideIfAllAsked(null);
+  }
+
+  /** Members the detector may name: never the leader itself (it cannot miss its own sync). */
+  private List<String> candidates(Topology t) {
+    List<String> ids = new ArrayList<>();
+    for (WorkerInfo w : t.getRing()) {
+      if (!w.getWorkerId().equals(leaderId) && !fenced.containsKey(w.getWorkerId())) {
+        ids.add(w.getWorkerId());
+      }
+    }
+    return ids;
+  }
+
+  /** Already reported its last step: the end of the job, a stop, or its own departure. */
+  private boolean departing(String id) {
+    Long last = lastReported.get(id);
+    if (last == null) {
+      return false;
+    }
+    long finalStep = spec.steps() - 1;
+    if (stop != null) {
+      finalStep = Math.min(finalStep, stop.getAtStep());
+    }
+    if (change != null && change.order != null && change.order.getLeavers().contains(id)) {
+      finalStep = Math.min(finalStep, change.order.getAtStep());
+    }
+    return last >= finalStep;
+  }
+
+  private void event(String event) {
+    events.addLast(event);
+    while (events.size() > MAX_EVENTS) {
+      events.pollFirst();
+    }
   }
 
   private void requireLeading() throws EdlError {
@@ -861,12 +1307,19 @@ public final class CoordinatorState {
   private static final class StepTally {
     final Set<String> reporters = new HashSet<>();
     final Map<String, Double> computeSeconds = new LinkedHashMap<>();
+    final long firstNanos;
     double weightedLoss;
     long samples;
     long batchStart = -1;
+    double slowestSeconds;
+
+    StepTally(long firstNanos) {
+      this.firstNanos = firstNanos;
+    }
 
     void add(String id, SyncReport r) {
       if (reporters.add(id)) {
+        slowestSeconds = Math.max(slowestSeconds, r.getBatchSeconds());
         computeSeconds.put(id, r.isSetComputeSeconds() ? r.getComputeSeconds() : r.getBatchSeconds());
         weightedLoss += r.getLoss() * r.getSamples();
         samples += r.getSamples();

@@ -88,6 +88,16 @@ public final class StragglerDetector {
     return Optional.of(new Straggler(worst, seconds.get(worst), median, run));
   }
 
+  /** Each worker's current run of consecutive slow steps, for a successor leader. */
+  public Map<String, Integer> runs() {
+    return Map.copyOf(slowRuns);
+  }
+
+  /** Goes on from a previous leader's {@link #runs()}. */
+  public void resume(Map<String, Integer> runs) {
+    runs.forEach((id, n) -> slowRuns.put(id, Math.max(0, n)));
+  }
+
   /** The worker was not removed after all (the leave was refused): it may be named again. */
   public void release(String workerId) {
     if (workerId.equals(named)) {

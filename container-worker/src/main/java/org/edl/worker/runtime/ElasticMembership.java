@@ -11,6 +11,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.edl.thrift.EdlError;
+import org.edl.thrift.RecoveryMode;
+import org.edl.thrift.RecoveryOrder;
 import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
 import org.edl.thrift.SyncReply;
@@ -47,14 +50,27 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A {@link StopOrder} in a reply (stop-resume) ends every member's run after its step; the
  * leader first waits for every member's report of that step and writes the checkpoint.
+ *
+ * <p>Failures ({@link #recover}): when its all-reduce fails or a sync reply says recover, the
+ * worker drops the old ring (and any switch being prepared), asks the leader for the
+ * {@link RecoveryOrder} with the last step its model holds, forms the survivors' ring and gets
+ * the model there: consistent, every survivor loads the order's checkpoint (or the job's initial
+ * state); approximate, the named survivor sends its model and position to the others. A worker
+ * the leader declared failed is refused: {@link FencedException}.
  */
-final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
+final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Recoverer, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ElasticMembership.class);
 
   /** The leader's part of a stop: the checkpoint of the model at {@code next}, into the order's directory. */
   @FunctionalInterface
   interface Checkpointer {
     Checkpoint write(StopOrder order, ModelBroadcast.Position next, int workers) throws Exception;
+  }
+
+  /** Consistent recovery: loads the checkpoint at {@code path} into the model, or (null) the initial state. */
+  @FunctionalInterface
+  interface StateRestorer {
+    void restore(String path) throws IOException;
   }
 
   private final String workerId;
@@ -72,6 +88,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   private final int gpusPerWorker;
   private final Checkpointer checkpointer;
   private final PeriodicCheckpoints periodic;
+  private final StateRestorer restorer;
   private final ExecutorService background;
   private final ModelBroadcast broadcast = new ModelBroadcast();
   private final List<SwitchRecord> switches = new CopyOnWriteArrayList<>();
@@ -87,8 +104,9 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
   ElasticMembership(String workerId, DataPlane plane, LeaderConnection leader,
       CoordinatorService coordinator, LeaderElection election, String selfAddress, JobSecret secret,
       TrainableModel model, Ring ring, Duration timeout, Ticker ticker, WorkerListener listener,
-      Runnable onLeading, int gpusPerWorker, Checkpointer checkpointer, PeriodicCheckpoints periodic)
-      throws IOException {
+      Runnable onLeading, int gpusPerWorker, Checkpointer checkpointer, PeriodicCheckpoints periodic,
+      StateRestorer restorer) throws IOException {
+    this.restorer = restorer;
     this.workerId = workerId;
     this.plane = plane;
     this.leader = leader;
@@ -158,7 +176,15 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
       record(awaitingFirstBatch.withFirstBatch(report.getBatchSeconds()));
       awaitingFirstBatch = null;
     }
-    SyncReply reply = leader.call(c -> c.sync(report));
+    SyncReply reply;
+    try {
+      reply = leader.call(c -> c.sync(report));
+    } catch (EdlError e) {
+      throw fencedOr(e);
+    }
+    if (reply.isRecover()) {
+      throw new TrainingLoop.RecoveryNeeded("the leader declared a member failed after step " + report.getStep());
+    }
     if (reply.isSetStopOrder() && stop == null) {
       stop = reply.getStopOrder();
       LOG.info("Stopping for a restart after step {} (checkpoint into {})", stop.getAtStep(), stop.getDirectory());
@@ -182,6 +208,136 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
       }
     }
     return reply.isFinish() ? null : allReduce;
+  }
+
+  @Override
+  public TrainingLoop.Resumed recover(long lastCompletedStep, ModelBroadcast.Position next, Exception cause)
+      throws Exception {
+    long start = ticker.nanos();
+    LOG.warn("{} recovers: its model holds step {}; {}", workerId, lastCompletedStep, cause.toString());
+    abandonSwitch();
+    closeRing();
+    // The leader's checkpoint in flight is registered before the order can be decided.
+    periodic.awaitWritten();
+    long completed = lastCompletedStep;
+    ModelBroadcast.Position at = next;
+    long deadline = System.nanoTime() + 4 * timeout.toNanos();
+    while (true) {
+      RecoveryOrder o = awaitOrder(completed, at, deadline);
+      Ring formed = null;
+      boolean restored = false;
+      try {
+        formed = Ring.form(plane, toRingTopology(o.getTopology()), timeout);
+        ModelBroadcast.Position from;
+        if (o.getMode() == RecoveryMode.APPROXIMATE) {
+          from = exchangeModel(o, at);
+        } else {
+          restorer.restore(o.isSetCheckpoint() ? o.getCheckpoint() : null);
+          restored = true;
+          from = new ModelBroadcast.Position(o.getNextStep(), o.getBatchStart());
+        }
+        use(formed);
+        RecoveryRecord r = new RecoveryRecord(o.getTopologyVersion(), o.getMode().name().toLowerCase(),
+            o.isSetFailed() ? List.copyOf(o.getFailed()) : List.of(), lastCompletedStep, from.nextStep(),
+            from.batchStart(), o.getSourceId(), o.getCheckpoint(), formed.size(), start, ticker.nanos());
+        LOG.info("{} recovered onto topology v{} as rank {} of {}; going on from step {} (sample position {})",
+            workerId, o.getTopologyVersion(), formed.rank(), formed.size(), from.nextStep(), from.batchStart());
+        listener.recovered(workerId, r);
+        return new TrainingLoop.Resumed(allReduce, from);
+      } catch (IOException e) {
+        // A survivor failed while the order was carried out: ask again with what the model holds now.
+        if (formed != null) {
+          formed.close();
+        }
+        if (restored) {
+          completed = o.getNextStep() - 1;
+          at = new ModelBroadcast.Position(o.getNextStep(), o.getBatchStart());
+        } else if (o.getMode() == RecoveryMode.APPROXIMATE && !workerId.equals(o.getSourceId())) {
+          completed = CoordinatorState.MODEL_LOST;
+        }
+        LOG.warn("{} could not carry out recovery v{}: {}", workerId, o.getTopologyVersion(), e.toString());
+      }
+    }
+  }
+
+  private RecoveryOrder awaitOrder(long completed, ModelBroadcast.Position at, long deadline) throws Exception {
+    int pollMs = (int) Math.max(100, Math.min(5_000, timeout.toMillis() / 2));
+    while (true) {
+      if (System.nanoTime() > deadline) {
+        throw new TimeoutException("no recovery order from the leader within " + timeout.multipliedBy(4));
+      }
+      RecoveryOrder o;
+      try {
+        o = leader.call(c -> c.awaitRecovery(workerId, completed, at.batchStart(), pollMs));
+      } catch (EdlError e) {
+        throw fencedOr(e);
+      }
+      if (o.getTopologyVersion() < 0) {
+        continue;
+      }
+      if (!CoordinatorState.contains(o.getTopology(), workerId)) {
+        throw new FencedException(workerId + " is not among the survivors of recovery v" + o.getTopologyVersion(), null);
+      }
+      return o;
+    }
+  }
+
+  /** Approximate: the source sends its model and position; every other survivor receives them. */
+  private ModelBroadcast.Position exchangeModel(RecoveryOrder o, ModelBroadcast.Position own) throws IOException {
+    if (workerId.equals(o.getSourceId())) {
+      for (WorkerInfo w : o.getTopology().getRing()) {
+        if (w.getWorkerId().equals(workerId)) {
+          continue;
+        }
+        try (PeerLink link = plane.connect(w.getWorkerId(), w.getHost(), w.getDataPort(), ModelBroadcast.TAG,
+            o.getTopologyVersion(), timeout)) {
+          broadcast.send(link, own, model.parameters(), timeout);
+        }
+      }
+      return own;
+    }
+    try (PeerLink link = plane.accept(o.getSourceId(), ModelBroadcast.TAG, o.getTopologyVersion(), timeout)) {
+      return broadcast.receive(link, model.parameters(), timeout);
+    }
+  }
+
+  /** A switch prepared on the old ring cannot happen any more. */
+  private void abandonSwitch() {
+    if (nextRing != null) {
+      nextRing.cancel(true);
+      closeQuietly(nextRing);
+      nextRing = null;
+    }
+    if (newcomerLinks != null) {
+      newcomerLinks.cancel(true);
+      if (newcomerLinks.isDone() && !newcomerLinks.isCancelled()) {
+        try {
+          newcomerLinks.get().forEach(PeerLink::close);
+        } catch (Exception e) {
+          LOG.debug("newcomer links: {}", e.toString());
+        }
+      }
+      newcomerLinks = null;
+    }
+    order = null;
+    awaitingFirstBatch = null;
+  }
+
+  private static void closeQuietly(Future<Ring> ring) {
+    if (ring.isDone() && !ring.isCancelled()) {
+      try {
+        ring.get().close();
+      } catch (Exception e) {
+        LOG.debug("abandoned ring: {}", e.toString());
+      }
+    }
+  }
+
+  private Exception fencedOr(EdlError e) {
+    if (CoordinatorClient.isFenced(e)) {
+      return new FencedException(e.getMessage(), e);
+    }
+    return e;
   }
 
   /** Starts what can be prepared ahead of the switch step, while the old ring trains on. */
@@ -293,7 +449,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, AutoCloseable {
         continue;
       }
       try (CoordinatorClient c = CoordinatorClient.connect(candidate, secret, timeout)) {
-        c.handOff(h.meta(), h.topology(), h.pending().orElse(null));
+        c.handOff(h.meta(), h.topology(), h.pending().orElse(null), new java.util.HashMap<>(h.stragglerRuns()));
       } catch (Exception e) {
         LOG.warn("Handing the job to {} failed: {}", candidate, e.toString());
       }

@@ -7,6 +7,7 @@ import org.edl.thrift.Coordinator;
 import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.LeaderElection;
+import org.edl.worker.security.AuthenticationException;
 import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,13 +51,16 @@ final class LeaderConnection implements AutoCloseable {
     long deadline = System.nanoTime() + patience.toNanos();
     long backoffMs = 10;
     while (true) {
-      if (current == null) {
-        attach(election.currentLeaderAddress(remaining(deadline)));
-      }
       try {
+        if (current == null) {
+          // A leader that just died may still be named in the latch until its session ends.
+          attach(election.currentLeaderAddress(remaining(deadline)));
+        }
         return call.apply(current);
       } catch (Exception e) {
-        boolean retriable = CoordinatorClient.isNotLeader(e) || e instanceof TTransportException;
+        // A wrong job secret stays wrong: only an unreachable or not-yet-serving leader is retried.
+        boolean retriable = CoordinatorClient.isNotLeader(e) || e instanceof TTransportException
+            || (e instanceof java.io.IOException && !(e instanceof AuthenticationException));
         if (!retriable || System.nanoTime() > deadline) {
           throw e;
         }

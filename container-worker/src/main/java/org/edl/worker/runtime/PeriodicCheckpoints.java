@@ -117,6 +117,8 @@ public final class PeriodicCheckpoints implements AutoCloseable {
     long start = ticker.nanos();
     try {
       Checkpoint c = Checkpoint.write(conf, directory, cm, state);
+      // Complete and renamed: from now on consistent recovery may go back to it.
+      coordinator.checkpointWritten(c.path().toString(), cm.toJobMeta());
       long written = ticker.nanos() - start;
       List<Path> deleted = Checkpoint.prune(conf, directory, keep);
       LOG.info("Periodic checkpoint {} ({} bytes) written in {} ms; training waited {} ms for it; {} older deleted",
@@ -125,6 +127,24 @@ public final class PeriodicCheckpoints implements AutoCloseable {
     } catch (Exception e) {
       // A lost checkpoint costs redone work after a failure, never the job: training goes on.
       LOG.warn("Periodic checkpoint at step {} into {} failed: {}", cm.nextStep(), directory, e.toString());
+    }
+  }
+
+  /**
+   * Waits for the write in flight, if any: a leader recovering from a failure registers it
+   * before the survivors' order is decided, so they go back no further than needed.
+   */
+  void awaitWritten() {
+    Future<?> f = inFlight;
+    if (f == null) {
+      return;
+    }
+    try {
+      f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      LOG.warn("Waiting for the periodic checkpoint in flight: {}", e.toString());
     }
   }
 

@@ -1,5 +1,6 @@
 package org.edl.worker.runtime;
 
+import java.io.IOException;
 import java.util.Arrays;
 import org.edl.thrift.SyncReport;
 import org.edl.worker.collective.AllReduce;
@@ -23,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * moves it by that step's global batch, which the job's batch rule derives from the ring size.
  * All members of a ring hold the same cursor, and a newcomer is handed it with the model, so a
  * change of parallelism neither repeats nor skips a sample.
+ *
+ * <p>Failures: when the all-reduce fails (a peer closed or timed out) or the batch end says
+ * {@link RecoveryNeeded}, the {@link Recoverer} carries the worker onto the survivors' ring and
+ * says where to go on from: the loop's step and cursor jump there (back to a checkpoint, or on
+ * from the survivor with the most progress).
  */
 public final class TrainingLoop {
   private static final Logger LOG = LoggerFactory.getLogger(TrainingLoop.class);
@@ -37,6 +43,27 @@ public final class TrainingLoop {
     AllReduce batchEnd(SyncReport report, ModelBroadcast.Position next) throws Exception;
   }
 
+  /**
+   * Carries this worker through a failure of its ring. {@code lastCompletedStep} is the last step
+   * whose gradients its model holds, {@code next} the position after it.
+   */
+  @FunctionalInterface
+  public interface Recoverer {
+    Resumed recover(long lastCompletedStep, ModelBroadcast.Position next, Exception cause) throws Exception;
+  }
+
+  /** The ring to train on after a recovery and where to start; the model is already there. */
+  public record Resumed(AllReduce ring, ModelBroadcast.Position from) {}
+
+  /** A batch end's sync reply said a member failed: stop on this ring and recover. */
+  public static final class RecoveryNeeded extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public RecoveryNeeded(String message) {
+      super(message);
+    }
+  }
+
   /** What this worker saw: steps run, its own first and last local losses, where it stopped. */
   public record Result(long stepsRun, double firstLocalLoss, double lastLocalLoss, long nextStep) {}
 
@@ -48,9 +75,17 @@ public final class TrainingLoop {
   private final Ticker ticker;
   private final WorkerListener listener;
   private final EpochOrder order;
+  private final Recoverer recoverer;
 
   public TrainingLoop(String workerId, JobSpec spec, Dataset data, TrainableModel model,
       BatchEnd batchEnd, Ticker ticker, WorkerListener listener) {
+    this(workerId, spec, data, model, batchEnd, ticker, listener, null);
+  }
+
+  /** @param recoverer how to survive a failed ring; null: a failure ends the run */
+  public TrainingLoop(String workerId, JobSpec spec, Dataset data, TrainableModel model,
+      BatchEnd batchEnd, Ticker ticker, WorkerListener listener, Recoverer recoverer) {
+    this.recoverer = recoverer;
     this.workerId = workerId;
     this.spec = spec;
     this.data = data;
@@ -92,7 +127,20 @@ public final class TrainingLoop {
       Arrays.fill(gradient, 0f);
       double lossSum = model.accumulateGradients(data, samples, 0, samples.length, gradient);
       double computeSeconds = (ticker.nanos() - computeStart) / 1e9;
-      ring.sum(gradient);
+      try {
+        ring.sum(gradient);
+      } catch (IOException e) {
+        if (recoverer == null) {
+          throw e;
+        }
+        // The gradients of this step were not applied: the model holds step - 1.
+        Resumed r = recoverer.recover(step - 1, new ModelBroadcast.Position(step, batchStart), e);
+        ring = r.ring();
+        step = r.from().nextStep();
+        batchStart = r.from().batchStart();
+        loggedWorkers = -1;
+        continue;
+      }
       for (int i = 0; i < gradient.length; i++) {
         gradient[i] /= globalBatch;
       }
@@ -114,7 +162,19 @@ public final class TrainingLoop {
         LOG.info("step {}/{} local loss {} ({} ms/batch)", step, toStep,
             String.format("%.5f", localLoss), String.format("%.1f", seconds * 1e3));
       }
-      ring = batchEnd.batchEnd(report, new ModelBroadcast.Position(step, batchStart));
+      ModelBroadcast.Position next = new ModelBroadcast.Position(step, batchStart);
+      try {
+        ring = batchEnd.batchEnd(report, next);
+      } catch (RecoveryNeeded e) {
+        if (recoverer == null) {
+          throw e;
+        }
+        Resumed r = recoverer.recover(step - 1, next, e);
+        ring = r.ring();
+        step = r.from().nextStep();
+        batchStart = r.from().batchStart();
+        loggedWorkers = -1;
+      }
       if (ring == null) {
         LOG.info("Stopped after step {}", step - 1);
         break;

@@ -1,5 +1,7 @@
 package org.edl.worker.runtime;
 
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,6 +38,7 @@ import org.edl.worker.coord.AmAddressRecord;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.HostPort;
 import org.edl.worker.coord.LeaderElection;
+import org.edl.worker.coord.MemberPresence;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.job.InvalidInputException;
 import org.edl.worker.model.IncompatibleStateException;
@@ -85,11 +88,13 @@ public final class Worker implements AutoCloseable {
    * How a worker's run ended. {@code parameters} are its final parameters (a copy); rank and
    * workers describe its last ring; {@code firstStep} is the step it started at (0, or the step
    * after the switch it joined at); {@code switches} the topology switches it lived through;
-   * {@code stop} how it stopped for a restart (with the checkpoint the leader wrote).
+   * {@code stop} how it stopped for a restart (with the checkpoint the leader wrote);
+   * {@code samplesSeen} the samples the job's completed steps trained, as the leader that wrote
+   * the model counted them (-1 on the other workers).
    */
   public record Outcome(String workerId, boolean leader, int rank, int workers, long steps,
       float[] parameters, Optional<ModelOutput.Written> output, Ending ending, long firstStep,
-      long nextStep, List<SwitchRecord> switches, Optional<StopRecord> stop) {
+      long nextStep, List<SwitchRecord> switches, Optional<StopRecord> stop, long samplesSeen) {
 
     public boolean left() {
       return ending == Ending.LEFT;
@@ -116,6 +121,8 @@ public final class Worker implements AutoCloseable {
   private volatile CuratorFramework zk;
   /** Set once this worker trains in a ring: from then on a worker that leads reports progress. */
   private volatile boolean inRing;
+  /** The model's state before the first step (as the first ring starts it). */
+  private volatile byte[] initialState;
 
   public Worker(WorkerConfig config) {
     this(config, ExecutionContext.FROM_SPEC, WorkerListener.NONE);
@@ -165,7 +172,11 @@ public final class Worker implements AutoCloseable {
     LOG.info("Worker {} of {} starting: model {}, {} steps", config.workerId(), config.appId(),
         config.spec().model(), config.spec().steps());
     Optional<Checkpoint> restore = readRestore();
-    restore.ifPresent(c -> coordinator.startFrom(c.meta().toJobMeta()));
+    restore.ifPresent(c -> {
+      coordinator.startFrom(c.meta().toJobMeta());
+      // Consistent recovery before the first periodic checkpoint goes back to this one.
+      coordinator.checkpointWritten(c.path().toString(), c.meta().toJobMeta());
+    });
     Future<Membership> joining = startup.submit(this::joinJob);
     ExecutionContext context;
     try {
@@ -180,6 +191,8 @@ public final class Worker implements AutoCloseable {
       throw e;
     }
     TrainableModel model = context.model();
+    // Consistent recovery with no checkpoint yet goes back to this (the seeded initial state).
+    initialState = Checkpoint.snapshot(model);
     Membership m = awaitMembership(joining);
 
     ElasticMembership membership;
@@ -199,8 +212,17 @@ public final class Worker implements AutoCloseable {
     startReportingIfLeading();
 
     TrainingLoop loop = new TrainingLoop(config.workerId(), config.spec(), context.data(), model,
-        membership, config.ticker(), listener);
-    TrainingLoop.Result result = loop.run(from, config.spec().steps(), membership.allReduce());
+        membership, config.ticker(), listener, membership);
+    TrainingLoop.Result result;
+    try {
+      result = loop.run(from, config.spec().steps(), membership.allReduce());
+    } catch (FencedException e) {
+      // The job went on without this worker: let go of its ring at once, not when it is closed.
+      membership.close();
+      throw e;
+    }
+    // Its run is over: were it elected now (the last leader closing), there is no job to take over.
+    coordinator.retire();
     membership.finish();
 
     Optional<ModelOutput.Written> written = Optional.empty();
@@ -217,7 +239,7 @@ public final class Worker implements AutoCloseable {
         result.stepsRun());
     return new Outcome(config.workerId(), leading, rank, workers, result.stepsRun(),
         model.parameters().clone(), written, ending, from.nextStep(), result.nextStep(), membership.switches(),
-        stop);
+        stop, written.isPresent() ? coordinator.summary().map(CoordinatorService.RunSummary::samples).orElse(-1L) : -1);
   }
 
   /** The checkpoint this worker restarts from, read (not yet loaded) before it joins anything. */
@@ -351,9 +373,20 @@ public final class Worker implements AutoCloseable {
             CheckpointSchedule.of(config.spec(), config.ticker()), coordinator, model,
             (meta, workers) -> CheckpointMeta.of(meta, workers, model.name(), model.parameters().length,
                 data.size(), config.spec().seed(), Instant.now()),
-            config.ticker(), config.rpcTimeout(), listener, config.workerId()));
+            config.ticker(), config.rpcTimeout(), listener, config.workerId()),
+        path -> restoreState(model, path));
     resources.push(membership);
     return membership;
+  }
+
+  /** Consistent recovery: the order's checkpoint, or (null) the state this worker started with. */
+  private void restoreState(TrainableModel model, String checkpoint) throws IOException {
+    if (checkpoint == null) {
+      model.readState(new DataInputStream(new ByteArrayInputStream(initialState)));
+      LOG.info("Restored the job's initial state (no checkpoint was written yet)");
+      return;
+    }
+    Checkpoint.read(config.hadoopConf(), checkpoint).restoreInto(model);
   }
 
   /** The leader reports progress to the AM; a worker that takes over starts reporting then. */
@@ -410,15 +443,22 @@ public final class Worker implements AutoCloseable {
         config.secret(), config.rpcTimeout(), refusals);
     resources.push(rpcServer);
 
-    CuratorFramework curator = CuratorFrameworkFactory.newClient(config.zkConnect(),
-        new ExponentialBackoffRetry(200, 10));
+    int sessionMs = (int) Math.min(Integer.MAX_VALUE, config.zkSessionTimeout().toMillis());
+    CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(config.zkConnect())
+        .sessionTimeoutMs(sessionMs).connectionTimeoutMs(Math.min(15_000, sessionMs))
+        .retryPolicy(new ExponentialBackoffRetry(200, 10)).build();
     resources.push(curator);
     curator.start();
     if (!curator.blockUntilConnected((int) left(deadline), TimeUnit.MILLISECONDS)) {
       throw new TimeoutException("ZooKeeper at " + config.zkConnect() + " not reachable within " + config.startupTimeout());
     }
     zk = curator;
+    // Before registering: a member the leader knows always has its presence node.
+    resources.push(MemberPresence.start(curator, config.appId(), config.workerId(), coordinator::presence));
     selfAddress = config.host() + ":" + rpcServer.port();
+    LeaderRecordStore store = new LeaderRecordStore(curator, config.appId());
+    resources.push(store);
+    coordinator.recordStore(store::publish, store::read);
     election = new LeaderElection(curator, config.appId(), selfAddress, leadershipEvents);
     election.addListener(new LeaderElection.Listener() {
       @Override
@@ -494,6 +534,24 @@ public final class Worker implements AutoCloseable {
     Thread t = new Thread(r, name);
     t.setDaemon(true);
     return t;
+  }
+
+  /** This worker's ZooKeeper client (tests expire its session). */
+  CuratorFramework zooKeeper() {
+    return zk;
+  }
+
+  /**
+   * Dies as a process does that is killed: its ZooKeeper session ends first (as the server
+   * sees a killed process's connection drop), then every socket closes, and nothing is handed
+   * over. The run's thread ends with an error.
+   */
+  void crash() {
+    CuratorFramework client = zk;
+    if (client != null) {
+      client.close();
+    }
+    close();
   }
 
   /** Closes everything this worker opened, newest first. */

@@ -10,6 +10,7 @@ import org.edl.worker.coord.HostPort;
 import org.edl.worker.coord.Ticker;
 import org.edl.worker.job.InvalidInputException;
 import org.edl.worker.job.JobSpec;
+import org.edl.worker.job.Recovery;
 import org.edl.worker.security.JobSecret;
 
 /**
@@ -33,6 +34,8 @@ import org.edl.worker.security.JobSecret;
  * @param profilesDir      measured profiles for the emulated backend
  * @param restoreFrom      checkpoint (or directory of checkpoints) the job restarts from; null:
  *                         a fresh start
+ * @param zkSessionTimeout the worker's ZooKeeper session timeout: a dead worker's presence node
+ *                         vanishes after it, and the leader declares it failed
  */
 public record WorkerConfig(
     String appId,
@@ -49,12 +52,14 @@ public record WorkerConfig(
     Ticker ticker,
     Duration switchAllowance,
     Path profilesDir,
-    String restoreFrom) {
+    String restoreFrom,
+    Duration zkSessionTimeout) {
 
   public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofMinutes(5);
   public static final Duration DEFAULT_RPC_TIMEOUT = Duration.ofSeconds(60);
   public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofSeconds(1);
   public static final Duration DEFAULT_SWITCH_ALLOWANCE = CoordinatorState.DEFAULT_SWITCH_ALLOWANCE;
+  public static final Duration DEFAULT_ZK_SESSION_TIMEOUT = Duration.ofSeconds(30);
 
   public WorkerConfig {
     Objects.requireNonNull(appId, "appId");
@@ -70,6 +75,10 @@ public record WorkerConfig(
     if (restoreFrom != null && restoreFrom.isBlank()) {
       throw new InvalidInputException(WorkerEnv.RESTORE_FROM, restoreFrom, "must name a checkpoint directory");
     }
+    Objects.requireNonNull(zkSessionTimeout, "zkSessionTimeout");
+    if (zkSessionTimeout.toMillis() < 1) {
+      throw new InvalidInputException(WorkerEnv.ZK_SESSION_TIMEOUT_MS, zkSessionTimeout.toMillis(), "must be at least 1 ms");
+    }
     if (switchAllowance.isNegative()) {
       throw new InvalidInputException(WorkerEnv.SWITCH_ALLOWANCE_MS, switchAllowance.toMillis(), "must not be negative");
     }
@@ -80,37 +89,53 @@ public record WorkerConfig(
       HostPort amAddress, JobSpec spec, JobSecret secret, Configuration hadoopConf) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
         DEFAULT_STARTUP_TIMEOUT, DEFAULT_RPC_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, Ticker.SYSTEM,
-        DEFAULT_SWITCH_ALLOWANCE, Path.of(WorkerEnv.DEFAULT_PROFILES_DIR), null);
+        DEFAULT_SWITCH_ALLOWANCE, Path.of(WorkerEnv.DEFAULT_PROFILES_DIR), null,
+        DEFAULT_ZK_SESSION_TIMEOUT);
   }
 
   public WorkerConfig withStartupTimeout(Duration timeout) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom);
+        timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
   }
 
   public WorkerConfig withProgressInterval(Duration interval) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir, restoreFrom);
+        startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
   }
 
   public WorkerConfig withSwitchAllowance(Duration allowance) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir, restoreFrom);
+        startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir, restoreFrom, zkSessionTimeout);
   }
 
   public WorkerConfig withProfilesDir(Path dir) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir, restoreFrom);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir, restoreFrom, zkSessionTimeout);
   }
 
   public WorkerConfig withTicker(Ticker clock) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir, restoreFrom);
+        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
   }
 
   public WorkerConfig withRestoreFrom(String checkpoint) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, checkpoint);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, checkpoint, zkSessionTimeout);
+  }
+
+  public WorkerConfig withRpcTimeout(Duration timeout) {
+    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+        startupTimeout, timeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
+  }
+
+  public WorkerConfig withZkSessionTimeout(Duration timeout) {
+    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, timeout);
+  }
+
+  public WorkerConfig withSpec(JobSpec job) {
+    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, job, secret, hadoopConf,
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
   }
 
   /**
@@ -127,6 +152,10 @@ public record WorkerConfig(
         throw new InvalidInputException(WorkerEnv.FIRST_RING_WORKERS, ring, "not a whole number of workers");
       }
     }
+    if (Recovery.approximateRequested(env.get(Recovery.APPROXIMATE_ENV))) {
+      // The paper's switch, set in the job's (so the container's) environment: it wins over the spec.
+      spec = spec.withRecovery(spec.recovery().withMode(Recovery.Mode.APPROXIMATE));
+    }
     String am = env.getOrDefault(WorkerEnv.AM_ADDRESS, "").trim();
     WorkerConfig config = of(required(env, WorkerEnv.APP_ID), required(env, WorkerEnv.CONTAINER_ID),
         required(env, WorkerEnv.NM_HOST), required(env, WorkerEnv.ZK_CONNECT),
@@ -138,6 +167,14 @@ public record WorkerConfig(
     String restore = env.getOrDefault(WorkerEnv.RESTORE_FROM, "").trim();
     if (!restore.isEmpty()) {
       config = config.withRestoreFrom(restore);
+    }
+    String session = env.getOrDefault(WorkerEnv.ZK_SESSION_TIMEOUT_MS, "").trim();
+    if (!session.isEmpty()) {
+      try {
+        config = config.withZkSessionTimeout(Duration.ofMillis(Long.parseLong(session)));
+      } catch (NumberFormatException e) {
+        throw new InvalidInputException(WorkerEnv.ZK_SESSION_TIMEOUT_MS, session, "not a whole number of milliseconds");
+      }
     }
     String allowance = env.getOrDefault(WorkerEnv.SWITCH_ALLOWANCE_MS, "").trim();
     if (allowance.isEmpty()) {

@@ -31,6 +31,12 @@ public final class WorkerEnv {
    * at a new size sets it next to {@link #RESTORE_FROM}, so the job's files stay as submitted.
    */
   public static final String FIRST_RING_WORKERS = "EDL_FIRST_RING_WORKERS";
+  /**
+   * Optional: the worker's ZooKeeper session timeout in ms (default 30000). A worker that dies
+   * is declared failed when its session ends, so this bounds detection of a silent death; keep
+   * it well above GC pauses and network blips.
+   */
+  public static final String ZK_SESSION_TIMEOUT_MS = "EDL_ZK_SESSION_TIMEOUT_MS";
   /** Directory of measured profiles ({@code <model>/placements.csv}) for the emulated backend. */
   public static final String PROFILES_DIR = "EDL_PROFILES_DIR";
   /** Default of {@link #PROFILES_DIR}: a directory the AM localises into the container. */
@@ -57,6 +63,13 @@ public final class WorkerEnv {
    * for "training finished", whether or not it asked for the departure.
    */
   public static final int EXIT_LEFT = 3;
+  /**
+   * Exit status of a worker the leader declared failed while it was still alive (it missed its
+   * sync, or its ZooKeeper session expired): the job went on without it, which refuses it from
+   * then on. The AM takes it as a failed worker (counted against max-worker-failures) and may
+   * start a replacement, which joins by stop-free scale-out.
+   */
+  public static final int EXIT_FENCED = 4;
   /** Exit status of a worker that failed; the cause is on stderr, which YARN's diagnostics carry. */
   public static final int EXIT_FAILED = 1;
 

@@ -32,6 +32,9 @@ public interface WorkerListener {
   /** A topology switch this worker took part in is done. */
   default void switched(String workerId, SwitchRecord record) {}
 
+  /** This worker carried out a recovery order and trains on the survivors' ring from here. */
+  default void recovered(String workerId, RecoveryRecord record) {}
+
   /** This worker stopped for a restart and is about to end its run. */
   default void stopped(String workerId, StopRecord record) {}
 

@@ -28,6 +28,11 @@ public final class WorkerMain {
     int status;
     try {
       status = run();
+    } catch (FencedException e) {
+      LOG.error("Worker fenced out of the job", e);
+      System.err.println("EDL worker " + System.getenv(WorkerEnv.CONTAINER_ID) + " was declared failed: "
+          + causeLine(e));
+      status = WorkerEnv.EXIT_FENCED;
     } catch (Throwable t) {
       LOG.error("Worker failed", t);
       System.err.println("EDL worker " + System.getenv(WorkerEnv.CONTAINER_ID) + " failed: " + causeLine(t));

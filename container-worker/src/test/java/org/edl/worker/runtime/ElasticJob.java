@@ -52,6 +52,13 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   final Map<String, List<SwitchRecord>> switches = new ConcurrentHashMap<>();
   final Map<String, Long> readyNanos = new ConcurrentHashMap<>();
   final Map<String, StopRecord> stops = new ConcurrentHashMap<>();
+  final Map<String, List<RecoveryRecord>> recoveries = new ConcurrentHashMap<>();
+  /** Every step each worker began, in order (a batch cut short by a failure included). */
+  final Map<String, List<Long>> begun = new ConcurrentHashMap<>();
+  /** Control-call and collective timeout of the workers started from now on. */
+  volatile Duration rpcTimeout = WorkerConfig.DEFAULT_RPC_TIMEOUT;
+  /** ZooKeeper session timeout of the workers started from now on. */
+  volatile Duration zkSessionTimeout = WorkerConfig.DEFAULT_ZK_SESSION_TIMEOUT;
   /** Periodic checkpoints the leader wrote, in order. */
   final List<String> checkpoints = new CopyOnWriteArrayList<>();
   private final Map<String, Long> lastTrained = new ConcurrentHashMap<>();
@@ -88,7 +95,9 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
         spec, secret, new Configuration())
         .withStartupTimeout(WAIT)
         .withSwitchAllowance(switchAllowance)
-        .withRestoreFrom(checkpoint);
+        .withRestoreFrom(checkpoint)
+        .withRpcTimeout(rpcTimeout)
+        .withZkSessionTimeout(zkSessionTimeout);
     Worker w = new Worker(config, context, this);
     workers.put(workerId, w);
     Future<Worker.Outcome> f = threads.submit(w::run);
@@ -98,6 +107,20 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
 
   Worker worker(String workerId) {
     return workers.get(workerId);
+  }
+
+  /** The worker's run, for a test that expects it to fail. */
+  Future<Worker.Outcome> run(String workerId) {
+    return outcomes.get(workerId);
+  }
+
+  /** Kills the worker as a process dies: session, sockets, all at once, nothing handed over. */
+  void crash(String workerId) {
+    workers.get(workerId).crash();
+  }
+
+  void awaitBegun(String workerId, long step) throws Exception {
+    await(() -> begun.getOrDefault(workerId, List.of()).contains(step), workerId + " to begin step " + step);
   }
 
   Worker.Outcome outcome(String workerId) throws Exception {
@@ -221,6 +244,7 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
 
   @Override
   public void beforeBatch(String workerId, long step) throws InterruptedException {
+    signal(() -> begun.computeIfAbsent(workerId, k -> new CopyOnWriteArrayList<>()).add(step));
     long pace = paceMillis.applyAsLong(workerId, step);
     if (pace > 0) {
       Thread.sleep(pace);
@@ -259,6 +283,11 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   @Override
   public void checkpointed(String workerId, String path, long blockedNanos, long writeNanos) {
     signal(() -> checkpoints.add(path));
+  }
+
+  @Override
+  public void recovered(String workerId, RecoveryRecord record) {
+    signal(() -> recoveries.computeIfAbsent(workerId, k -> new CopyOnWriteArrayList<>()).add(record));
   }
 
   @Override

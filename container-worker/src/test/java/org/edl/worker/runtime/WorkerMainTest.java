@@ -64,6 +64,28 @@ class WorkerMainTest {
     org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("EDL_FIRST_RING_WORKERS"), e.getMessage());
   }
 
+  @Test
+  void approximateRecoveryAndTheSessionTimeoutComeFromTheContainersEnvironment() {
+    Map<String, String> base = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
+        WorkerEnv.NM_HOST, "h1", WorkerEnv.ZK_CONNECT, "zk:2181");
+    WorkerConfig plain = WorkerConfig.fromEnvironment(base, spec(), JobSecret.generate(), new Configuration());
+    assertEquals(org.edl.worker.job.Recovery.Mode.CONSISTENT, plain.spec().recovery().mode());
+    assertEquals(WorkerConfig.DEFAULT_ZK_SESSION_TIMEOUT, plain.zkSessionTimeout());
+
+    Map<String, String> env = new java.util.HashMap<>(base);
+    env.put(org.edl.worker.job.Recovery.APPROXIMATE_ENV, "1");
+    env.put(WorkerEnv.ZK_SESSION_TIMEOUT_MS, "2500");
+    WorkerConfig config = WorkerConfig.fromEnvironment(env, spec(), JobSecret.generate(), new Configuration());
+    assertEquals(org.edl.worker.job.Recovery.Mode.APPROXIMATE, config.spec().recovery().mode(),
+        "USE_APPX_RECOVERY=1 wins over the spec's consistent");
+    assertEquals(java.time.Duration.ofMillis(2500), config.zkSessionTimeout());
+
+    env.put(WorkerEnv.ZK_SESSION_TIMEOUT_MS, "soon");
+    InvalidInputException e = assertThrows(InvalidInputException.class,
+        () -> WorkerConfig.fromEnvironment(env, spec(), JobSecret.generate(), new Configuration()));
+    assertEquals(WorkerEnv.ZK_SESSION_TIMEOUT_MS, e.field());
+  }
+
   private static JobSpec spec() {
     return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
         1, 1, 1, 0, 512, 1, 10, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "file:///tmp/x", "").validate();
