@@ -32,11 +32,11 @@ import java.util.TreeMap;
  * never makes the next plan take the GPUs back: no preemption ping-pong on a steady cluster.
  */
 public final class PreemptionPlanner {
-  /** Victims on one node: lowest priority first, then newest, then id. */
+  /** Victims on one node: lowest priority first, then newest (by start time, then id). */
   static final Comparator<RunningContainer> VICTIM_ORDER =
       Comparator.comparingInt(RunningContainer::priority)
           .thenComparing(Comparator.comparingLong(RunningContainer::startTime).reversed())
-          .thenComparing(RunningContainer::id);
+          .thenComparing(Comparator.comparing(RunningContainer::id).reversed());
 
   private static final class Starved {
     final String user;
