@@ -9,7 +9,11 @@ import org.edl.scheduler.core.fair.FairOrder;
  * The top level of the two-level heap, for the parent of the per-user queues: a child queue
  * (a user) holding fewer GPUs relative to its weight is offered resources first
  * ({@link FairOrder#compareStarvation}). Equally starved users (on a cluster or among users
- * that hold no GPUs) fall back to the stock DRF order, then the queue name.
+ * that hold no GPUs) are ordered the same way by memory held relative to weight (what the stock
+ * {@code fair} policy compares), then by queue name. The stock DRF comparator was the first
+ * choice for that tie-break, but it costs about ten times as much per comparison and ties are
+ * common (every user holding no GPUs), which would have made a scheduling pass several times
+ * the stock cost.
  *
  * <p>Fair shares, steady shares, headroom and the over-share check stay DRF's: they drive the
  * web UI and queue limits, and this policy only changes who goes first. Being DRF-kind, its
@@ -28,7 +32,10 @@ public class UserFairPolicy extends DominantResourceFairnessPolicy {
         if (c != 0) {
           return c;
         }
-        c = super.getComparator().compare(a, b);
+        c =
+            FairOrder.compareStarvation(
+                a.getResourceUsage().getMemorySize(), a.getWeight(),
+                b.getResourceUsage().getMemorySize(), b.getWeight());
         return c != 0 ? c : a.getName().compareTo(b.getName());
       };
 

@@ -64,6 +64,18 @@ class PolicyOrderTest {
         new Fake("erin", 0, 1 << 16, 1f, 1, 0), new Fake("frank", 4, 1024, 0.5f, 1, 0)));
   }
 
+  /**
+   * Nobody holds GPUs (a CPU-only queue): memory held relative to weight decides, as the stock
+   * fair policy would: gina 2048/2 = 1024 before hank 1536/1 = 1536; ties by name (ida, jo).
+   */
+  @Test
+  void equallyStarvedUsersByMemoryRelativeToWeightThenName() {
+    var policy = new UserFairPolicy();
+    assertEquals(List.of("gina", "hank", "ida", "jo"), sorted(policy.getComparator(),
+        new Fake("jo", 0, 4096, 1f, 1, 0), new Fake("hank", 0, 1536, 1f, 1, 0),
+        new Fake("ida", 0, 4096, 1f, 1, 0), new Fake("gina", 0, 2048, 2f, 1, 0)));
+  }
+
   /** Within a user: priority 5 before 1; equal priorities by submit time. */
   @Test
   void appsByPriorityThenSubmitTime() {
