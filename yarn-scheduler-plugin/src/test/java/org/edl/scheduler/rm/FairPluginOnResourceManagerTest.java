@@ -257,6 +257,44 @@ class FairPluginOnResourceManagerTest {
     }
   }
 
+  /**
+   * The stock FairScheduler reports priority 0 for every application (and its attempts 1);
+   * EdlFairScheduler keeps the submitted one, capped at the cluster maximum (10 here), and a
+   * user's queue orders its applications by it: carol's priority-7 application before her
+   * earlier priority-2 one, and the priority-20 request counts as 10.
+   */
+  @Test
+  void applicationPrioritiesAreKeptAndOrderAUsersApplications() throws Exception {
+    Configuration conf = yarn.getConfig();
+    YarnClient client = YarnClient.createYarnClient();
+    client.init(conf);
+    client.start();
+    try {
+      Am low = Am.start(client, conf, "carol", Set.of(), 2);
+      Am high = Am.start(client, conf, "carol", Set.of(), 7);
+      Am capped = Am.start(client, conf, "carol", Set.of(), 20);
+      var apps = yarn.getResourceManager().getRMContext().getRMApps();
+      assertEquals(2, apps.get(low.app).getApplicationPriority().getPriority());
+      assertEquals(7, apps.get(high.app).getApplicationPriority().getPriority());
+      assertEquals(10, apps.get(capped.app).getApplicationPriority().getPriority());
+      var order = queue("root.users.carol").getPolicy().getComparator();
+      var attempts = scheduler().getSchedulerApplications();
+      List<org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.Schedulable> sorted =
+          new ArrayList<>(List.of(attempts.get(low.app).getCurrentAppAttempt(),
+              attempts.get(high.app).getCurrentAppAttempt(),
+              attempts.get(capped.app).getCurrentAppAttempt()));
+      sorted.sort(order);
+      assertEquals(List.of(capped.app, high.app, low.app), sorted.stream()
+          .map(a -> ((org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSAppAttempt) a)
+              .getApplicationId()).toList());
+      low.finish();
+      high.finish();
+      capped.finish();
+    } finally {
+      client.stop();
+    }
+  }
+
   private static Set<ContainerId> strict(PreemptionMessage m) {
     Set<ContainerId> ids = new HashSet<>();
     // FairScheduler sends an empty strict contract on every heartbeat.
@@ -272,14 +310,21 @@ class FairPluginOnResourceManagerTest {
   private static final class Am {
     final UserGroupInformation ugi;
     final AMRMClient<ContainerRequest> amrm;
+    final ApplicationId app;
 
-    private Am(UserGroupInformation ugi, AMRMClient<ContainerRequest> amrm) {
+    private Am(UserGroupInformation ugi, AMRMClient<ContainerRequest> amrm, ApplicationId app) {
       this.ugi = ugi;
       this.amrm = amrm;
+      this.app = app;
     }
 
     static Am start(YarnClient client, Configuration conf, String user, Set<String> tags)
         throws Exception {
+      return start(client, conf, user, tags, 0);
+    }
+
+    static Am start(YarnClient client, Configuration conf, String user, Set<String> tags,
+        int priority) throws Exception {
       UserGroupInformation owner = UserGroupInformation.createRemoteUser(user);
       // The RM hands an unmanaged AM's token only to the application's owner.
       YarnClient asUser = owner.doAs((PrivilegedExceptionAction<YarnClient>) () -> {
@@ -298,7 +343,7 @@ class FairPluginOnResourceManagerTest {
           ctx.setApplicationName(user + "-job");
           ctx.setUnmanagedAM(true);
           ctx.setApplicationTags(tags);
-          ctx.setPriority(Priority.newInstance(0));
+          ctx.setPriority(Priority.newInstance(priority));
           ctx.setResource(Resource.newInstance(128, 1));
           ctx.setAMContainerSpec(
               ContainerLaunchContext.newInstance(null, null, null, null, null, null));
@@ -324,7 +369,7 @@ class FairPluginOnResourceManagerTest {
             c.registerApplicationMaster("localhost", 0, "");
             return c;
           });
-      return new Am(ugi, amrm);
+      return new Am(ugi, amrm, app);
     }
 
     void ask(int gpus) {
