@@ -8,7 +8,8 @@ import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
+import org.edl.scheduler.rm.EdlFairScheduler;
+import org.edl.scheduler.rm.GpuFairPreemptionPolicy;
 
 /**
  * The server-side settings of the embedded cluster: the same keys a real cluster's
@@ -23,6 +24,7 @@ public final class EmbeddedClusterSettings {
   static final String FAIR_USER_AS_DEFAULT_QUEUE = "yarn.scheduler.fair.user-as-default-queue";
   static final String FAIR_ASSIGN_MULTIPLE = "yarn.scheduler.fair.assignmultiple";
   static final String NM_DISK_HEALTH_CHECK_ENABLE = "yarn.nodemanager.disk-health-checker.enable";
+  static final String FAIR_PREEMPTION = "yarn.scheduler.fair.preemption";
   /** Where finished applications' container logs are collected, on the cluster's HDFS. */
   public static final String REMOTE_APP_LOG_DIR = "/tmp/logs";
 
@@ -40,7 +42,10 @@ public final class EmbeddedClusterSettings {
     return conf;
   }
 
-  /** YARN settings: GPU resource type, FairScheduler with DRF, NodeManager sizes. */
+  /**
+   * YARN settings: GPU resource type, the FairScheduler with the EDL scheduler plugin (fair GPU
+   * sharing between users, deserved-share preemption with a grace period), NodeManager sizes.
+   */
   public static YarnConfiguration yarn(Configuration base, ClusterSize size, Path allocationFile) {
     YarnConfiguration conf = new YarnConfiguration(base);
     conf.set(YarnConfiguration.RESOURCE_TYPES, ResourceInformation.GPU_URI);
@@ -51,7 +56,12 @@ public final class EmbeddedClusterSettings {
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, size.nodeMemoryMb());
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES, size.nodeVcores());
 
-    conf.setClass(YarnConfiguration.RM_SCHEDULER, FairScheduler.class, Object.class);
+    // The EDL scheduler plugin, as conf/yarn-site.xml installs it on a real cluster.
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, EdlFairScheduler.class, Object.class);
+    conf.setBoolean(FAIR_PREEMPTION, false);
+    conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+    conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES, GpuFairPreemptionPolicy.class.getName());
+    conf.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 10);
     conf.set(FAIR_ALLOCATION_FILE, allocationFile.toAbsolutePath().toString());
     conf.setBoolean(FAIR_USER_AS_DEFAULT_QUEUE, false);
     // Hand out several containers per node heartbeat, so a job's workers start together.

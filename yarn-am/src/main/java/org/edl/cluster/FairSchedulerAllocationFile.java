@@ -6,11 +6,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Writes the FairScheduler allocation file of the embedded cluster. Every queue uses Dominant
- * Resource Fairness so that GPUs count in the shares (the {@code fair} policy only looks at
- * memory), and the root is DRF too because a {@code fair} parent refuses a DRF child.
- * Applications land in the queue they name, or in {@code root.default}; never in a queue named
- * after the user, which for {@code root} would be the non-leaf root queue.
+ * Writes the FairScheduler allocation file of the embedded cluster, laid out for the EDL
+ * scheduler plugin as {@code conf/fair-scheduler.xml} is: a DRF root (a {@code fair} parent
+ * refuses the DRF-kind EDL policies), {@code root.users} ordering its per-user queues by GPUs
+ * held relative to weight, each user's applications by priority then submit time, and a
+ * {@code root.default} queue. Applications land in the queue they name (created if missing), or
+ * in {@code root.users.<user>}; never in a queue named after the user directly under root, which
+ * for {@code root} would be the non-leaf root queue.
  */
 public final class FairSchedulerAllocationFile {
   public static final String DEFAULT_QUEUE = "default";
@@ -19,16 +21,21 @@ public final class FairSchedulerAllocationFile {
       <?xml version="1.0" encoding="UTF-8"?>
       <!-- Written by the EDL embedded cluster. -->
       <allocations>
-        <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>
+        <defaultQueueSchedulingPolicy>org.edl.scheduler.rm.AppOrderPolicy</defaultQueueSchedulingPolicy>
         <queue name="root">
           <schedulingPolicy>drf</schedulingPolicy>
+          <queue name="users" type="parent">
+            <schedulingPolicy>org.edl.scheduler.rm.UserFairPolicy</schedulingPolicy>
+          </queue>
           <queue name="%1$s">
             <schedulingPolicy>drf</schedulingPolicy>
           </queue>
         </queue>
         <queuePlacementPolicy>
           <rule name="specified" create="true"/>
-          <rule name="default" queue="%1$s"/>
+          <rule name="nestedUserQueue" create="true">
+            <rule name="default" queue="users"/>
+          </rule>
         </queuePlacementPolicy>
       </allocations>
       """;

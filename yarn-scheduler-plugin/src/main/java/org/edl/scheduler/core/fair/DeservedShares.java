@@ -1,6 +1,8 @@
 package org.edl.scheduler.core.fair;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -51,6 +53,76 @@ public final class DeservedShares {
   }
 
   /**
+   * The one-at-a-time order hands out a user's k-th GPU at level {@code k / weight}. Every GPU
+   * below some level L therefore comes before every GPU at or above it, so giving all of them at
+   * once, for the highest L that does not overrun the cluster, changes nothing but the cost
+   * (a big cluster would otherwise take one heap operation per GPU). The heap is rebuilt with
+   * the new shares; the rest goes one at a time.
+   *
+   * @return GPUs handed out
+   */
+  private static long fillBelowLevel(PriorityQueue<Level> heap, long gpus) {
+    if (heap.isEmpty() || gpus <= 0) {
+      return 0;
+    }
+    double hi = 0;
+    for (Level l : heap) {
+      if (l.demand.weight() > 0) {
+        hi = Math.max(hi, l.demand.gpus() / l.demand.weight());
+      }
+    }
+    double lo = 0;
+    for (int i = 0; i < 64 && lo < hi; i++) {
+      double mid = lo + (hi - lo) / 2;
+      if (mid <= lo || mid >= hi) {
+        break;
+      }
+      if (below(heap, mid) <= gpus) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    long given = 0;
+    List<Level> all = new ArrayList<>(heap);
+    heap.clear();
+    for (Level l : all) {
+      l.share = below(l, lo);
+      given += l.share;
+      if (l.share < l.demand.gpus()) {
+        heap.add(l);
+      }
+    }
+    return given;
+  }
+
+  private static long below(PriorityQueue<Level> heap, double level) {
+    long n = 0;
+    for (Level l : heap) {
+      n += below(l, level);
+    }
+    return n;
+  }
+
+  /** How many of the user's GPUs k = 0, 1, ... have level k / weight strictly below level. */
+  private static long below(Level l, double level) {
+    double w = l.demand.weight();
+    long d = l.demand.gpus();
+    if (w <= 0) {
+      return 0;
+    }
+    long n = (long) Math.min(d, Math.max(0, Math.ceil(level * w)));
+    // The product can round either way; settle on exactly the heap's own comparison.
+    while (n > 0 && FairOrder.usage(n - 1, w) >= level) {
+      n--;
+    }
+    while (n < d && FairOrder.usage(n, w) < level) {
+      n++;
+    }
+    return n;
+  }
+
+  /**
    * @param clusterGpus all GPUs of the cluster, held or free, {@code >= 0}
    * @return deserved GPUs of every user with a positive demand, by user name
    */
@@ -62,7 +134,7 @@ public final class DeservedShares {
                 FairOrder.compareUsers(
                     a.demand.user(), a.share, a.demand.weight(),
                     b.demand.user(), b.share, b.demand.weight()));
-    Map<String, Long> shares = new TreeMap<>();
+    List<Level> levels = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     long asked = 0;
     for (Demand d : demands) {
@@ -70,23 +142,24 @@ public final class DeservedShares {
         throw new IllegalArgumentException("user " + d.user() + " appears twice");
       }
       if (d.gpus() > 0) {
-        heap.add(new Level(d));
-        shares.put(d.user(), 0L);
+        Level l = new Level(d);
+        levels.add(l);
+        heap.add(l);
         asked += d.gpus();
       }
     }
     long left = Math.min(clusterGpus, asked);
+    left -= fillBelowLevel(heap, left);
     while (left > 0) {
       Level l = heap.poll();
       l.share++;
       left--;
       if (l.share < l.demand.gpus()) {
         heap.add(l);
-      } else {
-        shares.put(l.demand.user(), l.share);
       }
     }
-    for (Level l : heap) {
+    Map<String, Long> shares = new TreeMap<>();
+    for (Level l : levels) {
       shares.put(l.demand.user(), l.share);
     }
     return shares;

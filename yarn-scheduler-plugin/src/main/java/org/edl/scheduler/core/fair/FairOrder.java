@@ -24,12 +24,18 @@ public final class FairOrder {
    */
   public static int compareUsers(
       String nameA, long heldA, double weightA, String nameB, long heldB, double weightB) {
-    int c = Double.compare(usage(heldA, weightA), usage(heldB, weightB));
-    if (c != 0) {
-      return c;
-    }
-    c = Long.compare(heldA, heldB);
+    int c = compareStarvation(heldA, weightA, heldB, weightB);
     return c != 0 ? c : nameA.compareTo(nameB);
+  }
+
+  /**
+   * {@link #compareUsers} without the name: 0 when the two are equally starved, so that a caller
+   * can break the tie its own way (the ResourceManager falls back to the stock DRF order, which
+   * matters on a cluster or queue where nobody holds GPUs).
+   */
+  public static int compareStarvation(long heldA, double weightA, long heldB, double weightB) {
+    int c = Double.compare(usage(heldA, weightA), usage(heldB, weightB));
+    return c != 0 ? c : Long.compare(heldA, heldB);
   }
 
   /** Requests (or applications) of one user: higher priority first, then earlier submitted. */

@@ -28,6 +28,11 @@ final class FreeGpus {
     return total;
   }
 
+  /** The most free GPUs on any node. */
+  int max() {
+    return byAmount.isEmpty() ? 0 : byAmount.lastKey();
+  }
+
   int of(String node) {
     return byNode.getOrDefault(node, 0);
   }

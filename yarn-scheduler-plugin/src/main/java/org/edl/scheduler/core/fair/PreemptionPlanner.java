@@ -32,11 +32,11 @@ import java.util.TreeMap;
  * never makes the next plan take the GPUs back: no preemption ping-pong on a steady cluster.
  */
 public final class PreemptionPlanner {
-  /** Victims on one node: lowest priority first, then newest, then id. */
+  /** Victims on one node: lowest priority first, then newest (by start time, then id). */
   static final Comparator<RunningContainer> VICTIM_ORDER =
       Comparator.comparingInt(RunningContainer::priority)
           .thenComparing(Comparator.comparingLong(RunningContainer::startTime).reversed())
-          .thenComparing(RunningContainer::id);
+          .thenComparing(Comparator.comparing(RunningContainer::id).reversed());
 
   private static final class Starved {
     final String user;
@@ -55,26 +55,33 @@ public final class PreemptionPlanner {
     }
   }
 
-  /** Candidates on one node, in victim order, with their GPUs summed for pruning. */
+  /** A container that may be taken, with its user's index into the spare-GPU array. */
+  private record Candidate(RunningContainer container, int user) {}
+
+  /**
+   * Candidates on one node, in victim order, with their GPUs summed for pruning. A candidate
+   * whose user's spare GPUs fell below its size is dropped for good: spare only shrinks.
+   */
   private static final class NodeVictims {
-    final List<RunningContainer> containers = new ArrayList<>();
+    final List<Candidate> candidates = new ArrayList<>();
     long gpus;
   }
 
-  private record Choice(String node, List<RunningContainer> victims, long preempted) {}
+  private record Choice(String node, List<Candidate> victims, long preempted) {}
 
   public PreemptionPlan plan(ClusterSnapshot s) {
     long capacity = 0;
     for (NodeState n : s.nodes()) {
       capacity += n.freeGpus();
     }
-    Map<String, Long> held = new TreeMap<>();
+    // Hash maps while reading 10^5 containers; only the per-node map needs an order.
+    Map<String, Long> held = new HashMap<>();
     for (RunningContainer c : s.containers()) {
       capacity += c.gpus();
       held.merge(c.user(), (long) c.gpus(), Long::sum);
     }
-    Map<String, List<PendingRequest>> pendingByUser = new TreeMap<>();
-    Map<String, Long> asked = new TreeMap<>(held);
+    Map<String, List<PendingRequest>> pendingByUser = new HashMap<>();
+    Map<String, Long> asked = new HashMap<>(held);
     for (PendingRequest r : s.pending()) {
       pendingByUser.computeIfAbsent(r.user(), u -> new ArrayList<>()).add(r);
       asked.merge(r.user(), (long) r.gpus(), Long::sum);
@@ -99,45 +106,56 @@ public final class PreemptionPlanner {
       return new PreemptionPlan(s.takenAt(), deserved, List.of(), List.of());
     }
 
-    // GPUs each over-share user can still give without falling below its share.
-    Map<String, Long> spare = new HashMap<>();
+    // GPUs each over-share user can still give without falling below its share, by user index.
+    Map<String, Integer> index = new HashMap<>();
+    List<Long> spareList = new ArrayList<>();
     held.forEach(
         (u, h) -> {
           long over = h - deserved.getOrDefault(u, 0L);
           if (over > 0) {
-            spare.put(u, over);
+            index.put(u, spareList.size());
+            spareList.add(over);
           }
         });
-    Map<String, NodeVictims> candidates = new TreeMap<>();
+    long[] spare = new long[spareList.size()];
+    for (int i = 0; i < spare.length; i++) {
+      spare[i] = spareList.get(i);
+    }
+    Map<String, NodeVictims> byNode = new HashMap<>();
     for (RunningContainer c : s.containers()) {
-      if (c.elasticExtra() && c.gpus() > 0 && spare.containsKey(c.user())) {
-        NodeVictims nv = candidates.computeIfAbsent(c.node(), n -> new NodeVictims());
-        nv.containers.add(c);
+      Integer ui = c.elasticExtra() && c.gpus() > 0 ? index.get(c.user()) : null;
+      if (ui != null) {
+        NodeVictims nv = byNode.computeIfAbsent(c.node(), n -> new NodeVictims());
+        nv.candidates.add(new Candidate(c, ui));
         nv.gpus += c.gpus();
       }
     }
-    candidates.values().forEach(nv -> nv.containers.sort(VICTIM_ORDER));
+    TreeMap<String, NodeVictims> candidates = new TreeMap<>(byNode);
+    candidates.values().forEach(
+        nv -> nv.candidates.sort(Comparator.comparing(Candidate::container, VICTIM_ORDER)));
 
     FreeGpus free = new FreeGpus(s.nodes());
     List<RunningContainer> victims = new ArrayList<>();
     List<Placement> placements = new ArrayList<>();
+    long[] used = new long[spare.length];
     while (!starved.isEmpty()) {
       Starved u = starved.poll();
       PendingRequest r = u.requests.get(u.next);
       if (u.held + r.gpus() > u.deserved) {
         continue;
       }
-      Choice choice = choose(r, free, candidates, spare);
+      Choice choice = choose(r, free, candidates, spare, used);
       if (choice == null) {
         continue;
       }
-      for (RunningContainer v : choice.victims) {
-        NodeVictims nv = candidates.get(choice.node);
-        nv.containers.remove(v);
-        nv.gpus -= v.gpus();
-        spare.merge(v.user(), (long) -v.gpus(), Long::sum);
-        free.add(choice.node, v.gpus());
-        victims.add(v);
+      NodeVictims nv = candidates.get(choice.node);
+      for (Candidate v : choice.victims) {
+        int g = v.container().gpus();
+        nv.candidates.remove(v);
+        nv.gpus -= g;
+        spare[v.user()] -= g;
+        free.add(choice.node, g);
+        victims.add(v.container());
       }
       free.add(choice.node, -r.gpus());
       placements.add(new Placement(r, choice.node));
@@ -154,40 +172,58 @@ public final class PreemptionPlanner {
     return new PreemptionPlan(s.takenAt(), deserved, victims, placements);
   }
 
+  /**
+   * Free GPUs if a node has them; else the node where the request costs the fewest preempted
+   * GPUs (ties: the first node by id). No node can cost less than the request minus the most
+   * free GPUs on any node, so the search stops at the first node that costs exactly that.
+   */
   private static Choice choose(
       PendingRequest r,
       FreeGpus free,
-      Map<String, NodeVictims> candidates,
-      Map<String, Long> spare) {
+      TreeMap<String, NodeVictims> candidates,
+      long[] spare,
+      long[] used) {
     String fits = free.bestFit(r.gpus());
     if (fits != null) {
       return new Choice(fits, List.of(), 0);
     }
+    long floor = r.gpus() - free.max();
     Choice best = null;
-    Map<String, Long> used = new HashMap<>();
-    for (var e : candidates.entrySet()) {
+    var nodes = candidates.entrySet().iterator();
+    while (nodes.hasNext()) {
+      var e = nodes.next();
       String node = e.getKey();
       NodeVictims nv = e.getValue();
       long need = r.gpus() - free.of(node);
-      if (nv.gpus < need) {
+      if (nv.gpus < need || (best != null && need >= best.preempted)) {
         continue;
       }
-      used.clear();
-      List<RunningContainer> taken = new ArrayList<>();
+      List<Candidate> taken = new ArrayList<>();
       long got = 0;
-      for (RunningContainer c : nv.containers) {
-        if (got >= need) {
-          break;
-        }
-        long left = spare.getOrDefault(c.user(), 0L) - used.getOrDefault(c.user(), 0L);
-        if (left >= c.gpus()) {
-          used.merge(c.user(), (long) c.gpus(), Long::sum);
+      var it = nv.candidates.iterator();
+      while (got < need && it.hasNext()) {
+        Candidate c = it.next();
+        int g = c.container().gpus();
+        if (spare[c.user()] < g) {
+          it.remove();
+          nv.gpus -= g;
+        } else if (spare[c.user()] - used[c.user()] >= g) {
+          used[c.user()] += g;
           taken.add(c);
-          got += c.gpus();
+          got += g;
         }
+      }
+      for (Candidate c : taken) {
+        used[c.user()] = 0;
+      }
+      if (nv.candidates.isEmpty()) {
+        nodes.remove();
       }
       if (got >= need && (best == null || got < best.preempted)) {
         best = new Choice(node, taken, got);
+        if (got <= floor) {
+          break;
+        }
       }
     }
     return best;

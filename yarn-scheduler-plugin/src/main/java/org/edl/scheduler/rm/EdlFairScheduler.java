@@ -1,0 +1,106 @@
+package org.edl.scheduler.rm;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.net.URL;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.AllocationConfigurationException;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedulerConfiguration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stock FairScheduler with two additions, so that the RM web UI, REST, ACLs and
+ * {@code -movetoqueue} stay the stock ones ({@code instanceof FairScheduler} holds):
+ *
+ * <ul>
+ *   <li>a bad allocation file ({@link AllocationFileCheck}) stops the RM from starting, and
+ *       makes {@code yarn rmadmin -refreshQueues} fail with an error naming file, queue and
+ *       value while the scheduler keeps its previous configuration. (The stock
+ *       {@code reinitialize} only logs the failure and reports success.)
+ *   <li>application priorities are kept ({@link AppPriorities}) for {@link AppOrderPolicy}; the
+ *       stock FairScheduler drops them. They are capped at {@code
+ *       yarn.cluster.max-application-priority}.
+ * </ul>
+ *
+ * <p>Not covered: FairScheduler's own background reload (every 10 s when the file changes) is
+ * private to it; it still refuses malformed XML and unknown classes and keeps the old
+ * configuration, but would accept a negative weight, which the EDL policies then treat as 0.
+ */
+public class EdlFairScheduler extends FairScheduler {
+  private static final Logger LOG = LoggerFactory.getLogger(EdlFairScheduler.class);
+
+  @Override
+  public void serviceInit(Configuration conf) throws Exception {
+    File file = allocationFile(conf);
+    if (file != null) {
+      AllocationFileCheck.check(file);
+    }
+    super.serviceInit(conf);
+  }
+
+  @Override
+  public void reinitialize(Configuration conf, RMContext rmContext) throws IOException {
+    File file = allocationFile(getConf());
+    if (file != null) {
+      try {
+        AllocationFileCheck.check(file);
+      } catch (AllocationConfigurationException e) {
+        LOG.error("Refusing to reload the queues; keeping the previous configuration: {}",
+            e.getMessage());
+        throw new IOException(e.getMessage(), e);
+      }
+    }
+    super.reinitialize(conf, rmContext);
+  }
+
+  @Override
+  public Priority checkAndGetApplicationPriority(
+      Priority submitted, UserGroupInformation user, String queue, ApplicationId app) {
+    int max = getMaxClusterLevelAppPriority().getPriority();
+    int p = submitted == null ? 0 : Math.max(0, Math.min(max, submitted.getPriority()));
+    AppPriorities.put(app, p);
+    return Priority.newInstance(p);
+  }
+
+  @Override
+  public void handle(SchedulerEvent event) {
+    super.handle(event);
+    if (event instanceof AppRemovedSchedulerEvent removed) {
+      AppPriorities.remove(removed.getApplicationID());
+    }
+  }
+
+  /** The allocation file as FairScheduler finds it, or null if it is not a local file. */
+  static File allocationFile(Configuration conf) {
+    String name =
+        conf.get(FairSchedulerConfiguration.ALLOCATION_FILE, "fair-scheduler.xml").trim();
+    if (name.startsWith("file:")) {
+      name = name.substring("file:".length());
+    }
+    File f = new File(name);
+    if (f.isAbsolute()) {
+      return f.exists() ? f : null;
+    }
+    if (name.contains("://")) {
+      return null;
+    }
+    URL url = Thread.currentThread().getContextClassLoader().getResource(name);
+    if (url == null || !"file".equals(url.getProtocol())) {
+      return null;
+    }
+    try {
+      return new File(url.toURI());
+    } catch (URISyntaxException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package org.edl.scheduler.rm;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedulerConfiguration;
+import org.edl.scheduler.core.fair.ClusterSnapshot;
+import org.edl.scheduler.core.fair.GracePeriod;
+import org.edl.scheduler.core.fair.PreemptionPlan;
+import org.edl.scheduler.core.fair.PreemptionPlanner;
+import org.edl.scheduler.core.fair.RunningContainer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deserved-share preemption for the FairScheduler, run by the RM's scheduling monitor
+ * ({@code yarn.resourcemanager.scheduler.monitor.enable=true},
+ * {@code yarn.resourcemanager.scheduler.monitor.policies=} this class).
+ *
+ * <p>Every interval: snapshot the scheduler ({@link SchedulerSnapshot}), run the {@link
+ * PreemptionPlanner}, and through {@link GracePeriod} mark newly planned containers for
+ * preemption (FairScheduler then lists them in the application master's {@code
+ * PreemptionMessage} strict contract, so an EDL job scales those workers in) and kill those
+ * still running a grace period later (the AM sees exit status PREEMPTED, -102).
+ *
+ * <p>FairScheduler's own preemption ({@code yarn.scheduler.fair.preemption}) must be off: it
+ * picks its own victims by memory/DRF fair share, including guaranteed workers and jobs that
+ * cannot scale in, and kills them without regard to this policy's grace period; the two would
+ * take the same GPUs twice. {@link #init} refuses to start otherwise.
+ *
+ * <p>Settings: {@value #GRACE_MS} (default 30000, the EDL paper's allowance for a graceful
+ * exit) and {@value #INTERVAL_MS} (default 3000).
+ */
+public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
+  private static final Logger LOG = LoggerFactory.getLogger(GpuFairPreemptionPolicy.class);
+
+  public static final String GRACE_MS = "edl.scheduler.preemption.grace-ms";
+  public static final long DEFAULT_GRACE_MS = 30_000;
+  public static final String INTERVAL_MS = "edl.scheduler.preemption.interval-ms";
+  public static final long DEFAULT_INTERVAL_MS = 3_000;
+
+  private final PreemptionPlanner planner = new PreemptionPlanner();
+  private FairScheduler scheduler;
+  private RMContext rmContext;
+  private GracePeriod grace;
+  private long intervalMs;
+
+  @Override
+  public void init(Configuration conf, RMContext context, ResourceScheduler sched) {
+    if (!(sched instanceof FairScheduler fs)) {
+      throw new YarnRuntimeException(getClass().getName() + " needs the FairScheduler, not "
+          + sched.getClass().getName() + " (yarn.resourcemanager.scheduler.class)");
+    }
+    if (conf.getBoolean(FairSchedulerConfiguration.PREEMPTION, false)) {
+      throw new YarnRuntimeException(getClass().getName() + " replaces FairScheduler's own"
+          + " preemption: set " + FairSchedulerConfiguration.PREEMPTION + "=false (it is true)");
+    }
+    long graceMs = positiveOrZero(conf, GRACE_MS, DEFAULT_GRACE_MS);
+    intervalMs = positiveOrZero(conf, INTERVAL_MS, DEFAULT_INTERVAL_MS);
+    if (intervalMs == 0) {
+      throw new YarnRuntimeException(INTERVAL_MS + " must be > 0, was 0");
+    }
+    scheduler = fs;
+    rmContext = context;
+    grace = new GracePeriod(graceMs);
+    LOG.info("GPU fair-share preemption on: grace {} ms, every {} ms", graceMs, intervalMs);
+  }
+
+  private static long positiveOrZero(Configuration conf, String key, long dflt) {
+    String raw = conf.getTrimmed(key);
+    if (raw == null) {
+      return dflt;
+    }
+    long v;
+    try {
+      v = Long.parseLong(raw);
+    } catch (NumberFormatException e) {
+      throw new YarnRuntimeException(key + " must be a whole number of milliseconds, was '"
+          + raw + "'");
+    }
+    if (v < 0) {
+      throw new YarnRuntimeException(key + " must be >= 0, was " + v);
+    }
+    return v;
+  }
+
+  @Override
+  public void editSchedule() {
+    long now = scheduler.getClock().getTime();
+    ClusterSnapshot snapshot = SchedulerSnapshot.take(scheduler, rmContext, now);
+    PreemptionPlan plan = planner.plan(snapshot);
+    Set<String> running = new HashSet<>();
+    for (RunningContainer c : snapshot.containers()) {
+      running.add(c.id());
+    }
+    GracePeriod.Actions actions = grace.next(plan, running, now);
+    if (actions.none()) {
+      return;
+    }
+    LOG.info("deserved GPUs {}; warning {}, killing {}", plan.deserved(), actions.warn(),
+        actions.kill());
+    send(actions.warn(), SchedulerEventType.MARK_CONTAINER_FOR_PREEMPTION);
+    send(actions.kill(), SchedulerEventType.MARK_CONTAINER_FOR_KILLABLE);
+  }
+
+  private void send(List<String> ids, SchedulerEventType type) {
+    for (String id : ids) {
+      RMContainer c = scheduler.getRMContainer(ContainerId.fromString(id));
+      if (c == null) {
+        continue;
+      }
+      rmContext.getDispatcher().getEventHandler().handle(
+          new ContainerPreemptEvent(c.getApplicationAttemptId(), c, type));
+    }
+  }
+
+  @Override
+  public long getMonitoringInterval() {
+    return intervalMs;
+  }
+
+  @Override
+  public String getPolicyName() {
+    return "EDL GPU fair-share preemption";
+  }
+}

@@ -1,0 +1,121 @@
+package org.edl.scheduler.rm;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.PendingAsk;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
+import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+import org.edl.scheduler.core.fair.ClusterSnapshot;
+import org.edl.scheduler.core.fair.NodeState;
+import org.edl.scheduler.core.fair.PendingRequest;
+import org.edl.scheduler.core.fair.RunningContainer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the FairScheduler's state into the policy core's {@link ClusterSnapshot}, in GPUs.
+ *
+ * <ul>
+ *   <li>A "user" is the application's leaf queue (one per user under the {@code user}
+ *       placement rule), with that queue's weight.
+ *   <li>A job's guaranteed minimum comes from its application tag {@value #MIN_GPUS_TAG}N
+ *       (EDL's client sets it from the job's minimum workers). Its oldest containers up to N
+ *       GPUs are guaranteed and the newer ones elastic extras. An application without the tag
+ *       cannot scale in gracefully, so all of it is guaranteed; so is every AM container.
+ *   <li>Pending requests are the applications' outstanding asks for GPUs, one per container,
+ *       with the application's priority and submit time.
+ * </ul>
+ */
+final class SchedulerSnapshot {
+  private static final Logger LOG = LoggerFactory.getLogger(SchedulerSnapshot.class);
+
+  /** Application tag prefix naming a job's guaranteed GPUs, e.g. {@code edl-min-gpus=2}. */
+  static final String MIN_GPUS_TAG = "edl-min-gpus=";
+
+  private SchedulerSnapshot() {}
+
+  static ClusterSnapshot take(FairScheduler fs, RMContext rm, long now) {
+    List<NodeState> nodes = new ArrayList<>();
+    for (FSSchedulerNode n : fs.getNodeTracker().getAllNodes()) {
+      nodes.add(new NodeState(n.getNodeID().toString(), (int) Gpus.of(n.getUnallocatedResource())));
+    }
+    Map<String, Double> weights = new HashMap<>();
+    List<RunningContainer> containers = new ArrayList<>();
+    List<PendingRequest> pending = new ArrayList<>();
+    for (SchedulerApplication<FSAppAttempt> sa : fs.getSchedulerApplications().values()) {
+      FSAppAttempt app = sa.getCurrentAppAttempt();
+      if (app == null || app.getQueue() == null) {
+        continue;
+      }
+      String user = app.getQueue().getName();
+      double w = app.getQueue().getWeight();
+      if (!(w >= 0)) {
+        LOG.warn("queue {} has weight {}; counted as 0", user, w);
+        w = 0;
+      }
+      weights.put(user, w);
+      ApplicationId id = app.getApplicationId();
+      RMApp rmApp = rm.getRMApps().get(id);
+      long minGpus = minGpus(rmApp == null ? Set.of() : rmApp.getApplicationTags());
+      int priority = AppPriorities.of(id, 0);
+      long submit = rmApp == null ? app.getStartTime() : rmApp.getSubmitTime();
+      String job = id.toString();
+
+      List<RMContainer> live = new ArrayList<>(app.getLiveContainers());
+      live.sort(Comparator.comparingLong(RMContainer::getCreationTime)
+          .thenComparing(RMContainer::getContainerId));
+      long guaranteed = 0;
+      for (RMContainer c : live) {
+        int gpus = (int) Gpus.of(c.getAllocatedResource());
+        if (gpus == 0 || c.getAllocatedNode() == null) {
+          continue;
+        }
+        boolean extra = !c.isAMContainer() && guaranteed >= minGpus;
+        if (!extra) {
+          guaranteed += gpus;
+        }
+        containers.add(new RunningContainer(c.getContainerId().toString(), job, user,
+            c.getAllocatedNode().toString(), gpus, priority, c.getCreationTime(), extra));
+      }
+      for (SchedulerRequestKey key : app.getAppSchedulingInfo().getSchedulerKeys()) {
+        PendingAsk ask = app.getPendingAsk(key, ResourceRequest.ANY);
+        int gpus = (int) Gpus.of(ask.getPerAllocationResource());
+        for (int i = 0; gpus > 0 && i < ask.getCount(); i++) {
+          pending.add(new PendingRequest(job + "/" + key.getPriority().getPriority() + "/"
+              + key.getAllocationRequestId() + "/" + i, user, job, priority, submit, gpus));
+        }
+      }
+    }
+    return new ClusterSnapshot(now, weights, nodes, containers, pending);
+  }
+
+  /** The tag's N; {@code Long.MAX_VALUE} (all guaranteed) without a well-formed tag. */
+  static long minGpus(Set<String> tags) {
+    for (String t : tags) {
+      if (t.startsWith(MIN_GPUS_TAG)) {
+        try {
+          long n = Long.parseLong(t.substring(MIN_GPUS_TAG.length()).trim());
+          if (n >= 0) {
+            return n;
+          }
+        } catch (NumberFormatException e) {
+          // Treated as untagged below.
+        }
+        LOG.warn("ignoring application tag '{}': expected {}<GPUs >= 0>", t, MIN_GPUS_TAG);
+      }
+    }
+    return Long.MAX_VALUE;
+  }
+}

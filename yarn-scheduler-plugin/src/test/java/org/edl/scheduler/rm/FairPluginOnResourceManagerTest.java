@@ -1,0 +1,421 @@
+package org.edl.scheduler.rm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PrivilegedExceptionAction;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.token.Token;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.PreemptionContainer;
+import org.apache.hadoop.yarn.api.records.PreemptionMessage;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.apache.hadoop.yarn.client.ClientRMProxy;
+import org.apache.hadoop.yarn.client.api.AMRMClient;
+import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
+import org.apache.hadoop.yarn.server.MiniYARNCluster;
+import org.apache.hadoop.yarn.server.api.ResourceManagerAdministrationProtocol;
+import org.apache.hadoop.yarn.server.api.protocolrecords.RefreshQueuesRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSQueue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedulerConfiguration;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The plugin inside a real ResourceManager (MiniYARNCluster, one NodeManager with 4 GPUs):
+ * policies loaded from the allocation file, refreshQueues with bad and good files, and the
+ * warn-then-kill preemption path seen from two application masters (unmanaged AMs driven by
+ * this test, so that every GPU goes to workers).
+ */
+class FairPluginOnResourceManagerTest {
+  private static final int GPUS = 4;
+  private static final long GRACE_MS = 1_500;
+
+  @TempDir static Path dir;
+  private static MiniYARNCluster yarn;
+  private static Path allocationFile;
+
+  static String allocations(String aliceWeight, String alicePolicy) {
+    return """
+        <?xml version="1.0"?>
+        <allocations>
+          <defaultQueueSchedulingPolicy>org.edl.scheduler.rm.AppOrderPolicy</defaultQueueSchedulingPolicy>
+          <queue name="root">
+            <schedulingPolicy>drf</schedulingPolicy>
+            <queue name="default"><schedulingPolicy>drf</schedulingPolicy></queue>
+            <queue name="users" type="parent">
+              <schedulingPolicy>org.edl.scheduler.rm.UserFairPolicy</schedulingPolicy>
+              <queue name="alice">
+                <weight>%s</weight>
+                <schedulingPolicy>%s</schedulingPolicy>
+              </queue>
+            </queue>
+          </queue>
+          <queuePlacementPolicy>
+            <rule name="specified" create="false"/>
+            <rule name="nestedUserQueue" create="true">
+              <rule name="default" queue="users"/>
+            </rule>
+          </queuePlacementPolicy>
+        </allocations>
+        """.formatted(aliceWeight, alicePolicy);
+  }
+
+  private static final String GOOD = allocations("1.0", "org.edl.scheduler.rm.AppOrderPolicy");
+
+  @BeforeAll
+  static void startYarn() throws Exception {
+    allocationFile = dir.resolve("fair-scheduler.xml");
+    Files.writeString(allocationFile, GOOD);
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.set(YarnConfiguration.RESOURCE_TYPES, ResourceInformation.GPU_URI);
+    conf.setInt(YarnConfiguration.NM_RESOURCES_PREFIX + ResourceInformation.GPU_URI, GPUS);
+    conf.setInt(YarnConfiguration.NM_PMEM_MB, 16384);
+    conf.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb", 16384);
+    conf.setInt(YarnConfiguration.NM_VCORES, 16);
+    conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
+    conf.set(YarnConfiguration.RM_SCHEDULER, EdlFairScheduler.class.getName());
+    conf.set(FairSchedulerConfiguration.ALLOCATION_FILE, allocationFile.toString());
+    conf.setBoolean(FairSchedulerConfiguration.PREEMPTION, false);
+    conf.setBoolean(FairSchedulerConfiguration.ASSIGN_MULTIPLE, true);
+    conf.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+    conf.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES,
+        GpuFairPreemptionPolicy.class.getName());
+    conf.setLong(GpuFairPreemptionPolicy.GRACE_MS, GRACE_MS);
+    conf.setLong(GpuFairPreemptionPolicy.INTERVAL_MS, 200);
+    conf.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 10);
+    conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
+    conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
+    conf.setBoolean("yarn.nodemanager.disk-health-checker.enable", false);
+    ResourceUtils.resetResourceTypes(conf);
+    ResourceUtils.resetNodeResources();
+    System.setProperty("test.build.data", dir.resolve("yarn").toString());
+    yarn = new MiniYARNCluster("fair", 1, 1, 1, 1);
+    yarn.init(conf);
+    yarn.start();
+    ResourceManager rm = yarn.getResourceManager();
+    await(() -> rm.getResourceScheduler().getClusterResource()
+        .getResourceValue(ResourceInformation.GPU_URI) == GPUS, "4 GPUs registered");
+  }
+
+  @AfterAll
+  static void stopYarn() {
+    if (yarn != null) {
+      yarn.stop();
+    }
+  }
+
+  private static FairScheduler scheduler() {
+    return (FairScheduler) yarn.getResourceManager().getResourceScheduler();
+  }
+
+  private static FSQueue queue(String name) {
+    return scheduler().getQueueManager().getQueue(name);
+  }
+
+  @Test
+  void thePoliciesNamedInTheAllocationFileRunTheQueues() {
+    assertInstanceOf(EdlFairScheduler.class, scheduler());
+    assertInstanceOf(UserFairPolicy.class, queue("root.users").getPolicy());
+    assertInstanceOf(AppOrderPolicy.class, queue("root.users.alice").getPolicy());
+  }
+
+  /**
+   * Each bad file: refreshQueues fails naming file, queue and value, and the queues keep the
+   * previous configuration; then a good change applies. The bad files are dated in the past so
+   * that FairScheduler's own 10-second reloader (which only looks at newer files) stays out.
+   */
+  @Test
+  void refreshQueuesRefusesABadFileAndKeepsThePreviousConfiguration() throws Exception {
+    String[][] bad = {
+      {allocations("-2", "org.edl.scheduler.rm.AppOrderPolicy"), "weight -2"},
+      {allocations("1.0", "org.edl.NoSuchPolicy"), "org.edl.NoSuchPolicy"},
+      {GOOD.replace("</allocations>", ""), "line"},
+    };
+    for (String[] b : bad) {
+      Files.writeString(allocationFile, b[0]);
+      assertTrue(allocationFile.toFile().setLastModified(1_000));
+      Exception e = assertThrows(Exception.class, () -> refreshQueues());
+      String m = String.valueOf(e.getMessage());
+      assertTrue(m.contains(allocationFile.toString()) && m.contains(b[1]), m);
+      if (!b[1].equals("line")) {
+        assertTrue(m.contains("root.users.alice"), m);
+      }
+      assertEquals(1.0f, queue("root.users.alice").getWeight());
+      assertInstanceOf(AppOrderPolicy.class, queue("root.users.alice").getPolicy());
+    }
+    Files.writeString(allocationFile, allocations("3.0", "org.edl.scheduler.rm.AppOrderPolicy"));
+    refreshQueues();
+    assertEquals(3.0f, queue("root.users.alice").getWeight());
+    Files.writeString(allocationFile, GOOD);
+    refreshQueues();
+    assertEquals(1.0f, queue("root.users.alice").getWeight());
+  }
+
+  /** What {@code yarn rmadmin -refreshQueues} does: the admin protocol over RPC. */
+  private static void refreshQueues() throws Exception {
+    ResourceManagerAdministrationProtocol admin = ClientRMProxy.createRMProxy(
+        yarn.getConfig(), ResourceManagerAdministrationProtocol.class);
+    try {
+      admin.refreshQueues(RefreshQueuesRequest.newInstance());
+    } finally {
+      org.apache.hadoop.ipc.RPC.stopProxy(admin);
+    }
+  }
+
+  @Test
+  void aBadAllocationFileStopsTheSchedulerFromStarting() throws Exception {
+    Path f = dir.resolve("bad.xml");
+    Files.writeString(f, allocations("-1", "drf"));
+    Configuration conf = new Configuration(false);
+    conf.set(FairSchedulerConfiguration.ALLOCATION_FILE, f.toString());
+    Exception e = assertThrows(Exception.class, () -> new EdlFairScheduler().init(conf));
+    assertTrue(String.valueOf(e.getMessage()).contains("weight -1"), e.getMessage());
+  }
+
+  /**
+   * bob (job tagged with a guaranteed minimum of 1 GPU) takes all 4 GPUs; alice asks for 2.
+   * Deserved: 2 and 2. bob's AM is told about exactly two of his containers (never his oldest),
+   * before any is killed; he keeps them past the grace period, so they end PREEMPTED (-102); alice
+   * gets her 2 GPUs; bob keeps 2.
+   */
+  @Test
+  void anOverShareJobIsWarnedThenPreemptedAndTheStarvedUserGetsItsShare() throws Exception {
+    Configuration conf = yarn.getConfig();
+    YarnClient client = YarnClient.createYarnClient();
+    client.init(conf);
+    client.start();
+    try {
+      Am bob = Am.start(client, conf, "bob", Set.of(SchedulerSnapshot.MIN_GPUS_TAG + "1"));
+      List<Container> bobs = bob.allocate(GPUS);
+      bobs.sort((a, b) -> a.getId().compareTo(b.getId()));
+      ContainerId oldest = bobs.get(0).getId();
+
+      Am alice = Am.start(client, conf, "alice", Set.of());
+      alice.ask(2);
+
+      Set<ContainerId> warned = new HashSet<>();
+      List<ContainerStatus> ended = new ArrayList<>();
+      List<Container> alices = new ArrayList<>();
+      await(() -> {
+        AllocateResponse r = bob.heartbeat();
+        for (ContainerId id : strict(r.getPreemptionMessage())) {
+          assertTrue(ended.isEmpty(), "a warning came after a kill");
+          warned.add(id);
+        }
+        ended.addAll(r.getCompletedContainersStatuses());
+        alices.addAll(alice.heartbeat().getAllocatedContainers());
+        return ended.size() >= 2 && alices.size() >= 2;
+      }, "bob's two extras preempted and alice's two containers allocated");
+
+      assertEquals(2, warned.size(), "warned " + warned);
+      assertFalse(warned.contains(oldest), "the guaranteed container was warned");
+      Set<ContainerId> endedIds = new HashSet<>();
+      for (ContainerStatus s : ended) {
+        assertEquals(ContainerExitStatus.PREEMPTED, s.getExitStatus(), s.toString());
+        endedIds.add(s.getContainerId());
+      }
+      assertEquals(warned, endedIds);
+      assertEquals(2, alices.size());
+      assertEquals(2, scheduler().getQueueManager().getQueue("root.users.bob")
+          .getResourceUsage().getResourceValue(ResourceInformation.GPU_URI));
+      bob.finish();
+      alice.finish();
+    } finally {
+      client.stop();
+    }
+  }
+
+  /**
+   * The stock FairScheduler reports priority 0 for every application (and its attempts 1);
+   * EdlFairScheduler keeps the submitted one, capped at the cluster maximum (10 here), and a
+   * user's queue orders its applications by it: carol's priority-7 application before her
+   * earlier priority-2 one, and the priority-20 request counts as 10.
+   */
+  @Test
+  void applicationPrioritiesAreKeptAndOrderAUsersApplications() throws Exception {
+    Configuration conf = yarn.getConfig();
+    YarnClient client = YarnClient.createYarnClient();
+    client.init(conf);
+    client.start();
+    try {
+      Am low = Am.start(client, conf, "carol", Set.of(), 2);
+      Am high = Am.start(client, conf, "carol", Set.of(), 7);
+      Am capped = Am.start(client, conf, "carol", Set.of(), 20);
+      var apps = yarn.getResourceManager().getRMContext().getRMApps();
+      assertEquals(2, apps.get(low.app).getApplicationPriority().getPriority());
+      assertEquals(7, apps.get(high.app).getApplicationPriority().getPriority());
+      assertEquals(10, apps.get(capped.app).getApplicationPriority().getPriority());
+      var order = queue("root.users.carol").getPolicy().getComparator();
+      var attempts = scheduler().getSchedulerApplications();
+      List<org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.Schedulable> sorted =
+          new ArrayList<>(List.of(attempts.get(low.app).getCurrentAppAttempt(),
+              attempts.get(high.app).getCurrentAppAttempt(),
+              attempts.get(capped.app).getCurrentAppAttempt()));
+      sorted.sort(order);
+      assertEquals(List.of(capped.app, high.app, low.app), sorted.stream()
+          .map(a -> ((org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSAppAttempt) a)
+              .getApplicationId()).toList());
+      low.finish();
+      high.finish();
+      capped.finish();
+    } finally {
+      client.stop();
+    }
+  }
+
+  private static Set<ContainerId> strict(PreemptionMessage m) {
+    Set<ContainerId> ids = new HashSet<>();
+    // FairScheduler sends an empty strict contract on every heartbeat.
+    if (m != null && m.getStrictContract() != null) {
+      for (PreemptionContainer c : m.getStrictContract().getContainers()) {
+        ids.add(c.getId());
+      }
+    }
+    return ids;
+  }
+
+  /** An unmanaged application master for one user, driven by the test thread. */
+  private static final class Am {
+    final UserGroupInformation ugi;
+    final AMRMClient<ContainerRequest> amrm;
+    final ApplicationId app;
+
+    private Am(UserGroupInformation ugi, AMRMClient<ContainerRequest> amrm, ApplicationId app) {
+      this.ugi = ugi;
+      this.amrm = amrm;
+      this.app = app;
+    }
+
+    static Am start(YarnClient client, Configuration conf, String user, Set<String> tags)
+        throws Exception {
+      return start(client, conf, user, tags, 0);
+    }
+
+    static Am start(YarnClient client, Configuration conf, String user, Set<String> tags,
+        int priority) throws Exception {
+      UserGroupInformation owner = UserGroupInformation.createRemoteUser(user);
+      // The RM hands an unmanaged AM's token only to the application's owner.
+      YarnClient asUser = owner.doAs((PrivilegedExceptionAction<YarnClient>) () -> {
+        YarnClient c = YarnClient.createYarnClient();
+        c.init(conf);
+        c.start();
+        return c;
+      });
+      ApplicationId app;
+      Token<AMRMTokenIdentifier> token;
+      ApplicationAttemptId attempt;
+      try {
+        app = owner.doAs((PrivilegedExceptionAction<ApplicationId>) () -> {
+          ApplicationSubmissionContext ctx =
+              asUser.createApplication().getApplicationSubmissionContext();
+          ctx.setApplicationName(user + "-job");
+          ctx.setUnmanagedAM(true);
+          ctx.setApplicationTags(tags);
+          ctx.setPriority(Priority.newInstance(priority));
+          ctx.setResource(Resource.newInstance(128, 1));
+          ctx.setAMContainerSpec(
+              ContainerLaunchContext.newInstance(null, null, null, null, null, null));
+          asUser.submitApplication(ctx);
+          return ctx.getApplicationId();
+        });
+        await(() -> owner.doAs((PrivilegedExceptionAction<Boolean>) () ->
+            asUser.getAMRMToken(app) != null), user + "'s unmanaged AM launched");
+        token = owner.doAs((PrivilegedExceptionAction<Token<AMRMTokenIdentifier>>) () ->
+            asUser.getAMRMToken(app));
+        attempt = client.getApplicationReport(app).getCurrentApplicationAttemptId();
+      } finally {
+        asUser.stop();
+      }
+      token.setService(ClientRMProxy.getAMRMTokenService(conf));
+      UserGroupInformation ugi = UserGroupInformation.createRemoteUser(attempt.toString());
+      ugi.addToken(token);
+      AMRMClient<ContainerRequest> amrm = ugi.doAs(
+          (PrivilegedExceptionAction<AMRMClient<ContainerRequest>>) () -> {
+            AMRMClient<ContainerRequest> c = AMRMClient.createAMRMClient();
+            c.init(conf);
+            c.start();
+            c.registerApplicationMaster("localhost", 0, "");
+            return c;
+          });
+      return new Am(ugi, amrm, app);
+    }
+
+    void ask(int gpus) {
+      for (int i = 0; i < gpus; i++) {
+        Resource r = Resource.newInstance(128, 1);
+        r.setResourceValue(ResourceInformation.GPU_URI, 1);
+        amrm.addContainerRequest(new ContainerRequest(r, null, null, Priority.newInstance(1)));
+      }
+    }
+
+    AllocateResponse heartbeat() throws Exception {
+      return ugi.doAs((PrivilegedExceptionAction<AllocateResponse>) () -> amrm.allocate(0.1f));
+    }
+
+    List<Container> allocate(int gpus) throws Exception {
+      ask(gpus);
+      List<Container> got = new ArrayList<>();
+      await(() -> {
+        got.addAll(heartbeat().getAllocatedContainers());
+        return got.size() >= gpus;
+      }, gpus + " containers");
+      return got;
+    }
+
+    void finish() throws Exception {
+      ugi.doAs((PrivilegedExceptionAction<Void>) () -> {
+        amrm.unregisterApplicationMaster(
+            org.apache.hadoop.yarn.api.records.FinalApplicationStatus.SUCCEEDED, "", "");
+        amrm.stop();
+        return null;
+      });
+    }
+  }
+
+  interface Check {
+    boolean done() throws Exception;
+  }
+
+  /** Polls until done; the limit only turns a hang into a failure, it asserts no timing. */
+  static void await(Check check, String what) throws Exception {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!check.done()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("gave up waiting for " + what);
+      }
+      Thread.sleep(100);
+    }
+  }
+}
