@@ -1,8 +1,14 @@
 package org.edl.bench;
 
+import java.io.OutputStream;
+import java.io.PrintWriter;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
@@ -10,8 +16,10 @@ import org.edl.am.LeaderWorkerRemoval;
 import org.edl.client.JobControlConnection;
 import org.edl.client.JobControlLocator;
 import org.edl.client.SubmittedJob;
+import org.edl.cluster.EmbeddedCluster;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobStatus;
+import org.edl.worker.data.SyntheticData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +34,39 @@ final class BenchJob {
   static final Duration RPC_TIMEOUT = Duration.ofSeconds(60);
 
   private BenchJob() {}
+
+  /** What a benchmark runs on the cluster: its configuration, clients and data file. */
+  @FunctionalInterface
+  interface OnCluster<T> {
+    T run(Configuration conf, YarnClient yarn, CuratorFramework zk, String data) throws Exception;
+  }
+
+  /**
+   * Starts the embedded cluster (2 nodes x 4 {@code yarn.io/gpu}, HDFS, ZooKeeper), writes the
+   * synthetic data set {@code dataSpec} as LIBSVM to {@code fileName} in the home directory on
+   * HDFS, and runs {@code body} with a started YARN client and ZooKeeper client.
+   */
+  static <T> T onEmbeddedCluster(String dataSpec, String fileName, PrintWriter out, OnCluster<T> body)
+      throws Exception {
+    out.println("Starting the embedded cluster (2 nodes x 4 yarn.io/gpu, HDFS, ZooKeeper)...");
+    out.flush();
+    try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start()) {
+      Configuration conf = cluster.configuration();
+      FileSystem fs = FileSystem.get(conf);
+      Path data = fs.makeQualified(new Path(fs.getHomeDirectory(), "edl-bench/" + fileName));
+      try (OutputStream o = fs.create(data, true)) {
+        SyntheticData.writeLibsvm(dataSpec, o);
+      }
+      try (YarnClient yarn = YarnClient.createYarnClient();
+          CuratorFramework zk = CuratorFrameworkFactory.newClient(cluster.zkConnectString(),
+              new ExponentialBackoffRetry(200, 10))) {
+        yarn.init(conf);
+        yarn.start();
+        zk.start();
+        return body.run(conf, yarn, zk, data.toString());
+      }
+    }
+  }
 
   /** Waits for the AM to register, then connects as {@code edl scale-out} does. */
   static JobControlConnection connect(Configuration conf, YarnClient yarn, SubmittedJob job) throws Exception {

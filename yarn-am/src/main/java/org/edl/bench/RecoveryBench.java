@@ -1,17 +1,13 @@
 package org.edl.bench;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
@@ -20,11 +16,9 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.client.JobControlConnection;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
-import org.edl.cluster.EmbeddedCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobStatus;
-import org.edl.worker.data.SyntheticData;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.job.Recovery;
 import org.edl.worker.runtime.PeriodicCheckpoints;
@@ -56,28 +50,10 @@ public final class RecoveryBench {
   }
 
   public List<Result> run() throws Exception {
-    say("Starting the embedded cluster (2 nodes x 4 yarn.io/gpu, HDFS, ZooKeeper)...");
-    try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start()) {
-      Configuration conf = cluster.configuration();
-      FileSystem fs = FileSystem.get(conf);
-      org.apache.hadoop.fs.Path data = fs.makeQualified(
-          new org.apache.hadoop.fs.Path(fs.getHomeDirectory(), "edl-bench/recovery.libsvm"));
-      try (OutputStream o = fs.create(data, true)) {
-        SyntheticData.writeLibsvm(DATA_SPEC, o);
-      }
-      List<Result> results = new ArrayList<>();
-      try (YarnClient yarn = YarnClient.createYarnClient();
-          CuratorFramework zk = CuratorFrameworkFactory.newClient(cluster.zkConnectString(),
-              new ExponentialBackoffRetry(200, 10))) {
-        yarn.init(conf);
-        yarn.start();
-        zk.start();
-        results.add(runMode(conf, yarn, zk, data.toString(), "consistent", Recovery.Mode.CONSISTENT));
-        results.add(runMode(conf, yarn, zk, data.toString(), "approximate", Recovery.Mode.APPROXIMATE));
-        results.add(runMode(conf, yarn, zk, data.toString(), "stop-resume", null));
-      }
-      return results;
-    }
+    return BenchJob.onEmbeddedCluster(DATA_SPEC, "recovery.libsvm", out, (conf, yarn, zk, data) -> List.of(
+        runMode(conf, yarn, zk, data, "consistent", Recovery.Mode.CONSISTENT),
+        runMode(conf, yarn, zk, data, "approximate", Recovery.Mode.APPROXIMATE),
+        runMode(conf, yarn, zk, data, "stop-resume", null)));
   }
 
   /** {@code recovery} null: the stop-resume baseline. */

@@ -1,28 +1,19 @@
 package org.edl.bench;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.client.JobControlConnection;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
-import org.edl.cluster.EmbeddedCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.ScaleMode;
-import org.edl.worker.data.SyntheticData;
 import org.edl.worker.job.JobSpec;
 
 /**
@@ -58,28 +49,13 @@ public final class ScalingBench {
   }
 
   public List<Result> run() throws Exception {
-    say("Starting the embedded cluster (2 nodes x 4 yarn.io/gpu, HDFS, ZooKeeper)...");
-    try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start()) {
-      Configuration conf = cluster.configuration();
-      FileSystem fs = FileSystem.get(conf);
-      org.apache.hadoop.fs.Path data = fs.makeQualified(
-          new org.apache.hadoop.fs.Path(fs.getHomeDirectory(), "edl-bench/scaling.libsvm"));
-      try (OutputStream o = fs.create(data, true)) {
-        SyntheticData.writeLibsvm(DATA_SPEC, o);
-      }
+    return BenchJob.onEmbeddedCluster(DATA_SPEC, "scaling.libsvm", out, (conf, yarn, zk, data) -> {
       List<Result> results = new ArrayList<>();
-      try (YarnClient yarn = YarnClient.createYarnClient();
-          CuratorFramework zk = CuratorFrameworkFactory.newClient(cluster.zkConnectString(),
-              new ExponentialBackoffRetry(200, 10))) {
-        yarn.init(conf);
-        yarn.start();
-        zk.start();
-        for (ScaleMode mode : List.of(ScaleMode.EDL, ScaleMode.STOP_RESUME)) {
-          results.addAll(runJob(conf, yarn, zk, data.toString(), mode));
-        }
+      for (ScaleMode mode : List.of(ScaleMode.EDL, ScaleMode.STOP_RESUME)) {
+        results.addAll(runJob(conf, yarn, zk, data, mode));
       }
       return results;
-    }
+    });
   }
 
   private List<Result> runJob(Configuration conf, YarnClient yarn, CuratorFramework zk, String data,
