@@ -10,6 +10,8 @@ import org.edl.bench.Timelines.Row;
  * the stop-resume baseline, of the job resubmitted from its checkpoint), the same way for every
  * recovery mode:
  * <ul>
+ *   <li>the death: where the longest silence (no batch ending) after the kill request begins, at
+ *       the end of the last step completed before it (the signal lands a little after the request);</li>
  *   <li>recovery time: from the death until training resumed, i.e. until the start of the first
  *       step completed after the death (its end less one normal batch time: a batch redone after
  *       recovery keeps the start of its first attempt in the timeline);</li>
@@ -30,25 +32,46 @@ public final class RecoveryAnalysis {
 
   /**
    * @param rows every batch row of the job (and of its resubmission), any worker
-   * @param killMs wall-clock time the worker was killed
+   * @param killMs wall-clock time the kill was asked for
    * @param lastStepFallback the last step known before the death when no timeline shows it (the
    *        stop-resume baseline's killed job: its workers were stopped without writing timelines)
    */
   public static Cost of(List<Row> rows, long killMs, long lastStepFallback, int workersBefore,
       int gpusPerWorker) {
-    List<Row> batches = rows.stream().filter(r -> r.event().equals("batch")).toList();
-    long lastBefore = batches.stream().filter(r -> r.endMs() <= killMs).mapToLong(Row::step).max()
+    List<Row> batches = rows.stream().filter(r -> r.event().equals("batch"))
+        .sorted(Comparator.comparingLong(Row::endMs)).toList();
+    // The kill is asked for at killMs but lands a little later (the NodeManager delivers it), and
+    // batches go on ending until then: the death is where the longest silence after killMs begins.
+    long previousEnd = batches.stream().filter(r -> r.endMs() <= killMs).mapToLong(Row::endMs).max().orElse(killMs);
+    long deathMs = previousEnd;
+    long longestGap = -1;
+    Row firstAfter = null;
+    for (Row r : batches) {
+      if (r.endMs() <= killMs) {
+        continue;
+      }
+      if (r.endMs() - previousEnd > longestGap) {
+        longestGap = r.endMs() - previousEnd;
+        deathMs = previousEnd;
+        firstAfter = r;
+      }
+      previousEnd = r.endMs();
+    }
+    if (firstAfter == null) {
+      throw new IllegalStateException("no step completed after the worker died at " + killMs);
+    }
+    long death = deathMs;
+    Row first = firstAfter;
+    long lastBefore = batches.stream().filter(r -> r.endMs() <= death).mapToLong(Row::step).max()
         .orElse(lastStepFallback);
-    Row firstAfter = batches.stream().filter(r -> r.endMs() > killMs).min(Comparator.comparingLong(Row::endMs))
-        .orElseThrow(() -> new IllegalStateException("no step completed after the worker died at " + killMs));
     // The ring that trained the first step after the death (survivors, or a restarted job).
-    long workersAfter = batches.stream().filter(r -> r.step() == firstAfter.step() && r.endMs() > killMs).count();
-    double batchMs = medianBatchMs(batches, firstAfter.endMs());
-    double recovery = Math.max(0, firstAfter.endMs() - killMs - batchMs) / 1000.0;
-    long redone = Math.max(0, lastBefore - firstAfter.step() + 1);
+    long workersAfter = batches.stream().filter(r -> r.step() == first.step() && r.endMs() > death).count();
+    double batchMs = medianBatchMs(batches, first.endMs());
+    double recovery = Math.max(0, first.endMs() - death - batchMs) / 1000.0;
+    long redone = Math.max(0, lastBefore - first.step() + 1);
     double lost = (workersBefore - 1) * gpusPerWorker * recovery
         + workersAfter * gpusPerWorker * redone * batchMs / 1000.0;
-    return new Cost(recovery, lastBefore, firstAfter.step(), redone, workersAfter, batchMs / 1000.0, lost);
+    return new Cost(recovery, lastBefore, first.step(), redone, workersAfter, batchMs / 1000.0, lost);
   }
 
   /** The median batch time of the batches after {@code fromMs} (the job at its pace again). */

@@ -23,18 +23,19 @@ class RecoveryAnalysisTest {
 
   @Test
   void consistentRecoveryRedoesTheStepsSinceItsCheckpoint() {
-    // Steps 0..59 end at 100..6000; killed at 6050; back from the checkpoint at step 40, whose
-    // batch ends at 8100: training resumed at 8000, 1.95 s after the death.
+    // Steps 0..59 end at 100..6000; the kill asked for at 5950 lands during step 60; back from
+    // the checkpoint at step 40, whose batch ends at 8100: training resumed at 8000, 2 s after
+    // the last step completed before the death.
     List<Row> rows = new ArrayList<>(batches(0, 59, 0, 4));
     rows.addAll(batches(40, 70, 8000, 3));
-    RecoveryAnalysis.Cost c = RecoveryAnalysis.of(rows, 6050, -1, 4, 1);
+    RecoveryAnalysis.Cost c = RecoveryAnalysis.of(rows, 5950, -1, 4, 1);
     assertEquals(3, c.workersAfter());
-    assertEquals(1.95, c.recoverySeconds(), 1e-9);
+    assertEquals(2.0, c.recoverySeconds(), 1e-9);
     assertEquals(59, c.lastStepBefore());
     assertEquals(40, c.firstStepAfter());
     assertEquals(20, c.stepsRedone());
-    // 3 survivors idle 1.95 s, and 20 steps of 0.1 s redone on 3 workers.
-    assertEquals(3 * 1.95 + 3 * 20 * 0.1, c.lostGpuSeconds(), 1e-9);
+    // 3 survivors idle 2 s, and 20 steps of 0.1 s redone on 3 workers.
+    assertEquals(3 * 2.0 + 3 * 20 * 0.1, c.lostGpuSeconds(), 1e-9);
   }
 
   @Test
@@ -45,10 +46,11 @@ class RecoveryAnalysisTest {
       rows.add(new Row("batch", 60, 6000, 6600, ""));
     }
     rows.addAll(batches(61, 70, 6600, 3));
-    RecoveryAnalysis.Cost c = RecoveryAnalysis.of(rows, 6050, -1, 4, 1);
+    RecoveryAnalysis.Cost c = RecoveryAnalysis.of(rows, 5950, -1, 4, 1);
     assertEquals(0, c.stepsRedone());
-    assertEquals(0.45, c.recoverySeconds(), 1e-9);
-    assertEquals(3 * 0.45, c.lostGpuSeconds(), 1e-9);
+    assertEquals(59, c.lastStepBefore());
+    assertEquals(0.5, c.recoverySeconds(), 1e-9);
+    assertEquals(3 * 0.5, c.lostGpuSeconds(), 1e-9);
   }
 
   @Test
@@ -59,6 +61,17 @@ class RecoveryAnalysisTest {
     assertEquals(4, c.workersAfter());
     assertEquals(3 * 13.95 + 4 * 20 * 0.1, c.lostGpuSeconds(), 1e-9);
     assertEquals(13.95, c.recoverySeconds(), 1e-9);
+  }
+
+  @Test
+  void stepsThatEndAfterTheKillRequestButBeforeTheSilenceCountAsBeforeTheDeath() {
+    // The kill is asked for at 3050 but lands at the end of step 59 (6000).
+    List<Row> rows = new ArrayList<>(batches(0, 59, 0, 4));
+    rows.addAll(batches(40, 70, 8000, 3));
+    RecoveryAnalysis.Cost c = RecoveryAnalysis.of(rows, 3050, -1, 4, 1);
+    assertEquals(59, c.lastStepBefore());
+    assertEquals(40, c.firstStepAfter());
+    assertEquals(2.0, c.recoverySeconds(), 1e-9);
   }
 
   @Test
