@@ -434,7 +434,7 @@ public final class Worker implements AutoCloseable {
         () -> new IllegalStateException("lost leadership before writing the model"));
     double wall = (config.ticker().nanos() - started) / 1e9;
     ModelOutput.Written out = ModelOutput.write(config.spec().output(), model,
-        new ModelOutput.Metrics(model.name(), s.workers(), s.steps(), s.firstLoss(), s.lastLoss(),
+        new ModelOutput.Metrics(model.name(), s.workers(), s.steps(), s.samples(), s.firstLoss(), s.lastLoss(),
             s.samplesPerSecond(), wall), config.hadoopConf());
     LOG.info("Model written to {}, metrics to {}; loss {} -> {}", out.model(), out.metrics(),
         s.firstLoss(), s.lastLoss());
