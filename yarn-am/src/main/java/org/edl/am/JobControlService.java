@@ -1,12 +1,12 @@
 package org.edl.am;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.List;
 import java.util.function.Consumer;
 import org.apache.thrift.TException;
 import org.edl.thrift.EdlError;
@@ -79,7 +79,7 @@ public final class JobControlService implements JobControl.Iface {
     mainThread.execute(() -> {
       latest = copy;
       onProgress.accept(copy);
-      fleet.onProgressReport(copy.getWorkers());
+      fleet.onProgressReport(copy.getWorkers(), copy.isSetEvents() ? copy.getEvents() : List.of());
       if (profile != null) {
         profile.onProgress(copy);
       }

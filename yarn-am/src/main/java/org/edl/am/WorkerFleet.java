@@ -2,6 +2,7 @@ package org.edl.am;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -112,6 +113,12 @@ public final class WorkerFleet implements ContainerEventHandler {
   private String resumeFrom;
   /** Ring size in the leader's latest progress report; -1 before the first. */
   private int reportedWorkers = -1;
+  /**
+   * Ring members that failed and whose recovery the leader has not shown yet, with the ring size
+   * it reported before: until it reports a smaller ring or an event naming the failure, a report
+   * of the old size still counts the dead worker, not its replacement.
+   */
+  private final Map<String, Integer> unrecovered = new HashMap<>();
   /** Whether a worker the leader removed on its own (a straggler) gets a new container. */
   private boolean replaceRemoved;
 
@@ -461,7 +468,14 @@ public final class WorkerFleet implements ContainerEventHandler {
    * (a change has reached the ring when this shows its size).
    */
   public void onProgressReport(int workers) {
-    reportedWorkers = workers;
+    onProgressReport(workers, List.of());
+  }
+
+  /** As {@link #onProgressReport(int)}, with the leader's recent events (its recoveries name the failed). */
+  public void onProgressReport(int workers, List<String> events) {
+    unrecovered.entrySet().removeIf(e -> workers < e.getValue()
+        || events.stream().anyMatch(event -> event.contains(e.getKey() + " failed")));
+    reportedWorkers = unrecovered.isEmpty() ? workers : -1;
     if (isDone()) {
       return;
     }
@@ -605,6 +619,9 @@ public final class WorkerFleet implements ContainerEventHandler {
       case REPLACE -> {
         if (phase == Phase.RUNNING) {
           changing = true;
+          if (!wasJoining && reportedWorkers > 0) {
+            unrecovered.put(c.id(), reportedWorkers);
+          }
           // The ring size reported so far counted the failed worker: only a later report shows the change.
           reportedWorkers = -1;
         }
@@ -902,6 +919,10 @@ public final class WorkerFleet implements ContainerEventHandler {
   }
 
   private void finish(JobOutcome result) {
+    if (result.succeeded() && failures.count() > 0) {
+      // A job that survived failures says so in its final report, not only while it ran.
+      result = JobOutcome.success(result.diagnostics() + "; " + failures.summary());
+    }
     phase = result.succeeded() ? Phase.SUCCEEDED : Phase.FAILED;
     diagnostics = result.diagnostics();
     outcome.complete(result);

@@ -197,6 +197,42 @@ class WorkerFleetFailureTest {
     assertEquals(List.of("c1", "c2", "c4"), fleet.status().containers());
   }
 
+  /**
+   * The leader reports the ring at its old size before it noticed the failure: that report still
+   * counts the dead worker, so the replacement is a newcomer until the leader shows the recovery
+   * (an event naming the failure, or a smaller ring), and one that fails after training finished
+   * cannot have held the model.
+   */
+  @Test
+  void aReportOfTheOldRingSizeBeforeTheRecoveryDoesNotMakeTheReplacementAMember() throws Exception {
+    WorkerFleet fleet = running(3, 3, 3, 1);
+    fleet.onProgressReport(3);
+    fleet.onContainerCompleted("c2", 137, KILLED);
+    fleet.onContainersAllocated(List.of(c("c4", "h1")));
+    fleet.onContainerStarted("c4");
+    fleet.onProgressReport(3);
+    assertTrue(fleet.status().scaling(), "the leader has not recovered yet: its 3 counted c2");
+    fleet.onProgressReport(3, List.of("step 40: c2 failed (its ZooKeeper session ended); approximate recovery"
+        + " to topology v2 with 2 workers from step 40 (model from c1)"));
+    assertFalse(fleet.status().scaling(), "recovered, and c4 joined since");
+  }
+
+  @Test
+  void aReplacementThatFailsAfterTrainingEndedBeforeTheLeaderShowedTheRecoveryIsNoFailure() throws Exception {
+    WorkerFleet again = running(3, 3, 3, 1);
+    again.onProgressReport(3);
+    again.onContainerCompleted("c2", 137, KILLED);
+    again.onContainersAllocated(List.of(c("c4", "h1")));
+    again.onContainerStarted("c4");
+    again.onProgressReport(3);
+    // Training ends before the leader reported the recovery: c4 never joined.
+    again.onContainerCompleted("c1", 0, "");
+    again.onContainerCompleted("c3", 0, "");
+    again.onContainerCompleted("c4", 1, "Connection refused");
+    assertTrue(again.outcome().isDone());
+    assertTrue(again.outcome().get().succeeded(), again.outcome().get().diagnostics());
+  }
+
   @Test
   void aLeaverThatDiesHasLeftNothingIsReplacedAndAPreemptedLeaverIsNoFailure() throws Exception {
     WorkerFleet fleet = running(4, 1, 4, 1);

@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
@@ -238,6 +239,33 @@ public final class Checkpoint {
       }
     }
     throw new IOException("no checkpoint in " + p + " verifies: " + String.join("; ", skipped));
+  }
+
+  /**
+   * The newest checkpoint that verifies among {@code path} and the older ones beside it (lower
+   * steps in the same directory): what consistent recovery can go back to when the newest was
+   * damaged after it was written. Each one skipped is logged (WARN, why).
+   *
+   * @return empty when none verifies
+   * @throws IOException when the directory cannot be listed
+   */
+  public static Optional<Checkpoint> newestValidUpTo(Configuration conf, String path) throws IOException {
+    Path p = new Path(path);
+    FileSystem fs = p.getFileSystem(conf);
+    p = fs.makeQualified(p);
+    String newest = p.getName();
+    List<Path> candidates = new ArrayList<>(list(fs, p.getParent()).stream()
+        .filter(c -> c.getName().compareTo(newest) <= 0).toList());
+    for (int i = candidates.size() - 1; i >= 0; i--) {
+      try {
+        Checkpoint c = readOne(fs, candidates.get(i));
+        c.verify();
+        return Optional.of(c);
+      } catch (IOException e) {
+        LOG.warn("Skipping checkpoint {}: {}", candidates.get(i), e.getMessage());
+      }
+    }
+    return Optional.empty();
   }
 
   private static boolean isCheckpointDir(FileSystem fs, Path p) throws IOException {

@@ -60,6 +60,7 @@ public final class CoordinatorService implements Coordinator.Iface {
   /** The newest checkpoint known before this worker led (the one the job was restored from). */
   private String checkpointPath;
   private JobMeta checkpointMeta;
+  private CheckpointCheck checkpointCheck = CheckpointCheck.TRUSTING;
   /** Writes the leader's record to ZooKeeper (asynchronously, in order). */
   private Consumer<LeaderRecord> publisher = r -> { };
   /** Reads the record the last leader published, for a successor it did not hand over to. */
@@ -105,6 +106,19 @@ public final class CoordinatorService implements Coordinator.Iface {
     publisher.accept(state.record());
   }
 
+  /** How consistent recovery checks the newest checkpoint before ordering it (set before leading). */
+  public void checkpointCheck(CheckpointCheck check) {
+    lock.lock();
+    try {
+      checkpointCheck = check;
+      if (state != null) {
+        state.checkpointCheck(check);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** This worker was elected: start answering, with the handed-over state if there is one. */
   public void lead() {
     lock.lock();
@@ -117,6 +131,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         if (record.isPresent() && selfId != null && CoordinatorState.contains(record.get().getTopology(), selfId)) {
           // The leader died without handing over: rebuild from what it published.
           state = CoordinatorState.takeOver(spec, ticker, switchAllowance, selfId, record.get());
+          state.checkpointCheck(checkpointCheck);
           LOG.warn("Coordinator took over after the death of leader {}: topology v{}, checkpoint {}",
               record.get().getLeaderId(), record.get().getTopology().getVersion(),
               record.get().isSetCheckpoint() ? record.get().getCheckpoint() : "(none)");
@@ -152,6 +167,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         }
       }
       if (state != null) {
+        state.checkpointCheck(checkpointCheck);
         if (checkpointPath != null) {
           state.checkpointWritten(checkpointPath, checkpointMeta);
         }

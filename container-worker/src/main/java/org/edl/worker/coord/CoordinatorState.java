@@ -164,6 +164,7 @@ public final class CoordinatorState {
   /** Where consistent recovery goes back to: the newest checkpoint registered, else the start. */
   private String latestCheckpoint;
   private JobMeta latestCheckpointMeta;
+  private CheckpointCheck checkpointCheck = CheckpointCheck.TRUSTING;
   private JobMeta initialMeta;
   /** Steps up to this one get the detector's grace. */
   private long graceUntilStep = GRACE_STEPS - 1;
@@ -1157,6 +1158,7 @@ public final class CoordinatorState {
     } else {
       // Consistent, or approximate with no model left intact: back to the newest checkpoint.
       o.setMode(RecoveryMode.CONSISTENT);
+      useUsableCheckpoint(wasAt);
       JobMeta from = latestCheckpointMeta != null ? latestCheckpointMeta : initialMeta;
       if (latestCheckpoint != null) {
         o.setCheckpoint(latestCheckpoint);
@@ -1194,6 +1196,29 @@ public final class CoordinatorState {
         : o.isSetSourceId() ? " (model from " + o.getSourceId() + ")" : " (initial state)"));
     maybeSchedule();
     return o;
+  }
+
+  /** The newest checkpoint, unless it was damaged since it was written: then the newest older one that is not. */
+  private void useUsableCheckpoint(long wasAt) {
+    if (latestCheckpoint == null) {
+      return;
+    }
+    Optional<CheckpointCheck.Usable> usable = checkpointCheck.usable(latestCheckpoint, latestCheckpointMeta.deepCopy());
+    if (usable.isPresent() && usable.get().path().equals(latestCheckpoint)) {
+      return;
+    }
+    String instead = usable.map(u -> "checkpoint " + u.path() + " (step " + u.meta().getStep() + ")")
+        .orElse("the initial state");
+    LOG.warn("Checkpoint {} does not verify any more; recovery goes back to {}", latestCheckpoint, instead);
+    event("step " + wasAt + ": checkpoint " + latestCheckpoint + " does not verify; recovery goes back to " + instead);
+    latestCheckpoint = usable.map(CheckpointCheck.Usable::path).orElse(null);
+    latestCheckpointMeta = usable.map(u -> u.meta().deepCopy()).orElse(null);
+    recordVersion++;
+  }
+
+  /** How a consistent recovery checks the checkpoint before ordering it; {@link CheckpointCheck#TRUSTING} until set. */
+  public void checkpointCheck(CheckpointCheck check) {
+    checkpointCheck = check;
   }
 
   /** A change scheduled on the old ring cannot happen there: it waits for the next switch. */

@@ -58,10 +58,7 @@ final class LeaderConnection implements AutoCloseable {
         }
         return call.apply(current);
       } catch (Exception e) {
-        // A wrong job secret stays wrong: only an unreachable or not-yet-serving leader is retried.
-        boolean retriable = CoordinatorClient.isNotLeader(e) || e instanceof TTransportException
-            || (e instanceof java.io.IOException && !(e instanceof AuthenticationException));
-        if (!retriable || System.nanoTime() > deadline) {
+        if (!retriable(e) || System.nanoTime() > deadline) {
           throw e;
         }
         LOG.debug("Leader at {} did not answer ({}); looking again", address, e.toString());
@@ -78,10 +75,29 @@ final class LeaderConnection implements AutoCloseable {
     attach(election.leaderAddressOtherThan(previous, patience));
   }
 
-  /** Attaches to the leader now elected (the start-up thread's first look-up). */
+  /**
+   * Attaches to the leader now elected (the start-up thread's first look-up). A leader that
+   * refuses the connection is left for the next {@link #call}, which looks again until the
+   * patience runs out: a replacement for a dead leader starts while the latch still names it.
+   */
   synchronized void attachToCurrent(Duration timeout) throws Exception {
     detach();
-    attach(election.currentLeaderAddress(timeout));
+    String found = election.currentLeaderAddress(timeout);
+    try {
+      attach(found);
+    } catch (Exception e) {
+      if (!retriable(e)) {
+        throw e;
+      }
+      LOG.info("Leader at {} did not answer ({}); looking again at the first call", found, e.toString());
+      detach();
+    }
+  }
+
+  /** A wrong job secret stays wrong: only an unreachable or not-yet-serving leader is retried. */
+  private static boolean retriable(Exception e) {
+    return CoordinatorClient.isNotLeader(e) || e instanceof TTransportException
+        || (e instanceof java.io.IOException && !(e instanceof AuthenticationException));
   }
 
   synchronized boolean isSelf() {

@@ -22,14 +22,15 @@ public final class ModelOutput {
   public static final String METRICS_FILE = "metrics.json";
 
   /** The figures that go into {@code metrics.json}. */
-  public record Metrics(String model, int workers, long steps, double firstLoss, double lastLoss,
-      double samplesPerSecond, double wallSeconds) {
+  public record Metrics(String model, int workers, long steps, long samplesSeen, double firstLoss,
+      double lastLoss, double samplesPerSecond, double wallSeconds) {
 
     String toJson() {
       return String.format(Locale.ROOT,
-          "{%n  \"model\": \"%s\",%n  \"workers\": %d,%n  \"steps\": %d,%n  \"first_loss\": %s,%n"
+          "{%n  \"model\": \"%s\",%n  \"workers\": %d,%n  \"steps\": %d,%n  \"samples_seen\": %d,%n"
+              + "  \"first_loss\": %s,%n"
               + "  \"last_loss\": %s,%n  \"samples_per_second\": %s,%n  \"wall_seconds\": %s%n}%n",
-          model, workers, steps, number(firstLoss), number(lastLoss), number(samplesPerSecond),
+          model, workers, steps, samplesSeen, number(firstLoss), number(lastLoss), number(samplesPerSecond),
           number(wallSeconds));
     }
 

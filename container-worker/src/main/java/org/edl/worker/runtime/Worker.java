@@ -35,6 +35,7 @@ import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.PeerLink;
 import org.edl.worker.collective.Ring;
 import org.edl.worker.coord.AmAddressRecord;
+import org.edl.worker.coord.CheckpointCheck;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.HostPort;
 import org.edl.worker.coord.LeaderElection;
@@ -138,6 +139,7 @@ public final class Worker implements AutoCloseable {
     }
     this.coordinator = new CoordinatorService(config.spec(), config.ticker(), config.switchAllowance(),
         config.workerId());
+    coordinator.checkpointCheck(this::usableCheckpoint);
     this.startup = Executors.newSingleThreadExecutor(r -> thread(r, "edl-join-" + config.workerId()));
     this.leadershipEvents = Executors.newSingleThreadExecutor(r -> thread(r, "edl-leadership-" + config.workerId()));
   }
@@ -379,6 +381,20 @@ public final class Worker implements AutoCloseable {
     return membership;
   }
 
+  /** Consistent recovery's checkpoint, read back first: one damaged since it was written gives way to the one before. */
+  private Optional<CheckpointCheck.Usable> usableCheckpoint(String path, JobMeta meta) {
+    try {
+      String name = new org.apache.hadoop.fs.Path(path).getName();
+      return Checkpoint.newestValidUpTo(config.hadoopConf(), path).map(c -> c.path().getName().equals(name)
+          ? new CheckpointCheck.Usable(path, meta)
+          : new CheckpointCheck.Usable(c.path().toString(), c.meta().toJobMeta()));
+    } catch (IOException e) {
+      // Nothing better is known: the survivors try it and report what they find.
+      LOG.warn("Could not check checkpoint {} before recovery ({}); ordering it as it is", path, e.toString());
+      return Optional.of(new CheckpointCheck.Usable(path, meta));
+    }
+  }
+
   /** Consistent recovery: the order's checkpoint, or (null) the state this worker started with. */
   private void restoreState(TrainableModel model, String checkpoint) throws IOException {
     if (checkpoint == null) {
@@ -418,7 +434,7 @@ public final class Worker implements AutoCloseable {
         () -> new IllegalStateException("lost leadership before writing the model"));
     double wall = (config.ticker().nanos() - started) / 1e9;
     ModelOutput.Written out = ModelOutput.write(config.spec().output(), model,
-        new ModelOutput.Metrics(model.name(), s.workers(), s.steps(), s.firstLoss(), s.lastLoss(),
+        new ModelOutput.Metrics(model.name(), s.workers(), s.steps(), s.samples(), s.firstLoss(), s.lastLoss(),
             s.samplesPerSecond(), wall), config.hadoopConf());
     LOG.info("Model written to {}, metrics to {}; loss {} -> {}", out.model(), out.metrics(),
         s.firstLoss(), s.lastLoss());

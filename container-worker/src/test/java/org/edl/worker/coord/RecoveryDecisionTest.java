@@ -100,6 +100,38 @@ class RecoveryDecisionTest {
   }
 
   @Test
+  void aNewestCheckpointThatNoLongerVerifiesGivesWayToTheOneBeforeAndIsReported() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT);
+    // As a worker's check finds it: ckpt-3 was damaged after it was written, ckpt-2 verifies.
+    s.checkpointCheck((path, meta) -> path.equals("ckpt-3")
+        ? Optional.of(new CheckpointCheck.Usable("ckpt-2", at(2))) : Optional.of(new CheckpointCheck.Usable(path, meta)));
+    trainThrough(s, 4);
+    s.checkpointWritten("ckpt-2", at(2));
+    s.checkpointWritten("ckpt-3", at(3));
+    s.presence(Set.of(A, B));
+    s.requestRecovery(A, 4, 60);
+    RecoveryOrder o = s.requestRecovery(B, 4, 60).orElseThrow();
+    assertEquals("ckpt-2", o.getCheckpoint());
+    assertEquals(2, o.getNextStep());
+    assertEquals(24, o.getBatchStart());
+    assertEquals(24, s.meta().getSamplesSeen(), "counted from the checkpoint actually loaded");
+    assertTrue(s.events().stream().anyMatch(e -> e.contains("checkpoint ckpt-3 does not verify; recovery goes back"
+        + " to checkpoint ckpt-2 (step 2)")), s.events().toString());
+    assertEquals("ckpt-2", s.record().getCheckpoint(), "a successor is told the one that verifies");
+
+    // When none verifies: the initial state.
+    CoordinatorState none = state(Recovery.Mode.CONSISTENT);
+    none.checkpointCheck((path, meta) -> Optional.empty());
+    trainThrough(none, 4);
+    none.checkpointWritten("ckpt-3", at(3));
+    none.presence(Set.of(A, B));
+    none.requestRecovery(A, 4, 60);
+    RecoveryOrder fromStart = none.requestRecovery(B, 4, 60).orElseThrow();
+    assertFalse(fromStart.isSetCheckpoint());
+    assertEquals(0, fromStart.getNextStep());
+  }
+
+  @Test
   void approximateRecoveryGoesOnFromTheSurvivorWithTheMostProgress() throws Exception {
     CoordinatorState s = state(Recovery.Mode.APPROXIMATE);
     trainThrough(s, 4);

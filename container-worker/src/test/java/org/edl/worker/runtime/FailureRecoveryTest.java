@@ -50,7 +50,7 @@ class FailureRecoveryTest {
   private static final int BATCH = 24;
   private static final int EVERY = 6;
   /** The step in flight when the victim dies: the others have trained every step before it. */
-  private static final long FAIL_AT = 15;
+  static final long FAIL_AT = 15;
   private static final AtomicInteger APPS = new AtomicInteger();
   private static TestingServer zk;
 
@@ -302,7 +302,7 @@ class FailureRecoveryTest {
   }
 
   /** Three workers trained every step before FAIL_AT and wait before it; two checkpoints exist. */
-  private static List<String> startAndHold(ElasticJob job) throws Exception {
+  static List<String> startAndHold(ElasticJob job) throws Exception {
     List<String> ids = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
       ids.add(ElasticJob.id(job.appId, i));
@@ -323,13 +323,13 @@ class FailureRecoveryTest {
   }
 
   /** A worker that does not lead (the leader's own failure is another story). */
-  private static String follower(ElasticJob job, List<String> ids) {
+  static String follower(ElasticJob job, List<String> ids) {
     List<String> reversed = new ArrayList<>(ids);
     Collections.reverse(reversed);
     return reversed.stream().filter(id -> !job.worker(id).isLeading()).findFirst().orElseThrow();
   }
 
-  private static List<Worker.Outcome> survivors(ElasticJob job, List<String> ids, String victim) throws Exception {
+  static List<Worker.Outcome> survivors(ElasticJob job, List<String> ids, String victim) throws Exception {
     List<Worker.Outcome> survivors = new ArrayList<>();
     for (String id : ids) {
       if (!id.equals(victim)) {
@@ -339,24 +339,24 @@ class FailureRecoveryTest {
     return survivors;
   }
 
-  private static long newestCheckpointStep(ElasticJob job) {
+  static long newestCheckpointStep(ElasticJob job) {
     String newest = job.checkpoints.stream().filter(p -> stepOf(p) <= FAIL_AT)
         .max((a, b) -> Long.compare(stepOf(a), stepOf(b))).orElseThrow();
     return stepOf(newest);
   }
 
-  private static long stepOf(String checkpoint) {
+  static long stepOf(String checkpoint) {
     return Long.parseLong(checkpoint.substring(checkpoint.lastIndexOf('-') + 1));
   }
 
-  private static RecoveryRecord onlyRecovery(ElasticJob job, String workerId) {
+  static RecoveryRecord onlyRecovery(ElasticJob job, String workerId) {
     List<RecoveryRecord> r = job.recoveries.getOrDefault(workerId, List.of());
     assertEquals(1, r.size(), workerId + " recovered once: " + r);
     return r.get(0);
   }
 
   /** Steps {@code from..to} begun exactly twice by the worker, every other step exactly once. */
-  private static void assertBegunTwice(ElasticJob job, String workerId, long from, long to) {
+  static void assertBegunTwice(ElasticJob job, String workerId, long from, long to) {
     List<Long> begun = job.begun.get(workerId);
     for (long step = 0; step < STEPS; step++) {
       long s = step;
@@ -365,7 +365,7 @@ class FailureRecoveryTest {
     }
   }
 
-  private static void assertFinishedIdenticalAndCountedOnce(List<Worker.Outcome> survivors) {
+  static void assertFinishedIdenticalAndCountedOnce(List<Worker.Outcome> survivors) {
     for (Worker.Outcome o : survivors) {
       assertEquals(Worker.Ending.FINISHED, o.ending(), o.workerId());
       assertEquals(STEPS, o.nextStep(), o.workerId());
