@@ -60,6 +60,12 @@ public final class ApplicationMaster {
     System.exit(exit);
   }
 
+  /** What the submitter put in the AM's environment for every worker. */
+  private static Map<String, String> workerSettings() {
+    String sessionTimeout = System.getenv(WorkerEnv.ZK_SESSION_TIMEOUT_MS);
+    return sessionTimeout == null ? Map.of() : Map.of(WorkerEnv.ZK_SESSION_TIMEOUT_MS, sessionTimeout);
+  }
+
   static JobOutcome run() throws Exception {
     String containerId = requireEnv(Environment.CONTAINER_ID.name());
     String appId = ContainerId.fromString(containerId).getApplicationAttemptId()
@@ -101,7 +107,7 @@ public final class ApplicationMaster {
       WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),
           ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
           ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
-          spec.workerMemoryMb());
+          spec.workerMemoryMb(), workerSettings());
       AmAddressRecord.publish(zk, appId, new HostPort(host, rpc.port()));
       GpuIndexRecord gpuRecord = new GpuIndexRecord(zk, appId);
       YarnContainerDriver.LaunchContextFactory recorded = (c, launch) -> {

@@ -24,11 +24,14 @@ public final class WorkerLaunchContexts implements YarnContainerDriver.LaunchCon
   /**
    * @param tokens the AM's credentials without the AMRM token, serialised; they carry the job
    *               secret and any HDFS delegation tokens
+   * @param jobEnv  settings the submitter gave the AM for every worker (the ZooKeeper session
+   *               timeout)
    */
   public WorkerLaunchContexts(Map<String, LocalResource> resources, String classpath,
-      String appId, String zkConnect, String amAddress, ByteBuffer tokens, int workerMemoryMb) {
+      String appId, String zkConnect, String amAddress, ByteBuffer tokens, int workerMemoryMb,
+      Map<String, String> jobEnv) {
     this.resources = Map.copyOf(resources);
-    Map<String, String> e = new HashMap<>();
+    Map<String, String> e = new HashMap<>(jobEnv);
     e.put(Environment.CLASSPATH.name(), classpath);
     e.put(WorkerEnv.APP_ID, appId);
     e.put(WorkerEnv.ZK_CONNECT, zkConnect);

@@ -76,6 +76,11 @@ public final class JobSubmitter {
       throw new InvalidInputException(WorkerEnv.ZK_CONNECT_KEY, "", "not set; put the ZooKeeper"
           + " connect string in edl-site.xml");
     }
+    String sessionTimeout = conf.getTrimmed(WorkerEnv.ZK_SESSION_TIMEOUT_KEY, "");
+    if (!sessionTimeout.isEmpty() && !sessionTimeout.matches("[1-9][0-9]{0,8}")) {
+      throw new InvalidInputException(WorkerEnv.ZK_SESSION_TIMEOUT_KEY, sessionTimeout,
+          "must be a positive number of milliseconds");
+    }
     checkFitsLargestNode(spec);
     FileSystem fs = FileSystem.get(conf);
     spec = qualifyData(spec, fs);
@@ -213,6 +218,10 @@ public final class JobSubmitter {
     env.put(Environment.CLASSPATH.name(), ContainerClasspath.of(forClasspath));
     env.put(StagingLayout.STAGING_DIR_ENV, staging.toUri().toString());
     env.put(WorkerEnv.ZK_CONNECT, zkConnect);
+    String sessionTimeout = conf.getTrimmed(WorkerEnv.ZK_SESSION_TIMEOUT_KEY, "");
+    if (!sessionTimeout.isEmpty()) {
+      env.put(WorkerEnv.ZK_SESSION_TIMEOUT_MS, sessionTimeout); // the AM hands it on to the workers
+    }
 
     Credentials credentials = new Credentials();
     ContainerCredentials.putSecret(credentials, secret);

@@ -30,7 +30,8 @@ class WorkerLaunchContextsTest {
 
     WorkerLaunchContexts contexts = new WorkerLaunchContexts(Map.of(), "{{PWD}}/*", "application_1_0001",
         "zk:2181", "am-host:4000",
-        ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(am)), 1024);
+        ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(am)), 1024,
+        Map.of(WorkerEnv.ZK_SESSION_TIMEOUT_MS, "10000"));
     ContainerLaunchContext ctx = contexts.create(new WorkerContainer("c1", "h1"), new WorkerLaunch(List.of(2, 3)));
 
     String command = ctx.getCommands().get(0);
@@ -47,6 +48,7 @@ class WorkerLaunchContextsTest {
     assertEquals("am-host:4000", env.get(WorkerEnv.AM_ADDRESS));
     assertEquals("2,3", env.get(WorkerEnv.GPU_INDICES));
     assertEquals("{{PWD}}/*", env.get("CLASSPATH"));
+    assertEquals("10000", env.get(WorkerEnv.ZK_SESSION_TIMEOUT_MS), "the submitter's setting reaches every worker");
 
     Credentials worker = read(ctx.getTokens());
     assertEquals(secret, ContainerCredentials.secretFrom(worker));

@@ -49,6 +49,11 @@ public final class WorkerEnv {
   public static final String NM_HOST = "NM_HOST";
   /** The configuration key holding the ZooKeeper connect string on the client side. */
   public static final String ZK_CONNECT_KEY = "edl.zookeeper.connect";
+  /**
+   * The client-side configuration key for {@link #ZK_SESSION_TIMEOUT_MS}: the submitter passes it
+   * to the AM, the AM to every worker. A dead leader is replaced only once its session expires.
+   */
+  public static final String ZK_SESSION_TIMEOUT_KEY = "edl.zookeeper.session-timeout-ms";
   /** ZooKeeper root of all EDL jobs. */
   public static final String ZK_ROOT = "/edl";
 
