@@ -75,9 +75,6 @@ public final class ClientConfDirectory {
 
     Configuration edl = new Configuration(false);
     edl.set(WorkerEnv.ZK_CONNECT_KEY, zkConnect);
-    // Everything runs on one machine: a dead leader's session can expire sooner than the 30 s
-    // a real cluster's workers keep by default (and a test waits that long for a successor).
-    edl.set(WorkerEnv.ZK_SESSION_TIMEOUT_KEY, "10000");
     write(dir.resolve(EDL_SITE), edl);
     return dir;
   }
