@@ -114,6 +114,7 @@ public final class WorkerFleet implements ContainerEventHandler {
   private int reportedWorkers = -1;
   /** Whether a worker the leader removed on its own (a straggler) gets a new container. */
   private boolean replaceRemoved;
+  private final PreemptionResponse preemption;
 
   /** A fleet that never changes size (min = max = target): scale calls are refused. */
   public WorkerFleet(ContainerDriver driver, WorkerResource resource, int targetWorkers) {
@@ -147,6 +148,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     this.target = targetWorkers;
     this.minWorkers = minWorkers;
     this.maxWorkers = maxWorkers;
+    this.preemption = new PreemptionResponse(this, resource.gpus());
   }
 
   /** With {@code true}, each worker the leader removed on its own is replaced by a new container. */
@@ -667,6 +669,14 @@ public final class WorkerFleet implements ContainerEventHandler {
     settle();
   }
 
+  /** See {@link PreemptionResponse}: the workers the resource manager wants leave by scale-in. */
+  @Override
+  public void onPreemptionRequested(PreemptionRequest request) {
+    if (!isDone()) {
+      preemption.respond(request);
+    }
+  }
+
   @Override
   public void onError(Throwable cause) {
     if (!isDone()) {
@@ -828,7 +838,15 @@ public final class WorkerFleet implements ContainerEventHandler {
     return newest;
   }
 
+  int minWorkers() {
+    return minWorkers;
+  }
+
   /** Started, not departing, in launch order. */
+  List<String> runningWorkerIds() {
+    return runningWorkers();
+  }
+
   private List<String> runningWorkers() {
     List<String> ids = new ArrayList<>();
     for (String id : live.keySet()) {
