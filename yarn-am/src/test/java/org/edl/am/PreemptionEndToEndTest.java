@@ -53,7 +53,7 @@ class PreemptionEndToEndTest {
     cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).preemptionGraceMs(GRACE_MS).build().start();
     // The users' home directories, as an administrator makes them on a real cluster.
     FileSystem fs = FileSystem.get(cluster.configuration());
-    for (String user : List.of("alice", "bob")) {
+    for (String user : List.of("alice", "bob", "carol", "dave")) {
       Path home = new Path("/user/" + user);
       fs.mkdirs(home);
       fs.setOwner(home, user, null);
@@ -87,8 +87,12 @@ class PreemptionEndToEndTest {
     }
 
     SubmittedJob submit(JobSpec spec) throws Exception {
+      return submit(spec, 0);
+    }
+
+    SubmittedJob submit(JobSpec spec, int priority) throws Exception {
       return ugi.doAs((PrivilegedExceptionAction<SubmittedJob>) () ->
-          new JobSubmitter(cluster.configuration(), yarn).submit(spec));
+          new JobSubmitter(cluster.configuration(), yarn).withPriority(priority).submit(spec));
     }
 
     ApplicationReport registered(SubmittedJob job) throws Exception {
@@ -172,6 +176,70 @@ class PreemptionEndToEndTest {
         bob.yarn().killApplication(bobs.appId());
         if (alices != null) {
           alice.yarn().killApplication(alices.appId());
+        }
+      }
+    }
+  }
+
+  /**
+   * Carol alone runs two elastic jobs, the second at a higher priority, and holds all 8 GPUs.
+   * Dave submits a 4-GPU job: neither Carol's number of jobs nor their priority buys her more
+   * than her share. Her jobs give up 4 workers between them by graceful scale-in, none below its
+   * min-workers, and Dave's job runs on 4 GPUs. (Which of her workers go, and the ordering of her
+   * applications by priority, are the plugin's: FairPluginOnResourceManagerTest.)
+   */
+  @Test
+  void manyOrHigherPriorityJobsDoNotBuyAUserMoreThanTheirShare() throws Exception {
+    try (User carol = User.login("carol"); User dave = User.login("dave")) {
+      List<SubmittedJob> jobs = new ArrayList<>();
+      List<RpcConnection> connections = new ArrayList<>();
+      try {
+        SubmittedJob low = carol.submit(spec("carol-low", 4, 2, 4));
+        jobs.add(low);
+        SubmittedJob high = carol.submit(spec("carol-high", 4, 1, 4), 9);
+        jobs.add(high);
+        ApplicationReport highAm = carol.registered(high);
+        assertEquals(9, highAm.getPriority().getPriority());
+        ApplicationReport lowAm = carol.registered(low);
+        connections.add(control(lowAm, low));
+        connections.add(control(highAm, high));
+        JobControl.Client lowControl = new JobControl.Client(connections.get(0).protocol());
+        JobControl.Client highControl = new JobControl.Client(connections.get(1).protocol());
+        for (JobControl.Client c : List.of(lowControl, highControl)) {
+          Await.until("carol's jobs training with 4 workers each (she alone gets all 8 GPUs)", c::status,
+              s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getWorkers() == 4);
+        }
+
+        SubmittedJob daves = dave.submit(spec("dave", 4, 4, 4));
+        jobs.add(daves);
+        ApplicationReport daveAm = dave.registered(daves);
+        connections.add(control(daveAm, daves));
+        JobControl.Client daveControl = new JobControl.Client(connections.get(2).protocol());
+        Await.until("dave's 4 workers training", daveControl::status,
+            s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getWorkers() == 4);
+
+        JobStatus lowNow = lowControl.status();
+        JobStatus highNow = highControl.status();
+        assertEquals(4, lowNow.getTargetWorkers() + highNow.getTargetWorkers(),
+            "carol keeps her share of 4 GPUs: " + lowNow + " / " + highNow);
+        assertTrue(lowNow.getTargetWorkers() >= 2 && highNow.getTargetWorkers() >= 1,
+            "never below min-workers: " + lowNow.getTargetWorkers() + ", " + highNow.getTargetWorkers());
+        for (JobStatus s : List.of(lowNow, highNow)) {
+          assertEquals(JobState.RUNNING, s.getState(), s.toString());
+          String d = s.isSetDiagnostics() ? s.getDiagnostics() : "";
+          assertFalse(d.contains("failed") || d.contains("worker failures"), "a worker failed: " + d);
+        }
+        for (JobControl.Client c : List.of(lowControl, highControl)) {
+          Await.until("carol's jobs to reach their new sizes", c::status,
+              s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == s.getTargetWorkers()
+                  && s.getContainersSize() == s.getTargetWorkers());
+        }
+      } finally {
+        for (RpcConnection c : connections) {
+          c.close();
+        }
+        for (SubmittedJob j : jobs) {
+          carol.yarn().killApplication(j.appId());
         }
       }
     }
