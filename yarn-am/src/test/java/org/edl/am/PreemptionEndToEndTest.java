@@ -182,57 +182,55 @@ class PreemptionEndToEndTest {
   }
 
   /**
-   * Carol alone runs two elastic jobs, the second at a higher priority, and holds all 8 GPUs.
-   * Dave submits a 4-GPU job: neither Carol's number of jobs nor their priority buys her more
-   * than her share. Her jobs give up 4 workers between them by graceful scale-in, none below its
-   * min-workers, and Dave's job runs on 4 GPUs. (Which of her workers go, and the ordering of her
-   * applications by priority, are the plugin's: FairPluginOnResourceManagerTest.)
+   * Carol alone runs two jobs and holds all 8 GPUs: one at its minimum (4 workers, min 4), one
+   * elastic (4 workers, min 1) at a higher priority. Dave submits a 3-GPU job. Neither Carol's
+   * number of jobs nor their priority keeps her above her share: the elastic job gives up 3
+   * workers by graceful scale-in, down to exactly its min-workers, and Dave's job runs on 3 GPUs.
+   * The job at its minimum is never asked for a worker: its containers stay as they were. (Which
+   * of a job's workers go, and the ordering of a user's applications by priority, are the
+   * plugin's own tests: FairPluginOnResourceManagerTest.)
    */
   @Test
-  void manyOrHigherPriorityJobsDoNotBuyAUserMoreThanTheirShare() throws Exception {
+  void neitherManyNorHigherPriorityJobsKeepAUserAboveHerShareAndAJobAtItsMinimumKeepsIt() throws Exception {
     try (User carol = User.login("carol"); User dave = User.login("dave")) {
       List<SubmittedJob> jobs = new ArrayList<>();
       List<RpcConnection> connections = new ArrayList<>();
       try {
-        SubmittedJob low = carol.submit(spec("carol-low", 4, 2, 4));
-        jobs.add(low);
-        SubmittedJob high = carol.submit(spec("carol-high", 4, 1, 4), 9);
-        jobs.add(high);
-        ApplicationReport highAm = carol.registered(high);
-        assertEquals(9, highAm.getPriority().getPriority());
-        ApplicationReport lowAm = carol.registered(low);
-        connections.add(control(lowAm, low));
-        connections.add(control(highAm, high));
-        JobControl.Client lowControl = new JobControl.Client(connections.get(0).protocol());
-        JobControl.Client highControl = new JobControl.Client(connections.get(1).protocol());
-        for (JobControl.Client c : List.of(lowControl, highControl)) {
-          Await.until("carol's jobs training with 4 workers each (she alone gets all 8 GPUs)", c::status,
-              s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getWorkers() == 4);
-        }
+        SubmittedJob atMin = carol.submit(spec("carol-at-min", 4, 4, 4));
+        jobs.add(atMin);
+        SubmittedJob elastic = carol.submit(spec("carol-elastic", 4, 1, 4), 9);
+        jobs.add(elastic);
+        ApplicationReport elasticAm = carol.registered(elastic);
+        assertEquals(9, elasticAm.getPriority().getPriority());
+        ApplicationReport atMinAm = carol.registered(atMin);
+        connections.add(control(atMinAm, atMin));
+        connections.add(control(elasticAm, elastic));
+        JobControl.Client atMinControl = new JobControl.Client(connections.get(0).protocol());
+        JobControl.Client elasticControl = new JobControl.Client(connections.get(1).protocol());
+        List<String> atMinWorkers = List.copyOf(Await.until("carol's job at its minimum training", atMinControl::status,
+            s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getWorkers() == 4)
+            .getContainers());
+        Await.until("carol's elastic job training with 4 workers (she alone gets all 8 GPUs)", elasticControl::status,
+            s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getWorkers() == 4);
 
-        SubmittedJob daves = dave.submit(spec("dave", 4, 4, 4));
+        SubmittedJob daves = dave.submit(spec("dave", 3, 3, 3));
         jobs.add(daves);
         ApplicationReport daveAm = dave.registered(daves);
         connections.add(control(daveAm, daves));
         JobControl.Client daveControl = new JobControl.Client(connections.get(2).protocol());
-        Await.until("dave's 4 workers training", daveControl::status,
-            s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getWorkers() == 4);
+        Await.until("dave's 3 workers training", daveControl::status,
+            s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getWorkers() == 3);
+        JobStatus shrunk = Await.until("carol's elastic job at its minimum", elasticControl::status,
+            s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 1 && s.getContainersSize() == 1);
+        assertEquals(1, shrunk.getTargetWorkers());
 
-        JobStatus lowNow = lowControl.status();
-        JobStatus highNow = highControl.status();
-        assertEquals(4, lowNow.getTargetWorkers() + highNow.getTargetWorkers(),
-            "carol keeps her share of 4 GPUs: " + lowNow + " / " + highNow);
-        assertTrue(lowNow.getTargetWorkers() >= 2 && highNow.getTargetWorkers() >= 1,
-            "never below min-workers: " + lowNow.getTargetWorkers() + ", " + highNow.getTargetWorkers());
-        for (JobStatus s : List.of(lowNow, highNow)) {
-          assertEquals(JobState.RUNNING, s.getState(), s.toString());
+        JobStatus kept = atMinControl.status();
+        assertEquals(JobState.RUNNING, kept.getState(), kept.toString());
+        assertEquals(4, kept.getTargetWorkers());
+        assertEquals(atMinWorkers, kept.getContainers(), "the job at its minimum lost no worker");
+        for (JobStatus s : List.of(kept, shrunk)) {
           String d = s.isSetDiagnostics() ? s.getDiagnostics() : "";
           assertFalse(d.contains("failed") || d.contains("worker failures"), "a worker failed: " + d);
-        }
-        for (JobControl.Client c : List.of(lowControl, highControl)) {
-          Await.until("carol's jobs to reach their new sizes", c::status,
-              s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == s.getTargetWorkers()
-                  && s.getContainersSize() == s.getTargetWorkers());
         }
       } finally {
         for (RpcConnection c : connections) {
