@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * <p>The resource manager repeats its message on every heartbeat until the containers are gone,
  * so each container is asked to leave once only, and a resource ask is answered once until it
  * changes. While the job is in the middle of another change nothing is asked; the next
- * heartbeat's message tries again. The target shrinks with the leavers: nothing is requested to
- * replace them, unlike a failed worker.
+ * heartbeat's message tries again; should the grace period end first, the container's PREEMPTED
+ * end still shrinks the job rather than counting as a failure ({@link #wasWarned}). The target
+ * shrinks with the leavers: nothing is requested to replace them, unlike a failed worker.
  */
 final class PreemptionResponse {
   private static final Logger LOG = LoggerFactory.getLogger(PreemptionResponse.class);
@@ -30,6 +31,8 @@ final class PreemptionResponse {
   private final int gpusPerWorker;
   /** Every container already asked to leave for the resource manager. */
   private final Set<String> asked = new HashSet<>();
+  /** Every container the resource manager has named, asked to leave or not. */
+  private final Set<String> warned = new HashSet<>();
   /** The last resource ask answered; null: none pending. */
   private PreemptionRequest answeredAsk;
 
@@ -50,7 +53,13 @@ final class PreemptionResponse {
     }
   }
 
+  /** Whether the resource manager named {@code containerId} before: its PREEMPTED end is no failure. */
+  boolean wasWarned(String containerId) {
+    return warned.contains(containerId);
+  }
+
   private void respondToNamed(Set<String> named) {
+    warned.addAll(named);
     List<String> running = fleet.runningWorkerIds();
     List<String> wanted = new ArrayList<>();
     for (String id : running) {

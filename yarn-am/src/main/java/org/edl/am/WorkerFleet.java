@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * gone from the fleet; any other worker that exits 0 means training finished, so nothing is
  * replaced any more, and the job succeeds when the last one has exited 0; an allocation beyond
  * the target is given back. Any other end (a non-zero exit, a kill, a lost node, a preemption
- * no scale-in asked for, a container that cannot start) is a worker failure; see
+ * neither warned of by the scheduler nor asked for by a scale-in, a container that cannot
+ * start) is a worker failure; see
  * {@link #toleratingWorkerFailures}. Without that, a failure fails the job, naming the container,
  * its host, the exit status and YARN's diagnostics, and the others are released.
  *
@@ -553,6 +554,19 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     if (exitStatus == WorkerEnv.EXIT_LEFT) {
       unrequestedDeparture(c);
+      return;
+    }
+    if (exitStatus == ContainerExitStatus.PREEMPTED && preemption.wasWarned(containerId) && phase == Phase.RUNNING) {
+      // Warned while another change was under way, so never asked to leave: the scheduler took it
+      // back all the same, and it is not replaced unless the job would fall below its minimum.
+      target = Math.max(minWorkers, target - 1);
+      changing = true;
+      reportedWorkers = -1;
+      lastEvent = "worker container " + c.id() + " on " + c.host() + " was preempted by the scheduler"
+          + " after its warning; the job goes on with " + target + " workers";
+      LOG.warn("{}", lastEvent);
+      requestMissing();
+      settle();
       return;
     }
     if (exitStatus == 0) {

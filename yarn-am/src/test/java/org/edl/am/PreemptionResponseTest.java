@@ -131,4 +131,24 @@ class PreemptionResponseTest {
     assertEquals(2, fleet.status().targetWorkers());
     assertTrue(requested.isEmpty());
   }
+
+  @Test
+  void aWarnedContainerTheJobCouldNotYetReleaseShrinksTheJobWhenItIsPreemptedInsteadOfFailingIt() throws Exception {
+    WorkerFleet fleet = running(4, 3, 8);
+    fleet.scaleOut(1, org.edl.thrift.ScaleMode.EDL);
+    requested.clear();
+    fleet.onPreemptionRequested(named("c4"));
+    assertTrue(removal.asked.isEmpty(), "SCALING: nothing asked yet");
+
+    fleet.onContainerCompleted("c4", ContainerExitStatus.PREEMPTED, "Container preempted by scheduler");
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+    assertEquals(4, fleet.status().targetWorkers());
+    assertTrue(requested.isEmpty(), "not replaced: " + requested);
+    assertTrue(fleet.status().diagnostics().contains("preempted by the scheduler after its warning"),
+        fleet.status().diagnostics());
+
+    // One never named is a failure as before (no failures allowed here: the job fails).
+    fleet.onContainerCompleted("c3", ContainerExitStatus.PREEMPTED, "Container preempted by scheduler");
+    assertEquals(WorkerFleet.Phase.FAILED, fleet.status().phase());
+  }
 }
