@@ -137,7 +137,8 @@ class PreemptionEndToEndTest {
         JobStatus four = Await.until("bob's job to shrink to 4 workers", () -> {
           JobStatus s = bobControl.status();
           long step = s.getProgress().getStep();
-          assertTrue(step >= lastStep[0], "bob's step went back from " + lastStep[0] + " to " + step);
+          assertTrue(step >= lastStep[0], "bob's step went back from " + lastStep[0] + " to " + step
+              + " (status now: " + s + "; earlier events: " + events + ")");
           lastStep[0] = step;
           if (s.getTargetWorkers() == 4 && s.getContainersSize() == 8) {
             warnedBeforeAnyEnded[0] = true;
