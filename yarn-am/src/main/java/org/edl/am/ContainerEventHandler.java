@@ -17,6 +17,12 @@ public interface ContainerEventHandler {
   /** The container ended; {@code exitStatus} and {@code diagnostics} as YARN reports them. */
   void onContainerCompleted(String containerId, int exitStatus, String diagnostics);
 
+  /**
+   * The resource manager will take containers back ({@code PreemptionMessage}); only messages
+   * that ask for something come here, again on every heartbeat while they stand.
+   */
+  default void onPreemptionRequested(PreemptionRequest request) {}
+
   /** Anything the driver cannot carry on from: the AM gives up. */
   void onError(Throwable cause);
 }

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * gone from the fleet; any other worker that exits 0 means training finished, so nothing is
  * replaced any more, and the job succeeds when the last one has exited 0; an allocation beyond
  * the target is given back. Any other end (a non-zero exit, a kill, a lost node, a preemption
- * no scale-in asked for, a container that cannot start) is a worker failure; see
+ * neither warned of by the scheduler nor asked for by a scale-in, a container that cannot
+ * start) is a worker failure; see
  * {@link #toleratingWorkerFailures}. Without that, a failure fails the job, naming the container,
  * its host, the exit status and YARN's diagnostics, and the others are released.
  *
@@ -121,6 +122,7 @@ public final class WorkerFleet implements ContainerEventHandler {
   private final Map<String, Integer> unrecovered = new HashMap<>();
   /** Whether a worker the leader removed on its own (a straggler) gets a new container. */
   private boolean replaceRemoved;
+  private final PreemptionResponse preemption;
 
   /** A fleet that never changes size (min = max = target): scale calls are refused. */
   public WorkerFleet(ContainerDriver driver, WorkerResource resource, int targetWorkers) {
@@ -154,6 +156,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     this.target = targetWorkers;
     this.minWorkers = minWorkers;
     this.maxWorkers = maxWorkers;
+    this.preemption = new PreemptionResponse(this, resource.gpus());
   }
 
   /** With {@code true}, each worker the leader removed on its own is replaced by a new container. */
@@ -567,6 +570,19 @@ public final class WorkerFleet implements ContainerEventHandler {
       unrequestedDeparture(c);
       return;
     }
+    if (exitStatus == ContainerExitStatus.PREEMPTED && preemption.wasWarned(containerId) && phase == Phase.RUNNING) {
+      // Warned while another change was under way, so never asked to leave: the scheduler took it
+      // back all the same, and it is not replaced unless the job would fall below its minimum.
+      target = Math.max(minWorkers, target - 1);
+      changing = true;
+      reportedWorkers = -1;
+      lastEvent = "worker container " + c.id() + " on " + c.host() + " was preempted by the scheduler"
+          + " after its warning; the job goes on with " + target + " workers";
+      LOG.warn("{}", lastEvent);
+      requestMissing();
+      settle();
+      return;
+    }
     if (exitStatus == 0) {
       exitedOk++;
       phase = Phase.FINISHING;
@@ -682,6 +698,14 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     requestMissing();
     settle();
+  }
+
+  /** See {@link PreemptionResponse}: the workers the resource manager wants leave by scale-in. */
+  @Override
+  public void onPreemptionRequested(PreemptionRequest request) {
+    if (!isDone()) {
+      preemption.respond(request);
+    }
   }
 
   @Override
@@ -845,7 +869,15 @@ public final class WorkerFleet implements ContainerEventHandler {
     return newest;
   }
 
+  int minWorkers() {
+    return minWorkers;
+  }
+
   /** Started, not departing, in launch order. */
+  List<String> runningWorkerIds() {
+    return runningWorkers();
+  }
+
   private List<String> runningWorkers() {
     List<String> ids = new ArrayList<>();
     for (String id : live.keySet()) {

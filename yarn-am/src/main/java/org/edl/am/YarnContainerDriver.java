@@ -4,9 +4,11 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterResponse;
@@ -16,6 +18,10 @@ import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.NodeState;
+import org.apache.hadoop.yarn.api.records.PreemptionContainer;
+import org.apache.hadoop.yarn.api.records.PreemptionContract;
+import org.apache.hadoop.yarn.api.records.PreemptionMessage;
+import org.apache.hadoop.yarn.api.records.PreemptionResourceRequest;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
@@ -230,6 +236,38 @@ public final class YarnContainerDriver implements ContainerDriver {
     }
   }
 
+  /**
+   * The message's two contracts in the fleet's terms. A resource ask counts its containers and
+   * their GPUs; a capability without the GPU type counts no GPUs.
+   */
+  static PreemptionRequest requestOf(PreemptionMessage message) {
+    Set<String> named = new HashSet<>();
+    if (message.getStrictContract() != null && message.getStrictContract().getContainers() != null) {
+      for (PreemptionContainer c : message.getStrictContract().getContainers()) {
+        named.add(c.getId().toString());
+      }
+    }
+    int containers = 0;
+    long gpus = 0;
+    PreemptionContract contract = message.getContract();
+    if (contract != null && contract.getResourceRequest() != null) {
+      for (PreemptionResourceRequest r : contract.getResourceRequest()) {
+        int n = Math.max(0, r.getResourceRequest().getNumContainers());
+        containers += n;
+        gpus += n * gpusOf(r.getResourceRequest().getCapability());
+      }
+    }
+    return new PreemptionRequest(named, containers, gpus);
+  }
+
+  private static long gpusOf(Resource capability) {
+    try {
+      return capability == null ? 0 : capability.getResourceValue(ResourceInformation.GPU_URI);
+    } catch (RuntimeException unknownType) {
+      return 0;
+    }
+  }
+
   private final class ResourceManagerCallbacks extends AMRMClientAsync.AbstractCallbackHandler {
     @Override
     public void onContainersAllocated(List<Container> containers) {
@@ -244,6 +282,15 @@ public final class YarnContainerDriver implements ContainerDriver {
     @Override
     public void onContainersUpdated(List<UpdatedContainer> containers) {
       // Resizing is not used.
+    }
+
+    @Override
+    public void onPreemptionMessageReceived(PreemptionMessage message) {
+      PreemptionRequest request = requestOf(message);
+      // FairScheduler sends an empty strict contract with every heartbeat.
+      if (!request.isEmpty()) {
+        onMainThread("preemption message", () -> handler.onPreemptionRequested(request));
+      }
     }
 
     @Override

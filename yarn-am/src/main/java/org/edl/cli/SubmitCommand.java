@@ -90,6 +90,9 @@ public final class SubmitCommand implements Callable<Integer> {
   @Option(names = "--max-worker-failures", defaultValue = "" + Recovery.DEFAULT_MAX_WORKER_FAILURES,
       description = "Failed workers replaced before the job is failed (default: ${DEFAULT-VALUE}).")
   int maxWorkerFailures;
+  @Option(names = "--priority", defaultValue = "0", paramLabel = "N", description = "Application priority:"
+      + " the scheduler orders your own jobs by it, never ahead of other users' fair share (default: ${DEFAULT-VALUE}).")
+  int priority;
 
   /** The submitting user's environment, where {@code USE_APPX_RECOVERY} is looked up. */
   java.util.function.Function<String, String> environment = System::getenv;
@@ -104,14 +107,19 @@ public final class SubmitCommand implements Callable<Integer> {
       cli.spec.commandLine().getOut().println("Resuming from checkpoint " + spec.resumeFrom());
     }
     try (YarnClient yarn = startYarnClient(conf)) {
-      return submitAndFollow(conf, yarn, spec, cli.spec.commandLine().getOut());
+      return submitAndFollow(conf, yarn, spec, priority, cli.spec.commandLine().getOut());
     }
   }
 
   /** The one submission path: `edl submit`, `yarn jar ... submit` and `edl demo` all come here. */
   static int submitAndFollow(Configuration conf, YarnClient yarn, JobSpec spec,
       java.io.PrintWriter out) throws Exception {
-    JobSubmitter submitter = new JobSubmitter(conf, yarn);
+    return submitAndFollow(conf, yarn, spec, 0, out);
+  }
+
+  static int submitAndFollow(Configuration conf, YarnClient yarn, JobSpec spec, int priority,
+      java.io.PrintWriter out) throws Exception {
+    JobSubmitter submitter = new JobSubmitter(conf, yarn).withPriority(priority);
     SubmittedJob job = submitter.submit(spec);
     int exit = new ProgressFollower(yarn, out, Duration.ofSeconds(1)).follow(job);
     // Only once the job has ended: while it runs, `edl status` needs the secret in there.

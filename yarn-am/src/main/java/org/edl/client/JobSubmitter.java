@@ -61,12 +61,38 @@ public final class JobSubmitter {
   public static final String AM_ATTEMPT_FAILURES_VALIDITY_MS = "edl.am.attempt-failures-validity-ms";
   public static final long DEFAULT_AM_ATTEMPT_FAILURES_VALIDITY_MS = 10 * 60 * 1000L;
 
+  /**
+   * Application tag naming the job's guaranteed GPUs (min-workers x GPUs per worker): the EDL
+   * scheduler plugin preempts only above it, and never an application without it.
+   */
+  public static final String MIN_GPUS_TAG = "edl-min-gpus=";
+
   private final Configuration conf;
   private final YarnClient yarn;
+  private int priority;
 
   public JobSubmitter(Configuration conf, YarnClient yarn) {
     this.conf = conf;
     this.yarn = yarn;
+  }
+
+  /**
+   * The application priority ({@code edl submit --priority}); the scheduler orders one user's
+   * applications by it (capped at the cluster's maximum). Default 0.
+   *
+   * @throws InvalidInputException naming {@code priority} when it is negative
+   */
+  public JobSubmitter withPriority(int priority) {
+    if (priority < 0) {
+      throw new InvalidInputException("priority", priority, "must be 0 or more");
+    }
+    this.priority = priority;
+    return this;
+  }
+
+  /** The tags a job's application carries (see {@link #MIN_GPUS_TAG}). */
+  public static java.util.Set<String> applicationTags(JobSpec spec) {
+    return java.util.Set.of(MIN_GPUS_TAG + (long) spec.minWorkers() * spec.gpusPerWorker());
   }
 
   public SubmittedJob submit(JobSpec requested) throws IOException, YarnException {
@@ -104,6 +130,8 @@ public final class JobSubmitter {
       ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
       context.setApplicationName(spec.name());
       context.setApplicationType(APPLICATION_TYPE);
+      context.setApplicationTags(applicationTags(spec));
+      context.setPriority(org.apache.hadoop.yarn.api.records.Priority.newInstance(priority));
       if (!spec.queue().isEmpty()) {
         context.setQueue(spec.queue());
       }

@@ -74,9 +74,13 @@ public final class EmbeddedCluster implements AutoCloseable {
   private volatile Configuration clientConfiguration;
   private volatile Path confDir;
 
-  private EmbeddedCluster(ClusterSize size, Path baseDir) {
+  /** The scheduler plugin's preemption grace period; null: its default. */
+  private final Long preemptionGraceMs;
+
+  private EmbeddedCluster(ClusterSize size, Path baseDir, Long preemptionGraceMs) {
     this.size = size;
     this.requestedBaseDir = baseDir;
+    this.preemptionGraceMs = preemptionGraceMs;
   }
 
   public static Builder builder() {
@@ -255,6 +259,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     Configuration base = new Configuration();
     base.set(CommonConfigurationKeysPublic.FS_DEFAULT_NAME_KEY, hdfsUri.toString());
     YarnConfiguration conf = EmbeddedClusterSettings.yarn(base, size, allocationFile);
+    if (preemptionGraceMs != null) {
+      conf.setLong(org.edl.scheduler.rm.GpuFairPreemptionPolicy.GRACE_MS, preemptionGraceMs);
+    }
     // ResourceUtils caches the resource types and the node resources JVM-wide; without a reset
     // the RM ignores yarn.resource-types and the NodeManagers keep an earlier cluster's GPUs.
     ResourceUtils.resetResourceTypes(conf);
@@ -358,8 +365,21 @@ public final class EmbeddedCluster implements AutoCloseable {
     private int nodeMemoryMb = ClusterSize.DEFAULT_NODE_MEMORY_MB;
     private int nodeVcores = ClusterSize.DEFAULT_NODE_VCORES;
     private Path baseDir;
+    private Long preemptionGraceMs;
 
     private Builder() {}
+
+    /**
+     * How long a container warned for preemption may run before the ResourceManager kills it;
+     * default: the plugin's (30 s). Tests shorten it.
+     */
+    public Builder preemptionGraceMs(long graceMs) {
+      if (graceMs < 0) {
+        throw new org.edl.worker.job.InvalidInputException("preemption-grace-ms", graceMs, "must be 0 or more");
+      }
+      this.preemptionGraceMs = graceMs;
+      return this;
+    }
 
     /** NodeManagers to start; default 2. */
     public Builder nodes(int nodes) {
@@ -398,7 +418,8 @@ public final class EmbeddedCluster implements AutoCloseable {
      * @throws org.edl.worker.job.InvalidInputException naming the first size that is out of range
      */
     public EmbeddedCluster build() {
-      return new EmbeddedCluster(new ClusterSize(nodes, gpusPerNode, nodeMemoryMb, nodeVcores).validate(), baseDir);
+      return new EmbeddedCluster(new ClusterSize(nodes, gpusPerNode, nodeMemoryMb, nodeVcores).validate(), baseDir,
+          preemptionGraceMs);
     }
   }
 }

@@ -1,0 +1,154 @@
+package org.edl.am;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.edl.worker.runtime.WorkerEnv;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fleet's answer to the resource manager's preemption warnings ({@link PreemptionResponse}),
+ * with the YARN and leader sides faked.
+ */
+class PreemptionResponseTest {
+  private static final WorkerResource RESOURCE = new WorkerResource(1024, 1, 2);
+
+  private final List<Integer> requested = new ArrayList<>();
+  private final List<String> released = new ArrayList<>();
+  private final TestingWorkerRemoval removal = new TestingWorkerRemoval();
+  private TestingContainerDriver driver;
+
+  @BeforeEach
+  void driver() {
+    driver = new TestingContainerDriver();
+    driver.onRequest = (n, r) -> requested.add(n);
+    driver.onRelease = released::add;
+  }
+
+  /** RUNNING c1..cN (launch order), the leader reporting N. */
+  private WorkerFleet running(int workers, int min, int max) {
+    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, workers, min, max);
+    fleet.start();
+    List<WorkerContainer> cs = new ArrayList<>();
+    for (int i = 1; i <= workers; i++) {
+      cs.add(new WorkerContainer("c" + i, i <= 4 ? "h1" : "h2"));
+    }
+    fleet.onContainersAllocated(cs);
+    cs.forEach(c -> fleet.onContainerStarted(c.id()));
+    fleet.onProgressReport(workers);
+    assertFalse(fleet.status().scaling());
+    requested.clear();
+    return fleet;
+  }
+
+  private static PreemptionRequest named(String... ids) {
+    return new PreemptionRequest(Set.of(ids), 0, 0);
+  }
+
+  @Test
+  void namedContainersLeaveByScaleInOnceAndTheirPreemptionCompletesItWithoutAReplacement() {
+    WorkerFleet fleet = running(8, 2, 8);
+    fleet.onPreemptionRequested(named("c5", "c6", "c7", "c8"));
+    assertEquals(1, removal.asked.size());
+    assertEquals(Set.of("c5", "c6", "c7", "c8"), Set.copyOf(removal.asked.get(0)));
+    assertEquals(4, fleet.status().targetWorkers());
+    removal.asked.get(0).forEach(id -> removal.answers.accepted(id, 120));
+
+    // The same message on every heartbeat until the containers are gone: asked once.
+    fleet.onPreemptionRequested(named("c5", "c6", "c7", "c8"));
+    fleet.onPreemptionRequested(new PreemptionRequest(Set.of(), 0, 0));
+    assertEquals(1, removal.asked.size());
+
+    fleet.onContainerCompleted("c5", WorkerEnv.EXIT_LEFT, "");
+    fleet.onContainerCompleted("c6", WorkerEnv.EXIT_LEFT, "");
+    // The grace period ran out for these two before their step: the RM's kill ends the same leave.
+    fleet.onContainerCompleted("c7", ContainerExitStatus.PREEMPTED, "Container preempted by scheduler");
+    fleet.onContainerCompleted("c8", ContainerExitStatus.PREEMPTED, "Container preempted by scheduler");
+    fleet.onProgressReport(4);
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+    assertFalse(fleet.status().scaling());
+    assertEquals(List.of("c1", "c2", "c3", "c4"), fleet.status().containers());
+    assertTrue(requested.isEmpty(), "the target dropped: nothing is replaced " + requested);
+    assertTrue(released.isEmpty());
+    assertFalse(fleet.status().diagnostics().contains("failure"), fleet.status().diagnostics());
+  }
+
+  @Test
+  void neverBelowMinWorkersTheOldestNamedStay() {
+    WorkerFleet fleet = running(4, 2, 8);
+    fleet.onPreemptionRequested(named("c1", "c2", "c3", "c4"));
+    assertEquals(List.of(List.of("c3", "c4")), removal.asked, "the newest two of those named");
+    assertEquals(2, fleet.status().targetWorkers());
+
+    WorkerFleet atMin = running(2, 2, 8);
+    removal.asked.clear();
+    atMin.onPreemptionRequested(named("c1", "c2"));
+    assertTrue(removal.asked.isEmpty(), "a job at its minimum gives nothing back");
+    assertEquals(2, atMin.status().targetWorkers());
+  }
+
+  @Test
+  void aWarningDuringAnotherChangeIsAnsweredByALaterHeartbeat() throws Exception {
+    WorkerFleet fleet = running(4, 1, 8);
+    fleet.scaleOut(1, org.edl.thrift.ScaleMode.EDL);
+    fleet.onPreemptionRequested(named("c4"));
+    assertTrue(removal.asked.isEmpty(), "SCALING: nothing asked yet");
+
+    fleet.onContainersAllocated(List.of(new WorkerContainer("c5", "h2")));
+    fleet.onContainerStarted("c5");
+    fleet.onProgressReport(5);
+    assertFalse(fleet.status().scaling());
+    fleet.onPreemptionRequested(named("c4"));
+    assertEquals(List.of(List.of("c4")), removal.asked);
+    assertEquals(4, fleet.status().targetWorkers());
+  }
+
+  @Test
+  void aResourceAskTakesTheNewestWorkersOncePerAsk() {
+    WorkerFleet fleet = running(6, 2, 8);
+    // 3 GPUs at 2 GPUs a worker: 2 workers.
+    PreemptionRequest ask = new PreemptionRequest(Set.of(), 3, 3);
+    fleet.onPreemptionRequested(ask);
+    assertEquals(List.of(List.of("c6", "c5")), removal.asked);
+    assertEquals(4, fleet.status().targetWorkers());
+    removal.answers.accepted("c6", 50);
+    removal.answers.accepted("c5", 50);
+    fleet.onContainerCompleted("c6", WorkerEnv.EXIT_LEFT, "");
+    fleet.onContainerCompleted("c5", WorkerEnv.EXIT_LEFT, "");
+    fleet.onProgressReport(4);
+
+    fleet.onPreemptionRequested(ask);
+    assertEquals(1, removal.asked.size(), "the same standing ask is answered once");
+    fleet.onPreemptionRequested(new PreemptionRequest(Set.of(), 0, 0));
+    fleet.onPreemptionRequested(new PreemptionRequest(Set.of(), 8, 0));
+    assertEquals(List.of("c4", "c3"), removal.asked.get(1), "a new ask, capped at min-workers");
+    assertEquals(2, fleet.status().targetWorkers());
+    assertTrue(requested.isEmpty());
+  }
+
+  @Test
+  void aWarnedContainerTheJobCouldNotYetReleaseShrinksTheJobWhenItIsPreemptedInsteadOfFailingIt() throws Exception {
+    WorkerFleet fleet = running(4, 3, 8);
+    fleet.scaleOut(1, org.edl.thrift.ScaleMode.EDL);
+    requested.clear();
+    fleet.onPreemptionRequested(named("c4"));
+    assertTrue(removal.asked.isEmpty(), "SCALING: nothing asked yet");
+
+    fleet.onContainerCompleted("c4", ContainerExitStatus.PREEMPTED, "Container preempted by scheduler");
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+    assertEquals(4, fleet.status().targetWorkers());
+    assertTrue(requested.isEmpty(), "not replaced: " + requested);
+    assertTrue(fleet.status().diagnostics().contains("preempted by the scheduler after its warning"),
+        fleet.status().diagnostics());
+
+    // One never named is a failure as before (no failures allowed here: the job fails).
+    fleet.onContainerCompleted("c3", ContainerExitStatus.PREEMPTED, "Container preempted by scheduler");
+    assertEquals(WorkerFleet.Phase.FAILED, fleet.status().phase());
+  }
+}
