@@ -349,6 +349,10 @@ public final class CoordinatorState {
       }
       s.change = c;
     });
+    // A change the leaver held unscheduled (leaves asked for while its own switch was scheduled)
+    // is due now; nothing else would schedule it until the next call, and its leavers' grace
+    // may end first (the AM's containers then die, and their deaths are recovered from).
+    s.maybeSchedule();
     return s;
   }
 

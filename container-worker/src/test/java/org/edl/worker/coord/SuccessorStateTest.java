@@ -115,4 +115,25 @@ class SuccessorStateTest {
     CoordinatorState stale = CoordinatorState.takeOver(spec, now::get, T_A, "c2", before);
     assertTrue(stale.recoveryPending(), "the leader named in its own ring went without a hand-over: recovery");
   }
+  /**
+   * The AM's leaves arrive one at a time: the leader's own is scheduled first, the next waits
+   * for the switch after it. The successor is handed that unscheduled change and schedules it;
+   * before, it held it until another call came, the leavers trained on, and the AM's grace ran
+   * out: their containers were killed and the successor recovered from their deaths.
+   */
+  @Test
+  void aSuccessorSchedulesTheLeaveThatWaitedBehindTheLeadersOwn() throws Exception {
+    CoordinatorState leader = running();
+    step(leader, 0, false);
+    var first = leader.leave("c1");
+    leader.leave("c3");
+    for (long i = 1; i <= first.getAtStep(); i++) {
+      step(leader, i, false);
+    }
+    assertTrue(leader.handedOver());
+    CoordinatorState successor = CoordinatorState.resume(spec, now::get, T_A, "c2", leader.handoff());
+    var order = successor.scheduled().orElseThrow(() -> new AssertionError("the waiting leave was not scheduled"));
+    assertEquals(List.of("c3"), order.getLeavers());
+    assertTrue(order.getAtStep() > first.getAtStep());
+  }
 }

@@ -386,6 +386,16 @@ class ElasticScalingTest {
    */
   @Test
   void halfTheRingLeavesOneCallAtATimeWithTheLeaderAmongThemAndNobodyGoesBack() throws Exception {
+    halfTheRingLeaves(1);
+  }
+
+  /** The leader's own leave first: the others wait for the switch after it, under its successor. */
+  @Test
+  void halfTheRingLeavesOneCallAtATimeTheLeaderFirstAndItsSuccessorSchedulesTheRest() throws Exception {
+    halfTheRingLeaves(0);
+  }
+
+  private void halfTheRingLeaves(int leaderAt) throws Exception {
     String appId = "application_7_" + APPS.incrementAndGet();
     JobSpec spec = new JobSpec("elastic", "softmax", DATA, "auto", 8, 1, 8, 0, 512, 1,
         STEPS, 24, BatchRule.FIXED_GLOBAL, 0.3, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "")
@@ -402,7 +412,8 @@ class ElasticScalingTest {
       }
       String leader = ids.stream().filter(w -> job.worker(w).isLeading()).findFirst().orElseThrow();
       List<String> others = ids.stream().filter(w -> !w.equals(leader)).toList();
-      List<String> leavers = List.of(others.get(0), leader, others.get(3), others.get(5));
+      List<String> leavers = new java.util.ArrayList<>(List.of(others.get(0), others.get(3), others.get(5)));
+      leavers.add(leaderAt, leader);
       for (String w : leavers) {
         job.leave(w);
       }
