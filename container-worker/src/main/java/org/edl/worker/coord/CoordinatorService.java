@@ -65,6 +65,8 @@ public final class CoordinatorService implements Coordinator.Iface {
   private Consumer<LeaderRecord> publisher = r -> { };
   /** Reads the record the last leader published, for a successor it did not hand over to. */
   private Supplier<Optional<LeaderRecord>> published = Optional::empty;
+  /** Waits until every record asked for so far is written (at most the given time). */
+  private Consumer<Duration> written = timeout -> { };
   private long publishedVersion = -1;
   /** How often a waiting recovery request re-applies the detector's timing rules. */
   private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -94,6 +96,39 @@ public final class CoordinatorService implements Coordinator.Iface {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** As {@link #recordStore(Consumer, Supplier)}, with a wait for the writes asked for so far. */
+  public void recordStore(Consumer<LeaderRecord> write, Supplier<Optional<LeaderRecord>> read,
+      Consumer<Duration> awaitWritten) {
+    lock.lock();
+    try {
+      written = awaitWritten;
+    } finally {
+      lock.unlock();
+    }
+    recordStore(write, read);
+  }
+
+  /**
+   * A leader that leaves publishes the ring after its switch, and waits for it to be written,
+   * before it gives up its latch: a successor elected before the hand-off reached it then goes
+   * on from there instead of recovering from an older record (the one of the last switch or
+   * checkpoint), which would send the whole job back to a checkpoint at a graceful scale-in.
+   */
+  public void publishDeparture(Duration timeout) {
+    Consumer<Duration> await;
+    lock.lock();
+    try {
+      if (state == null || !state.handedOver()) {
+        return;
+      }
+      publisher.accept(state.record());
+      await = written;
+    } finally {
+      lock.unlock();
+    }
+    await.accept(timeout);
   }
 
   /** Publishes the record when it changed since the last time (under the lock). */

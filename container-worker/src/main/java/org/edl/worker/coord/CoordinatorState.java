@@ -223,7 +223,9 @@ public final class CoordinatorState {
    * published in ZooKeeper. The dead leader is declared failed at once, so the survivors
    * recover (consistent: from the recorded checkpoint; approximate: from their own positions).
    * If the record is this worker's own (it lost and regained leadership), a recovery with
-   * nobody failed brings every member back to one position.
+   * nobody failed brings every member back to one position. A record whose ring no longer holds
+   * its leader was published by a leader that left gracefully ({@link #record()} after its
+   * switch): the job goes on from it without a recovery.
    */
   public static CoordinatorState takeOver(JobSpec spec, Ticker ticker, Duration switchAllowance,
       String leaderId, LeaderRecord r) {
@@ -253,6 +255,14 @@ public final class CoordinatorState {
     }
     if (r.getLeaderId().equals(leaderId)) {
       s.recovery = new PendingRecovery(ticker.nanos());
+    } else if (!contains(s.topology, r.getLeaderId())) {
+      // The leader left at a switch and published the ring after it: every member completed the
+      // recorded step with the same model, so nothing is lost and nobody goes back (the hand-off
+      // itself did not reach this worker before it was elected). Only the not yet scheduled
+      // changes it held are lost; they are asked for again.
+      LOG.warn("Taking over from leader {}, which left at a switch without handing the job to this worker;"
+          + " going on from step {}", r.getLeaderId(), s.meta.getStep());
+      s.graceUntilStep = s.meta.getStep() + GRACE_STEPS - 1;
     } else {
       s.declareFailed(r.getLeaderId(), "the leader's ZooKeeper session ended without a hand-over");
     }
@@ -339,6 +349,10 @@ public final class CoordinatorState {
       }
       s.change = c;
     });
+    // A change the leaver held unscheduled (leaves asked for while its own switch was scheduled)
+    // is due now; nothing else would schedule it until the next call, and its leavers' grace
+    // may end first (the AM's containers then die, and their deaths are recovered from).
+    s.maybeSchedule();
     return s;
   }
 

@@ -444,6 +444,8 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     }
     CoordinatorState.Handoff h = coordinator.handoff().orElseThrow(
         () -> new IllegalStateException("lost leadership before handing over"));
+    // Should a successor be elected without the hand-off below, the record says where the job is.
+    coordinator.publishDeparture(timeout);
     for (String candidate : election.participants()) {
       if (candidate.equals(selfAddress)) {
         continue;

@@ -1,8 +1,10 @@
 package org.edl.worker.runtime;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.thrift.TDeserializer;
 import org.apache.thrift.TSerializer;
@@ -51,6 +53,17 @@ final class LeaderRecordStore implements AutoCloseable {
         LOG.warn("Publishing the leader's record to {} failed: {}", path, e.toString());
       }
     });
+  }
+
+  /** Waits (at most {@code timeout}) until the records asked for before this call are written or failed. */
+  void awaitWritten(Duration timeout) {
+    try {
+      writer.submit(() -> { }).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      LOG.warn("The leader's record to {} was not written within {}: {}", path, timeout, e.toString());
+    }
   }
 
   Optional<LeaderRecord> read() {

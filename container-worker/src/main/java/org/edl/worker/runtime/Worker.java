@@ -474,7 +474,7 @@ public final class Worker implements AutoCloseable {
     selfAddress = config.host() + ":" + rpcServer.port();
     LeaderRecordStore store = new LeaderRecordStore(curator, config.appId());
     resources.push(store);
-    coordinator.recordStore(store::publish, store::read);
+    coordinator.recordStore(store::publish, store::read, store::awaitWritten);
     election = new LeaderElection(curator, config.appId(), selfAddress, leadershipEvents);
     election.addListener(new LeaderElection.Listener() {
       @Override

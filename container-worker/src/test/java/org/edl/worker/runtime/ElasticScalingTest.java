@@ -378,6 +378,75 @@ class ElasticScalingTest {
     }
   }
 
+  /**
+   * Scale-in as the AM answers a preemption: half the ring, the leader among them, asked to leave
+   * one call at a time while periodic checkpoints are on. Nobody recovers: no worker begins a
+   * step it already began, and the four that stay finish with identical parameters, every sample
+   * position trained once.
+   */
+  @Test
+  void halfTheRingLeavesOneCallAtATimeWithTheLeaderAmongThemAndNobodyGoesBack() throws Exception {
+    halfTheRingLeaves(1);
+  }
+
+  /** The leader's own leave first: the others wait for the switch after it, under its successor. */
+  @Test
+  void halfTheRingLeavesOneCallAtATimeTheLeaderFirstAndItsSuccessorSchedulesTheRest() throws Exception {
+    halfTheRingLeaves(0);
+  }
+
+  private void halfTheRingLeaves(int leaderAt) throws Exception {
+    String appId = "application_7_" + APPS.incrementAndGet();
+    JobSpec spec = new JobSpec("elastic", "softmax", DATA, "auto", 8, 1, 8, 0, 512, 1,
+        STEPS, 24, BatchRule.FIXED_GLOBAL, 0.3, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "")
+        .withCheckpoints(10, 0, 3).validate();
+    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ofMillis(5))) {
+      List<String> ids = new java.util.ArrayList<>();
+      for (int i = 1; i <= 8; i++) {
+        ids.add(ElasticJob.id(job.appId, i));
+      }
+      job.holdBefore(30);
+      ids.forEach(job::start);
+      for (String w : ids) {
+        job.awaitTrained(w, 29);
+      }
+      String leader = ids.stream().filter(w -> job.worker(w).isLeading()).findFirst().orElseThrow();
+      List<String> others = ids.stream().filter(w -> !w.equals(leader)).toList();
+      List<String> leavers = new java.util.ArrayList<>(List.of(others.get(0), others.get(3), others.get(5)));
+      leavers.add(leaderAt, leader);
+      for (String w : leavers) {
+        job.leave(w);
+      }
+      job.release();
+
+      for (String w : leavers) {
+        assertEquals(Worker.Ending.LEFT, job.outcome(w).ending(), w + " left");
+      }
+      List<Worker.Outcome> stayed = new java.util.ArrayList<>();
+      for (String w : ids) {
+        if (!leavers.contains(w)) {
+          Worker.Outcome o = job.outcome(w);
+          assertEquals(Worker.Ending.FINISHED, o.ending());
+          assertEquals(STEPS, o.steps(), w + " trained to the end");
+          assertEquals(4, o.workers());
+          stayed.add(o);
+        }
+      }
+      assertEquals(1, stayed.stream().filter(Worker.Outcome::leader).count(), "one successor leads");
+      assertEquals(Map.of(), job.recoveries, "a graceful scale-in is no failure");
+      assertFalse(job.checkpoints.isEmpty(), "periodic checkpoints were on: a recovery had one to go back to");
+      for (String w : ids) {
+        List<Long> begun = job.begun.get(w);
+        for (int i = 1; i < begun.size(); i++) {
+          assertTrue(begun.get(i) > begun.get(i - 1), w + " went back from step " + begun.get(i - 1)
+              + " to " + begun.get(i));
+        }
+      }
+      assertIdentical(stayed);
+      assertEveryPositionOnce(job, STEPS * 24L);
+    }
+  }
+
   static void assertIdentical(List<Worker.Outcome> outcomes) {
     long expected = ElasticJob.checksum(outcomes.get(0).parameters());
     for (Worker.Outcome o : outcomes) {
