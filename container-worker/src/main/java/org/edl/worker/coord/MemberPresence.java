@@ -13,7 +13,6 @@ import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
-import org.edl.worker.runtime.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +54,7 @@ public final class MemberPresence implements Closeable {
 
   /** {@code /edl/<appId>/members}. */
   public static String membersPath(String appId) {
-    return WorkerEnv.ZK_ROOT + "/" + appId + "/members";
+    return JobPaths.members(appId);
   }
 
   /**
