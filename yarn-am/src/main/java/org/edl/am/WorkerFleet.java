@@ -471,14 +471,13 @@ public final class WorkerFleet implements ContainerEventHandler {
    * (a change has reached the ring when this shows its size).
    */
   public void onProgressReport(int workers) {
-    onProgressReport(workers, List.of());
+    onProgressReport(LeaderReport.ofSize(workers));
   }
 
-  /** As {@link #onProgressReport(int)}, with the leader's recent events (its recoveries name the failed). */
-  public void onProgressReport(int workers, List<String> events) {
-    unrecovered.entrySet().removeIf(e -> workers < e.getValue()
-        || events.stream().anyMatch(event -> event.contains(e.getKey() + " failed")));
-    reportedWorkers = unrecovered.isEmpty() ? workers : -1;
+  /** As {@link #onProgressReport(int)}, with the members the leader names (they show its recoveries). */
+  public void onProgressReport(LeaderReport report) {
+    unrecovered.entrySet().removeIf(e -> report.recoveredFrom(e.getKey(), e.getValue()));
+    reportedWorkers = unrecovered.isEmpty() ? report.workers() : -1;
     if (isDone()) {
       return;
     }

@@ -1,5 +1,6 @@
 package org.edl.am;
 
+import org.edl.worker.coord.JobPaths;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -34,7 +35,6 @@ import org.edl.thrift.LeaderRecord;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.job.Recovery;
 import org.edl.worker.runtime.PeriodicCheckpoints;
-import org.edl.worker.runtime.WorkerEnv;
 import org.edl.testing.Await;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.rpc.RpcClient;
@@ -251,7 +251,7 @@ class WorkerFailureEndToEndTest {
       zk.start();
       LeaderRecord record = new LeaderRecord();
       new TDeserializer(new TCompactProtocol.Factory()).deserialize(record,
-          zk.getData().forPath(WorkerEnv.ZK_ROOT + "/" + job.appId() + "/job"));
+          zk.getData().forPath(JobPaths.job(job.appId().toString())));
       assertTrue(workers.contains(record.getLeaderId()), record.getLeaderId() + " among " + workers);
       return record.getLeaderId();
     }

@@ -35,6 +35,14 @@ public final class JobPaths {
     return root(appId) + "/am";
   }
 
+  public static String fleet(String appId) {
+    return root(appId) + "/fleet";
+  }
+
+  public static String gpus(String appId) {
+    return root(appId) + "/gpus";
+  }
+
   public static String members(String appId) {
     return root(appId) + "/members";
   }

@@ -255,7 +255,9 @@ public final class Worker implements AutoCloseable {
     Ending ending = membership.left() ? Ending.LEFT : stop.isPresent() ? Ending.STOPPED : Ending.FINISHED;
     LOG.info("Worker {} {} after {} steps", config.workerId(), ending.name().toLowerCase(Locale.ROOT),
         result.stepsRun());
-    return new Outcome(config.workerId(), out.isPresent(), rank, workers, result.stepsRun(),
+    // The leader at the end: it wrote the model, or the checkpoint of a stop.
+    boolean ledTheEnd = out.isPresent() || stop.flatMap(StopRecord::checkpoint).isPresent();
+    return new Outcome(config.workerId(), ledTheEnd, rank, workers, result.stepsRun(),
         model.parameters().clone(), out, ending, from.nextStep(), result.nextStep(), membership.switches(),
         stop, out.isPresent() ? coordinator.summary().map(CoordinatorService.RunSummary::samples).orElse(-1L) : -1);
   }
