@@ -42,7 +42,7 @@ public final class LeaderElection implements Closeable {
   public enum State { LATENT, STARTED, CLOSED }
 
   /** LeaderLatch names its nodes {@code ..latch-<sequence>}. */
-  private static final String LATCH_PREFIX = "latch-";
+  static final String LATCH_PREFIX = "latch-";
 
   /** Hears leadership changes; called on the executor given to the election. */
   public interface Listener {

@@ -2,6 +2,7 @@ package org.edl.worker.coord;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -11,6 +12,9 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.recipes.locks.LockInternals;
+import org.apache.curator.framework.recipes.locks.StandardLockInternalsDriver;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.edl.worker.job.JobSpec;
@@ -81,6 +85,14 @@ public final class ZooKeeperLeaderStore implements LeaderStore, AutoCloseable {
     String ours = latchPath.get();
     if (ours == null) {
       throw new IllegalStateException("this candidate has no node in the election");
+    }
+    // Leads only while its node is the lowest; no lower one can appear later (sequence numbers grow).
+    ZKPaths.PathAndNode node = ZKPaths.getPathAndNode(ours);
+    List<String> candidates = LockInternals.getSortedChildren(LeaderElection.LATCH_PREFIX,
+        StandardLockInternalsDriver::standardFixForSorting, client.getChildren().forPath(node.getPath()));
+    if (candidates.isEmpty() || !candidates.get(0).equals(node.getNode())) {
+      throw new IllegalStateException("this candidate (" + node.getNode() + ") is not the lowest in the election "
+          + candidates);
     }
     Stat stat = new Stat();
     long current = decode(client.getData().storingStatIn(stat).forPath(epochPath));

@@ -218,6 +218,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     }
     if (reply.isSetStopOrder() && stop == null) {
       stop = reply.getStopOrder();
+      cx.listener().orderReceived(workerId, "stop", stop.getLeaderEpoch(), -1);
       LOG.info("Stopping for a restart after step {} (checkpoint into {})", stop.getAtStep(), stop.getDirectory());
     }
     if (stop != null && report.getStep() == stop.getAtStep()) {
@@ -267,6 +268,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
         throw fencedOr(e);
       }
       if (r.isDone()) {
+        cx.listener().orderReceived(workerId, "finish", r.getLeaderEpoch(), -1);
         LOG.info("{} done: the leader (epoch {}) wrote the model to {}", workerId, r.getLeaderEpoch(), r.getModelPath());
         return;
       }
@@ -376,6 +378,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       if (!Wire.contains(o.getTopology(), workerId)) {
         throw new FencedException(workerId + " is not among the survivors of recovery v" + o.getTopologyVersion(), null);
       }
+      cx.listener().orderReceived(workerId, "recovery", o.getLeaderEpoch(), o.getTopologyVersion());
       return o;
     }
   }
@@ -454,6 +457,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     }
     order = o;
     cx.listener().switchOrdered(workerId, reportedStep, o);
+    cx.listener().orderReceived(workerId, "switch", o.getLeaderEpoch(), o.getTopologyVersion());
     LOG.info("Switch to topology v{} at step {}: joiners {}, leavers {}{}", o.getTopologyVersion(),
         o.getAtStep(), o.getJoiners(), o.getLeavers(), o.isLeaderLeaves() ? ", the leader leaves" : "");
     if (!Wire.contains(o.getTopology(), workerId)) {

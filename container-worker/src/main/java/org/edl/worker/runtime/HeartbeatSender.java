@@ -5,6 +5,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.edl.thrift.Coordinator;
 import org.edl.thrift.HeartbeatReply;
 import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.LeaderFinder;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * gone). The answer carries what the training thread cannot learn while it is blocked: a member
  * of its ring was declared failed (abort the all-reduce and recover), or this worker itself was
  * (it exits). The leader is looked up again at every beat, so a successor hears from the
- * members at once; the leader itself sends none.
+ * members at once. The leader asks its own coordinator the same way, so its training thread too
+ * learns that a member of its ring was declared failed while it is blocked in the all-reduce.
  */
 final class HeartbeatSender implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HeartbeatSender.class);
@@ -38,6 +40,7 @@ final class HeartbeatSender implements AutoCloseable {
   private final String workerId;
   private final LeaderFinder finder;
   private final String selfAddress;
+  private final Coordinator.Iface local;
   private final JobSecret secret;
   private final LeaderConnection epochs;
   private final LongSupplier ringVersion;
@@ -47,11 +50,12 @@ final class HeartbeatSender implements AutoCloseable {
   private String address;
   private long lastAbandoned = -1;
 
-  HeartbeatSender(String workerId, LeaderFinder finder, String selfAddress, JobSecret secret, LeaderConnection epochs,
-      LongSupplier ringVersion, Listener listener) {
+  HeartbeatSender(String workerId, LeaderFinder finder, String selfAddress, Coordinator.Iface local, JobSecret secret,
+      LeaderConnection epochs, LongSupplier ringVersion, Listener listener) {
     this.workerId = workerId;
     this.finder = finder;
     this.selfAddress = selfAddress;
+    this.local = local;
     this.secret = secret;
     this.epochs = epochs;
     this.ringVersion = ringVersion;
@@ -70,16 +74,19 @@ final class HeartbeatSender implements AutoCloseable {
   private void beat() {
     try {
       String leader = finder.leaderAddress(CALL_TIMEOUT);
+      Coordinator.Iface target;
       if (leader.equals(selfAddress)) {
         disconnect();
-        return;
+        target = local;
+      } else {
+        if (!leader.equals(address)) {
+          disconnect();
+          client = CoordinatorClient.connect(leader, secret, CALL_TIMEOUT);
+          address = leader;
+        }
+        target = client;
       }
-      if (!leader.equals(address)) {
-        disconnect();
-        client = CoordinatorClient.connect(leader, secret, CALL_TIMEOUT);
-        address = leader;
-      }
-      HeartbeatReply reply = client.heartbeat(workerId, epochs.newestEpoch(), ringVersion.getAsLong());
+      HeartbeatReply reply = target.heartbeat(workerId, epochs.newestEpoch(), ringVersion.getAsLong());
       epochs.accept(reply.getLeaderEpoch());
       if (reply.isFenced()) {
         listener.fenced("the leader (epoch " + reply.getLeaderEpoch() + ") declared " + workerId + " failed");

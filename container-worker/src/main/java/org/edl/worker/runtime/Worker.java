@@ -445,6 +445,7 @@ public final class Worker implements AutoCloseable {
 
   /** The leader's end of the job: model and metrics, only while it still leads; the AM hears where. */
   private JobOutput writeOutput(TrainableModel model, long started) throws Exception {
+    listener.writingOutput(config.workerId());
     CoordinatorService.RunSummary s = coordinator.summary().orElseThrow(
         () -> new IllegalStateException("lost leadership before writing the model"));
     double wall = (config.ticker().nanos() - started) / 1e9;
@@ -480,7 +481,7 @@ public final class Worker implements AutoCloseable {
     if (heartbeat != null) {
       return;
     }
-    heartbeat = new HeartbeatSender(config.workerId(), finder, selfAddress, config.secret(), leader,
+    heartbeat = new HeartbeatSender(config.workerId(), finder, selfAddress, coordinator, config.secret(), leader,
         membership::ringVersion, membership);
     resources.push(heartbeat);
     heartbeat.start();
@@ -559,6 +560,7 @@ public final class Worker implements AutoCloseable {
       if (left(deadline) <= 0) {
         throw new TimeoutException("the leader did not take this worker within " + config.startupTimeout());
       }
+      listener.registrationDeferred(config.workerId(), reg.getRetryAfterMs());
       Thread.sleep(Math.min(reg.getRetryAfterMs(), left(deadline)));
     }
   }
@@ -595,6 +597,7 @@ public final class Worker implements AutoCloseable {
           closeElection();
           return;
         }
+        listener.leading(config.workerId(), coordinator.leaderEpoch());
         // A successor takes over on this thread, possibly after its training thread already
         // followed the hand-over and asked: it must start reporting to the AM here too.
         if (inRing) {
@@ -650,6 +653,11 @@ public final class Worker implements AutoCloseable {
     Thread t = new Thread(r, name);
     t.setDaemon(true);
     return t;
+  }
+
+  /** Where this worker's coordinator is (tests wait for a recovery to be under way). */
+  org.edl.worker.coord.Phase phase() {
+    return coordinator.phase();
   }
 
   /** This worker's ZooKeeper client (tests expire its session). */
