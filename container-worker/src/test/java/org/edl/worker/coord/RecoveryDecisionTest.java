@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.job.Recovery;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The leader's failure and recovery decisions, on a clock the test moves: who is declared
@@ -25,6 +27,8 @@ class RecoveryDecisionTest {
   private static final String A = "container_01";
   private static final String B = "container_02";
   private static final String C = "container_03";
+  private static final String D = "container_04";
+  private static final String E = "container_05";
   private final AtomicLong now = new AtomicLong(1_000 * S);
 
   private static JobSpec spec(Recovery.Mode mode, int max) {
@@ -55,7 +59,12 @@ class RecoveryDecisionTest {
 
   /** Steps 0..last completed by all three. */
   private static void trainThrough(CoordinatorState s, long last) throws Refused {
-    for (long step = 0; step <= last; step++) {
+    train(s, 0, last);
+  }
+
+  /** Steps first..last completed by all three. */
+  private static void train(CoordinatorState s, long first, long last) throws Refused {
+    for (long step = first; step <= last; step++) {
       for (String id : List.of(A, B, C)) {
         sync(s, id, step);
       }
@@ -227,5 +236,268 @@ class RecoveryDecisionTest {
     s.presence(Set.of(A));
     assertFalse(s.recoveryPending(), "B and C reported the job's last step and closed their clients");
     assertEquals(Phase.FINISHING, s.phase());
+  }
+
+  // ------------------------------------------------------------------ heartbeats
+
+  /** A member that sent heartbeats and then none for the sync timeout is declared failed. */
+  @Test
+  void aMemberWhoseHeartbeatsStopIsDeclaredFailed() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT);
+    trainThrough(s, 1);
+    s.heartbeat(B, 1);
+    s.heartbeat(C, 1);
+    now.addAndGet(S);
+    s.heartbeat(B, 1);
+    now.addAndGet(S);
+    s.tick(now.get());
+    assertFalse(s.recoveryPending(), "C's last heartbeat is exactly 2 s old");
+    now.addAndGet(1);
+    s.tick(now.get());
+    assertTrue(s.recoveryPending());
+    assertEquals(Set.of(C), s.fenced().keySet(), "B's heartbeat is 1 s old; A never sent one and is the leader");
+    assertTrue(s.fenced().get(C).contains("no heartbeat"), s.fenced().get(C));
+    CoordinatorState.HeartbeatAnswer b = s.heartbeat(B, 1);
+    assertEquals(1, b.abandonRing(), "during the recovery members abandon ring v1");
+    assertFalse(b.fenced());
+    assertTrue(s.heartbeat(C, 1).fenced(), "a heartbeat of the declared failed tells it to exit");
+  }
+
+  /** A member that never sent a heartbeat is judged by its syncs alone, not by heartbeat silence. */
+  @Test
+  void aMemberThatNeverSentAHeartbeatIsNotSilent() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT);
+    trainThrough(s, 1);
+    now.addAndGet(60 * S);
+    s.tick(now.get());
+    assertFalse(s.recoveryPending(), "no open step and no heartbeat: nothing to time");
+  }
+
+  /**
+   * During a recovery a member that still sends heartbeats is alive (its training thread may be
+   * slow to notice): it gets three times the sync timeout to ask before it is declared silent;
+   * one without heartbeats gets the sync timeout.
+   */
+  @Test
+  void aHeartbeatingMemberGetsTheGraceInARecovery() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT);
+    trainThrough(s, 4);
+    assertEquals(Optional.empty(), s.requestRecovery(A, 4, 60));
+    for (int i = 1; i <= 5; i++) {
+      now.addAndGet(S);
+      s.heartbeat(B, 1);
+      s.tick(now.get());
+    }
+    assertEquals(Set.of(C), s.fenced().keySet(), "C, silent, was declared failed after 2 s; B heartbeats");
+    assertTrue(s.fenced().get(C).contains("while a recovery was asked for"), s.fenced().get(C));
+    assertTrue(s.recoveryPending(), "B has not asked yet");
+    RecoveryPlan o = s.requestRecovery(B, 4, 60).orElseThrow();
+    assertEquals(List.of(A, B), o.ring().ids(), "B asked after 5 s and is a survivor");
+
+    // The grace ends: a member that heartbeats but never asks is declared failed after 6 s.
+    CoordinatorState t = state(Recovery.Mode.CONSISTENT);
+    trainThrough(t, 4);
+    long asked = now.get();
+    t.requestRecovery(A, 4, 60);
+    while (now.get() - asked < 6 * S) {
+      now.addAndGet(S / 2);
+      t.heartbeat(B, 1);
+      t.heartbeat(C, 1);
+      t.tick(now.get());
+    }
+    assertTrue(t.fenced().isEmpty(), "exactly 6 s: still within the grace");
+    now.addAndGet(1);
+    t.tick(now.get());
+    assertEquals(Set.of(B, C), t.fenced().keySet());
+  }
+
+  // ------------------------------------------------------------------ newcomers
+
+  /**
+   * The only members lost are newcomers that never trained, and every survivor asks with the
+   * same step and cursor: nothing is redone, whatever the job's mode (a checkpoint exists).
+   */
+  @ParameterizedTest
+  @EnumSource(Recovery.Mode.class)
+  void losingOnlyUntrainedNewcomersResumesWithoutGoingBack(Recovery.Mode mode) throws Exception {
+    CoordinatorState s = state(mode, 5, CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
+    trainThrough(s, 2);
+    s.checkpointWritten(checkpoint("ckpt-1", 1));
+    s.register(member(D));
+    s.register(member(E));
+    s.presence(Set.of(A, B, C, D, E));
+    s.ready(D);
+    SwitchPlan order = s.ready(E).orElseThrow();
+    assertEquals(3, order.atStep(), "k = 1 after step 2");
+    train(s, 3, 3);
+    assertEquals(List.of(A, B, C, D, E), s.ring().ids());
+    // D and E die before their first step on the new ring; the survivors' all-reduce of step 4 fails.
+    s.presence(Set.of(A, B, C));
+    assertEquals(Set.of(D, E), s.fenced().keySet());
+    s.requestRecovery(A, 3, 48);
+    s.requestRecovery(B, 3, 48);
+    RecoveryPlan o = s.requestRecovery(C, 3, 48).orElseThrow();
+    assertEquals(RecoveryPlan.Mode.RESUME, o.mode());
+    assertEquals(List.of(D, E), o.failed());
+    assertEquals(List.of(A, B, C), o.ring().ids());
+    assertEquals(3, o.version());
+    assertEquals(4, o.nextStep());
+    assertEquals(48, o.batchStart());
+    assertNull(o.checkpoint(), "every survivor keeps its model");
+    assertNull(o.sourceId());
+    assertEquals(4, s.position().step(), "nothing is redone");
+    assertEquals(48, s.position().samplesSeen());
+    assertEquals(Phase.RUNNING, s.phase());
+  }
+
+  /**
+   * A newcomer whose switch is scheduled is not dropped when its session ends: the switch takes
+   * place, and at once it is declared failed; it never trained, so nothing is redone.
+   */
+  @Test
+  void aNewcomerLostAfterItsSwitchWasScheduledIsRecoveredFromByResuming() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 4,
+        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
+    trainThrough(s, 2);
+    s.register(member(D));
+    s.presence(Set.of(A, B, C, D));
+    assertEquals(3, s.ready(D).orElseThrow().atStep());
+    s.presence(Set.of(A, B, C));
+    assertEquals(Phase.CHANGING, s.phase(), "scheduled: not dropped, not failed yet (not in the ring)");
+    assertTrue(s.fenced().isEmpty());
+    sync(s, A, 3);
+    sync(s, B, 3);
+    assertEquals(s.scheduled().orElseThrow(), sync(s, C, 3).order().orElseThrow(),
+        "the last report of the switch step still learns the switch");
+    assertEquals(Phase.RECOVERING, s.phase(), "switched, and D declared failed");
+    assertEquals(Set.of(D), s.fenced().keySet());
+    s.requestRecovery(A, 3, 48);
+    s.requestRecovery(B, 3, 48);
+    RecoveryPlan o = s.requestRecovery(C, 3, 48).orElseThrow();
+    assertEquals(RecoveryPlan.Mode.RESUME, o.mode());
+    assertEquals(4, o.nextStep());
+  }
+
+  /**
+   * A member fails while a switch that adds a newcomer is scheduled: the switch cannot happen on
+   * the old ring; after the recovery it is scheduled again, on the survivors' ring.
+   */
+  @Test
+  void aSwitchScheduledWhenAMemberFailsIsScheduledAgainAfterTheRecovery() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 4,
+        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(30)));
+    trainThrough(s, 2);
+    s.register(member(D));
+    s.presence(Set.of(A, B, C, D));
+    SwitchPlan first = s.ready(D).orElseThrow();
+    assertEquals(5, first.atStep());
+    assertEquals(2, first.version());
+    s.presence(Set.of(A, B, D));
+    assertEquals(Phase.RECOVERING, s.phase());
+    assertTrue(s.scheduled().isPresent(), "still the old ring's until the order is decided");
+    s.requestRecovery(A, 2, 36);
+    s.requestRecovery(B, 2, 36).orElseThrow();
+    SwitchPlan again = s.orderFor(D).orElseThrow(() -> new AssertionError("D waits for a switch again"));
+    assertEquals(Phase.CHANGING, s.phase());
+    assertEquals(List.of(A, B, D), again.next().ids());
+    assertEquals(3, again.version(), "after recovery v2");
+    assertEquals(List.of(D), again.joiners());
+    assertEquals(A, again.broadcasterId());
+  }
+
+  /** A survivor that disagrees (it lost its model) makes it an ordinary recovery. */
+  @Test
+  void aResumeNeedsEverySurvivorAtTheSameStep() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 4,
+        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
+    trainThrough(s, 2);
+    s.register(member(D));
+    s.presence(Set.of(A, B, C, D));
+    assertEquals(3, s.ready(D).orElseThrow().atStep());
+    train(s, 3, 3);
+    assertEquals(4, s.ring().size());
+    s.presence(Set.of(A, B, C));
+    s.requestRecovery(A, 3, 48);
+    s.requestRecovery(B, 3, 48);
+    RecoveryPlan o = s.requestRecovery(C, CoordinatorState.MODEL_LOST, 48).orElseThrow();
+    assertEquals(RecoveryPlan.Mode.CONSISTENT, o.mode());
+    assertEquals(0, o.nextStep());
+  }
+
+  /** A newcomer gone before its switch was scheduled is dropped from the change, not recovered from. */
+  @Test
+  void aNewcomerLostBeforeItsSwitchIsDroppedFromTheChange() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 5, CoordinatorState.Settings.DEFAULT);
+    trainThrough(s, 1);
+    s.register(member(D));
+    s.register(member(E));
+    s.presence(Set.of(A, B, C, D, E));
+    s.ready(D);
+    assertTrue(s.scheduled().isEmpty(), "E is not ready");
+    s.presence(Set.of(A, B, C, D));
+    assertFalse(s.recoveryPending());
+    assertTrue(s.fenced().isEmpty());
+    assertTrue(s.events().stream().anyMatch(e -> e.contains(E) && e.contains("dropped from the change")),
+        s.events().toString());
+    SwitchPlan order = s.scheduled().orElseThrow(() -> new AssertionError("D waited only for E"));
+    assertEquals(List.of(D), order.joiners());
+    assertEquals(List.of(A, B, C, D), order.next().ids());
+    assertEquals(4, s.registeredCount());
+    assertEquals(Refused.Kind.INVALID, assertThrows(Refused.class, () -> s.ready(E)).kind());
+
+    // The only newcomer gone: no change is left.
+    CoordinatorState t = state(Recovery.Mode.CONSISTENT, 4, CoordinatorState.Settings.DEFAULT);
+    t.register(member(D));
+    t.presence(Set.of(A, B, C, D));
+    assertEquals(2, t.latestRing().version());
+    t.presence(Set.of(A, B, C));
+    assertEquals(t.ring(), t.latestRing());
+    assertEquals(Phase.RUNNING, t.phase());
+  }
+
+  // ------------------------------------------------------------------ registration in a recovery
+
+  @Test
+  void aRegistrationDuringARecoveryIsToldToComeBackAndCountsForNothing() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 3, CoordinatorState.Settings.DEFAULT);
+    trainThrough(s, 1);
+    s.presence(Set.of(A, B));
+    assertEquals(Phase.RECOVERING, s.phase());
+    CoordinatorState.Admission a = s.register(member(D));
+    assertTrue(a.retryAfterMs() > 0);
+    assertTrue(a.pending());
+    assertEquals(3, s.registeredCount(), "nothing registered");
+    assertEquals(1, s.latestRing().version());
+    assertEquals(Phase.RECOVERING, s.phase());
+    assertFalse(s.register(member(B)).retryAfterMs() > 0, "a member's retried registration is answered");
+
+    s.requestRecovery(A, 1, 24);
+    s.requestRecovery(B, 1, 24).orElseThrow();
+    // max-workers=3 with [A, B]: had D's first call counted, E would exceed it.
+    CoordinatorState.Admission e = s.register(member(E));
+    assertEquals(0, e.retryAfterMs());
+    assertTrue(e.pending());
+    assertEquals(List.of(A, B, E), e.ring().ids());
+  }
+
+  /**
+   * max-workers counts a ring member declared failed as gone: the replacement YARN starts for it
+   * is not refused while the failed member is still in the running ring (it is asked to come back
+   * while the recovery is decided, and admitted after).
+   */
+  @Test
+  void aReplacementIsNotRefusedAtMaxWorkersWhileTheFailedMemberIsStillInTheRing() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT);
+    trainThrough(s, 1);
+    s.presence(Set.of(A, B));
+    assertEquals(List.of(A, B, C), s.ring().ids(), "C is still in ring v1");
+    CoordinatorState.Admission early = s.register(member(D));
+    assertTrue(early.retryAfterMs() > 0, "not refused for max-workers=3");
+    s.requestRecovery(A, 1, 24);
+    s.requestRecovery(B, 1, 24).orElseThrow();
+    CoordinatorState.Admission admitted = s.register(member(D));
+    assertEquals(0, admitted.retryAfterMs());
+    assertEquals(List.of(A, B, D), admitted.ring().ids());
+    assertEquals(3, admitted.ring().version());
   }
 }
