@@ -4,10 +4,14 @@ import static org.edl.worker.coord.CoordTesting.member;
 import static org.edl.worker.coord.CoordTesting.report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edl.worker.job.JobSpec;
 import org.junit.jupiter.api.Test;
@@ -23,6 +27,17 @@ class CoordinatorStateTest {
 
   static Member worker(String id, int port) {
     return member(id, port);
+  }
+
+  @Test
+  void aFreshStateLeadsWithEpochOneAndFormsTheFirstRing() throws Exception {
+    assertEquals(Phase.FORMING, state.phase());
+    assertEquals(1, state.leaderEpoch());
+    assertEquals(MemberRing.NONE, state.ring());
+    registerAll();
+    assertEquals(Phase.RUNNING, state.phase(), "ring v1 formed");
+    assertEquals(1, state.record().leaderEpoch());
+    assertFalse(state.record().departed());
   }
 
   @Test
@@ -129,9 +144,94 @@ class CoordinatorStateTest {
     assertEquals(1, p.leaderEpoch());
   }
 
+  /**
+   * The last step completes: FINISHING (members wait, newcomers are told to come back), the
+   * output written: FINISHED (members are told they are done, and with what).
+   */
+  @Test
+  void theLastStepLeadsToFinishingAndTheWrittenOutputToFinished() throws Exception {
+    registerAll();
+    assertEquals("phase", assertThrows(Refused.class,
+        () -> state.finished(new JobOutput("/m", "/x"))).field(), "no output before the last step");
+    for (long step = 0; step < 10; step++) {
+      for (String id : List.of("container_01", "container_02", "container_03")) {
+        state.sync(report(id, step, 1.0, 0.1, 4));
+      }
+    }
+    assertEquals(Phase.FINISHING, state.phase());
+    CoordinatorState.FinishAnswer waiting = state.finishStatus("container_02");
+    assertFalse(waiting.done());
+    assertFalse(waiting.recover());
+    assertNull(waiting.output());
+    CoordinatorState.Admission late = state.register(worker("container_04", 7004));
+    assertTrue(late.retryAfterMs() > 0, "not refused: told to come back");
+    assertEquals(3, state.registeredCount());
+    assertThrows(Refused.class, () -> state.leave("container_02"), "the job has trained its last step");
+
+    JobOutput out = new JobOutput("hdfs:///out/model", "hdfs:///out/metrics.json");
+    state.finished(out);
+    assertEquals(Phase.FINISHED, state.phase());
+    assertEquals(out, state.record().output());
+    assertFalse(state.everyoneTold());
+    CoordinatorState.FinishAnswer done = state.finishStatus("container_02");
+    assertTrue(done.done());
+    assertFalse(done.recover());
+    assertEquals(out, done.output());
+    assertFalse(state.everyoneTold(), "container_01 and container_03 have not asked yet");
+    state.finishStatus("container_01");
+    state.finishStatus("container_03");
+    assertTrue(state.everyoneTold());
+    assertThrows(Refused.class, () -> state.finished(out), "written once");
+  }
+
+  /** A member that follows a newer leader epoch shows that this leadership is over. */
+  @Test
+  void aMemberEpochNewerThanTheLeadersFencesIt() throws Exception {
+    registerAll();
+    CoordinatorState.HeartbeatAnswer a = state.heartbeat("container_02", 1);
+    assertEquals(1, a.leaderEpoch());
+    assertEquals(-1, a.abandonRing());
+    assertFalse(a.fenced());
+    Refused r = assertThrows(Refused.class, () -> state.heartbeat("container_02", 2));
+    assertEquals(Refused.Kind.NOT_LEADER, r.kind());
+    assertEquals(Phase.FENCED, state.phase());
+    assertEquals(Refused.Kind.NOT_LEADER, assertThrows(Refused.class,
+        () -> state.sync(report("container_01", 0, 1.0, 0.1, 4))).kind(), "it never acts again");
+    assertEquals(Refused.Kind.NOT_LEADER, assertThrows(Refused.class,
+        () -> state.register(worker("container_04", 7004))).kind());
+
+    CoordinatorState other = new CoordinatorState(spec(3), now::get);
+    for (String id : List.of("container_01", "container_02", "container_03")) {
+      other.register(worker(id, 7000 + id.charAt(id.length() - 1)));
+    }
+    StepReport newer = new StepReport("container_01", 0, 1.0, 0.1, 4, -1, 0, -1, 7);
+    assertEquals(Refused.Kind.NOT_LEADER, assertThrows(Refused.class, () -> other.sync(newer)).kind());
+    assertEquals(Phase.FENCED, other.phase());
+    assertFalse(other.isComplete(0), "the report was not counted");
+  }
+
+  /** A leader whose epoch is not the newest any more (a successor exists) decides nothing. */
+  @Test
+  void aLeaderWhoseEpochIsNotCurrentFencesItselfInsteadOfDeciding() throws Exception {
+    AtomicBoolean current = new AtomicBoolean(true);
+    CoordinatorState s = CoordinatorState.forming(spec(3), now::get, new CoordinatorState.Settings(
+        Duration.ofMillis(50), current::get, CheckpointCheck.TRUSTING), "container_01", 4,
+        new Lifecycle("container_01"), Optional.empty());
+    registerAll(s);
+    s.presence(java.util.Set.of("container_01", "container_02", "container_03"));
+    current.set(false);
+    s.presence(java.util.Set.of("container_01", "container_02"));
+    assertEquals(Phase.FENCED, s.phase(), "fenced, not recovering");
+    assertTrue(s.fenced().isEmpty(), "nobody declared failed by a leadership that is over");
+  }
+
   private void registerAll() throws Refused {
-    state.register(worker("container_01", 7001));
-    state.register(worker("container_02", 7002));
-    state.register(worker("container_03", 7003));
+    registerAll(state);
+  }
+
+  private static void registerAll(CoordinatorState s) throws Refused {
+    s.register(worker("container_01", 7001));
+    s.register(worker("container_02", 7002));
+    s.register(worker("container_03", 7003));
   }
 }
