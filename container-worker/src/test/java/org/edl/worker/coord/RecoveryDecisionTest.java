@@ -238,6 +238,40 @@ class RecoveryDecisionTest {
     assertEquals(Phase.FINISHING, s.phase());
   }
 
+  /**
+   * A and B reported the job's last step, C died before it: the recovery goes back to the
+   * checkpoint and A and B train those steps again. Having reported the last step once, before
+   * the recovery, does not make them members that finished: a failure of B while it redoes
+   * them is detected (by its presence, or by a missed sync) instead of being waited for forever.
+   */
+  @Test
+  void aMemberThatReportedTheLastStepBeforeARecoveryWentBackIsStillWatched() throws Exception {
+    for (boolean byPresence : new boolean[] {true, false}) {
+      CoordinatorState s = state(Recovery.Mode.CONSISTENT);
+      trainThrough(s, 8);
+      s.checkpointWritten(checkpoint("ckpt-5", 5));
+      sync(s, A, 9);
+      sync(s, B, 9);
+      s.presence(Set.of(A, B));
+      s.requestRecovery(A, 8, 108);
+      assertEquals(5, s.requestRecovery(B, 8, 108).orElseThrow().nextStep());
+      for (long step = 5; step <= 7; step++) {
+        sync(s, A, step);
+        sync(s, B, step);
+      }
+      assertEquals(8, s.position().step());
+      if (byPresence) {
+        s.presence(Set.of(A));
+      } else {
+        sync(s, A, 8);
+        now.addAndGet(2 * S + 1);
+        s.tick(now.get());
+      }
+      assertTrue(s.recoveryPending(), "B failed while it redid steps 5..9 (" + (byPresence ? "presence" : "sync") + ")");
+      assertEquals(Set.of(B, C), s.fenced().keySet());
+    }
+  }
+
   // ------------------------------------------------------------------ heartbeats
 
   /** A member that sent heartbeats and then none for the sync timeout is declared failed. */
