@@ -89,6 +89,7 @@ class PhaseLifecycleTest {
     assertTrue(Phase.CHANGING.mayBecome(Phase.HANDED_OVER));
     assertTrue(Phase.RUNNING.mayBecome(Phase.RECOVERING));
     assertTrue(Phase.RECOVERING.mayBecome(Phase.RUNNING));
+    assertTrue(Phase.RECOVERING.mayBecome(Phase.STOPPING), "a stop scheduled before the failure still stands");
     assertTrue(Phase.RUNNING.mayBecome(Phase.STOPPING));
     assertTrue(Phase.RUNNING.mayBecome(Phase.FINISHING));
     assertTrue(Phase.FINISHING.mayBecome(Phase.FINISHED));

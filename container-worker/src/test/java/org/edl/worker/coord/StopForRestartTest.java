@@ -74,6 +74,34 @@ class StopForRestartTest {
     assertEquals("hdfs:///ckpt/a/step-7", s.record().stoppedInto());
   }
 
+  /**
+   * A member fails while the job stops for a restart: the survivors recover (back to the start,
+   * no checkpoint yet) and the stop still stands, after the same step, for the smaller ring.
+   */
+  @Test
+  void aFailureWhileStoppingIsRecoveredAndTheStopStillStands() throws Exception {
+    CoordinatorState s = running(3, 3, 1000);
+    s.presence(java.util.Set.of("c1", "c2", "c3"));
+    step(s, 0, "c1", "c2", "c3");
+    StopPlan order = s.stopForRestart("/ckpt/a");
+    assertEquals(5, order.atStep());
+    step(s, 1, "c1", "c2", "c3");
+    s.presence(java.util.Set.of("c1", "c2"));
+    assertEquals(Phase.RECOVERING, s.phase());
+    s.requestRecovery("c1", 1, 24);
+    RecoveryPlan o = s.requestRecovery("c2", 1, 24).orElseThrow();
+    assertEquals(0, o.nextStep());
+    assertEquals(Phase.STOPPING, s.phase(), "the order is decided and the job goes on stopping");
+    assertEquals(Optional.of(order), s.stopPlan());
+    for (long t = 0; t <= order.atStep(); t++) {
+      for (SyncAnswer r : step(s, t, "c1", "c2")) {
+        assertEquals(Optional.of(order), r.stop());
+      }
+    }
+    assertTrue(s.isComplete(order.atStep()));
+    assertEquals("step", assertThrows(Refused.class, () -> step(s, order.atStep() + 1, "c1")).field());
+  }
+
   @Test
   void aStopForAnotherDirectoryWhileOneIsScheduledIsRefused() throws Exception {
     CoordinatorState s = running(2, 2, 1000);
