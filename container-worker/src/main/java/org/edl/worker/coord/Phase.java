@@ -13,7 +13,7 @@ import java.util.Set;
  *   FORMING   --ring v1--> RUNNING
  *   RUNNING   --switch scheduled--> CHANGING --switch applied--> RUNNING | HANDED_OVER
  *   RUNNING | CHANGING | STOPPING | FINISHING --member declared failed--> RECOVERING
- *   RECOVERING --order decided--> RUNNING | CHANGING | FINISHING
+ *   RECOVERING --order decided--> RUNNING | CHANGING | STOPPING | FINISHING
  *   RUNNING   --stop scheduled--> STOPPING --checkpoint written--> RETIRED
  *   RUNNING | CHANGING --last step complete--> FINISHING --output written--> FINISHED
  *   any but FENCED --run over, or leaving--> RETIRED
@@ -51,7 +51,7 @@ public enum Phase {
       Map.entry(FORMING, EnumSet.of(RUNNING, RETIRED, FENCED)),
       Map.entry(RUNNING, EnumSet.of(CHANGING, RECOVERING, STOPPING, FINISHING, RETIRED, FENCED)),
       Map.entry(CHANGING, EnumSet.of(RUNNING, RECOVERING, HANDED_OVER, FINISHING, RETIRED, FENCED)),
-      Map.entry(RECOVERING, EnumSet.of(RUNNING, CHANGING, FINISHING, RETIRED, FENCED)),
+      Map.entry(RECOVERING, EnumSet.of(RUNNING, CHANGING, STOPPING, FINISHING, RETIRED, FENCED)),
       Map.entry(STOPPING, EnumSet.of(RECOVERING, RETIRED, FENCED)),
       Map.entry(FINISHING, EnumSet.of(FINISHED, RECOVERING, RETIRED, FENCED)),
       Map.entry(FINISHED, EnumSet.of(RETIRED, FENCED)),

@@ -149,11 +149,15 @@ final class StepLedger {
     return step < position.step();
   }
 
-  /** Back (or on) to {@code to} after a recovery: the open tallies belonged to the ring that ended. */
+  /**
+   * Back (or on) to {@code to} after a recovery: the open tallies belonged to the ring that ended,
+   * and steps from {@code to} on are trained again, so nobody has reported them on this timeline.
+   */
   void resetTo(JobPosition to) {
     position = to;
     open.clear();
     highestReported = to.step() - 1;
+    lastReported.replaceAll((id, step) -> Math.min(step, to.step() - 1));
   }
 
   /** Moves the cursor after a recovery that set the job to {@code step} at sample {@code cursor}. */
