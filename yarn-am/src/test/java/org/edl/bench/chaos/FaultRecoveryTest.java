@@ -1,0 +1,89 @@
+package org.edl.bench.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.edl.thrift.JobProgress;
+import org.edl.thrift.JobState;
+import org.edl.thrift.JobStatus;
+import org.junit.jupiter.api.Test;
+
+/** When a job counts as over a fault, from the AM's reports alone. */
+class FaultRecoveryTest {
+  private static final String A = "c_01_000002";
+  private static final String B = "c_01_000003";
+  private static final String C = "c_01_000004";
+  private static final String D = "c_01_000005";
+  private static final String REPLACEMENT = "c_01_000006";
+  private static final String ATTEMPT_1 = "appattempt_1_0001_000001";
+  private static final String ATTEMPT_2 = "appattempt_1_0001_000002";
+
+  private static FaultRecovery.Observation at(double seconds, long step, int workers, List<String> containers) {
+    return at(seconds, step, workers, containers, ATTEMPT_1);
+  }
+
+  private static FaultRecovery.Observation at(double seconds, long step, int workers, List<String> containers,
+      String attempt) {
+    JobStatus s = new JobStatus("application_1_0001", JobState.RUNNING, 4, containers);
+    s.setProgress(new JobProgress(step, 1000, 1.0, 100, workers));
+    return new FaultRecovery.Observation(seconds, s, attempt);
+  }
+
+  @Test
+  void aKilledWorkerIsRecoveredWhenItsReplacementTrainsPastTheStepOfTheKill() {
+    FaultRecovery r = FaultRecovery.applied(new Fault(20, Fault.Kind.KILL_WORKER, 0), B, 20.0,
+        at(19.8, 250, 4, List.of(A, B, C, D)));
+    // The leader's report from before it noticed: four workers, a step further. Not a recovery.
+    r.observe(at(20.3, 251, 4, List.of(A, B, C, D)));
+    r.observe(at(21.0, 200, 3, List.of(A, C, D)));          // back to the checkpoint at 200, three workers
+    r.observe(at(26.0, 230, 4, List.of(A, C, D, REPLACEMENT))); // the replacement joined; not past 250 yet
+    assertFalse(r.isRecovered());
+    r.observe(at(29.5, 251, 4, List.of(A, C, D, REPLACEMENT)));
+    assertTrue(r.isRecovered());
+    assertEquals(9.5, r.recoverySeconds(), 1e-9);
+    r.observe(at(40, 400, 4, List.of(A, C, D, REPLACEMENT)));
+    assertEquals(9.5, r.recoverySeconds(), 1e-9, "the first poll that shows it counts");
+    assertTrue(r.describe().endsWith("recovered in 9.5 s"), r.describe());
+  }
+
+  @Test
+  void aPauseIsOverOnlyOnceTheProcessContinuedAndTheStepMovedOn() {
+    FaultRecovery r = FaultRecovery.applied(new Fault(30, Fault.Kind.PAUSE_LEADER, 3), A, 30.0,
+        at(29.9, 300, 4, List.of(A, B, C, D)));
+    r.observe(at(30.5, 301, 4, List.of(A, B, C, D)));
+    assertFalse(r.isRecovered(), "not continued yet");
+    r.resumed(33.0);
+    r.observe(at(33.2, 301, 4, List.of(A, B, C, D)));
+    assertTrue(r.isRecovered());
+    assertEquals(3.2, r.recoverySeconds(), 1e-9);
+  }
+
+  @Test
+  void aKilledAmIsRecoveredWhenANewAttemptReportsTheJobTraining() {
+    FaultRecovery r = FaultRecovery.applied(new Fault(25, Fault.Kind.KILL_AM, 0), "c_01_000001", 25.0,
+        at(24.9, 100, 4, List.of(A, B, C, D)));
+    r.observe(new FaultRecovery.Observation(26, null, ATTEMPT_1));
+    r.observe(at(27, 120, 4, List.of(A, B, C, D)));   // the old AM's last answer, a race
+    assertFalse(r.isRecovered());
+    r.observe(at(41, 240, 4, List.of(A, B, C, D), ATTEMPT_2));
+    assertTrue(r.isRecovered());
+    assertEquals(16, r.recoverySeconds(), 1e-9);
+  }
+
+  @Test
+  void aFaultNotAppliedOrNeverGotOverHasNoRecoveryTime() {
+    FaultRecovery never = FaultRecovery.applied(new Fault(20, Fault.Kind.KILL_LEADER, 0), A, 20.0,
+        at(19.8, 250, 4, List.of(A, B, C, D)));
+    never.observe(at(60, 600, 3, List.of(B, C, D)));
+    assertTrue(Double.isNaN(never.recoverySeconds()));
+    assertTrue(never.describe().endsWith("not recovered by the end"), never.describe());
+
+    FaultRecovery skipped = FaultRecovery.notApplied(new Fault(50, Fault.Kind.KILL_WORKER, 0), "the job had ended");
+    skipped.observe(at(60, 600, 4, List.of(A, B, C, D)));
+    assertFalse(skipped.wasApplied());
+    assertTrue(Double.isNaN(skipped.recoverySeconds()));
+    assertEquals("kill-worker@50.0: not applied (the job had ended)", skipped.describe());
+  }
+}
