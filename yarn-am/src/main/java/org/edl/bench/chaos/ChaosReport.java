@@ -124,6 +124,7 @@ public final class ChaosReport {
     StackedBarRenderer renderer = new StackedBarRenderer();
     renderer.setBarPainter(new StandardBarPainter());
     renderer.setShadowVisible(false);
+    renderer.setMaximumBarWidth(0.08); // a run of one or two seeds would otherwise fill the width
     seriesOrder.forEach((series, i) -> renderer.setSeriesPaint(i, COLOURS.getOrDefault(series, Color.DARK_GRAY)));
     CategoryAxis seeds = new CategoryAxis("seed");
     if (runs.size() > 30) {

@@ -12,14 +12,17 @@ import org.junit.jupiter.api.Test;
 
 /** Property-style: every promise of a schedule, over many seeds and several budgets. */
 class FaultScheduleTest {
-  /** The bench's defaults: a 100 s run, faults from 20 s to 70 s, 10 s sync timeout, 20 s apart. */
-  private static final FaultSchedule.Limits BENCH = new FaultSchedule.Limits(20, 70, 3, 10, 20, 3);
+  /** What {@code edl bench chaos} runs with by default. */
+  private static final FaultSchedule.Limits BENCH = ChaosBench.Options.of(20, 1, ChaosBench.Options.DEFAULT_STEPS,
+      ChaosBench.Options.DEFAULT_WORKERS, ChaosBench.Options.DEFAULT_MAX_WORKER_FAILURES,
+      ChaosBench.Options.DEFAULT_CHECKPOINT_EVERY, ChaosBench.Options.DEFAULT_EXPECTED_SECONDS).limits();
   private static final double EPS = 1e-9;
 
   @Test
   void everyScheduleKeepsWithinTheLimits() {
     for (FaultSchedule.Limits limits : List.of(BENCH,
         new FaultSchedule.Limits(20, 70, 0, 10, 20, 3),
+        new FaultSchedule.Limits(20, 70, 3, 10, 20, 3),
         new FaultSchedule.Limits(20, 70, 1, 10, 20, 5),
         new FaultSchedule.Limits(5, 300, 2, 4, 3, 10),
         new FaultSchedule.Limits(10, 10, 3, 10, 20, 4))) {
