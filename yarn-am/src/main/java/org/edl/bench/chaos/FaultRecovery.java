@@ -6,17 +6,21 @@ import org.edl.thrift.JobStatus;
 
 /**
  * One fault of a run as it was applied, and when the job had got over it, from what the AM
- * reported: the job is over a fault when its step has passed the step it had at the fault and
- * the leader reports the target number of workers again, and, so that a report the leader made
- * before it noticed the fault is not taken for the recovery,
+ * reported. The job is healthy at a poll when its step has passed the step it had at the fault,
+ * the leader reports the target number of workers, the AM has counted no worker failure since
+ * the poll before ({@link WorkerFailureCount}; not the container list: at the end of training
+ * the workers leave it exiting 0, which is no failure), and
  * <ul>
  *   <li>after a kill of a worker or the leader: the victim is gone from the AM's containers and
  *       a container that was not there at the fault is (the replacement);</li>
- *   <li>after a pause: the process was continued (a long pause's victim is fenced then and
- *       replaced, and the ring is short of it until the replacement joins);</li>
+ *   <li>after a pause: the process was continued;</li>
  *   <li>after an AM kill: a new AM attempt answers.</li>
  * </ul>
- * Pure: fed {@link Observation}s, no clock of its own.
+ * The recovery ends where the last healthy stretch before the next fault (or the end of the run)
+ * begins, not at the first healthy poll: a leader reports its ring before it notices a death,
+ * and a paused leader, continued, first reports the old ring and only then fences the workers
+ * that waited for it, so a first healthy poll can come before most of the recovery. Pure: fed
+ * {@link Observation}s, no clock of its own.
  */
 public final class FaultRecovery {
 
@@ -37,7 +41,11 @@ public final class FaultRecovery {
   private final Set<String> containersAtFault;
   private final String attemptAtFault;
   private double resumedAt = Double.NaN;
-  private double recoveredAt = Double.NaN;
+  /** Start of the current healthy stretch; NaN while the job is not healthy. */
+  private double healthySince = Double.NaN;
+  private int previousFailures;
+  /** Why observing stopped: the next fault, or the end of the run; empty while observing. */
+  private String closedBy = "";
 
   private FaultRecovery(Fault fault, String victim, double appliedAt, String notApplied, long stepAtFault,
       Set<String> containersAtFault, String attemptAtFault) {
@@ -60,8 +68,10 @@ public final class FaultRecovery {
   public static FaultRecovery applied(Fault fault, String victim, double seconds, Observation before) {
     JobStatus s = before.status();
     long step = s != null && s.isSetProgress() ? s.getProgress().getStep() : -1;
-    return new FaultRecovery(fault, victim, seconds, "", step,
+    FaultRecovery r = new FaultRecovery(fault, victim, seconds, "", step,
         s == null ? Set.of() : Set.copyOf(s.getContainers()), before.attemptId());
+    r.previousFailures = workerFailuresIn(s);
+    return r;
   }
 
   /** A fault that could not be applied (no victim found, the job already over, a signal refused). */
@@ -74,19 +84,45 @@ public final class FaultRecovery {
     resumedAt = seconds;
   }
 
-  /** Takes one poll into account; the first that shows the job over the fault sets the recovery. */
+  /** Takes one poll into account, until {@link #close}. */
   public void observe(Observation o) {
-    if (!wasApplied() || isRecovered() || o.seconds() < appliedAt) {
+    if (!wasApplied() || !closedBy.isEmpty() || o.seconds() < appliedAt) {
       return;
     }
+    if (!healthy(o)) {
+      healthySince = Double.NaN;
+    } else if (Double.isNaN(healthySince)) {
+      healthySince = o.seconds();
+    }
+    if (o.status() != null) {
+      previousFailures = workerFailuresIn(o.status());
+    }
+  }
+
+  /**
+   * Stops observing: the next fault is about to be applied, or the run is over. A job that is
+   * not healthy then did not get over this fault.
+   *
+   * @param by what ended it, for {@link #describe}: "the next fault", "the end"
+   */
+  public void close(String by) {
+    if (closedBy.isEmpty()) {
+      closedBy = by;
+    }
+  }
+
+  private boolean healthy(Observation o) {
     JobStatus s = o.status();
     if (s == null || !s.isSetProgress()) {
-      return;
+      return false;
     }
-    boolean training = s.getProgress().getStep() > stepAtFault && s.getProgress().getWorkers() == s.getTargetWorkers();
-    if (training && faultSettled(o)) {
-      recoveredAt = o.seconds();
-    }
+    return s.getProgress().getStep() > stepAtFault && s.getProgress().getWorkers() == s.getTargetWorkers()
+        && workerFailuresIn(s) == previousFailures && faultSettled(o);
+  }
+
+  /** The worker failures the AM has counted, from its status. */
+  static int workerFailuresIn(JobStatus s) {
+    return s == null || !s.isSetDiagnostics() ? 0 : WorkerFailureCount.in(s.getDiagnostics());
   }
 
   private boolean faultSettled(Observation o) {
@@ -111,13 +147,14 @@ public final class FaultRecovery {
     return notApplied.isEmpty();
   }
 
+  /** Healthy at the last poll (once closed: got over the fault). */
   public boolean isRecovered() {
-    return !Double.isNaN(recoveredAt);
+    return !Double.isNaN(healthySince);
   }
 
-  /** Seconds from the fault to the job being over it; NaN if it was not applied or never got over it. */
+  /** Seconds from the fault to the job being over it; NaN if it was not applied or is not over it. */
   public double recoverySeconds() {
-    return recoveredAt - appliedAt;
+    return healthySince - appliedAt;
   }
 
   /** For the note: {@code kill-worker@12.3 on container_..._000003: recovered in 14.2 s}. */
@@ -127,6 +164,6 @@ public final class FaultRecovery {
     }
     String on = fault.compact() + " on " + victim + String.format(Locale.ROOT, " at %.1f s", appliedAt);
     return isRecovered() ? on + String.format(Locale.ROOT, ": recovered in %.1f s", recoverySeconds())
-        : on + ": not recovered by the end";
+        : on + ": not recovered by " + (closedBy.isEmpty() ? "now" : closedBy);
   }
 }

@@ -8,20 +8,22 @@ import org.edl.worker.job.Recovery;
 
 /**
  * The checks every chaos run gets: what EDL promises of a job that lost no more workers than it
- * allows. {@link #OUTCOME} and {@link #STEPS} go into the note when they fail; {@link #MODEL}
- * and {@link #SAMPLES} are also the {@code model_ok} and {@code samples_ok} columns.
+ * allows. {@link #OUTCOME}, {@link #STEPS} and {@link #FAILURES} go into the note when they
+ * fail; {@link #MODEL} and {@link #SAMPLES} are also the {@code model_ok} and {@code samples_ok}
+ * columns.
  */
 public final class RunChecks {
   public static final String OUTCOME = "outcome";
   public static final String MODEL = "model";
   public static final String STEPS = "steps";
   public static final String SAMPLES = "samples";
+  public static final String FAILURES = "failures";
 
   private RunChecks() {}
 
-  /** The four checks, in the order their notes are printed. */
+  /** The checks, in the order their notes are printed. */
   public static List<RunCheck> standard() {
-    return List.of(new Outcome(), new Model(), new Steps(), new Samples());
+    return List.of(new Outcome(), new Model(), new Steps(), new Samples(), new Failures());
   }
 
   /** The application ended SUCCEEDED. */
@@ -106,6 +108,25 @@ public final class RunChecks {
       }
       String said = "samples_seen " + seen.getAsLong() + ", steps x global batch " + wanted;
       return seen.getAsLong() == wanted ? Verdict.ok(said) : Verdict.failed(said);
+    }
+  }
+
+  /**
+   * Each fault cost the job no more worker failures than it must: a kill one, a long pause one, a
+   * short pause or an AM kill none. More means one fault took healthy workers down with it (they
+   * were fenced, or failed in the recovery), which eats into the budget the schedule relies on.
+   */
+  static final class Failures implements RunCheck {
+    @Override
+    public String name() {
+      return FAILURES;
+    }
+
+    @Override
+    public Verdict check(RunEvidence run) {
+      String seen = "the AM counted " + run.failuresCounted() + " worker failure(s), the faults cost "
+          + run.failuresExpected();
+      return run.failuresCounted() <= run.failuresExpected() ? Verdict.ok(seen) : Verdict.failed(seen);
     }
   }
 }

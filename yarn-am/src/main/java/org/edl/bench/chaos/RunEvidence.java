@@ -13,9 +13,11 @@ import org.edl.client.SubmittedJob;
  * @param lastReportedStep the last step the AM reported; -1 if it never did
  * @param output           what the job left in its output directory
  * @param faults           the faults as they were applied (or not), in schedule order
+ * @param failuresCounted  worker failures the AM counted, over all its attempts
+ * @param failuresExpected worker failures the applied faults cost ({@link Fault#workerFailures})
  */
 public record RunEvidence(long seed, SubmittedJob job, String outcome, String diagnostics, long lastReportedStep,
-    JobOutput output, List<FaultRecovery> faults) {
+    JobOutput output, List<FaultRecovery> faults, int failuresCounted, int failuresExpected) {
   public RunEvidence {
     faults = List.copyOf(faults);
     diagnostics = diagnostics == null ? "" : diagnostics;

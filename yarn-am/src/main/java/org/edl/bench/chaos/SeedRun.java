@@ -30,6 +30,8 @@ final class SeedRun {
   private static final Logger LOG = LoggerFactory.getLogger(SeedRun.class);
   private static final Duration POLL = Duration.ofMillis(250);
   private static final Duration KILL_WAIT = Duration.ofMinutes(1);
+  private static final String NEXT_FAULT = "the next fault";
+  private static final String THE_END = "the end";
 
   private final ChaosBench.Options options;
   private final Configuration conf;
@@ -66,6 +68,7 @@ final class SeedRun {
     ApplicationReport end = null;
     String outcome = ChaosRun.TIMEOUT;
     JobStatus last = null;
+    WorkerFailureCount failures = new WorkerFailureCount();
     long trainingSince = -1;
     try (JobWatch watch = new JobWatch(conf, yarn, job);
         FaultInjector injector = new FaultInjector(processes, new FaultTargets(yarn, zk, job, new Random(seed)))) {
@@ -76,17 +79,25 @@ final class SeedRun {
           break;
         }
         FaultRecovery.Observation o = watch.observe(secondsSince(trainingSince), report);
-        last = o.status() != null ? o.status() : last;
+        if (o.status() != null) {
+          last = o.status();
+          failures.saw(o.attemptId(), o.status().getDiagnostics());
+        }
         if (trainingSince < 0) {
           if (isTraining(o.status())) {
             trainingSince = System.nanoTime();
             LOG.info("Seed {}: {} trains with {} workers at step {}; the schedule starts now", seed, job.appId(),
                 o.status().getProgress().getWorkers(), o.status().getProgress().getStep());
           }
+        } else if (isOver(o.status())) {
+          // The workers are leaving as they finish: that is no fault's doing.
+          faults.forEach(f -> f.close(THE_END));
+          injector.resumeDue(o.seconds());
         } else {
           faults.forEach(f -> f.observe(o));
           injector.resumeDue(o.seconds());
-          while (!pending.isEmpty() && pending.peek().atSeconds() <= o.seconds() && !isOver(o.status())) {
+          while (!pending.isEmpty() && pending.peek().atSeconds() <= o.seconds()) {
+            faults.forEach(f -> f.close(NEXT_FAULT));
             faults.add(injector.apply(pending.poll(), secondsSince(trainingSince), o));
           }
         }
@@ -99,11 +110,18 @@ final class SeedRun {
         outcome = end.getFinalApplicationStatus().name();
       }
     }
+    if (end != null && end.getCurrentApplicationAttemptId() != null) {
+      failures.saw(end.getCurrentApplicationAttemptId().toString(), end.getDiagnostics());
+    }
+    faults.forEach(f -> f.close(THE_END));
     String why = trainingSince < 0 ? "the job was never seen training" : "the job had ended";
     pending.forEach(f -> faults.add(FaultRecovery.notApplied(f, why)));
     long lastStep = last != null && last.isSetProgress() ? last.getProgress().getStep() : -1;
+    double detect = options.limits().detectSeconds();
+    int expected = faults.stream().filter(FaultRecovery::wasApplied).mapToInt(f -> f.fault().workerFailures(detect))
+        .sum();
     return new RunEvidence(seed, job, outcome, end == null ? "" : end.getDiagnostics(), lastStep,
-        JobOutput.read(conf, job.spec().output()), faults);
+        JobOutput.read(conf, job.spec().output()), faults, failures.total(), expected);
   }
 
   /** Every worker in the ring and a step done: from here on the schedule's clock runs. */

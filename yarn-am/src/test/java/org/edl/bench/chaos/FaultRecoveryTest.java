@@ -26,8 +26,17 @@ class FaultRecoveryTest {
 
   private static FaultRecovery.Observation at(double seconds, long step, int workers, List<String> containers,
       String attempt) {
+    return at(seconds, step, workers, containers, attempt, 0);
+  }
+
+  /** {@code failures}: what the AM's diagnostics say it has counted. */
+  private static FaultRecovery.Observation at(double seconds, long step, int workers, List<String> containers,
+      String attempt, int failures) {
     JobStatus s = new JobStatus("application_1_0001", JobState.RUNNING, 4, containers);
     s.setProgress(new JobProgress(step, 1000, 1.0, 100, workers));
+    if (failures > 0) {
+      s.setDiagnostics("worker container x failed; worker failures: " + failures + " of 3 allowed (x on h (exit status 4))");
+    }
     return new FaultRecovery.Observation(seconds, s, attempt);
   }
 
@@ -44,7 +53,9 @@ class FaultRecoveryTest {
     assertTrue(r.isRecovered());
     assertEquals(9.5, r.recoverySeconds(), 1e-9);
     r.observe(at(40, 400, 4, List.of(A, C, D, REPLACEMENT)));
-    assertEquals(9.5, r.recoverySeconds(), 1e-9, "the first poll that shows it counts");
+    r.close("the end");
+    r.observe(at(41, 401, 3, List.of(A, C, D)));
+    assertEquals(9.5, r.recoverySeconds(), 1e-9, "healthy from 29.5 s until closed; nothing counts after");
     assertTrue(r.describe().endsWith("recovered in 9.5 s"), r.describe());
   }
 
@@ -58,6 +69,27 @@ class FaultRecoveryTest {
     r.observe(at(33.2, 301, 4, List.of(A, B, C, D)));
     assertTrue(r.isRecovered());
     assertEquals(3.2, r.recoverySeconds(), 1e-9);
+  }
+
+  /**
+   * As seen: a leader paused for 25 s, continued, first reports its old ring a step further, then
+   * fences the followers that waited for it; the recovery ends only when the ring is whole again
+   * with no failure counted since the poll before.
+   */
+  @Test
+  void aHealthyPollFollowedByFencingIsNotTheRecovery() {
+    FaultRecovery r = FaultRecovery.applied(new Fault(45, Fault.Kind.PAUSE_LEADER, 25), A, 45.0,
+        at(44.9, 700, 4, List.of(A, B, C, D)));
+    r.resumed(70);
+    r.observe(at(70.3, 701, 4, List.of(A, B, C, D)));
+    assertTrue(r.isRecovered(), "healthy, for now");
+    r.observe(at(71.0, 702, 4, List.of(A, D), ATTEMPT_1, 2));  // B and C fenced: two failures counted
+    assertFalse(r.isRecovered());
+    r.observe(at(72.0, 600, 2, List.of(A, D), ATTEMPT_1, 2));
+    r.observe(at(80.0, 650, 4, List.of(A, D, REPLACEMENT, "c_01_000007"), ATTEMPT_1, 2));
+    r.observe(at(85.0, 702, 4, List.of(A, D, REPLACEMENT, "c_01_000007"), ATTEMPT_1, 2));
+    r.close("the next fault");
+    assertEquals(40.0, r.recoverySeconds(), 1e-9);
   }
 
   @Test
@@ -77,8 +109,9 @@ class FaultRecoveryTest {
     FaultRecovery never = FaultRecovery.applied(new Fault(20, Fault.Kind.KILL_LEADER, 0), A, 20.0,
         at(19.8, 250, 4, List.of(A, B, C, D)));
     never.observe(at(60, 600, 3, List.of(B, C, D)));
+    never.close("the next fault");
     assertTrue(Double.isNaN(never.recoverySeconds()));
-    assertTrue(never.describe().endsWith("not recovered by the end"), never.describe());
+    assertTrue(never.describe().endsWith("not recovered by the next fault"), never.describe());
 
     FaultRecovery skipped = FaultRecovery.notApplied(new Fault(50, Fault.Kind.KILL_WORKER, 0), "the job had ended");
     skipped.observe(at(60, 600, 4, List.of(A, B, C, D)));

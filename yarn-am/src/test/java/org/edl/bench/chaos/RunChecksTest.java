@@ -44,8 +44,13 @@ class RunChecksTest {
   }
 
   private RunEvidence evidence(String outcome, Recovery.Mode mode, List<FaultRecovery> faults) {
+    return evidence(outcome, mode, faults, 1, 1);
+  }
+
+  private RunEvidence evidence(String outcome, Recovery.Mode mode, List<FaultRecovery> faults, int counted,
+      int expected) {
     return new RunEvidence(3, job(mode), outcome, "Training finished\nmore", 880,
-        JobOutput.read(new Configuration(), dir.toUri().toString()), faults);
+        JobOutput.read(new Configuration(), dir.toUri().toString()), faults, counted, expected);
   }
 
   private static FaultSchedule schedule() {
@@ -90,6 +95,35 @@ class RunChecksTest {
   }
 
   @Test
+  void aFaultThatCostMoreWorkersThanItShouldIsNoted() throws IOException {
+    writeOutput(STEPS, STEPS * BATCH);
+    ChaosRun r = ChaosBench.judge(schedule(), evidence("SUCCEEDED", Recovery.Mode.CONSISTENT, List.of(), 3, 1),
+        RunChecks.standard());
+    assertTrue(r.asPromised(), "the job still kept its promises");
+    assertTrue(r.note().endsWith("failures failed: the AM counted 3 worker failure(s), the faults cost 1"), r.note());
+  }
+
+  @Test
+  void theAmCountIsReadFromItsTextAndSummedOverAttempts() {
+    assertEquals(0, WorkerFailureCount.in(null));
+    assertEquals(0, WorkerFailureCount.in("the job runs"));
+    assertEquals(2, WorkerFailureCount.in("worker failures: 2 of 3 allowed (c2 on h (exit status 4))"));
+    WorkerFailureCount c = new WorkerFailureCount();
+    c.saw("attempt_1", "worker failures: 1 of 3 allowed (...)");
+    c.saw("attempt_1", "worker failures: 2 of 3 allowed (...)");
+    c.saw("attempt_1", "");
+    c.saw("attempt_2", "worker failures: 1 of 3 allowed (...)");
+    assertEquals(3, c.total(), "no container named: each attempt's count, summed");
+    WorkerFailureCount named = new WorkerFailureCount();
+    named.saw("attempt_1", "x failed; worker failures: 2 of 3 allowed (container_1_0001_01_000003 on localhost"
+        + " (exit status 4), container_1_0001_01_000005 on localhost (exit status 4))");
+    named.saw("attempt_2", "worker failures: 1 of 3 allowed (container_1_0001_01_000004 on localhost (exit status 4))");
+    named.saw("attempt_2", "worker failures: 2 of 3 allowed (container_1_0001_01_000003 on localhost (exit status 4),"
+        + " container_1_0001_01_000004 on localhost (exit status 4))");
+    assertEquals(3, named.total(), "the containers named, once each, whatever each attempt counts");
+  }
+
+  @Test
   void approximateRecoveryIsNotHeldToTheConsistentCount() throws IOException {
     writeOutput(STEPS, 1);
     RunCheck.Verdict v = new RunChecks.Samples().check(evidence("SUCCEEDED", Recovery.Mode.APPROXIMATE, List.of()));
@@ -125,7 +159,7 @@ class RunChecksTest {
     };
     ChaosBench bench = new ChaosBench(ChaosBench.Options.of(1, 1, 100, 4, 3, 50, 100),
         new PrintWriter(new StringWriter())).withChecks(List.of(lossFinite, broken));
-    assertEquals(List.of("outcome", "model", "steps", "samples", "loss", "broken"), bench.checkNames());
+    assertEquals(List.of("outcome", "model", "steps", "samples", "failures", "loss", "broken"), bench.checkNames());
     List<RunCheck> checks = new java.util.ArrayList<>(RunChecks.standard());
     checks.add(lossFinite);
     checks.add(broken);
