@@ -39,10 +39,6 @@ public record Fault(double atSeconds, Kind kind, double pauseSeconds) {
     public boolean isPause() {
       return this == PAUSE_WORKER || this == PAUSE_LEADER;
     }
-
-    public boolean hitsLeader() {
-      return this == KILL_LEADER || this == PAUSE_LEADER;
-    }
   }
 
   public Fault {

@@ -69,11 +69,6 @@ final class FaultInjector implements AutoCloseable {
     }
   }
 
-  /** Seconds until the next SIGCONT is due; infinity if none. */
-  double nextResume() {
-    return paused.stream().mapToDouble(Paused::resumeAt).min().orElse(Double.POSITIVE_INFINITY);
-  }
-
   private void resume(Paused p, double now) {
     continueProcess(p);
     p.recovery().resumed(now);

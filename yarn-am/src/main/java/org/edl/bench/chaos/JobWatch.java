@@ -30,7 +30,6 @@ final class JobWatch implements AutoCloseable {
   private final YarnClient yarn;
   private final SubmittedJob job;
   private JobControlConnection connection;
-  private JobStatus lastStatus;
 
   JobWatch(Configuration conf, YarnClient yarn, SubmittedJob job) {
     this.locator = new JobControlLocator(conf, yarn);
@@ -52,19 +51,12 @@ final class JobWatch implements AutoCloseable {
       if (connection == null) {
         connection = locator.connect(job.appId().toString(), RPC_TIMEOUT);
       }
-      JobStatus s = connection.control().status();
-      lastStatus = s;
-      return s;
+      return connection.control().status();
     } catch (Exception e) {
       LOG.debug("The AM of {} did not answer: {}", job.appId(), e.toString());
       dropConnection();
       return null;
     }
-  }
-
-  /** The last status the AM gave; null if it never answered. */
-  JobStatus lastStatus() {
-    return lastStatus;
   }
 
   /** One poll: the RM's current attempt and the AM's status. */
