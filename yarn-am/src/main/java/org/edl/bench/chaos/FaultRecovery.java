@@ -44,6 +44,8 @@ public final class FaultRecovery {
   /** Start of the current healthy stretch; NaN while the job is not healthy. */
   private double healthySince = Double.NaN;
   private int previousFailures;
+  /** The condition that held the job back at the poll before; empty if none did. */
+  private String holdingBack = "";
   /** Why observing stopped: the next fault, or the end of the run; empty while observing. */
   private String closedBy = "";
 
@@ -84,19 +86,32 @@ public final class FaultRecovery {
     resumedAt = seconds;
   }
 
-  /** Takes one poll into account, until {@link #close}. */
-  public void observe(Observation o) {
+  /**
+   * Takes one poll into account, until {@link #close}.
+   *
+   * @return what changed, for the log: the job became healthy, or stopped being healthy or is
+   *         held back by another condition than at the poll before (the condition named); empty
+   *         when nothing changed
+   */
+  public String observe(Observation o) {
     if (!wasApplied() || !closedBy.isEmpty() || o.seconds() < appliedAt) {
-      return;
+      return "";
     }
-    if (!healthy(o)) {
-      healthySince = Double.NaN;
-    } else if (Double.isNaN(healthySince)) {
+    String unhealthy = whyNotHealthy(o);
+    String condition = unhealthy.isEmpty() ? "" : unhealthy.substring(0, unhealthy.indexOf(':'));
+    String change = "";
+    if (unhealthy.isEmpty() && Double.isNaN(healthySince)) {
       healthySince = o.seconds();
+      change = "healthy";
+    } else if (!unhealthy.isEmpty() && (!Double.isNaN(healthySince) || !condition.equals(holdingBack))) {
+      healthySince = Double.NaN;
+      change = "not healthy, " + unhealthy;
     }
+    holdingBack = condition;
     if (o.status() != null) {
       previousFailures = workerFailuresIn(o.status());
     }
+    return change;
   }
 
   /**
@@ -111,13 +126,31 @@ public final class FaultRecovery {
     }
   }
 
-  private boolean healthy(Observation o) {
+  /** Empty when healthy, else "condition: details", the first condition that does not hold. */
+  private String whyNotHealthy(Observation o) {
     JobStatus s = o.status();
     if (s == null || !s.isSetProgress()) {
-      return false;
+      return "status: the AM " + (s == null ? "did not answer" : "has no progress to report");
     }
-    return s.getProgress().getStep() > stepAtFault && s.getProgress().getWorkers() == s.getTargetWorkers()
-        && workerFailuresIn(s) == previousFailures && faultSettled(o);
+    long step = s.getProgress().getStep();
+    if (step <= stepAtFault) {
+      return "step: " + step + ", not past " + stepAtFault;
+    }
+    if (s.getProgress().getWorkers() != s.getTargetWorkers()) {
+      return "workers: " + s.getProgress().getWorkers() + " of " + s.getTargetWorkers();
+    }
+    if (workerFailuresIn(s) != previousFailures) {
+      return "failures: the AM counted a worker failure (" + workerFailuresIn(s) + " now)";
+    }
+    return faultSettled(o) ? "" : "fault: " + unsettled();
+  }
+
+  private String unsettled() {
+    return switch (fault.kind()) {
+      case KILL_WORKER, KILL_LEADER -> victim + " not yet replaced";
+      case PAUSE_WORKER, PAUSE_LEADER -> "not continued yet";
+      case KILL_AM -> "no new AM attempt yet";
+    };
   }
 
   /** The worker failures the AM has counted, from its status. */

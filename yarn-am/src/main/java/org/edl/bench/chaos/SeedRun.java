@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.conf.Configuration;
@@ -90,11 +91,16 @@ final class SeedRun {
                 o.status().getProgress().getWorkers(), o.status().getProgress().getStep());
           }
         } else if (isOver(o.status())) {
-          // The workers are leaving as they finish: that is no fault's doing.
           faults.forEach(f -> f.close(THE_END));
           injector.resumeDue(o.seconds());
         } else {
-          faults.forEach(f -> f.observe(o));
+          for (FaultRecovery f : faults) {
+            String change = f.observe(o);
+            if (!change.isEmpty()) {
+              LOG.info("Seed {}: {} at {} s: {}", seed, f.fault().compact(), String.format(Locale.ROOT, "%.1f",
+                  o.seconds()), change);
+            }
+          }
           injector.resumeDue(o.seconds());
           while (!pending.isEmpty() && pending.peek().atSeconds() <= o.seconds()) {
             faults.forEach(f -> f.close(NEXT_FAULT));
@@ -130,10 +136,14 @@ final class SeedRun {
         && s.getProgress().getWorkers() == s.getTargetWorkers() && s.getProgress().getStep() >= 1;
   }
 
-  /** The AM has said how the job ended (it unregisters next): no more faults for it. */
+  /**
+   * The leader has reported the last step, or the AM has said how the job ended: no more faults
+   * for it, and the workers leaving as they finish are no fault's doing.
+   */
   private static boolean isOver(JobStatus s) {
     return s != null && (s.getState() == JobState.SUCCEEDED || s.getState() == JobState.FAILED
-        || s.getState() == JobState.KILLED);
+        || s.getState() == JobState.KILLED
+        || s.isSetProgress() && s.getProgress().getStep() >= s.getProgress().getTotalSteps());
   }
 
   private static double secondsSince(long nanoTime) {

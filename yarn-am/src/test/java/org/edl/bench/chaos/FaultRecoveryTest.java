@@ -45,11 +45,13 @@ class FaultRecoveryTest {
     FaultRecovery r = FaultRecovery.applied(new Fault(20, Fault.Kind.KILL_WORKER, 0), B, 20.0,
         at(19.8, 250, 4, List.of(A, B, C, D)));
     // The leader's report from before it noticed: four workers, a step further. Not a recovery.
-    r.observe(at(20.3, 251, 4, List.of(A, B, C, D)));
-    r.observe(at(21.0, 200, 3, List.of(A, C, D)));          // back to the checkpoint at 200, three workers
+    assertEquals("not healthy, fault: " + B + " not yet replaced", r.observe(at(20.3, 251, 4, List.of(A, B, C, D))));
+    assertEquals("not healthy, step: 200, not past 250", r.observe(at(21.0, 200, 3, List.of(A, C, D))),
+        "back to the checkpoint at 200, three workers");
+    assertEquals("", r.observe(at(22.0, 210, 3, List.of(A, C, D))), "held back as before: nothing to log");
     r.observe(at(26.0, 230, 4, List.of(A, C, D, REPLACEMENT))); // the replacement joined; not past 250 yet
     assertFalse(r.isRecovered());
-    r.observe(at(29.5, 251, 4, List.of(A, C, D, REPLACEMENT)));
+    assertEquals("healthy", r.observe(at(29.5, 251, 4, List.of(A, C, D, REPLACEMENT))));
     assertTrue(r.isRecovered());
     assertEquals(9.5, r.recoverySeconds(), 1e-9);
     r.observe(at(40, 400, 4, List.of(A, C, D, REPLACEMENT)));
@@ -83,7 +85,8 @@ class FaultRecoveryTest {
     r.resumed(70);
     r.observe(at(70.3, 701, 4, List.of(A, B, C, D)));
     assertTrue(r.isRecovered(), "healthy, for now");
-    r.observe(at(71.0, 702, 4, List.of(A, D), ATTEMPT_1, 2));  // B and C fenced: two failures counted
+    assertEquals("not healthy, failures: the AM counted a worker failure (2 now)",
+        r.observe(at(71.0, 702, 4, List.of(A, D), ATTEMPT_1, 2)), "B and C fenced: two failures counted");
     assertFalse(r.isRecovered());
     r.observe(at(72.0, 600, 2, List.of(A, D), ATTEMPT_1, 2));
     r.observe(at(80.0, 650, 4, List.of(A, D, REPLACEMENT, "c_01_000007"), ATTEMPT_1, 2));
