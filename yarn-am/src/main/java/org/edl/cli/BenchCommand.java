@@ -173,7 +173,7 @@ public final class BenchCommand implements Runnable {
   @Command(name = "chaos", mixinStandardHelpOptions = true, description = "One job per seed under a seeded"
       + " random schedule of kills and pauses of workers, the leader and the AM: did each end as promised?")
   static final class Chaos implements Callable<Integer> {
-    @picocli.CommandLine.Option(names = "--seeds", defaultValue = "20",
+    @picocli.CommandLine.Option(names = "--seeds", defaultValue = "" + org.edl.bench.chaos.ChaosBench.Options.DEFAULT_SEEDS,
         description = "Runs, one per seed (default: ${DEFAULT-VALUE}).")
     int seeds;
     @picocli.CommandLine.Option(names = "--first-seed", defaultValue = "1",
