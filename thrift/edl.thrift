@@ -95,7 +95,9 @@ struct LeaderRecord {
    * The job stopped for a restart (stop-resume) with its checkpoint here: this incarnation is
    * over, and the restarted job's first ring forms afresh under a newer epoch.
    */
-  15: optional string stoppedInto
+  15: optional string stoppedInto,
+  /** A stop for a restart the leader scheduled: a successor keeps it. */
+  16: optional StopOrder stop
 }
 
 /** Reply to register: the ring the worker will join and the job meta-data. */

@@ -32,6 +32,7 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
   private static final org.apache.thrift.protocol.TField MODEL_PATH_FIELD_DESC = new org.apache.thrift.protocol.TField("modelPath", org.apache.thrift.protocol.TType.STRING, (short)13);
   private static final org.apache.thrift.protocol.TField METRICS_PATH_FIELD_DESC = new org.apache.thrift.protocol.TField("metricsPath", org.apache.thrift.protocol.TType.STRING, (short)14);
   private static final org.apache.thrift.protocol.TField STOPPED_INTO_FIELD_DESC = new org.apache.thrift.protocol.TField("stoppedInto", org.apache.thrift.protocol.TType.STRING, (short)15);
+  private static final org.apache.thrift.protocol.TField STOP_FIELD_DESC = new org.apache.thrift.protocol.TField("stop", org.apache.thrift.protocol.TType.STRUCT, (short)16);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new LeaderRecordStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new LeaderRecordTupleSchemeFactory();
@@ -84,6 +85,10 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
    * over, and the restarted job's first ring forms afresh under a newer epoch.
    */
   public @org.apache.thrift.annotation.Nullable java.lang.String stoppedInto; // optional
+  /**
+   * A stop for a restart the leader scheduled: a successor keeps it.
+   */
+  public @org.apache.thrift.annotation.Nullable StopOrder stop; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -134,7 +139,11 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
      * The job stopped for a restart (stop-resume) with its checkpoint here: this incarnation is
      * over, and the restarted job's first ring forms afresh under a newer epoch.
      */
-    STOPPED_INTO((short)15, "stoppedInto");
+    STOPPED_INTO((short)15, "stoppedInto"),
+    /**
+     * A stop for a restart the leader scheduled: a successor keeps it.
+     */
+    STOP((short)16, "stop");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -180,6 +189,8 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
           return METRICS_PATH;
         case 15: // STOPPED_INTO
           return STOPPED_INTO;
+        case 16: // STOP
+          return STOP;
         default:
           return null;
       }
@@ -227,7 +238,7 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
   private static final int __FIRSTLOSS_ISSET_ID = 1;
   private static final int __DEPARTED_ISSET_ID = 2;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.CHECKPOINT,_Fields.CHECKPOINT_META,_Fields.INITIAL_META,_Fields.FENCED,_Fields.LEADER_EPOCH,_Fields.PENDING,_Fields.STRAGGLER_RUNS,_Fields.FIRST_LOSS,_Fields.DEPARTED,_Fields.MODEL_PATH,_Fields.METRICS_PATH,_Fields.STOPPED_INTO};
+  private static final _Fields optionals[] = {_Fields.CHECKPOINT,_Fields.CHECKPOINT_META,_Fields.INITIAL_META,_Fields.FENCED,_Fields.LEADER_EPOCH,_Fields.PENDING,_Fields.STRAGGLER_RUNS,_Fields.FIRST_LOSS,_Fields.DEPARTED,_Fields.MODEL_PATH,_Fields.METRICS_PATH,_Fields.STOPPED_INTO,_Fields.STOP};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -264,6 +275,8 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
     tmpMap.put(_Fields.STOPPED_INTO, new org.apache.thrift.meta_data.FieldMetaData("stoppedInto", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+    tmpMap.put(_Fields.STOP, new org.apache.thrift.meta_data.FieldMetaData("stop", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, StopOrder.class)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(LeaderRecord.class, metaDataMap);
   }
@@ -330,6 +343,9 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     if (other.isSetStoppedInto()) {
       this.stoppedInto = other.stoppedInto;
     }
+    if (other.isSetStop()) {
+      this.stop = new StopOrder(other.stop);
+    }
   }
 
   @Override
@@ -357,6 +373,7 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     this.modelPath = null;
     this.metricsPath = null;
     this.stoppedInto = null;
+    this.stop = null;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -821,6 +838,37 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     }
   }
 
+  /**
+   * A stop for a restart the leader scheduled: a successor keeps it.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public StopOrder getStop() {
+    return this.stop;
+  }
+
+  /**
+   * A stop for a restart the leader scheduled: a successor keeps it.
+   */
+  public LeaderRecord setStop(@org.apache.thrift.annotation.Nullable StopOrder stop) {
+    this.stop = stop;
+    return this;
+  }
+
+  public void unsetStop() {
+    this.stop = null;
+  }
+
+  /** Returns true if field stop is set (has been assigned a value) and false otherwise */
+  public boolean isSetStop() {
+    return this.stop != null;
+  }
+
+  public void setStopIsSet(boolean value) {
+    if (!value) {
+      this.stop = null;
+    }
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -944,6 +992,14 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       }
       break;
 
+    case STOP:
+      if (value == null) {
+        unsetStop();
+      } else {
+        setStop((StopOrder)value);
+      }
+      break;
+
     }
   }
 
@@ -996,6 +1052,9 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     case STOPPED_INTO:
       return getStoppedInto();
 
+    case STOP:
+      return getStop();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -1038,6 +1097,8 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       return isSetMetricsPath();
     case STOPPED_INTO:
       return isSetStoppedInto();
+    case STOP:
+      return isSetStop();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -1190,6 +1251,15 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
         return false;
     }
 
+    boolean this_present_stop = true && this.isSetStop();
+    boolean that_present_stop = true && that.isSetStop();
+    if (this_present_stop || that_present_stop) {
+      if (!(this_present_stop && that_present_stop))
+        return false;
+      if (!this.stop.equals(that.stop))
+        return false;
+    }
+
     return true;
   }
 
@@ -1256,6 +1326,10 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     hashCode = hashCode * 8191 + ((isSetStoppedInto()) ? 131071 : 524287);
     if (isSetStoppedInto())
       hashCode = hashCode * 8191 + stoppedInto.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetStop()) ? 131071 : 524287);
+    if (isSetStop())
+      hashCode = hashCode * 8191 + stop.hashCode();
 
     return hashCode;
   }
@@ -1418,6 +1492,16 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetStop(), other.isSetStop());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetStop()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.stop, other.stop);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -1573,6 +1657,16 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       }
       first = false;
     }
+    if (isSetStop()) {
+      if (!first) sb.append(", ");
+      sb.append("stop:");
+      if (this.stop == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.stop);
+      }
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -1603,6 +1697,9 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     }
     if (pending != null) {
       pending.validate();
+    }
+    if (stop != null) {
+      stop.validate();
     }
   }
 
@@ -1791,6 +1888,15 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 16: // STOP
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+              struct.stop = new StopOrder();
+              struct.stop.read(iprot);
+              struct.setStopIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -1915,6 +2021,13 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
           oprot.writeFieldEnd();
         }
       }
+      if (struct.stop != null) {
+        if (struct.isSetStop()) {
+          oprot.writeFieldBegin(STOP_FIELD_DESC);
+          struct.stop.write(oprot);
+          oprot.writeFieldEnd();
+        }
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -1973,7 +2086,10 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       if (struct.isSetStoppedInto()) {
         optionals.set(11);
       }
-      oprot.writeBitSet(optionals, 12);
+      if (struct.isSetStop()) {
+        optionals.set(12);
+      }
+      oprot.writeBitSet(optionals, 13);
       if (struct.isSetCheckpoint()) {
         oprot.writeString(struct.checkpoint);
       }
@@ -2023,6 +2139,9 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       if (struct.isSetStoppedInto()) {
         oprot.writeString(struct.stoppedInto);
       }
+      if (struct.isSetStop()) {
+        struct.stop.write(oprot);
+      }
     }
 
     @Override
@@ -2036,7 +2155,7 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       struct.meta = new JobMeta();
       struct.meta.read(iprot);
       struct.setMetaIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(12);
+      java.util.BitSet incoming = iprot.readBitSet(13);
       if (incoming.get(0)) {
         struct.checkpoint = iprot.readString();
         struct.setCheckpointIsSet(true);
@@ -2107,6 +2226,11 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       if (incoming.get(11)) {
         struct.stoppedInto = iprot.readString();
         struct.setStoppedIntoIsSet(true);
+      }
+      if (incoming.get(12)) {
+        struct.stop = new StopOrder();
+        struct.stop.read(iprot);
+        struct.setStopIsSet(true);
       }
     }
   }

@@ -334,6 +334,7 @@ public final class CoordinatorState {
     }
     confirmLeading();
     stop = new StopPlan(atStep, directory, leaderEpoch);
+    recordVersion++;
     to(Phase.STOPPING);
     return stop;
   }
@@ -527,6 +528,9 @@ public final class CoordinatorState {
    */
   public Optional<RecoveryPlan> requestRecovery(String id, long completed, long nextBatchStart) throws Refused {
     requireLeading();
+    if (phase() == Phase.FINISHED) {
+      throw Refused.invalid("workerId", id, "the job has finished: its model is written");
+    }
     failures.requireNotFenced(id);
     Optional<RecoveryPlan> again = failures.orderAgain(id);
     if (again.isPresent()) {
@@ -653,7 +657,7 @@ public final class CoordinatorState {
     return new JobRecord(String.valueOf(leaderId), leaderEpoch, changes.ring(), ledger.position(),
         failures.newestCheckpoint().orElse(null), failures.initial(), List.copyOf(failures.fenced().keySet()),
         changes.pending(leaderEpoch).orElse(null), stragglers.runs(), ledger.firstLoss(),
-        phase() == Phase.HANDED_OVER, output, stoppedInto);
+        phase() == Phase.HANDED_OVER, output, stoppedInto, stop);
   }
 
   /** What the leader reports to the ApplicationMaster. */
@@ -695,6 +699,11 @@ public final class CoordinatorState {
     while (events.size() > MAX_EVENTS) {
       events.pollFirst();
     }
+  }
+
+  /** A successor keeps the stop its predecessor scheduled. */
+  void inheritStop(StopPlan s) {
+    stop = s;
   }
 
   /** A successor that was handed a change not yet scheduled schedules it when it can. */

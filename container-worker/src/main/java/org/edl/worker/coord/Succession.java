@@ -46,6 +46,9 @@ public final class Succession {
       s.failures.checkpointWritten(r.checkpoint(), Long.MAX_VALUE);
     }
     s.stragglers.resume(r.stragglerRuns());
+    if (r.stop() != null) {
+      s.inheritStop(r.stop());
+    }
     s.presenceKnown(present);
     s.dirty();
     if (r.output() != null) {

@@ -228,6 +228,9 @@ public final class Wire {
     if (r.stoppedInto() != null) {
       l.setStoppedInto(r.stoppedInto());
     }
+    if (r.stop() != null) {
+      l.setStop(stopOrder(r.stop()));
+    }
     return l;
   }
 
@@ -239,7 +242,8 @@ public final class Wire {
         l.isSetFenced() ? l.getFenced() : List.of(), l.isSetPending() ? switchPlan(l.getPending()) : null,
         l.isSetStragglerRuns() ? l.getStragglerRuns() : Map.of(), l.isSetFirstLoss() ? l.getFirstLoss() : Double.NaN,
         l.isDeparted(), l.isSetModelPath() ? new JobOutput(l.getModelPath(), l.getMetricsPath()) : null,
-        l.getStoppedInto());
+        l.getStoppedInto(), l.isSetStop() ? new StopPlan(l.getStop().getAtStep(), l.getStop().getDirectory(),
+            l.getStop().isSetLeaderEpoch() ? l.getStop().getLeaderEpoch() : 0) : null);
   }
 
   /** The record as ZooKeeper holds it (Thrift compact protocol). */

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *   the epoch node's version is the one this leadership set. A superseded leader's write fails,
  *   and so does any write after the ApplicationMaster deleted {@code /edl/<appId>}: nothing
  *   re-creates a finished job's nodes.</li>
- *   <li>{@link #stillCurrent} reads the epoch node on this process's session, bounded in time:
+ *   <li>{@link #stillCurrent} reads the epoch node on this process's session, waiting at most the
+ *   session timeout:
  *   a leader that was paused past its session timeout learns it here before it decides.</li>
  * </ul>
  *
@@ -43,7 +44,6 @@ public final class ZooKeeperLeaderStore implements LeaderStore, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLeaderStore.class);
   /** A confirmation this recent is trusted: far below any session timeout, so no successor can exist yet. */
   private static final long CONFIRMED_FOR_NANOS = TimeUnit.MILLISECONDS.toNanos(1_000);
-  private static final long CONFIRM_TIMEOUT_MS = 2_000;
 
   private final CuratorFramework client;
   private final String epochPath;
@@ -51,15 +51,21 @@ public final class ZooKeeperLeaderStore implements LeaderStore, AutoCloseable {
   private final JobSpec spec;
   private final Supplier<String> latchPath;
   private final ExecutorService writer;
+  private final long confirmTimeoutMs;
   private volatile long epoch;
   private volatile int epochVersion = -1;
   private volatile long confirmedAt = Long.MIN_VALUE;
 
   /**
-   * @param latchPath this candidate's node in the election (null until it joined)
+   * @param latchPath      this candidate's node in the election (null until it joined)
+   * @param confirmTimeout how long {@link #stillCurrent} waits for ZooKeeper's answer: a slow answer
+   *                       on a loaded machine is no reason to give leadership up, so the session
+   *                       timeout (no answer in that time means the session is in doubt anyway)
    */
-  public ZooKeeperLeaderStore(CuratorFramework client, String appId, JobSpec spec, Supplier<String> latchPath) {
+  public ZooKeeperLeaderStore(CuratorFramework client, String appId, JobSpec spec, Supplier<String> latchPath,
+      Duration confirmTimeout) {
     this.client = client;
+    this.confirmTimeoutMs = Math.max(1, confirmTimeout.toMillis());
     this.epochPath = JobPaths.epoch(appId);
     this.jobPath = JobPaths.job(appId);
     this.spec = spec;
@@ -174,7 +180,7 @@ public final class ZooKeeperLeaderStore implements LeaderStore, AutoCloseable {
           read.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
         }
       }, null);
-      Stat stat = read.get(CONFIRM_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+      Stat stat = read.get(confirmTimeoutMs, TimeUnit.MILLISECONDS);
       if (stat.getVersion() != epochVersion) {
         LOG.warn("Leader epoch {} is superseded: {} is at version {}", asked, epochPath, stat.getVersion());
         return false;

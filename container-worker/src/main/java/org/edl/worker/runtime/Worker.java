@@ -243,9 +243,10 @@ public final class Worker implements AutoCloseable {
       membership.close();
       throw e;
     }
+    // A periodic checkpoint still being written is committed while this worker still leads.
+    membership.finishRecords();
     // Its run is over: were it elected now (the last leader closing), there is no job to take over.
     coordinator.retire();
-    membership.finishRecords();
 
     Optional<StopRecord> stop = membership.stopped();
     Optional<ModelOutput.Written> out = Optional.ofNullable(written);
@@ -518,7 +519,7 @@ public final class Worker implements AutoCloseable {
     resources.push(MemberPresence.start(curator, config.appId(), config.workerId(), coordinator::presence));
     selfAddress = config.host() + ":" + rpcServer.port();
     ZooKeeperLeaderStore s = new ZooKeeperLeaderStore(curator, config.appId(), config.spec(),
-        () -> election == null ? null : election.ourPath());
+        () -> election == null ? null : election.ourPath(), config.zkSessionTimeout());
     store = s;
     resources.push(s);
     s.prepare();

@@ -215,7 +215,7 @@ class SuccessorStateTest {
     MemberRing next = new MemberRing(3, List.of(CoordTesting.member(2), CoordTesting.member(3), CoordTesting.member(4)));
     SwitchPlan pending = new SwitchPlan(12, next, List.of("c4"), List.of(), "c2", false, 0, 1);
     JobRecord record = new JobRecord("c1", 1, ring, new JobPosition(10, 0, 120, 0, 0.5), null, JobPosition.START,
-        List.of(), pending, Map.of(), 0.9, true, null, null);
+        List.of(), pending, Map.of(), 0.9, true, null, null, null);
     CoordinatorState successor = successor(spec4, "c2", 2, record, Set.of("c2", "c3", "c4"));
     assertEquals(Phase.CHANGING, successor.phase());
     assertEquals(12, successor.scheduled().orElseThrow().atStep());

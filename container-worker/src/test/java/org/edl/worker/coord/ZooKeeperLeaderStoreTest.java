@@ -51,7 +51,7 @@ class ZooKeeperLeaderStoreTest {
   private static JobRecord record(long epoch) {
     return new JobRecord("c1", epoch, new MemberRing(1, List.of(new Member("c1", "h", 1), new Member("c2", "h", 2))),
         new JobPosition(5, 0, 60, 0, 1.5), null, JobPosition.START, List.of(), null, Map.of(), 2.0, false, null,
-        null);
+        null, null);
   }
 
   /** A candidate in the job's election, and its store. */
@@ -61,7 +61,7 @@ class ZooKeeperLeaderStoreTest {
       CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), new ExponentialBackoffRetry(100, 3));
       c.start();
       LeaderElection e = new LeaderElection(c, appId, address, Runnable::run);
-      ZooKeeperLeaderStore s = new ZooKeeperLeaderStore(c, appId, spec(), e::ourPath);
+      ZooKeeperLeaderStore s = new ZooKeeperLeaderStore(c, appId, spec(), e::ourPath, Duration.ofSeconds(10));
       s.prepare();
       e.start();
       return new Candidate(c, e, s);
@@ -78,8 +78,10 @@ class ZooKeeperLeaderStoreTest {
   @Test
   void eachLeadershipClaimsANewerEpochAndASupersededOneCannotWriteOrConfirm() throws Exception {
     String appId = "application_3_" + (++apps);
-    try (Candidate first = Candidate.join(appId, "h:1"); Candidate second = Candidate.join(appId, "h:2")) {
-      awaitLeader(first.election());
+    try (Candidate a = Candidate.join(appId, "h:1"); Candidate b = Candidate.join(appId, "h:2")) {
+      // The latch orders candidates by the nodes it creates in the background: either may lead.
+      Candidate first = awaitEither(a, b);
+      Candidate second = first == a ? b : a;
       long e1 = first.store().claimEpoch();
       assertEquals(1, e1);
       assertTrue(first.store().stillCurrent(e1));
@@ -132,6 +134,20 @@ class ZooKeeperLeaderStoreTest {
       Thread.sleep(100);
     }
     return true;
+  }
+
+  private static Candidate awaitEither(Candidate a, Candidate b) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      if (a.election().hasLeadership()) {
+        return a;
+      }
+      if (b.election().hasLeadership()) {
+        return b;
+      }
+      assertTrue(System.nanoTime() < deadline, "nobody elected");
+      Thread.sleep(20);
+    }
   }
 
   private static void awaitLeader(LeaderElection e) throws Exception {

@@ -19,12 +19,23 @@ import org.apache.hadoop.fs.Path;
  * @param modelBytes   size of model.bin; -1 if it is not there
  * @param metricsBytes size of metrics.json; -1 if it is not there
  * @param metrics      metrics.json parsed; null if it is not there or not JSON
- * @param problem      why something could not be read; empty if everything could
+ * @param problem      why something could not be read, or the model does not verify against the
+ *                     length and checksum metrics.json names; empty if all is well
  */
 public record JobOutput(long modelBytes, long metricsBytes, JsonNode metrics, String problem) {
   static final String MODEL_FILE = "model.bin";
   static final String METRICS_FILE = "metrics.json";
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** As {@link #read(Configuration, String)}, and checks the model against metrics.json for {@code steps}. */
+  public static JobOutput read(Configuration conf, String outputDir, long steps) {
+    JobOutput o = read(conf, outputDir);
+    if (!o.problem().isEmpty() || o.modelBytes() < 0 || o.metricsBytes() < 0) {
+      return o;
+    }
+    return org.edl.worker.runtime.ModelOutput.verify(conf, outputDir, steps)
+        .map(p -> new JobOutput(o.modelBytes(), o.metricsBytes(), o.metrics(), p)).orElse(o);
+  }
 
   /** Reads the output directory; never throws for what is missing, only says so in {@link #problem}. */
   public static JobOutput read(Configuration conf, String outputDir) {

@@ -18,12 +18,13 @@ public final class RunChecks {
   public static final String STEPS = "steps";
   public static final String SAMPLES = "samples";
   public static final String FAILURES = "failures";
+  public static final String LEADERS = "leaders";
 
   private RunChecks() {}
 
   /** The checks, in the order their notes are printed. */
   public static List<RunCheck> standard() {
-    return List.of(new Outcome(), new Model(), new Steps(), new Samples(), new Failures());
+    return List.of(new Outcome(), new Model(), new Steps(), new Samples(), new Failures(), new SingleLeader());
   }
 
   /** The application ended SUCCEEDED. */
@@ -44,6 +45,26 @@ public final class RunChecks {
     }
   }
 
+  /**
+   * At no moment did two leaders act: no member went by an order of a leadership after a newer one
+   * had begun, and the model was written by the newest leadership of its time.
+   */
+  static final class SingleLeader implements RunCheck {
+    @Override
+    public String name() {
+      return LEADERS;
+    }
+
+    @Override
+    public Verdict check(RunEvidence run) {
+      LeadershipLog log = run.leaderships();
+      List<String> overlaps = log.overlaps();
+      String seen = log.claimedAtMs().size() + " leadership(s) " + log.claimedAtMs().keySet() + ", "
+          + log.acts().size() + " orders";
+      return overlaps.isEmpty() ? Verdict.ok(seen) : Verdict.failed(seen + "; " + String.join("; ", overlaps));
+    }
+  }
+
   /** model.bin and metrics.json are in the output directory, neither empty. */
   static final class Model implements RunCheck {
     @Override
@@ -56,7 +77,8 @@ public final class RunChecks {
       JobOutput o = run.output();
       String seen = JobOutput.MODEL_FILE + " " + size(o.modelBytes()) + ", " + JobOutput.METRICS_FILE + " "
           + size(o.metricsBytes()) + (o.problem().isEmpty() ? "" : " (" + o.problem() + ")");
-      return o.modelBytes() > 0 && o.metricsBytes() > 0 ? Verdict.ok(seen) : Verdict.failed(seen);
+      return o.modelBytes() > 0 && o.metricsBytes() > 0 && o.problem().isEmpty() ? Verdict.ok(seen)
+          : Verdict.failed(seen);
     }
 
     private static String size(long bytes) {

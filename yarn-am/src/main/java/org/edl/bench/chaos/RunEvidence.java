@@ -15,9 +15,11 @@ import org.edl.client.SubmittedJob;
  * @param faults           the faults as they were applied (or not), in schedule order
  * @param failuresCounted  worker failures the AM counted, over all its attempts
  * @param failuresExpected worker failures the applied faults cost ({@link Fault#workerFailures})
+ * @param leaderships      when each leadership began and what members took from each
  */
 public record RunEvidence(long seed, SubmittedJob job, String outcome, String diagnostics, long lastReportedStep,
-    JobOutput output, List<FaultRecovery> faults, int failuresCounted, int failuresExpected) {
+    JobOutput output, List<FaultRecovery> faults, int failuresCounted, int failuresExpected,
+    LeadershipLog leaderships) {
   public RunEvidence {
     faults = List.copyOf(faults);
     diagnostics = diagnostics == null ? "" : diagnostics;

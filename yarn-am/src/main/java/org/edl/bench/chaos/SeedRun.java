@@ -1,11 +1,13 @@
 package org.edl.bench.chaos;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.conf.Configuration;
@@ -126,8 +128,15 @@ final class SeedRun {
     double detect = options.limits().detectSeconds();
     int expected = faults.stream().filter(FaultRecovery::wasApplied).mapToInt(f -> f.fault().workerFailures(detect))
         .sum();
+    LeadershipLog leaderships;
+    try {
+      leaderships = LeadershipLog.read(conf, job.spec().output());
+    } catch (IOException e) {
+      LOG.warn("Seed {}: cannot read the workers' timelines: {}", seed, e.toString());
+      leaderships = new LeadershipLog(Map.of(), List.of(), -1, -1);
+    }
     return new RunEvidence(seed, job, outcome, end == null ? "" : end.getDiagnostics(), lastStep,
-        JobOutput.read(conf, job.spec().output()), faults, failures.total(), expected);
+        JobOutput.read(conf, job.spec().output(), job.spec().steps()), faults, failures.total(), expected, leaderships);
   }
 
   /** Every worker in the ring and a step done: from here on the schedule's clock runs. */

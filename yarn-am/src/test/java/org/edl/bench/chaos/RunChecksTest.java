@@ -50,7 +50,27 @@ class RunChecksTest {
   private RunEvidence evidence(String outcome, Recovery.Mode mode, List<FaultRecovery> faults, int counted,
       int expected) {
     return new RunEvidence(3, job(mode), outcome, "Training finished\nmore", 880,
-        JobOutput.read(new Configuration(), dir.toUri().toString()), faults, counted, expected);
+        JobOutput.read(new Configuration(), dir.toUri().toString()), faults, counted, expected, leaderships);
+  }
+
+  private LeadershipLog leaderships = new LeadershipLog(java.util.Map.of(1L, 1_000L), List.of(), -1, -1);
+
+  @Test
+  void anOrderOfALeadershipTakenAfterANewerOneBeganFailsTheLeadersCheck() throws IOException {
+    writeOutput(STEPS, STEPS * BATCH);
+    leaderships = new LeadershipLog(java.util.Map.of(1L, 1_000L, 2L, 5_000L),
+        List.of(new LeadershipLog.Act(1, 4_000, "c2 received switch epoch 1 v2"),
+            new LeadershipLog.Act(2, 6_000, "c2 received recovery epoch 2 v3")), -1, -1);
+    ChaosRun fine = ChaosBench.judge(schedule(), evidence("SUCCEEDED", Recovery.Mode.CONSISTENT, List.of()),
+        RunChecks.standard());
+    assertTrue(fine.asPromised(), fine.toString());
+
+    leaderships = new LeadershipLog(java.util.Map.of(1L, 1_000L, 2L, 5_000L),
+        List.of(new LeadershipLog.Act(1, 7_000, "c3 received recovery epoch 1 v3")), 2, 8_000);
+    ChaosRun twoLeaders = ChaosBench.judge(schedule(), evidence("SUCCEEDED", Recovery.Mode.CONSISTENT, List.of()),
+        RunChecks.standard());
+    assertFalse(twoLeaders.asPromised(), twoLeaders.toString());
+    assertTrue(twoLeaders.note().contains("c3 received recovery epoch 1"), twoLeaders.note());
   }
 
   private static FaultSchedule schedule() {
