@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
 import org.edl.worker.runtime.WorkerEnv;
@@ -29,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * replaced any more, and the job succeeds when the last one has exited 0; an allocation beyond
  * the target is given back. Any other end (a non-zero exit, a kill, a lost node, a preemption
  * neither warned of by the scheduler nor asked for by a scale-in, a container that cannot
- * start) is a worker failure; see
- * {@link #toleratingWorkerFailures}. Without that, a failure fails the job, naming the container,
+ * start) is a worker failure, counted once per container; see
+ * {@link #toleratingWorkerFailures}. What an end means is {@link ExitRules}' verdict, which this
+ * class carries out. Without that, a failure fails the job, naming the container,
  * its host, the exit status and YARN's diagnostics, and the others are released.
  *
  * <p>Elastic changes, one at a time and only while the job is RUNNING (not STARTING, not
@@ -114,6 +114,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   private String resumeFrom;
   /** Ring size in the leader's latest progress report; -1 before the first. */
   private int reportedWorkers = -1;
+  /** The leader's latest progress report; null before the first. */
+  private LeaderReport latest;
   /**
    * Ring members that failed and whose recovery the leader has not shown yet, with the ring size
    * it reported before: until it reports a smaller ring or an event naming the failure, a report
@@ -167,7 +169,7 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   /**
    * The job survives {@code allowed} worker failures ({@code edl submit --max-worker-failures}):
-   * each is logged, shown in the status, and (by {@link WorkerFailures#judge}) replaced by one
+   * each is logged, shown in the status, and (by {@link ExitRules}) replaced by one
    * new container with the same resources that joins by ordinary stop-free scale-out; the target
    * stays. Without this the first failure fails the job.
    */
@@ -476,6 +478,7 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   /** As {@link #onProgressReport(int)}, with the members the leader names (they show its recoveries). */
   public void onProgressReport(LeaderReport report) {
+    latest = report;
     unrecovered.entrySet().removeIf(e -> report.recoveredFrom(e.getKey(), e.getValue()));
     reportedWorkers = unrecovered.isEmpty() ? report.workers() : -1;
     if (isDone()) {
@@ -522,119 +525,113 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   @Override
   public void onContainerStartFailed(String containerId, Throwable cause) {
-    WorkerContainer c = live.get(containerId);
-    if (c == null || isDone()) {
+    ContainerExit exit = ContainerExit.notStarted(cause);
+    ContainerFacts facts = factsOf(containerId);
+    ExitVerdict verdict = ExitRules.judge(exit, facts, fleetFactsBesides(containerId));
+    if (verdict.kind() == ExitVerdict.Kind.IGNORE) {
       return;
     }
+    WorkerContainer c = live.get(containerId);
     // Given back first: its completion then finds it gone and changes nothing.
     forget(c);
     driver.release(c.id());
-    boolean wasJoining = joining.remove(c.id());
-    workerFailed(c, WorkerFailures.Failure.notStarted(c, cause), departing.remove(c.id()), wasJoining,
-        String.valueOf(cause));
+    carryOut(c, exit, facts, verdict);
   }
 
   @Override
   public void onContainerCompleted(String containerId, int exitStatus, String yarnDiagnostics) {
+    ContainerExit exit = ContainerExit.exited(exitStatus, yarnDiagnostics);
+    ContainerFacts facts = factsOf(containerId);
+    ExitVerdict verdict = ExitRules.judge(exit, facts, fleetFactsBesides(containerId));
     WorkerContainer c = live.get(containerId);
-    if (c == null) {
-      return; // one we released, or reported twice
+    if (c != null) {
+      forget(c);
     }
-    forget(c);
-    boolean wasJoining = joining.remove(containerId);
-    Departure departure = departing.remove(containerId);
-    if (isDone()) {
-      return;
-    }
-    if (departure != null && (exitStatus == WorkerEnv.EXIT_OK || exitStatus == WorkerEnv.EXIT_LEFT
-        // The resource manager took a container that was leaving anyway: the leave is done.
-        || exitStatus == ContainerExitStatus.PREEMPTED && departure != Departure.RESTART)) {
-      lastEvent = "worker container " + c.id() + " on " + c.host() + " left the job ("
-          + departure + ", exit status " + exitStatus + ")";
-      LOG.info("{}; {} containers remain", lastEvent, live.size());
-      if (phase == Phase.FINISHING) {
-        releaseIfOnlyNewcomersRemain();
-      }
-      if (phase == Phase.FINISHING && live.isEmpty()) {
-        finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
-        return;
-      }
-      if (departure == Departure.RESTART && live.isEmpty()) {
-        relaunch();
-      }
-      settle();
-      return;
-    }
-    if (exitStatus == WorkerEnv.EXIT_LEFT) {
-      unrequestedDeparture(c);
-      return;
-    }
-    if (exitStatus == ContainerExitStatus.PREEMPTED && preemption.wasWarned(containerId) && phase == Phase.RUNNING) {
-      // Warned while another change was under way, so never asked to leave: the scheduler took it
-      // back all the same, and it is not replaced unless the job would fall below its minimum.
-      target = Math.max(minWorkers, target - 1);
-      changing = true;
-      reportedWorkers = -1;
-      lastEvent = "worker container " + c.id() + " on " + c.host() + " was preempted by the scheduler"
-          + " after its warning; the job goes on with " + target + " workers";
-      LOG.warn("{}", lastEvent);
-      requestMissing();
-      settle();
-      return;
-    }
-    if (exitStatus == 0) {
-      exitedOk++;
-      phase = Phase.FINISHING;
-      LOG.info("Worker {} on {} finished ({} done, {} still running)", c.id(), c.host(), exitedOk, live.size());
-      releaseIfOnlyNewcomersRemain();
-      if (live.isEmpty()) {
-        finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
-      }
-      return;
-    }
-    workerFailed(c, WorkerFailures.Failure.exited(c, exitStatus), departure, wasJoining, yarnDiagnostics);
+    carryOut(c, exit, facts, verdict);
   }
 
   private void forget(WorkerContainer c) {
     live.remove(c.id());
     started.remove(c.id());
+    joining.remove(c.id());
+    departing.remove(c.id());
     gpus.free(c);
   }
 
-  /** See {@link #toleratingWorkerFailures}: {@code c} is already gone from the fleet. */
-  private void workerFailed(WorkerContainer c, WorkerFailures.Failure failure, Departure departure,
-      boolean wasJoining, String yarnDiagnostics) {
-    HostMigration m = migration;
-    WorkerFailures.Verdict verdict = failures.judge(failure, new WorkerFailures.Circumstances(
-        phase == Phase.FINISHING, wasJoining, departure, m != null && m.newcomers.contains(c.id()), modelSurvives()));
-    String what = "worker container " + failure.describe()
-        + (departure == null ? "" : " (leaving the job: " + departure + ")");
-    String next = verdict.reason();
-    switch (verdict.response()) {
-      case IGNORE -> {
-        LOG.warn("{} ended: {}", what, verdict.reason());
-        releaseIfOnlyNewcomersRemain();
-        if (live.isEmpty()) {
-          finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
-        }
-        return;
+  private ContainerFacts factsOf(String id) {
+    if (!live.containsKey(id)) {
+      return ContainerFacts.unknown(id);
+    }
+    return new ContainerFacts(id, true, departing.get(id), joining.contains(id),
+        migration != null && migration.newcomers.contains(id), preemption.wasWarned(id), failures.counted(id));
+  }
+
+  /** What the fleet knows of itself, leaving out the container {@code id} that ended. */
+  private FleetFacts fleetFactsBesides(String id) {
+    Set<String> inRing = new HashSet<>();
+    Set<String> newcomers = new HashSet<>();
+    for (String other : live.keySet()) {
+      if (!other.equals(id) && started.contains(other)) {
+        (joining.contains(other) ? newcomers : inRing).add(other);
       }
-      case FAIL -> {
-        fail(what + " failed: " + clean(yarnDiagnostics) + " (" + verdict.reason()
+    }
+    return new FleetFacts(phase, failures.count(), failures.allowed(), replaceRemoved, restart != null,
+        inRing, newcomers, Optional.ofNullable(latest));
+  }
+
+  /** Does what {@code verdict} says; {@code c} is already gone from the fleet. */
+  private void carryOut(WorkerContainer c, ContainerExit exit, ContainerFacts facts, ExitVerdict verdict) {
+    if (verdict.kind() == ExitVerdict.Kind.IGNORE) {
+      return;
+    }
+    WorkerFailures.Failure failure = WorkerFailures.Failure.of(c, exit);
+    if (verdict.failure()) {
+      failures.record(failure);
+    }
+    String what = "worker container " + failure.describe()
+        + (facts.departure() == null ? "" : " (leaving the job: " + facts.departure() + ")");
+    String next = verdict.reason();
+    switch (verdict.kind()) {
+      case FAILURE_FATAL -> {
+        fail(what + " failed: " + clean(exit.diagnostics()) + " (" + verdict.reason()
             + (failures.count() > 1 ? "; " + failures.summary() : "") + ")");
         return;
       }
-      case REPLACE_ON_MIGRATION_HOST -> {
+      case AFTER_TRAINING -> LOG.info("{} ended: {}", what, verdict.reason());
+      case FINISHED_TRAINING -> {
+        exitedOk++;
+        phase = Phase.FINISHING;
+        LOG.info("Worker {} on {} finished ({} done, {} still running)", c.id(), c.host(), exitedOk, live.size());
+      }
+      case LEFT, STOPPED_FOR_RESTART -> {
+        if (!verdict.failure()) {
+          lastEvent = "worker container " + c.id() + " on " + c.host() + " left the job ("
+              + facts.departure() + ", exit status " + exit.status() + ")";
+          LOG.info("{}; {} containers remain", lastEvent, live.size());
+        }
+      }
+      case REMOVED_SHRINK, REMOVED_REPLACE -> removedByLeader(c, verdict.kind() == ExitVerdict.Kind.REMOVED_REPLACE);
+      case PREEMPTED_SHRINK -> {
+        target = Math.max(minWorkers, target - 1);
+        changing = true;
+        reportedWorkers = -1;
+        lastEvent = "worker container " + c.id() + " on " + c.host() + " was preempted by the scheduler"
+            + " after its warning; the job goes on with " + target + " workers";
+        LOG.warn("{}", lastEvent);
+        requestMissing();
+      }
+      case FAILURE_REPLACE_ON_HOST -> {
+        HostMigration m = migration;
         m.newcomers.remove(c.id());
         next += " " + m.toHost;
         m.awaited++;
         outstanding++;
         driver.requestContainersOn(1, resource, m.toHost);
       }
-      case REPLACE -> {
+      case FAILURE_REPLACE -> {
         if (phase == Phase.RUNNING) {
           changing = true;
-          if (!wasJoining && reportedWorkers > 0) {
+          if (!facts.newcomer() && reportedWorkers > 0) {
             unrecovered.put(c.id(), reportedWorkers);
           }
           // The ring size reported so far counted the failed worker: only a later report shows the change.
@@ -642,46 +639,31 @@ public final class WorkerFleet implements ContainerEventHandler {
         }
         requestMissing();
       }
-      case STOPPED, LEFT -> { }
+      case IGNORE -> { }
     }
-    lastEvent = what + " failed; the job goes on, " + next + " (failure " + failures.count()
-        + " of " + failures.allowed() + " allowed)";
-    LOG.warn("{}; YARN says: {}", lastEvent, clean(yarnDiagnostics));
-    if (verdict.response() == WorkerFailures.Response.STOPPED && live.isEmpty()) {
+    if (verdict.failure()) {
+      lastEvent = what + " failed; the job goes on, " + next + " (failure " + failures.count()
+          + " of " + failures.allowed() + " allowed)";
+      LOG.warn("{}; YARN says: {}", lastEvent, clean(exit.diagnostics()));
+    }
+    if (phase == Phase.FINISHING) {
+      releaseIfOnlyNewcomersRemain();
+      if (live.isEmpty()) {
+        finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
+        return;
+      }
+    } else if (verdict.kind() == ExitVerdict.Kind.STOPPED_FOR_RESTART && live.isEmpty()) {
       relaunch();
     }
     settle();
   }
 
   /**
-   * Whether a worker still holds the model to hand to a replacement: any running ring member; or
-   * nobody needs one yet (the job is starting, or a stop-resume loads its checkpoint).
-   */
-  private boolean modelSurvives() {
-    if (phase == Phase.STARTING || restart != null) {
-      return true;
-    }
-    for (String id : live.keySet()) {
-      if (started.contains(id) && !joining.contains(id)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
    * A worker left at a scheduled step that the fleet did not ask for: the leader removed it (a
    * straggler). Training goes on, so this is no "training finished".
    */
-  private void unrequestedDeparture(WorkerContainer c) {
-    if (phase == Phase.FINISHING) {
-      releaseIfOnlyNewcomersRemain();
-      if (live.isEmpty()) {
-        finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
-      }
-      return;
-    }
-    if (replaceRemoved) {
+  private void removedByLeader(WorkerContainer c, boolean replace) {
+    if (replace) {
       lastEvent = "worker container " + c.id() + " on " + c.host() + " was removed by the leader"
           + " (exit status " + WorkerEnv.EXIT_LEFT + "); requesting a replacement";
     } else {
@@ -696,7 +678,6 @@ public final class WorkerFleet implements ContainerEventHandler {
       reportedWorkers = -1;
     }
     requestMissing();
-    settle();
   }
 
   /** See {@link PreemptionResponse}: the workers the resource manager wants leave by scale-in. */

@@ -344,6 +344,28 @@ class WorkerFleetFailureTest {
     assertEquals(Map.of(), launched.get("c3").env());
   }
 
+  @Test
+  void aContainerReportedTwiceOrThatCouldNotStartAndThenCompletedCountsOnce() {
+    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 3, 1, 3).toleratingWorkerFailures(2);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1"), c("c3", "h2")));
+    fleet.onContainerStarted("c2");
+    fleet.onContainerStarted("c3");
+    fleet.onContainerStartFailed("c1", new java.io.IOException("node manager unreachable"));
+    fleet.onContainerStartFailed("c1", new java.io.IOException("node manager unreachable"));
+    fleet.onContainerCompleted("c1", ContainerExitStatus.ABORTED, "released");
+    assertTrue(fleet.status().diagnostics().contains("worker failures: 1 of 2 allowed"), fleet.status().diagnostics());
+
+    fleet.onContainersAllocated(List.of(c("c4", "h2")));
+    fleet.onContainerStarted("c4");
+    fleet.onProgressReport(3);
+    fleet.onContainerCompleted("c2", 137, KILLED);
+    fleet.onContainerCompleted("c2", 137, KILLED);
+    assertFalse(fleet.outcome().isDone(), "2 of 2 allowed: the job goes on");
+    assertTrue(fleet.status().diagnostics().contains("worker failures: 2 of 2 allowed"), fleet.status().diagnostics());
+    assertEquals(List.of(3, 1, 1), requested, "one replacement per dead container");
+  }
+
   private WorkerFleet running(int workers, int min, int max, int failuresAllowed) {
     return started(new WorkerFleet(driver, removal, RESOURCE, workers, min, max), workers, failuresAllowed);
   }
