@@ -11,7 +11,7 @@ package org.edl.am;
  * @param warned            the resource manager named it in a preemption warning
  * @param counted           its failure was counted already
  */
-record ContainerFacts(String containerId, boolean known, WorkerFleet.Departure departure, boolean newcomer,
+record ContainerFacts(String containerId, boolean known, FleetChange.Departure departure, boolean newcomer,
     boolean migrationNewcomer, boolean warned, boolean counted) {
 
   static ContainerFacts unknown(String containerId) {

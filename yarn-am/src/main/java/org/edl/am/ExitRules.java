@@ -13,7 +13,7 @@ import static org.edl.am.ExitVerdict.Kind.REMOVED_SHRINK;
 import static org.edl.am.ExitVerdict.Kind.STOPPED_FOR_RESTART;
 
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
-import org.edl.am.WorkerFleet.Departure;
+import org.edl.am.FleetChange.Departure;
 import org.edl.worker.runtime.WorkerEnv;
 
 /**

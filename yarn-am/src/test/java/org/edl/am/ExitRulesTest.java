@@ -23,7 +23,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.edl.am.ExitVerdict.Kind;
-import org.edl.am.WorkerFleet.Departure;
+import org.edl.am.FleetChange.Departure;
 import org.edl.am.WorkerFleet.Phase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Optional;
 import java.util.Set;
 import org.edl.am.ExitVerdict.Kind;
-import org.edl.am.WorkerFleet.Departure;
+import org.edl.am.FleetChange.Departure;
 import org.edl.am.WorkerFailures.Failure;
 import org.junit.jupiter.api.Test;
 

@@ -75,6 +75,22 @@ class WorkerFleetTakeoverTest {
   }
 
   @Test
+  void aScaleOutWhoseNewcomersAllRunIsScalingUntilTheLeaderReportsThem() throws Exception {
+    WorkerFleet old = running(2, 1, 4);
+    old.scaleOut(1, ScaleMode.EDL);
+    old.onContainersAllocated(List.of(c("c3", "h2")));
+    old.onContainerStarted("c3");
+
+    WorkerFleet next = newAttempt();
+    next.adopt(adopted("c1", "c2", "c3"), journal.last());
+    assertEquals(3, next.status().targetWorkers());
+    assertTrue(requested.isEmpty(), "nothing is missing");
+    assertTrue(next.status().scaling(), "the leader has not shown c3 in the ring to this attempt");
+    next.onProgressReport(3);
+    assertFalse(next.status().scaling());
+  }
+
+  @Test
   void aLeaverOfAScaleInUnderWayIsStillExpectedToLeave() throws Exception {
     WorkerFleet old = running(3, 1, 3);
     old.scaleIn(0, List.of("c3"), ScaleMode.EDL);
