@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * <p>What a container's end means is {@link ExitRules}' verdict, which this class carries out: an
  * event after the job ended changes nothing; a container the change under way expects to leave
  * that exits 0 has completed its departure and is gone from the fleet; any other worker that exits
- * 0 means training finished, so nothing is replaced any more, and the job succeeds when the last
- * one has exited. Any other end (a non-zero exit, a kill, a lost node, a preemption
+ * 0 means training finished, so nothing is replaced any more, and when the last one has exited the
+ * job succeeds if its {@link OutputCheck} finds the model and metrics written, and fails naming
+ * what is missing otherwise. Any other end (a non-zero exit, a kill, a lost node, a preemption
  * neither warned of by the scheduler nor asked for by a scale-in, a container that cannot start)
  * is a worker failure, counted once per container; see {@link #toleratingWorkerFailures}. Without
  * that, a failure fails the job, naming the container, its host, the exit status and YARN's
@@ -55,7 +56,8 @@ import org.slf4j.LoggerFactory;
  * scale-in by count instead ask the leader to checkpoint and stop every worker; when the last
  * has exited 0 the new number of containers starts from the checkpoint
  * ({@link WorkerEnv#RESTORE_FROM}, {@link WorkerEnv#FIRST_RING_WORKERS}). A stop the leader
- * refuses leaves the job as it was.
+ * refuses leaves the job as it was. Neither a relaunch nor any other change checks the output:
+ * only the end of training does.
  * A change is SCALING until every new container started, every leaver exited and the leader's
  * progress report shows the new ring size ({@link FleetChange#landed}). A user error is an
  * {@link EdlError} naming the field and the value, and changes nothing.
@@ -78,6 +80,7 @@ public final class WorkerFleet implements ContainerEventHandler {
   private final FleetState state;
   private final FleetBook book;
   private final ElasticRequests requests;
+  private final OutputCheck output;
   private final PreemptionResponse preemption;
   private final CompletableFuture<JobOutcome> outcome = new CompletableFuture<>();
   private WorkerFailures failures = new WorkerFailures(0);
@@ -87,21 +90,22 @@ public final class WorkerFleet implements ContainerEventHandler {
   private String diagnostics = "";
 
   /** A fleet that never changes size (min = max = target): scale calls are refused. */
-  public WorkerFleet(ContainerDriver driver, WorkerResource resource, int targetWorkers) {
-    this(driver, WorkerRemoval.UNSUPPORTED, resource, targetWorkers, targetWorkers, targetWorkers);
+  public WorkerFleet(ContainerDriver driver, OutputCheck output, WorkerResource resource, int targetWorkers) {
+    this(driver, output, WorkerRemoval.UNSUPPORTED, resource, targetWorkers, targetWorkers, targetWorkers);
   }
 
   /** A fleet that changes size stop-free only (no stop-resume). */
-  public WorkerFleet(ContainerDriver driver, WorkerRemoval removal, WorkerResource resource,
+  public WorkerFleet(ContainerDriver driver, OutputCheck output, WorkerRemoval removal, WorkerResource resource,
       int targetWorkers, int minWorkers, int maxWorkers) {
-    this(driver, removal, JobStopper.UNSUPPORTED, null, resource, targetWorkers, minWorkers, maxWorkers);
+    this(driver, output, removal, JobStopper.UNSUPPORTED, null, resource, targetWorkers, minWorkers, maxWorkers);
   }
 
   /**
+   * @param output         asked, once training finished, what is wrong with the job's output
    * @param stopper        stops every worker with a checkpoint (stop-resume mode)
    * @param checkpointRoot directory under which each stop-resume change gets its own checkpoint
    */
-  public WorkerFleet(ContainerDriver driver, WorkerRemoval removal, JobStopper stopper,
+  public WorkerFleet(ContainerDriver driver, OutputCheck output, WorkerRemoval removal, JobStopper stopper,
       String checkpointRoot, WorkerResource resource, int targetWorkers, int minWorkers, int maxWorkers) {
     if (targetWorkers < 1) {
       throw new IllegalArgumentException("targetWorkers must be at least 1: " + targetWorkers);
@@ -113,6 +117,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     this.state = new FleetState(driver, resource, targetWorkers, minWorkers, maxWorkers);
     this.book = state.book;
     this.requests = new ElasticRequests(state, removal, stopper, checkpointRoot);
+    this.output = output;
     this.preemption = new PreemptionResponse(this, resource.gpus());
   }
 
@@ -382,7 +387,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (state.phase == Phase.FINISHING) {
       state.releaseIfOnlyNewcomersRemain();
       if (book.isEmpty()) {
-        finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
+        finishTraining();
         return;
       }
     } else if (verdict.kind() == ExitVerdict.Kind.STOPPED_FOR_RESTART && book.isEmpty()) {
@@ -427,6 +432,22 @@ public final class WorkerFleet implements ContainerEventHandler {
    */
   public void startFrom(String checkpoint) {
     state.resumeFrom = checkpoint == null || checkpoint.isBlank() ? null : checkpoint;
+  }
+
+  /** Every worker has exited after training finished: the job succeeds only if its output is there. */
+  private void finishTraining() {
+    Optional<String> problem;
+    try {
+      problem = output.problem();
+    } catch (RuntimeException e) {
+      problem = Optional.of("checking it failed: " + e);
+    }
+    if (problem.isPresent()) {
+      fail("training finished (all " + exitedOk + " workers exited 0) but the output does not verify: "
+          + problem.get() + (failures.count() > 0 ? "; " + failures.summary() : ""));
+    } else {
+      finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
+    }
   }
 
   int minWorkers() {

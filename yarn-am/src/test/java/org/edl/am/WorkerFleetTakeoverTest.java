@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Test;
  */
 class WorkerFleetTakeoverTest {
   private static final WorkerResource RESOURCE = new WorkerResource(1024, 1, 1);
+  /** The job's output verifies: these tests are about the containers. */
+  private static final OutputCheck VERIFIED = Optional::empty;
   private static final String CHECKPOINTS = "hdfs:///out/checkpoints";
 
   private final List<Integer> requested = new ArrayList<>();
@@ -206,7 +208,7 @@ class WorkerFleetTakeoverTest {
   }
 
   private WorkerFleet fleet(int workers, int min, int max) {
-    return new WorkerFleet(driver, removal, (dir, a) -> stopAnswer = a, CHECKPOINTS, RESOURCE, workers, min, max)
+    return new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> stopAnswer = a, CHECKPOINTS, RESOURCE, workers, min, max)
         .journaling(journal);
   }
 
