@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.Test;
 /** What the fleet does when worker containers fail ({@code --max-worker-failures}). */
 class WorkerFleetFailureTest {
   private static final WorkerResource RESOURCE = new WorkerResource(1024, 1, 2);
+  /** The job's output verifies: these tests are about the containers. */
+  private static final OutputCheck VERIFIED = Optional::empty;
   private static final String KILLED = "Container killed on request. Exit code is 137";
 
   private final List<Integer> requested = new ArrayList<>();
@@ -147,7 +150,7 @@ class WorkerFleetFailureTest {
 
   @Test
   void aWorkerThatCannotStartIsAFailureItsContainerIsGivenBackAndReplaced() {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
     fleet.onContainerStarted("c2");
@@ -167,7 +170,7 @@ class WorkerFleetFailureTest {
 
   @Test
   void aFailureWhileStartingResumedFromACheckpointGivesTheReplacementTheCheckpointToo() {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
     fleet.startFrom("hdfs:///old/ckpt-1");
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
@@ -331,7 +334,7 @@ class WorkerFleetFailureTest {
 
   @Test
   void aNewAttemptGivesNoLaterContainerTheCheckpointTheJobWasResumedFrom() throws Exception {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 2, 3).toleratingWorkerFailures(1);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 2, 3).toleratingWorkerFailures(1);
     fleet.startFrom("hdfs:///old/ckpt-1");
     fleet.adopt(Map.of(c("c1", "h1"), List.of(0, 1)));
     assertEquals(List.of(1), requested);
@@ -344,12 +347,34 @@ class WorkerFleetFailureTest {
     assertEquals(Map.of(), launched.get("c3").env());
   }
 
+  @Test
+  void aContainerReportedTwiceOrThatCouldNotStartAndThenCompletedCountsOnce() {
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 3, 1, 3).toleratingWorkerFailures(2);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1"), c("c3", "h2")));
+    fleet.onContainerStarted("c2");
+    fleet.onContainerStarted("c3");
+    fleet.onContainerStartFailed("c1", new java.io.IOException("node manager unreachable"));
+    fleet.onContainerStartFailed("c1", new java.io.IOException("node manager unreachable"));
+    fleet.onContainerCompleted("c1", ContainerExitStatus.ABORTED, "released");
+    assertTrue(fleet.status().diagnostics().contains("worker failures: 1 of 2 allowed"), fleet.status().diagnostics());
+
+    fleet.onContainersAllocated(List.of(c("c4", "h2")));
+    fleet.onContainerStarted("c4");
+    fleet.onProgressReport(3);
+    fleet.onContainerCompleted("c2", 137, KILLED);
+    fleet.onContainerCompleted("c2", 137, KILLED);
+    assertFalse(fleet.outcome().isDone(), "2 of 2 allowed: the job goes on");
+    assertTrue(fleet.status().diagnostics().contains("worker failures: 2 of 2 allowed"), fleet.status().diagnostics());
+    assertEquals(List.of(3, 1, 1), requested, "one replacement per dead container");
+  }
+
   private WorkerFleet running(int workers, int min, int max, int failuresAllowed) {
-    return started(new WorkerFleet(driver, removal, RESOURCE, workers, min, max), workers, failuresAllowed);
+    return started(new WorkerFleet(driver, VERIFIED, removal, RESOURCE, workers, min, max), workers, failuresAllowed);
   }
 
   private WorkerFleet runningWithStopResume(int workers, int min, int max, int failuresAllowed) {
-    return started(new WorkerFleet(driver, removal, (dir, a) -> {
+    return started(new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> {
       stops.add(dir);
       stopAnswer = a;
     }, "hdfs:///out/checkpoints", RESOURCE, workers, min, max), workers, failuresAllowed);

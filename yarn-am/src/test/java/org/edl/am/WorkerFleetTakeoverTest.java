@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Test;
  */
 class WorkerFleetTakeoverTest {
   private static final WorkerResource RESOURCE = new WorkerResource(1024, 1, 1);
+  /** The job's output verifies: these tests are about the containers. */
+  private static final OutputCheck VERIFIED = Optional::empty;
   private static final String CHECKPOINTS = "hdfs:///out/checkpoints";
 
   private final List<Integer> requested = new ArrayList<>();
@@ -71,6 +73,22 @@ class WorkerFleetTakeoverTest {
     assertEquals(Map.of(), launched.get("c4").env());
     next.onContainerStarted("c4");
     next.onProgressReport(4);
+    assertFalse(next.status().scaling());
+  }
+
+  @Test
+  void aScaleOutWhoseNewcomersAllRunIsScalingUntilTheLeaderReportsThem() throws Exception {
+    WorkerFleet old = running(2, 1, 4);
+    old.scaleOut(1, ScaleMode.EDL);
+    old.onContainersAllocated(List.of(c("c3", "h2")));
+    old.onContainerStarted("c3");
+
+    WorkerFleet next = newAttempt();
+    next.adopt(adopted("c1", "c2", "c3"), journal.last());
+    assertEquals(3, next.status().targetWorkers());
+    assertTrue(requested.isEmpty(), "nothing is missing");
+    assertTrue(next.status().scaling(), "the leader has not shown c3 in the ring to this attempt");
+    next.onProgressReport(3);
     assertFalse(next.status().scaling());
   }
 
@@ -190,7 +208,7 @@ class WorkerFleetTakeoverTest {
   }
 
   private WorkerFleet fleet(int workers, int min, int max) {
-    return new WorkerFleet(driver, removal, (dir, a) -> stopAnswer = a, CHECKPOINTS, RESOURCE, workers, min, max)
+    return new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> stopAnswer = a, CHECKPOINTS, RESOURCE, workers, min, max)
         .journaling(journal);
   }
 
