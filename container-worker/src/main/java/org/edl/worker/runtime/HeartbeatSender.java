@@ -42,7 +42,7 @@ final class HeartbeatSender implements AutoCloseable {
   private final String selfAddress;
   private final Coordinator.Iface local;
   private final JobSecret secret;
-  private final LeaderConnection epochs;
+  private final LeaderConnection connection;
   private final LongSupplier ringVersion;
   private final Listener listener;
   private final ScheduledExecutorService timer;
@@ -51,13 +51,13 @@ final class HeartbeatSender implements AutoCloseable {
   private long lastAbandoned = -1;
 
   HeartbeatSender(String workerId, LeaderFinder finder, String selfAddress, Coordinator.Iface local, JobSecret secret,
-      LeaderConnection epochs, LongSupplier ringVersion, Listener listener) {
+      LeaderConnection connection, LongSupplier ringVersion, Listener listener) {
     this.workerId = workerId;
     this.finder = finder;
     this.selfAddress = selfAddress;
     this.local = local;
     this.secret = secret;
-    this.epochs = epochs;
+    this.connection = connection;
     this.ringVersion = ringVersion;
     this.listener = listener;
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -86,8 +86,10 @@ final class HeartbeatSender implements AutoCloseable {
         }
         target = client;
       }
-      HeartbeatReply reply = target.heartbeat(workerId, epochs.newestEpoch(), ringVersion.getAsLong());
-      epochs.accept(reply.getLeaderEpoch());
+      HeartbeatReply reply = target.heartbeat(workerId, connection.newestEpoch(), ringVersion.getAsLong());
+      connection.accept(reply.getLeaderEpoch());
+      // The leader answered: a training thread still talking to an earlier one follows at once.
+      connection.leaderElected(leader);
       if (reply.isFenced()) {
         listener.fenced("the leader (epoch " + reply.getLeaderEpoch() + ") declared " + workerId + " failed");
       } else if (reply.getAbandonRing() >= 0 && reply.getAbandonRing() != lastAbandoned) {

@@ -54,8 +54,8 @@ final class LeaderConnection implements AutoCloseable {
   private final Duration rpcTimeout;
   private final Duration patience;
   private Coordinator.Iface current;
-  private CoordinatorClient client;
-  private String address;
+  private volatile CoordinatorClient client;
+  private volatile String address;
   private volatile long newestEpoch;
 
   LeaderConnection(LeaderFinder finder, String selfAddress, CoordinatorService local,
@@ -136,6 +136,21 @@ final class LeaderConnection implements AutoCloseable {
       return r.getLeaderEpoch();
     }
     return 0;
+  }
+
+  /**
+   * The heartbeat found the leader at {@code elected}. When this connection talks to another one
+   * (a leader that died or was paused and is superseded), its socket is closed from here: a call
+   * blocked on it fails at once and is retried against the leader now elected, instead of waiting
+   * out the call timeout. Not synchronized, on purpose: the call in flight holds the monitor.
+   */
+  void leaderElected(String elected) {
+    String now = address;
+    CoordinatorClient c = client;
+    if (now != null && !now.equals(elected) && c != null) {
+      LOG.info("The leader is at {} now, not {}: dropping the connection to the old one", elected, now);
+      c.close();
+    }
   }
 
   /** After the leader at {@code previous} announced it leaves: wait for and attach to its successor. */

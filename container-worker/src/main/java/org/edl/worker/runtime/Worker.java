@@ -135,6 +135,11 @@ public final class Worker implements AutoCloseable {
   private volatile byte[] initialState;
   /** What this worker wrote as the job's leader at the end; null otherwise. */
   private volatile ModelOutput.Written written;
+  /** The thread running {@link #run}, interrupted when the worker is fenced while it waits on ZooKeeper. */
+  private volatile Thread runner;
+  /** Why this worker is out of the job (its session expired); null while it is in. */
+  private volatile String fencedBecause;
+  private volatile ElasticMembership current;
 
   public Worker(WorkerConfig config) {
     this(config, ExecutionContext.FROM_SPEC, WorkerListener.NONE);
@@ -192,6 +197,21 @@ public final class Worker implements AutoCloseable {
 
   /** Runs the job until its last step (and its output is written), or until this worker leaves. */
   public Outcome run() throws Exception {
+    runner = Thread.currentThread();
+    try {
+      return runJob();
+    } catch (Exception e) {
+      String why = fencedBecause;
+      if (why != null && !(e instanceof FencedException)) {
+        throw new FencedException(config.workerId() + " " + org.edl.worker.coord.CoordinatorState.FENCED + ": " + why, e);
+      }
+      throw e;
+    } finally {
+      runner = null;
+    }
+  }
+
+  private Outcome runJob() throws Exception {
     long started = config.ticker().nanos();
     LOG.info("Worker {} of {} starting: model {}, {} steps", config.workerId(), config.appId(),
         config.spec().model(), config.spec().steps());
@@ -418,6 +438,7 @@ public final class Worker implements AutoCloseable {
         path -> restoreState(model, path), (end, workers) -> writeOutput(model, started));
     ElasticMembership membership = new ElasticMembership(cx, duties, ring);
     resources.push(membership);
+    current = membership;
     return membership;
   }
 
@@ -515,6 +536,11 @@ public final class Worker implements AutoCloseable {
       throw new TimeoutException("ZooKeeper at " + config.zkConnect() + " not reachable within " + config.startupTimeout());
     }
     zk = curator;
+    curator.getConnectionStateListenable().addListener((client, state) -> {
+      if (state == org.apache.curator.framework.state.ConnectionState.LOST) {
+        fenceSelf("its ZooKeeper session ended, so its presence is gone and the leader declares it failed");
+      }
+    });
     // Before registering: a member the leader knows always has its presence node.
     resources.push(MemberPresence.start(curator, config.appId(), config.workerId(), coordinator::presence));
     selfAddress = config.host() + ":" + rpcServer.port();
@@ -659,6 +685,28 @@ public final class Worker implements AutoCloseable {
   /** Where this worker's coordinator is (tests wait for a recovery to be under way). */
   org.edl.worker.coord.Phase phase() {
     return coordinator.phase();
+  }
+
+  /**
+   * This worker is out of the job for good: its coordinator never leads again, its ring is
+   * abandoned, and its training thread, which may be waiting on ZooKeeper or the leader, is
+   * woken so that it ends with {@link FencedException} (exit 4) rather than retrying for minutes.
+   */
+  private void fenceSelf(String why) {
+    if (fencedBecause != null) {
+      return;
+    }
+    fencedBecause = why;
+    LOG.warn("Worker {} is out of the job: {}", config.workerId(), why);
+    coordinator.fence(why);
+    ElasticMembership m = current;
+    if (m != null) {
+      m.fenced(why);
+    }
+    Thread t = runner;
+    if (t != null) {
+      t.interrupt();
+    }
   }
 
   /** This worker's ZooKeeper client (tests expire its session). */

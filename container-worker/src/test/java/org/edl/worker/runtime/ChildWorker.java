@@ -19,9 +19,14 @@ import java.util.concurrent.TimeoutException;
 final class ChildWorker implements AutoCloseable {
   private final Process process;
   private final List<String> lines = new ArrayList<>();
+  /** Everything the child printed, kept for reading after a failed run. */
+  private final java.nio.file.Path log;
 
-  private ChildWorker(Process process) {
+  private ChildWorker(Process process, String workerId) throws IOException {
     this.process = process;
+    this.log = java.nio.file.Path.of("target", "child-workers", workerId + ".log");
+    java.nio.file.Files.createDirectories(log.getParent());
+    java.nio.file.Files.deleteIfExists(log);
     Thread reader = new Thread(this::read, "child-worker-output");
     reader.setDaemon(true);
     reader.start();
@@ -34,7 +39,7 @@ final class ChildWorker implements AutoCloseable {
         ChildWorkerMain.class.getName(), job.appId, workerId, zkConnect, job.spec.output(),
         HexFormat.of().formatHex(job.secret.bytes()), mode, Long.toString(holdAt),
         Long.toString(zkSession.toMillis())).redirectErrorStream(true).start();
-    return new ChildWorker(p);
+    return new ChildWorker(p, workerId);
   }
 
   private void read() {
@@ -44,6 +49,8 @@ final class ChildWorker implements AutoCloseable {
           lines.add(line);
           lines.notifyAll();
         }
+        java.nio.file.Files.writeString(log, line + "\n", StandardCharsets.UTF_8,
+            java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
       }
     } catch (IOException e) {
       // the child is gone
@@ -100,9 +107,22 @@ final class ChildWorker implements AutoCloseable {
   /** The exit status, waiting at most {@code timeout}. */
   int exitStatus(Duration timeout) throws Exception {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      throw new TimeoutException("the child is still running after " + timeout + ":\n" + tail());
+      dumpThreads();
+      throw new TimeoutException("the child is still running after " + timeout + " (threads in " + log + "):\n"
+          + tail());
     }
     return process.exitValue();
+  }
+
+  /** Appends the child's thread dump to its log: why it still runs. */
+  private void dumpThreads() {
+    try {
+      Process jcmd = new ProcessBuilder("jcmd", Long.toString(process.pid()), "Thread.print")
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+      jcmd.waitFor(30, TimeUnit.SECONDS);
+    } catch (IOException | InterruptedException e) {
+      // a dump is a help, not a need
+    }
   }
 
   /** The last 60 lines the child printed. */
