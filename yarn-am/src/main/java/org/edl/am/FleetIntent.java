@@ -25,15 +25,24 @@ import org.edl.am.FleetChange.Shown;
  *
  * @param restarts stop-resume changes so far (each gets its own checkpoint directory)
  * @param change   the change under way, or null
+ * @param failures the worker failures counted so far: a new attempt goes on counting from them,
+ *                 so an AM failover does not give the job its failure budget back
  */
-record FleetIntent(int target, int restarts, FleetChange change) {
+record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFailures.Failure> failures) {
 
   private static final Set<String> KEYS = Set.of("target", "restarts", "change", "count", "leaving",
       "migration.fromHost", "migration.toHost", "migration.held", "migration.awaited", "migration.newcomers",
       "restart.size", "restart.previousTarget", "restart.directory");
 
+  private static final String FAILURE = "failure.";
+
   FleetIntent {
     change = change == null ? null : change.with(Shown.NOTHING);
+    failures = List.copyOf(failures);
+  }
+
+  FleetIntent(int target, int restarts, FleetChange change) {
+    this(target, restarts, change, List.of());
   }
 
   /** The stop-resume under way, or null. */
@@ -68,6 +77,10 @@ record FleetIntent(int target, int restarts, FleetChange change) {
     } else if (change instanceof Replacement) {
       p.setProperty("change", "REPLACEMENT");
     }
+    for (int i = 0; i < failures.size(); i++) {
+      WorkerFailures.Failure f = failures.get(i);
+      p.setProperty(FAILURE + i, f.containerId() + "|" + f.host() + "|" + f.how());
+    }
     StringWriter out = new StringWriter();
     try {
       p.store(out, null);
@@ -84,8 +97,13 @@ record FleetIntent(int target, int restarts, FleetChange change) {
     Properties p = new Properties();
     try {
       p.load(new StringReader(text));
+      List<WorkerFailures.Failure> failed = new ArrayList<>();
+      for (int i = 0; p.getProperty(FAILURE + i) != null; i++) {
+        String[] f = p.getProperty(FAILURE + i).split("\\|", 3);
+        failed.add(new WorkerFailures.Failure(f[0], f[1], f[2]));
+      }
       for (String key : p.stringPropertyNames()) {
-        if (!KEYS.contains(key)) {
+        if (!KEYS.contains(key) && !key.startsWith(FAILURE)) {
           throw new IllegalArgumentException("unknown key " + key);
         }
       }
@@ -104,7 +122,7 @@ record FleetIntent(int target, int restarts, FleetChange change) {
         default -> throw new IllegalArgumentException("unknown change " + kind);
       };
       return new FleetIntent(Integer.parseInt(p.getProperty("target")),
-          Integer.parseInt(p.getProperty("restarts", "0")), change);
+          Integer.parseInt(p.getProperty("restarts", "0")), change, failed);
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException("not a fleet intent: " + text, e);
     }

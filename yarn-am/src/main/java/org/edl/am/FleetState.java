@@ -27,6 +27,8 @@ final class FleetState {
   final int maxWorkers;
   final FleetBook book = new FleetBook();
   FleetJournal journal = FleetJournal.NONE;
+  /** Worker failures counted so far, in this attempt and the ones before it. */
+  WorkerFailures failures = new WorkerFailures(0);
   /** The intent last given to {@link #journal}; null: none yet. */
   private FleetIntent journaled;
   int target;
@@ -198,7 +200,7 @@ final class FleetState {
     if (isDone()) {
       return;
     }
-    FleetIntent now = new FleetIntent(target, restarts, change);
+    FleetIntent now = new FleetIntent(target, restarts, change, failures.all());
     if (now.equals(journaled)) {
       return;
     }

@@ -29,6 +29,7 @@ final class FleetTakeover {
     } else {
       state.target = state.withinLimits(intent.target());
       state.restarts = intent.restarts();
+      state.failures.restore(intent.failures());
       FleetChange taken = intent.change() == null ? null : intent.change().takenOver(book::isLive);
       if (taken != null) {
         state.begin(taken);

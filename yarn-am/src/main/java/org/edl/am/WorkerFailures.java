@@ -56,6 +56,16 @@ final class WorkerFailures {
     return true;
   }
 
+  /** Every failure counted so far, oldest first (for a later AM attempt). */
+  List<Failure> all() {
+    return List.copyOf(failures);
+  }
+
+  /** Goes on from the failures an earlier AM attempt counted. */
+  void restore(List<Failure> earlier) {
+    earlier.forEach(this::record);
+  }
+
   boolean counted(String containerId) {
     return counted.contains(containerId);
   }

@@ -83,7 +83,6 @@ public final class WorkerFleet implements ContainerEventHandler {
   private final OutputCheck output;
   private final PreemptionResponse preemption;
   private final CompletableFuture<JobOutcome> outcome = new CompletableFuture<>();
-  private WorkerFailures failures = new WorkerFailures(0);
   /** Whether a worker the leader removed on its own (a straggler) gets a new container. */
   private boolean replaceRemoved;
   private int exitedOk;
@@ -134,7 +133,7 @@ public final class WorkerFleet implements ContainerEventHandler {
    * this the first failure fails the job.
    */
   public WorkerFleet toleratingWorkerFailures(int allowed) {
-    this.failures = new WorkerFailures(allowed);
+    state.failures = new WorkerFailures(allowed);
     return this;
   }
 
@@ -184,8 +183,8 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   public FleetStatus status() {
     String last = state.lastEvent;
-    String running = failures.count() == 0 || last.isEmpty() ? last + failures.summary()
-        : last + "; " + failures.summary();
+    String running = state.failures.count() == 0 || last.isEmpty() ? last + state.failures.summary()
+        : last + "; " + state.failures.summary();
     return new FleetStatus(state.phase, isScaling(), state.target, new ArrayList<>(book.ids()),
         state.isDone() ? diagnostics : running);
   }
@@ -314,7 +313,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     return new ContainerFacts(id, true, state.departureOf(id), book.isNewcomer(id),
         state.change instanceof Migration m && m.newcomers().contains(id), preemption.wasWarned(id),
-        failures.counted(id));
+        state.failures.counted(id));
   }
 
   /** What the fleet knows of itself, leaving out the container {@code id} that ended. */
@@ -326,7 +325,7 @@ public final class WorkerFleet implements ContainerEventHandler {
         (book.isNewcomer(other) ? joining : inRing).add(other);
       }
     }
-    return new FleetFacts(state.phase, failures.count(), failures.allowed(), replaceRemoved,
+    return new FleetFacts(state.phase, state.failures.count(), state.failures.allowed(), replaceRemoved,
         state.change instanceof Restart, inRing, joining, Optional.ofNullable(state.latest));
   }
 
@@ -337,7 +336,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     WorkerFailures.Failure failure = WorkerFailures.Failure.of(c, exit);
     if (verdict.failure()) {
-      failures.record(failure);
+      state.failures.record(failure);
     }
     String what = "worker container " + failure.describe()
         + (facts.departure() == null ? "" : " (leaving the job: " + facts.departure() + ")");
@@ -345,7 +344,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     switch (verdict.kind()) {
       case FAILURE_FATAL -> {
         fail(what + " failed: " + clean(exit.diagnostics()) + " (" + verdict.reason()
-            + (failures.count() > 1 ? "; " + failures.summary() : "") + ")");
+            + (state.failures.count() > 1 ? "; " + state.failures.summary() : "") + ")");
         return;
       }
       case AFTER_TRAINING -> LOG.info("{} ended: {}", what, verdict.reason());
@@ -380,8 +379,8 @@ public final class WorkerFleet implements ContainerEventHandler {
       case IGNORE -> { }
     }
     if (verdict.failure()) {
-      state.lastEvent = what + " failed; the job goes on, " + next + " (failure " + failures.count()
-          + " of " + failures.allowed() + " allowed)";
+      state.lastEvent = what + " failed; the job goes on, " + next + " (failure " + state.failures.count()
+          + " of " + state.failures.allowed() + " allowed)";
       LOG.warn("{}; YARN says: {}", state.lastEvent, clean(exit.diagnostics()));
     }
     if (state.phase == Phase.FINISHING) {
@@ -444,7 +443,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     }
     if (problem.isPresent()) {
       fail("training finished (all " + exitedOk + " workers exited 0) but the output does not verify: "
-          + problem.get() + (failures.count() > 0 ? "; " + failures.summary() : ""));
+          + problem.get() + (state.failures.count() > 0 ? "; " + state.failures.summary() : ""));
     } else {
       finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
     }
@@ -473,9 +472,9 @@ public final class WorkerFleet implements ContainerEventHandler {
   }
 
   private void finish(JobOutcome result) {
-    if (result.succeeded() && failures.count() > 0) {
+    if (result.succeeded() && state.failures.count() > 0) {
       // A job that survived failures says so in its final report, not only while it ran.
-      result = JobOutcome.success(result.diagnostics() + "; " + failures.summary());
+      result = JobOutcome.success(result.diagnostics() + "; " + state.failures.summary());
     }
     state.phase = result.succeeded() ? Phase.SUCCEEDED : Phase.FAILED;
     diagnostics = result.diagnostics();

@@ -28,7 +28,10 @@ class FleetJournalTest {
             List.of("container_1_0001_01_000002", "container_1_0001_01_000003"), Shown.NOTHING)),
         new FleetIntent(2, 0, new ScaleIn(List.of("container_1_0001_01_000003"), Shown.NOTHING)),
         new FleetIntent(4, 1, new ScaleOut(2, Shown.NOTHING)),
-        new FleetIntent(4, 1, new Replacement(Shown.NOTHING)));
+        new FleetIntent(4, 1, new Replacement(Shown.NOTHING)),
+        new FleetIntent(3, 0, new Replacement(Shown.NOTHING), List.of(
+            new WorkerFailures.Failure("container_1_0001_01_000004", "h2", "exit status 137 (killed)"),
+            new WorkerFailures.Failure("container_1_0001_01_000005", "h1", "could not be started: x|y"))));
     for (FleetIntent full : changes) {
       assertEquals(full, FleetIntent.decode(full.encode()));
       assertEquals(full.encode(), FleetIntent.decode(full.encode()).encode());

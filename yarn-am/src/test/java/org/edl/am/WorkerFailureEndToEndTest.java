@@ -146,15 +146,59 @@ class WorkerFailureEndToEndTest {
   @Test
   void aLeaderKilledAtTheEndIsSucceededByOneThatWritesTheModel() throws Exception {
     // Slower steps than the short spec's, so that a report (one a second) lands within the last steps.
-    JobSpec spec = new JobSpec("leader-at-the-end-e2e", "mlp", "synthetic:samples=4096,features=128,classes=4,seed=7",
-        "auto", 3, 3, 3, 1, 512, 1, 600, BATCH, BatchRule.FIXED_GLOBAL, 0.05, 256, 1, "cpu", "", "")
-        .withCheckpoints(CHECKPOINT_EVERY, 0, 100)
-        .withRecovery(new Recovery(Recovery.Mode.CONSISTENT, 3_000, 3))
-        .validate();
+    JobSpec spec = slowSpec("leader-at-the-end-e2e");
     Killed killed = startAndKill(spec, spec.steps() - 40, WorkerFailureEndToEndTest::theLeader);
     assertFinishedAsPromised(killed);
     ModelOutput.Metrics m = ModelOutput.readMetrics(cluster.configuration(), killed.job.spec().output());
     assertTrue(m.leaderEpoch() >= 2, "written by the successor: " + m);
+  }
+
+  /**
+   * A follower's container paused (SIGSTOP) on the embedded cluster, longer than the sync timeout,
+   * then continued. Its heartbeats stop, so it is the one declared failed; the others' all-reduce
+   * with it is aborted and they recover, the AM replaces it; continued, it finds itself fenced and
+   * exits 4. The job succeeds having counted that one failure, no other.
+   */
+  @Test
+  void aPausedFollowerIsTheOneFencedAndTheJobSucceeds() throws Exception {
+    JobSpec spec = slowSpec("paused-follower-e2e");
+    Killed paused = startAndPause(spec, 150, Duration.ofSeconds(12));
+    assertFinishedAsPromised(paused);
+    ApplicationReport end = yarn.getApplicationReport(paused.job.appId());
+    assertTrue(end.getDiagnostics().contains(paused.victim + " on "), end.getDiagnostics());
+    assertTrue(end.getDiagnostics().contains("worker failures: 1 of 3"), "only the paused one: " + end.getDiagnostics());
+  }
+
+  /** Slower steps than the short spec's (about 20 a second here), so that a fault lands where it is meant to. */
+  private static JobSpec slowSpec(String name) {
+    return new JobSpec(name, "mlp", "synthetic:samples=4096,features=128,classes=4,seed=7",
+        "auto", 3, 3, 3, 1, 512, 1, 600, BATCH, BatchRule.FIXED_GLOBAL, 0.05, 256, 1, "cpu", "", "")
+        .withCheckpoints(CHECKPOINT_EVERY, 0, 100)
+        .withRecovery(new Recovery(Recovery.Mode.CONSISTENT, 3_000, 3))
+        .validate();
+  }
+
+  /** Starts the job, pauses a follower's JVM at step {@code at} for {@code pause}, then continues it. */
+  private static Killed startAndPause(JobSpec spec, long at, Duration pause) throws Exception {
+    SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
+    ApplicationReport report = Await.until("the AM to register", () -> yarn.getApplicationReport(job.appId()),
+        r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
+    JobStatus training = withAm(report, job, am -> Await.until("three workers training", am::status,
+        s -> s.getState() == JobState.RUNNING && s.isSetProgress()
+            && s.getProgress().getWorkers() == 3 && s.getProgress().getStep() >= at));
+    List<String> checkpoints = Await.until("the first periodic checkpoint", () -> checkpointNames(job),
+        names -> !names.isEmpty());
+    List<String> workers = List.copyOf(training.getContainers());
+    String victim = aFollower(job, workers);
+    org.edl.bench.chaos.ContainerProcesses processes = new org.edl.bench.chaos.ContainerProcesses();
+    org.edl.bench.chaos.ContainerProcesses.ContainerProcess p = processes.find(victim);
+    processes.pause(p);
+    try {
+      Thread.sleep(pause.toMillis()); // the fault itself: a process that does nothing this long
+    } finally {
+      processes.resume(p);
+    }
+    return new Killed(job, report, new HashSet<>(workers), victim, training.getProgress().getStep(), checkpoints);
   }
 
   private static final long SHORT_STEPS = 1_200;

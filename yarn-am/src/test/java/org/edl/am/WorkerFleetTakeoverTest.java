@@ -201,6 +201,21 @@ class WorkerFleetTakeoverTest {
     assertTrue(requested.isEmpty());
   }
 
+  @Test
+  void theWorkerFailuresOfAnEarlierAttemptStillCount() throws Exception {
+    WorkerFleet old = running(3, 1, 3).toleratingWorkerFailures(1);
+    old.onContainerCompleted("c3", 137, "killed");
+    assertTrue(old.status().diagnostics().contains("worker failures: 1 of 1"), old.status().diagnostics());
+
+    WorkerFleet next = newAttempt().toleratingWorkerFailures(1);
+    next.adopt(adopted("c1", "c2"), journal.last());
+    assertTrue(next.status().diagnostics().contains("worker failures: 1 of 1 allowed (c3 on h2"),
+        next.status().diagnostics());
+    next.onContainerCompleted("c2", 137, "killed");
+    assertTrue(next.outcome().isDone(), "the second failure of the job is beyond the one allowed");
+    assertFalse(next.outcome().get().succeeded(), next.outcome().get().diagnostics());
+  }
+
   private WorkerFleet newAttempt() {
     requested.clear();
     launched.clear();

@@ -145,7 +145,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         return false;
       }
       CoordinatorState.Settings settings = new CoordinatorState.Settings(switchAllowance,
-          () -> lifecycle.phase().leading() && store.stillCurrent(epoch), checkpointCheck);
+          () -> lifecycle.phase().leading() && store.stillCurrent(epoch), checkpointCheck, CoordinatorState.PAUSE);
       if (record.isPresent() && record.get().stoppedInto() != null) {
         if (start == null) {
           lifecycle.fence("the job stopped for a restart into " + record.get().stoppedInto()

@@ -41,14 +41,28 @@ public final class CoordinatorState {
   public static final long MODEL_LOST = FailureRecovery.MODEL_LOST;
   /** How long a newcomer that registers during a recovery waits before it asks again. */
   static final int RETRY_MS = 200;
+  /**
+   * A gap this long between two ticks means the leader itself did not run (the service's timer
+   * ticks ten times a second): it was paused, and judges nobody by that time.
+   */
+  public static final Duration PAUSE = Duration.ofSeconds(2);
 
-  /** What stays fixed for a leadership: T_a, the epoch guard, how checkpoints are checked. */
-  public record Settings(Duration switchAllowance, EpochGuard guard, CheckpointCheck checkpointCheck) {
+  /**
+   * What stays fixed for a leadership: T_a, the epoch guard, how checkpoints are checked, and the
+   * gap between two ticks that means the leader itself was paused (zero: never assumed; the
+   * service, whose timer ticks ten times a second, uses {@link #PAUSE}).
+   */
+  public record Settings(Duration switchAllowance, EpochGuard guard, CheckpointCheck checkpointCheck,
+      Duration pauseAfter) {
     public static final Settings DEFAULT = new Settings(DEFAULT_SWITCH_ALLOWANCE, EpochGuard.TRUSTING,
-        CheckpointCheck.TRUSTING);
+        CheckpointCheck.TRUSTING, Duration.ZERO);
+
+    public Settings(Duration switchAllowance, EpochGuard guard, CheckpointCheck checkpointCheck) {
+      this(switchAllowance, guard, checkpointCheck, Duration.ZERO);
+    }
 
     public Settings withSwitchAllowance(Duration d) {
-      return new Settings(d, guard, checkpointCheck);
+      return new Settings(d, guard, checkpointCheck, pauseAfter);
     }
   }
 
@@ -74,6 +88,7 @@ public final class CoordinatorState {
   private final long leaderEpoch;
   private final Lifecycle lifecycle;
   private final EpochGuard guard;
+  private final long pauseNanos;
   final ChangeSchedule changes;
   final StepLedger ledger;
   final FailureRecovery failures;
@@ -87,6 +102,7 @@ public final class CoordinatorState {
   /** Where the stop for a restart checkpointed the job; null until it did. */
   private String stoppedInto;
   private final Set<String> toldDone = new HashSet<>();
+  private long lastTickNanos = Long.MIN_VALUE;
 
   CoordinatorState(JobSpec spec, Ticker ticker, Settings settings, String leaderId, long leaderEpoch,
       Lifecycle lifecycle, ChangeSchedule changes, JobPosition position, JobPosition initial, double firstLoss) {
@@ -97,6 +113,7 @@ public final class CoordinatorState {
     this.leaderEpoch = leaderEpoch;
     this.lifecycle = lifecycle;
     this.guard = settings.guard();
+    this.pauseNanos = settings.pauseAfter().isZero() ? Long.MAX_VALUE : settings.pauseAfter().toNanos();
     this.changes = changes;
     this.ledger = new StepLedger(position, spec.batchSize(), firstLoss);
     this.failures = new FailureRecovery(spec.recovery().mode(),
@@ -500,6 +517,12 @@ public final class CoordinatorState {
     if (!p.leading() || p == Phase.FORMING || p == Phase.FINISHED) {
       return;
     }
+    if (lastTickNanos != Long.MIN_VALUE && now - lastTickNanos > pauseNanos) {
+      LOG.warn("The leader did not run for {} ms: nobody is judged by that time", (now - lastTickNanos) / 1_000_000);
+      failures.pardon(now);
+      ledger.pardon(now);
+    }
+    lastTickNanos = Math.max(lastTickNanos, now);
     Optional<StepLedger.OpenStep> open = ledger.openStep();
     List<String> openRing = open.map(o -> changes.membersFor(o.step()).ids()).orElse(List.of());
     Set<String> ids = new LinkedHashSet<>(changes.ring().ids());

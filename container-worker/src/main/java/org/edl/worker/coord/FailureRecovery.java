@@ -33,7 +33,7 @@ final class FailureRecovery {
 
   /** A failure being recovered from: who failed (and why), who asked (with step and cursor). */
   private static final class Gathering {
-    final long sinceNanos;
+    long sinceNanos;
     final Map<String, String> failed = new LinkedHashMap<>();
     final Map<String, long[]> asked = new LinkedHashMap<>();
 
@@ -128,6 +128,17 @@ final class FailureRecovery {
 
   void heartbeat(String id, long now) {
     heartbeats.put(id, now);
+  }
+
+  /**
+   * The leader itself was paused (a long GC, SIGSTOP, a starved machine) until {@code now}: the
+   * members' silence meanwhile says nothing about them, so every wait starts again from here.
+   */
+  void pardon(long now) {
+    heartbeats.replaceAll((id, last) -> Math.max(last, now));
+    if (gathering != null) {
+      gathering.sinceNanos = Math.max(gathering.sinceNanos, now);
+    }
   }
 
   /** Whether {@code id} sent a heartbeat within the sync timeout (alive, whatever its training thread does). */

@@ -29,7 +29,7 @@ final class StepLedger {
   private static final class Tally {
     final Set<String> reporters = new HashSet<>();
     final Map<String, Double> computeSeconds = new LinkedHashMap<>();
-    final long firstNanos;
+    long firstNanos;
     double weightedLoss;
     long samples;
     long batchStart = -1;
@@ -144,6 +144,11 @@ final class StepLedger {
   }
 
   record OpenStep(long step, Set<String> reporters, long firstNanos) {}
+
+  /** The leader itself was paused until {@code now}: the open steps' waits start again from here. */
+  void pardon(long now) {
+    open.values().forEach(t -> t.firstNanos = Math.max(t.firstNanos, now));
+  }
 
   boolean isComplete(long step) {
     return step < position.step();

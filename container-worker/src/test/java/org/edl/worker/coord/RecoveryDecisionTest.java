@@ -297,6 +297,30 @@ class RecoveryDecisionTest {
     assertTrue(s.heartbeat(C, 1).fenced(), "a heartbeat of the declared failed tells it to exit");
   }
 
+  /**
+   * A leader that did not run for a while (paused, starved) judges nobody by that time: on its
+   * first tick after a gap longer than the pause threshold, every member's silence starts again
+   * from then; a member that stays silent after that is declared failed as usual.
+   */
+  @Test
+  void aLeaderThatWasPausedJudgesNobodyByTheTimeItDidNotRun() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 3, new CoordinatorState.Settings(Duration.ofMillis(500),
+        EpochGuard.TRUSTING, CheckpointCheck.TRUSTING, Duration.ofSeconds(2)));
+    trainThrough(s, 1);
+    s.heartbeat(B, 1);
+    s.heartbeat(C, 1);
+    s.tick(now.get());
+    now.addAndGet(30 * S);
+    s.tick(now.get());
+    assertFalse(s.recoveryPending(), "30 s without heartbeats, but the leader itself did not run");
+    for (int i = 0; i < 30; i++) {
+      now.addAndGet(S / 10);
+      s.heartbeat(B, 1);
+      s.tick(now.get());
+    }
+    assertEquals(Set.of(C), s.fenced().keySet(), "C stayed silent for 3 s of the leader's own time");
+  }
+
   /** A member that never sent a heartbeat is judged by its syncs alone, not by heartbeat silence. */
   @Test
   void aMemberThatNeverSentAHeartbeatIsNotSilent() throws Exception {
