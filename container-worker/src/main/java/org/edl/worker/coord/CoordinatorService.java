@@ -260,18 +260,9 @@ public final class CoordinatorService implements Coordinator.Iface {
 
   @Override
   public void ready(String workerId, long topologyVersion) throws EdlError {
-    lock.lock();
-    try {
-      Optional<SwitchPlan> order = leading().ready(workerId);
-      LOG.info("{} is ready{}", workerId, order.map(o -> "; switch to v" + o.version() + " at step " + o.atStep())
-          .orElse(""));
-      changed.signalAll();
-      publish();
-    } catch (Refused r) {
-      throw Wire.error(r);
-    } finally {
-      lock.unlock();
-    }
+    Optional<SwitchPlan> order = decide(s -> s.ready(workerId));
+    LOG.info("{} is ready{}", workerId, order.map(o -> "; switch to v" + o.version() + " at step " + o.atStep())
+        .orElse(""));
   }
 
   @Override
@@ -394,15 +385,7 @@ public final class CoordinatorService implements Coordinator.Iface {
 
   @Override
   public HeartbeatReply heartbeat(String workerId, long leaderEpoch, long ringVersion) throws EdlError {
-    lock.lock();
-    try {
-      CoordinatorState.HeartbeatAnswer a = leading().heartbeat(workerId, leaderEpoch);
-      return Wire.heartbeatReply(a);
-    } catch (Refused r) {
-      throw Wire.error(r);
-    } finally {
-      lock.unlock();
-    }
+    return Wire.heartbeatReply(decide(s -> s.heartbeat(workerId, leaderEpoch)));
   }
 
   @Override
@@ -467,69 +450,34 @@ public final class CoordinatorService implements Coordinator.Iface {
 
   @Override
   public SwitchOrder leave(String workerId) throws EdlError {
-    lock.lock();
-    try {
-      SwitchPlan order = leading().leave(workerId);
-      LOG.info("{} asked to leave: {}", workerId, order.atStep() < 0
-          ? "merged into a change waiting for newcomers" : "at step " + order.atStep());
-      changed.signalAll();
-      publish();
-      return Wire.switchOrder(order);
-    } catch (Refused r) {
-      throw Wire.error(r);
-    } finally {
-      lock.unlock();
-    }
+    SwitchPlan order = decide(s -> s.leave(workerId));
+    LOG.info("{} asked to leave: {}", workerId, order.atStep() < 0
+        ? "merged into a change waiting for newcomers" : "at step " + order.atStep());
+    return Wire.switchOrder(order);
   }
 
   /** Migration in one switch: see {@link ChangeSchedule#replace}. */
   @Override
   public SwitchOrder replace(List<String> leavers, int joiners) throws EdlError {
-    lock.lock();
-    try {
-      SwitchPlan order = leading().replace(leavers, joiners);
-      LOG.info("{} leave at the switch that admits {} newcomers ({})", leavers, joiners,
-          order.atStep() < 0 ? "waiting for them" : "at step " + order.atStep());
-      changed.signalAll();
-      publish();
-      return Wire.switchOrder(order);
-    } catch (Refused r) {
-      throw Wire.error(r);
-    } finally {
-      lock.unlock();
-    }
+    SwitchPlan order = decide(s -> s.replace(leavers, joiners));
+    LOG.info("{} leave at the switch that admits {} newcomers ({})", leavers, joiners,
+        order.atStep() < 0 ? "waiting for them" : "at step " + order.atStep());
+    return Wire.switchOrder(order);
   }
 
   @Override
   public boolean cancelReplace(List<String> leavers) throws EdlError {
-    lock.lock();
-    try {
-      boolean withdrawn = leading().cancelReplace(leavers);
-      LOG.info("Replacement of {} {}", leavers, withdrawn ? "withdrawn: they stay" : "was not pending");
-      changed.signalAll();
-      publish();
-      return withdrawn;
-    } catch (Refused r) {
-      throw Wire.error(r);
-    } finally {
-      lock.unlock();
-    }
+    boolean withdrawn = decide(s -> s.cancelReplace(leavers));
+    LOG.info("Replacement of {} {}", leavers, withdrawn ? "withdrawn: they stay" : "was not pending");
+    return withdrawn;
   }
 
   /** Stop-resume: every worker stops after the returned step, when this leader checkpoints into {@code directory}. */
   @Override
   public StopOrder stopForRestart(String directory) throws EdlError {
-    lock.lock();
-    try {
-      StopPlan order = leading().stopForRestart(directory);
-      LOG.info("Stop for a restart after step {}, checkpoint into {}", order.atStep(), order.directory());
-      changed.signalAll();
-      return Wire.stopOrder(order);
-    } catch (Refused r) {
-      throw Wire.error(r);
-    } finally {
-      lock.unlock();
-    }
+    StopPlan order = decide(s -> s.stopForRestart(directory));
+    LOG.info("Stop for a restart after step {}, checkpoint into {}", order.atStep(), order.directory());
+    return Wire.stopOrder(order);
   }
 
   /** The scheduled stop for a restart; empty when there is none or this worker never led. */
@@ -621,8 +569,34 @@ public final class CoordinatorService implements Coordinator.Iface {
   }
 
   /**
-   * Waits until every member reported {@code step} (the leader waits for the last step before
-   * it writes the model, and for a stop step before it writes the checkpoint).
+   * The leader at the job's end waits here until the last step is complete and nothing else is
+   * under way: it returns FINISHING (write the output), FINISHED (it is written), RECOVERING (a
+   * member failed first: recover), or the phase it found when it stopped leading or the wait
+   * ran out.
+   */
+  public Phase awaitEnd(Duration timeout) throws InterruptedException {
+    long deadline = ticker.nanos() + timeout.toNanos();
+    lock.lock();
+    try {
+      while (true) {
+        Phase p = lifecycle.phase();
+        if (p == Phase.FINISHING || p == Phase.FINISHED || p == Phase.RECOVERING || !p.leading()) {
+          return p;
+        }
+        long left = deadline - ticker.nanos();
+        if (left <= 0) {
+          return p;
+        }
+        changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(TICK_MS)));
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits until every member reported {@code step} (the leader waits for a stop step before it
+   * writes the checkpoint, and a leaving leader for its switch's step).
    *
    * @return false on timeout, while a recovery is pending, or when this worker stopped leading
    */
@@ -690,6 +664,26 @@ public final class CoordinatorService implements Coordinator.Iface {
     }
     publishedVersion = state.recordVersion();
     store.publish(state.record(), why -> fence("superseded: " + why));
+  }
+
+  /** One decision of the leader's, under the lock, with a refusal turned into the user error it is. */
+  @FunctionalInterface
+  private interface Decision<T> {
+    T apply(CoordinatorState s) throws Refused, EdlError;
+  }
+
+  private <T> T decide(Decision<T> d) throws EdlError {
+    lock.lock();
+    try {
+      T result = d.apply(leading());
+      changed.signalAll();
+      publish();
+      return result;
+    } catch (Refused r) {
+      throw Wire.error(r);
+    } finally {
+      lock.unlock();
+    }
   }
 
   private CoordinatorState leading() throws EdlError {

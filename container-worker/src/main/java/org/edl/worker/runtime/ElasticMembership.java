@@ -281,26 +281,31 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   /** The leader's end: every member's last report, then model and metrics, then tell the members. */
   private boolean writeOutput(ModelBroadcast.Position end, long last) throws Exception {
     CoordinatorService c = cx.coordinator();
-    if (c.phase() == Phase.FINISHED) {
-      // A successor of a leader that wrote the output before it died: only tell the members.
-      c.awaitEveryoneTold(cx.timeout());
-      return true;
-    }
-    if (!c.awaitStepComplete(last, cx.timeout())) {
-      if (c.recoveryPending()) {
-        throw new TrainingLoop.RecoveryNeeded("a member failed before the last step completed");
+    Phase p = c.awaitEnd(cx.timeout());
+    switch (p) {
+      case FINISHED -> {
+        // A successor of a leader that wrote the output before it died: only tell the members.
+        c.awaitEveryoneTold(cx.timeout());
+        return true;
       }
-      if (!c.isLeading()) {
-        return false;
+      case RECOVERING -> throw new TrainingLoop.RecoveryNeeded("a member failed before the output was written");
+      case FINISHING -> {
+        JobOutput out = duties.output().write(end, ring == null ? 0 : ring.size());
+        c.finished(out, cx.timeout());
+        if (!c.awaitEveryoneTold(cx.timeout())) {
+          LOG.warn("Not every member heard within {} that the output is written; a successor will tell them",
+              cx.timeout());
+        }
+        return true;
       }
-      throw new TimeoutException("not every worker reported step " + last + " within " + cx.timeout());
+      default -> {
+        if (!p.leading()) {
+          return false;
+        }
+        throw new TimeoutException("not every worker reported step " + last + " within " + cx.timeout()
+            + " (the coordinator is " + p + ")");
+      }
     }
-    JobOutput out = duties.output().write(end, ring == null ? 0 : ring.size());
-    c.finished(out, cx.timeout());
-    if (!c.awaitEveryoneTold(cx.timeout())) {
-      LOG.warn("Not every member heard within {} that the output is written; a successor will tell them", cx.timeout());
-    }
-    return true;
   }
 
   // ------------------------------------------------------------------ recovery

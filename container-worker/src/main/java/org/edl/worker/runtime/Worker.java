@@ -698,7 +698,9 @@ public final class Worker implements AutoCloseable {
     }
     fencedBecause = why;
     LOG.warn("Worker {} is out of the job: {}", config.workerId(), why);
-    coordinator.fence(why);
+    // On Curator's connection-state thread: nothing here may wait for the coordinator's lock.
+    coordinator.lifecycle().fence(why);
+    leadershipEvents.execute(() -> coordinator.fence(why));
     ElasticMembership m = current;
     if (m != null) {
       m.fenced(why);

@@ -16,12 +16,11 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.test.TestingServer;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.job.JobSpec;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.edl.worker.testing.ZooKeeperServer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Leader epochs and the record on a real ZooKeeper: only the candidate that holds the latch
@@ -30,18 +29,9 @@ import org.junit.jupiter.api.Test;
  */
 class ZooKeeperLeaderStoreTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static TestingServer zk;
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
   private static int apps;
-
-  @BeforeAll
-  static void startZooKeeper() throws Exception {
-    zk = new TestingServer();
-  }
-
-  @AfterAll
-  static void stopZooKeeper() throws Exception {
-    zk.close();
-  }
 
   private static JobSpec spec() {
     return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto", 2, 1, 2, 0, 512,
@@ -58,7 +48,7 @@ class ZooKeeperLeaderStoreTest {
   private record Candidate(CuratorFramework client, LeaderElection election, ZooKeeperLeaderStore store)
       implements AutoCloseable {
     static Candidate join(String appId, String address) throws Exception {
-      CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), new ExponentialBackoffRetry(100, 3));
+      CuratorFramework c = CuratorFrameworkFactory.newClient(ZK.connectString(), new ExponentialBackoffRetry(100, 3));
       c.start();
       LeaderElection e = new LeaderElection(c, appId, address, Runnable::run);
       ZooKeeperLeaderStore s = new ZooKeeperLeaderStore(c, appId, spec(), e::ourPath, Duration.ofSeconds(10));

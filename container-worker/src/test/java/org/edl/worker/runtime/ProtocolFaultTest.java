@@ -23,7 +23,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
@@ -33,9 +32,9 @@ import org.edl.worker.coord.Phase;
 import org.edl.worker.coord.Wire;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.job.Recovery;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.edl.worker.testing.ZooKeeperServer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -45,20 +44,11 @@ import org.junit.jupiter.api.io.TempDir;
  * machine with leader epochs.
  */
 class ProtocolFaultTest {
-  private static TestingServer zk;
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @TempDir
   Path out;
-
-  @BeforeAll
-  static void startZooKeeper() throws Exception {
-    zk = new TestingServer();
-  }
-
-  @AfterAll
-  static void stopZooKeeper() throws Exception {
-    zk.close();
-  }
 
   /**
    * Defect 1, two leaders at once: the leader, a process of its own, is paused (SIGSTOP) past its
@@ -68,11 +58,11 @@ class ProtocolFaultTest {
    */
   @Test
   void aLeaderPausedPastItsSessionIsSucceededAndNeverActsAgainWhenItWakes() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(zk, out, Recovery.Mode.CONSISTENT)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.CONSISTENT)) {
       String paused = ElasticJob.id(job.appId, 1);
       List<String> ids = List.of(ElasticJob.id(job.appId, 2), ElasticJob.id(job.appId, 3));
       job.holdBefore(FAIL_AT);
-      try (ChildWorker leader = ChildWorker.start(job, paused, zk.getConnectString(), "consistent", -1,
+      try (ChildWorker leader = ChildWorker.start(job, paused, ZK.connectString(), "consistent", -1,
           FailureRecoveryTest.ZK_SESSION_TIMEOUT)) {
         String line = leader.await(ChildWorkerMain.LEADING, ElasticJob.WAIT);
         assertEquals(1, Long.parseLong(line.substring(ChildWorkerMain.LEADING.length()).trim()), line);
@@ -113,7 +103,7 @@ class ProtocolFaultTest {
    */
   @Test
   void aLeaderThatDiesBeforeWritingTheModelIsSucceededByOneThatWritesIt() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(zk, out, Recovery.Mode.CONSISTENT)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.CONSISTENT)) {
       AtomicReference<String> killed = new AtomicReference<>();
       AtomicReference<Double> firstLoss = new AtomicReference<>();
       job.onWritingOutput = id -> {
@@ -248,7 +238,7 @@ class ProtocolFaultTest {
    */
   @Test
   void aPausedFollowerIsTheOneFencedAndTheOthersGoOn() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(zk, out, Recovery.Mode.APPROXIMATE)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.APPROXIMATE)) {
       List<String> ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2));
       String paused = ElasticJob.id(job.appId, 3);
       job.holdBefore(FAIL_AT);
@@ -256,7 +246,7 @@ class ProtocolFaultTest {
         job.start(id);
         job.awaitRegistered(id);
       }
-      try (ChildWorker follower = ChildWorker.start(job, paused, zk.getConnectString(), "approximate", -1,
+      try (ChildWorker follower = ChildWorker.start(job, paused, ZK.connectString(), "approximate", -1,
           Duration.ofMinutes(2))) {
         for (String id : ids) {
           job.awaitTrained(id, FAIL_AT - 1);
@@ -286,7 +276,7 @@ class ProtocolFaultTest {
    */
   @Test
   void aReplacementArrivingDuringARecoveryWaitsAndJoins() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(zk, out, Recovery.Mode.CONSISTENT)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.CONSISTENT)) {
       List<String> ids = FailureRecoveryTest.startAndHold(job);
       String leader = leader(job, ids);
       String victim = FailureRecoveryTest.follower(job, ids);
@@ -322,7 +312,7 @@ class ProtocolFaultTest {
         BatchRule.FIXED_GLOBAL, 0.3, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "")
         .withCheckpoints(EVERY, 0, 3)
         .withRecovery(new Recovery(mode, 5_000, 3));
-    ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ofMillis(5));
+    ElasticJob job = new ElasticJob(ZK.server(), appId, spec, Duration.ofMillis(5));
     job.rpcTimeout = FailureRecoveryTest.RPC_TIMEOUT;
     job.zkSessionTimeout = FailureRecoveryTest.ZK_SESSION_TIMEOUT;
     return job;
@@ -351,7 +341,7 @@ class ProtocolFaultTest {
 
   /** The first loss the leader published in ZooKeeper. */
   private static double publishedFirstLoss(ElasticJob job) throws Exception {
-    try (CuratorFramework c = CuratorFrameworkFactory.newClient(zk.getConnectString(), new ExponentialBackoffRetry(100, 3))) {
+    try (CuratorFramework c = CuratorFrameworkFactory.newClient(ZK.connectString(), new ExponentialBackoffRetry(100, 3))) {
       c.start();
       return Wire.jobRecord(c.getData().forPath(JobPaths.job(job.appId))).firstLoss();
     }
