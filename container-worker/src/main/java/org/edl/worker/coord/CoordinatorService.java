@@ -443,6 +443,11 @@ public final class CoordinatorService implements Coordinator.Iface {
     }
   }
 
+  /** Waits (at most {@code timeout}) until the records published so far are written or refused. */
+  public void awaitPublished(Duration timeout) {
+    store.awaitPublished(timeout);
+  }
+
   /** Whether a failure is being recovered from now (waits for the old ring's steps give up). */
   public boolean recoveryPending() {
     return lifecycle.phase() == Phase.RECOVERING;

@@ -119,8 +119,10 @@ public final class PeriodicCheckpoints implements AutoCloseable {
       // Renamed into place only while this leadership is the newest: a superseded leader's
       // checkpoint never becomes one a recovery or a resubmission could take.
       Checkpoint c = Checkpoint.write(conf, directory, cm, state, coordinator::stillLeading);
-      // Complete and renamed: from now on consistent recovery may go back to it.
+      // Complete and renamed: from now on consistent recovery may go back to it, a successor too
+      // once the record names it (until then a successor goes back to the one before).
       coordinator.checkpointWritten(new CheckpointRef(c.path().toString(), cm.toPosition()));
+      coordinator.awaitPublished(timeout);
       long written = ticker.nanos() - start;
       List<Path> deleted = Checkpoint.prune(conf, directory, keep);
       LOG.info("Periodic checkpoint {} ({} bytes) written in {} ms; training waited {} ms for it; {} older deleted",
