@@ -31,8 +31,9 @@ import org.edl.worker.runtime.WorkerEnv;
  *
  * <p>Anything else (a non-zero exit, a kill, a lost node, an unwarned preemption, a container
  * that could not start) is a worker failure. A newcomer that never joined the ring before
- * training finished is not counted. The job fails beyond {@code --max-worker-failures}; after
- * training finished (the last model might not have been written); and with no ring member left
+ * training finished is not counted; any other failure after training finished is counted and
+ * nothing more (a worker exits 0 only once the model is written, so the job's end is decided by
+ * its output). The job fails beyond {@code --max-worker-failures}, and with no ring member left
  * to hand the model to a replacement. Otherwise nothing waits for what cannot come: a leaver has
  * left, a stopper has stopped, a migration newcomer is replaced on the target host, anybody else
  * by one new container.
@@ -81,13 +82,15 @@ final class ExitRules {
     if (finished && c.newcomer() && !fleet.leaderNames(c.containerId())) {
       return ExitVerdict.of(AFTER_TRAINING, "it had not joined the ring before training finished");
     }
+    if (finished) {
+      // A worker exits 0 only once the model is written: whatever ends after that cannot take the
+      // model with it, and the job's end is decided by its output (OutputCheck).
+      return ExitVerdict.failure(AFTER_TRAINING, "it failed after training finished and the model was written");
+    }
     int failures = fleet.failures() + (c.counted() ? 0 : 1);
     if (failures > fleet.failuresAllowed()) {
       return ExitVerdict.failure(FAILURE_FATAL, "more worker failures (" + failures + ") than"
           + " max-worker-failures=" + fleet.failuresAllowed() + " allows");
-    }
-    if (finished) {
-      return ExitVerdict.failure(FAILURE_FATAL, "training had finished: the model might not have been written");
     }
     if (!modelSurvives(fleet)) {
       return ExitVerdict.failure(FAILURE_FATAL, "no running worker is left to hand the model on");

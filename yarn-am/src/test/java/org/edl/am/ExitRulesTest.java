@@ -224,23 +224,24 @@ class ExitRulesTest {
         FAILURE_REPLACE, FAILURE, checkpoint,
         FAILURE_REPLACE, FAILURE, checkpoint,
         FAILURE_REPLACE, FAILURE, checkpoint);
-    String unwritten = "a ring member failed after training finished: the model might not have been written";
+    String unwritten = "a ring member failed after training finished: counted, nothing more (the model is"
+        + " written before any worker exits 0; the job's output decides its end)";
     block(rows, Circumstance.FINISHING_MEMBER,
         FINISHED_TRAINING, NO_FAILURE, "another worker finished training",
         AFTER_TRAINING, NO_FAILURE, "removed by the leader after training finished: the job waits for the others",
-        FAILURE_FATAL, FAILURE, unwritten,
-        FAILURE_FATAL, FAILURE, unwritten,
-        FAILURE_FATAL, FAILURE, unwritten,
-        FAILURE_FATAL, FAILURE, unwritten,
-        FAILURE_FATAL, FAILURE, unwritten);
+        AFTER_TRAINING, FAILURE, unwritten,
+        AFTER_TRAINING, FAILURE, unwritten,
+        AFTER_TRAINING, FAILURE, unwritten,
+        AFTER_TRAINING, FAILURE, unwritten,
+        AFTER_TRAINING, FAILURE, unwritten);
     block(rows, Circumstance.FINISHING_LEAVER,
         LEFT, NO_FAILURE, "asked to leave and exited 0: its departure is complete",
         LEFT, NO_FAILURE, "asked to leave and exited EXIT_LEFT: its departure is complete",
-        FAILURE_FATAL, FAILURE, unwritten,
-        FAILURE_FATAL, FAILURE, unwritten,
+        AFTER_TRAINING, FAILURE, unwritten,
+        AFTER_TRAINING, FAILURE, unwritten,
         LEFT, NO_FAILURE, "the resource manager took a container that was leaving anyway",
-        FAILURE_FATAL, FAILURE, unwritten,
-        FAILURE_FATAL, FAILURE, unwritten);
+        AFTER_TRAINING, FAILURE, unwritten,
+        AFTER_TRAINING, FAILURE, unwritten);
     String neverJoined = "a newcomer never in the ring before training finished: not counted";
     block(rows, Circumstance.FINISHING_NEWCOMER,
         FINISHED_TRAINING, NO_FAILURE, "exit 0: finished",
@@ -254,19 +255,19 @@ class ExitRulesTest {
     block(rows, Circumstance.FINISHING_NEWCOMER_IN_REPORT,
         FINISHED_TRAINING, NO_FAILURE, "exit 0: finished",
         AFTER_TRAINING, NO_FAILURE, "removed after training finished",
-        FAILURE_FATAL, FAILURE, joined,
-        FAILURE_FATAL, FAILURE, joined,
-        FAILURE_FATAL, FAILURE, joined,
-        FAILURE_FATAL, FAILURE, joined,
-        FAILURE_FATAL, FAILURE, joined);
+        AFTER_TRAINING, FAILURE, joined,
+        AFTER_TRAINING, FAILURE, joined,
+        AFTER_TRAINING, FAILURE, joined,
+        AFTER_TRAINING, FAILURE, joined,
+        AFTER_TRAINING, FAILURE, joined);
     block(rows, Circumstance.FINISHING_WARNED,
         FINISHED_TRAINING, NO_FAILURE, "exit 0: finished",
         AFTER_TRAINING, NO_FAILURE, "removed after training finished",
-        FAILURE_FATAL, FAILURE, unwritten,
-        FAILURE_FATAL, FAILURE, unwritten,
-        FAILURE_FATAL, FAILURE, "a warning shrinks a running job only; after training: " + unwritten,
-        FAILURE_FATAL, FAILURE, unwritten,
-        FAILURE_FATAL, FAILURE, unwritten);
+        AFTER_TRAINING, FAILURE, unwritten,
+        AFTER_TRAINING, FAILURE, unwritten,
+        AFTER_TRAINING, FAILURE, "a warning shrinks a running job only; after training: " + unwritten,
+        AFTER_TRAINING, FAILURE, unwritten,
+        AFTER_TRAINING, FAILURE, unwritten);
     for (Circumstance nothing : List.of(Circumstance.UNKNOWN_CONTAINER, Circumstance.JOB_SUCCEEDED,
         Circumstance.JOB_FAILED)) {
       String why = nothing == Circumstance.UNKNOWN_CONTAINER
@@ -306,7 +307,7 @@ class ExitRulesTest {
     assertTrue(ExitRules.judge(End.KILLED.exit, Circumstance.LAST_MEMBER.container,
         Circumstance.LAST_MEMBER.fleet).reason().contains("no running worker is left"));
     assertTrue(ExitRules.judge(End.KILLED.exit, Circumstance.FINISHING_MEMBER.container,
-        Circumstance.FINISHING_MEMBER.fleet).reason().contains("training had finished"));
+        Circumstance.FINISHING_MEMBER.fleet).reason().contains("after training finished"));
   }
 
   /** Seven verdicts, one per {@link End} in declaration order. */

@@ -4,9 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -51,15 +48,13 @@ public final class CoordinatorService implements Coordinator.Iface {
   private CoordinatorState state;
   private LeaderStore store = LeaderStore.unpersisted();
   private CheckpointCheck checkpointCheck = CheckpointCheck.TRUSTING;
-  /** Where a job restarted from a checkpoint begins (null: at step 0), and that checkpoint. */
-  private JobPosition start;
+  /** The checkpoint a restarted job begins from (null: a fresh job at step 0). */
   private CheckpointRef restoredFrom;
   private int firstRingSize;
   /** The latest presence of the job's workers in ZooKeeper, for a state created later too. */
   private Set<String> present;
   private long publishedVersion = -1;
-  private ScheduledExecutorService timer;
-  private ScheduledFuture<?> ticking;
+  private final LeaderTimer timer;
 
   /** A coordinator for tests of formation: default switch allowance, no self id. */
   public CoordinatorService(JobSpec spec, Ticker ticker) {
@@ -76,6 +71,7 @@ public final class CoordinatorService implements Coordinator.Iface {
     this.switchAllowance = switchAllowance;
     this.selfId = selfId;
     this.lifecycle = new Lifecycle(selfId == null ? "coordinator" : selfId);
+    this.timer = new LeaderTimer(selfId == null ? "coordinator" : selfId, TICK_MS, this::tick);
   }
 
   public Lifecycle lifecycle() {
@@ -113,7 +109,6 @@ public final class CoordinatorService implements Coordinator.Iface {
   public void startFrom(CheckpointRef checkpoint, int workers) {
     lock.lock();
     try {
-      start = checkpoint.at();
       restoredFrom = checkpoint;
       firstRingSize = workers;
     } finally {
@@ -146,41 +141,17 @@ public final class CoordinatorService implements Coordinator.Iface {
       }
       CoordinatorState.Settings settings = new CoordinatorState.Settings(switchAllowance,
           () -> lifecycle.phase().leading() && store.stillCurrent(epoch), checkpointCheck, CoordinatorState.PAUSE);
-      if (record.isPresent() && record.get().stoppedInto() != null) {
-        if (start == null) {
-          lifecycle.fence("the job stopped for a restart into " + record.get().stoppedInto()
-              + "; only a worker of the restarted job leads now");
-          return false;
-        }
-        record = Optional.empty();
+      Optional<CoordinatorState> begun = Succession.begin(spec, ticker, settings, selfId, epoch, lifecycle, record,
+          new Succession.Restart(Optional.ofNullable(restoredFrom), firstRingSize), present);
+      if (begun.isEmpty()) {
+        return false;
       }
-      if (record.isEmpty()) {
-        state = CoordinatorState.forming(spec, ticker, settings, selfId, epoch, lifecycle, Optional.ofNullable(start));
-        if (firstRingSize > 0) {
-          state.firstRingSize(firstRingSize);
-        }
-        if (restoredFrom != null) {
-          state.checkpointWritten(restoredFrom);
-        }
-        LOG.info("Coordinator active with leader epoch {}: waiting for {} workers to register{}", epoch,
-            firstRingSize > 0 ? firstRingSize : spec.workers(),
-            start == null ? "" : "; the first ring starts at step " + start.step());
-      } else {
-        JobRecord r = record.get();
-        if (r.output() == null && !Succession.mayLead(r, selfId)) {
-          lifecycle.fence("elected, but not a member of the recorded ring " + r.ring().describe()
-              + (r.fenced().contains(selfId) ? " (declared failed)" : ""));
-          return false;
-        }
-        state = Succession.takeOver(spec, ticker, settings, selfId, epoch, lifecycle, r, present);
-        LOG.info("Coordinator active with leader epoch {}, taking over from {} (epoch {}) in phase {}", epoch,
-            r.leaderId(), r.leaderEpoch(), lifecycle.phase());
-      }
+      state = begun.get();
       if (present != null) {
         state.presence(present);
       }
       publish();
-      startTicking();
+      timer.start();
       changed.signalAll();
       return true;
     } finally {
@@ -193,7 +164,7 @@ public final class CoordinatorService implements Coordinator.Iface {
     lifecycle.fence(why);
     lock.lock();
     try {
-      stopTicking();
+      timer.stop();
       changed.signalAll();
     } finally {
       lock.unlock();
@@ -205,7 +176,7 @@ public final class CoordinatorService implements Coordinator.Iface {
     lifecycle.retire();
     lock.lock();
     try {
-      stopTicking();
+      timer.stop();
       changed.signalAll();
     } finally {
       lock.unlock();
@@ -657,10 +628,6 @@ public final class CoordinatorService implements Coordinator.Iface {
     }
   }
 
-  /** What the leader knows about a finished (or finishing) run. */
-  public record RunSummary(long steps, int workers, double firstLoss, double lastLoss,
-      double samplesPerSecond, long samples, long leaderEpoch) {}
-
   /** Publishes the record when it changed since the last time (under the lock). */
   private void publish() {
     if (state == null || state.ring().version() == 0 || state.recordVersion() == publishedVersion
@@ -698,28 +665,6 @@ public final class CoordinatorService implements Coordinator.Iface {
           "is not the leader" + (p == Phase.HANDED_OVER ? " any more (handed over)" : " (" + p + ")")));
     }
     return state;
-  }
-
-  private void startTicking() {
-    if (timer == null) {
-      timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "edl-leader-timer-" + selfId);
-        t.setDaemon(true);
-        return t;
-      });
-    }
-    ticking = timer.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
-  }
-
-  private void stopTicking() {
-    if (ticking != null) {
-      ticking.cancel(false);
-      ticking = null;
-    }
-    if (timer != null) {
-      timer.shutdown();
-      timer = null;
-    }
   }
 
   private void tick() {

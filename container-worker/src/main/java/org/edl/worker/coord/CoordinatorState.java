@@ -551,10 +551,10 @@ public final class CoordinatorState {
    */
   public Optional<RecoveryPlan> requestRecovery(String id, long completed, long nextBatchStart) throws Refused {
     requireLeading();
+    failures.requireNotFenced(id);
     if (phase() == Phase.FINISHED) {
       throw Refused.invalid("workerId", id, "the job has finished: its model is written");
     }
-    failures.requireNotFenced(id);
     Optional<RecoveryPlan> again = failures.orderAgain(id);
     if (again.isPresent()) {
       return again;

@@ -25,6 +25,55 @@ public final class Succession {
 
   private Succession() {}
 
+  /** A job restarted from a checkpoint (stop-resume, --resume-from): where its first ring starts, and its size. */
+  public record Restart(Optional<CheckpointRef> from, int firstRingSize) {}
+
+  /**
+   * The state a leadership of epoch {@code leaderEpoch} starts in: a fresh or restarted job when
+   * nothing was recorded (or only the end of an incarnation that stopped for this restart), or
+   * the record's job. Empty, with the coordinator fenced and why, when this worker must not lead:
+   * it is not a member of the recorded ring, or the job stopped for a restart it is no part of.
+   */
+  public static Optional<CoordinatorState> begin(JobSpec spec, Ticker ticker, CoordinatorState.Settings settings,
+      String leaderId, long leaderEpoch, Lifecycle lifecycle, Optional<JobRecord> record, Restart restart,
+      Set<String> present) {
+    Optional<JobRecord> r = record;
+    if (r.isPresent() && r.get().stoppedInto() != null) {
+      if (restart.from().isEmpty()) {
+        lifecycle.fence("the job stopped for a restart into " + r.get().stoppedInto()
+            + "; only a worker of the restarted job leads now");
+        return Optional.empty();
+      }
+      r = Optional.empty();
+    }
+    CoordinatorState s;
+    if (r.isEmpty()) {
+      s = CoordinatorState.forming(spec, ticker, settings, leaderId, leaderEpoch, lifecycle,
+          restart.from().map(CheckpointRef::at));
+      if (restart.firstRingSize() > 0) {
+        s.firstRingSize(restart.firstRingSize());
+      }
+      restart.from().ifPresent(s::checkpointWritten);
+      LOG.info("Coordinator active with leader epoch {}: waiting for {} workers to register{}", leaderEpoch,
+          restart.firstRingSize() > 0 ? restart.firstRingSize() : spec.workers(),
+          restart.from().map(c -> "; the first ring starts at step " + c.at().step()).orElse(""));
+    } else {
+      JobRecord j = r.get();
+      if (j.output() == null && !mayLead(j, leaderId)) {
+        lifecycle.fence("elected, but not a member of the recorded ring " + j.ring().describe()
+            + (j.fenced().contains(leaderId) ? " (declared failed)" : ""));
+        return Optional.empty();
+      }
+      s = takeOver(spec, ticker, settings, leaderId, leaderEpoch, lifecycle, j, present);
+      LOG.info("Coordinator active with leader epoch {}, taking over from {} (epoch {}) in phase {}", leaderEpoch,
+          j.leaderId(), j.leaderEpoch(), lifecycle.phase());
+    }
+    if (present != null) {
+      s.presence(present);
+    }
+    return Optional.of(s);
+  }
+
   /** Whether {@code workerId} may lead from {@code r}: it trains in the recorded ring and was not fenced. */
   public static boolean mayLead(JobRecord r, String workerId) {
     return r.ring().contains(workerId) && !r.fenced().contains(workerId);

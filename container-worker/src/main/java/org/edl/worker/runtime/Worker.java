@@ -131,10 +131,7 @@ public final class Worker implements AutoCloseable {
   private volatile ZooKeeperLeaderStore store;
   /** Set once this worker trains in a ring: from then on a worker that leads reports progress. */
   private volatile boolean inRing;
-  /** The model's state before the first step (as the first ring starts it). */
-  private volatile byte[] initialState;
-  /** What this worker wrote as the job's leader at the end; null otherwise. */
-  private volatile ModelOutput.Written written;
+  private final WorkerStorage storage;
   /** The thread running {@link #run}, interrupted when the worker is fenced while it waits on ZooKeeper. */
   private volatile Thread runner;
   /** Why this worker is out of the job (its session expired); null while it is in. */
@@ -155,7 +152,8 @@ public final class Worker implements AutoCloseable {
     }
     this.coordinator = new CoordinatorService(config.spec(), config.ticker(), config.switchAllowance(),
         config.workerId());
-    coordinator.checkpointCheck(this::usableCheckpoint);
+    this.storage = new WorkerStorage(config, coordinator, listener, () -> reporter);
+    coordinator.checkpointCheck(storage::usableCheckpoint);
     this.startup = Executors.newSingleThreadExecutor(r -> thread(r, "edl-join-" + config.workerId()));
     this.leadershipEvents = Executors.newSingleThreadExecutor(r -> thread(r, "edl-leadership-" + config.workerId()));
     // A coordinator that will never lead again gives up its place in the election at once.
@@ -215,7 +213,7 @@ public final class Worker implements AutoCloseable {
     long started = config.ticker().nanos();
     LOG.info("Worker {} of {} starting: model {}, {} steps", config.workerId(), config.appId(),
         config.spec().model(), config.spec().steps());
-    Optional<Checkpoint> restore = readRestore();
+    Optional<Checkpoint> restore = storage.readRestore();
     restore.ifPresent(c -> coordinator.startFrom(new CheckpointRef(c.path().toString(), c.meta().toPosition()),
         config.spec().workers()));
     Future<Membership> joining = startup.submit(this::joinJob);
@@ -225,15 +223,14 @@ public final class Worker implements AutoCloseable {
       LOG.info("Execution context ready: {} samples, {} parameters", context.data().size(),
           context.model().parameters().length);
       if (restore.isPresent()) {
-        restore(restore.get(), context);
+        storage.restore(restore.get(), context);
       }
     } catch (Exception | Error e) {
       joining.cancel(true);
       throw e;
     }
     TrainableModel model = context.model();
-    // Consistent recovery with no checkpoint yet goes back to this (the seeded initial state).
-    initialState = Checkpoint.snapshot(model);
+    storage.keepInitialState(model);
     Membership m = awaitMembership(joining);
 
     ElasticMembership membership;
@@ -243,7 +240,7 @@ public final class Worker implements AutoCloseable {
       membership = j.membership();
       from = j.from();
     } else {
-      from = firstRingStart(m.registration().getMeta(), restore);
+      from = storage.firstRingStart(m.registration().getMeta(), restore);
       Ring ring = Ring.form(dataPlane, ElasticMembership.toRingTopology(m.topology()), config.startupTimeout());
       LOG.info("Formed ring v{} as rank {} of {}", ring.version(), ring.rank(), ring.size());
       membership = membership(model, ring, context.data(), started);
@@ -269,7 +266,7 @@ public final class Worker implements AutoCloseable {
     coordinator.retire();
 
     Optional<StopRecord> stop = membership.stopped();
-    Optional<ModelOutput.Written> out = Optional.ofNullable(written);
+    Optional<ModelOutput.Written> out = storage.written();
     Ring last = membership.ring();
     int rank = last == null ? -1 : last.rank();
     int workers = last == null ? stop.map(StopRecord::workers).orElse(0) : last.size();
@@ -280,90 +277,7 @@ public final class Worker implements AutoCloseable {
     boolean ledTheEnd = out.isPresent() || stop.flatMap(StopRecord::checkpoint).isPresent();
     return new Outcome(config.workerId(), ledTheEnd, rank, workers, result.stepsRun(),
         model.parameters().clone(), out, ending, from.nextStep(), result.nextStep(), membership.switches(),
-        stop, out.isPresent() ? coordinator.summary().map(CoordinatorService.RunSummary::samples).orElse(-1L) : -1);
-  }
-
-  /** The checkpoint this worker restarts from, read (not yet loaded) before it joins anything. */
-  private Optional<Checkpoint> readRestore() throws IOException {
-    if (config.restoreFrom() == null) {
-      return Optional.empty();
-    }
-    try {
-      // A directory of periodic checkpoints: a damaged or partial newest one is skipped (WARN).
-      Checkpoint c = Checkpoint.readNewestValid(config.hadoopConf(), config.restoreFrom());
-      LOG.info("Restarting from checkpoint {}", c);
-      return Optional.of(c);
-    } catch (IOException e) {
-      throw restoreError(e);
-    }
-  }
-
-  /** Loads the checkpoint's parameters, once it is known to continue this job with this data. */
-  private void restore(Checkpoint c, ExecutionContext context) throws IOException {
-    try {
-      c.meta().requireContinuable(config.spec(), context.data().size(), c.path().toString());
-      c.restoreInto(context.model());
-    } catch (IOException e) {
-      throw restoreError(e);
-    }
-  }
-
-  private IOException restoreError(IOException e) {
-    String message = WorkerEnv.RESTORE_FROM + "=" + config.restoreFrom() + ": cannot restore: " + e.getMessage();
-    IOException wrapped = e instanceof IncompatibleStateException
-        ? new IncompatibleStateException(message) : new IOException(message);
-    wrapped.initCause(e);
-    return wrapped;
-  }
-
-  /**
-   * Where the first ring starts: the leader's job position (step 0, or a restored job's
-   * checkpoint). A worker must hold the parameters of that position: a restoring worker's own
-   * checkpoint must be the leader's, and a fresh one cannot join a restarted job's first ring.
-   */
-  private ModelBroadcast.Position firstRingStart(JobMeta meta, Optional<Checkpoint> restore) {
-    ModelBroadcast.Position from = new ModelBroadcast.Position(meta.getStep(),
-        meta.isSetSamplesSeen() ? meta.getSamplesSeen() : 0);
-    boolean fresh = from.nextStep() == 0 && from.batchStart() == 0;
-    if (restore.isPresent()) {
-      CheckpointMeta c = restore.get().meta();
-      if (c.nextStep() != from.nextStep() || c.samplesSeen() != from.batchStart()) {
-        throw new IllegalStateException("this worker restored step " + c.nextStep() + " (sample " + c.samplesSeen()
-            + ") from " + restore.get().path() + " but the leader starts the job at step " + from.nextStep()
-            + " (sample " + from.batchStart() + "): " + (fresh
-                ? "the leader was started without " + WorkerEnv.RESTORE_FROM
-                : "the workers were given different checkpoints"));
-      }
-    } else if (!fresh) {
-      throw new IllegalStateException("the job restarts at step " + from.nextStep() + " from a checkpoint, but "
-          + config.workerId() + " was started without " + WorkerEnv.RESTORE_FROM);
-    }
-    if (from.nextStep() > 0) {
-      LOG.info("Starting the restarted job at step {} (sample position {})", from.nextStep(), from.batchStart());
-    }
-    return from;
-  }
-
-  /** The leader's part of a stop for a restart: model and job position, as every member holds them. */
-  private Checkpoint writeCheckpoint(TrainableModel model, Dataset data, StopOrder order,
-      ModelBroadcast.Position next, int workers) throws IOException {
-    JobPosition at = coordinator.position().orElseThrow(
-        () -> new IllegalStateException("lost leadership before writing the checkpoint"));
-    if (at.step() != next.nextStep() || at.samplesSeen() != next.batchStart()) {
-      throw new IllegalStateException("the leader's job position (step " + at.step() + ", sample "
-          + at.samplesSeen() + ") disagrees with its own loop's (" + next + ")");
-    }
-    CheckpointMeta cm = CheckpointMeta.of(at, config.spec(), workers, model.name(), model.parameters().length,
-        data.size(), Instant.now(), coordinator.leaderEpoch());
-    Checkpoint c = Checkpoint.write(config.hadoopConf(), order.getDirectory(), cm, Checkpoint.snapshot(model),
-        coordinator::stillLeading);
-    try {
-      coordinator.stopped(c.path().toString(), config.rpcTimeout());
-    } catch (org.edl.worker.coord.Refused e) {
-      throw new IOException("the stop's checkpoint " + c.path() + " is written but the record could not say so: "
-          + e.getMessage(), e);
-    }
-    return c;
+        stop, out.isPresent() ? coordinator.summary().map(org.edl.worker.coord.RunSummary::samples).orElse(-1L) : -1);
   }
 
   private record Joined(ElasticMembership membership, ModelBroadcast.Position from) {}
@@ -434,57 +348,12 @@ public final class Worker implements AutoCloseable {
             data.size(), Instant.now(), coordinator.leaderEpoch()),
         config.ticker(), config.rpcTimeout(), listener, config.workerId());
     ElasticMembership.Duties duties = new ElasticMembership.Duties(
-        (order, next, workers) -> writeCheckpoint(model, data, order, next, workers), periodic,
-        path -> restoreState(model, path), (end, workers) -> writeOutput(model, started));
+        (order, next, workers) -> storage.writeCheckpoint(model, data, order, next, workers), periodic,
+        path -> storage.restoreState(model, path), (end, workers) -> storage.writeOutput(model, started));
     ElasticMembership membership = new ElasticMembership(cx, duties, ring);
     resources.push(membership);
     current = membership;
     return membership;
-  }
-
-  /** Consistent recovery's checkpoint, read back first: one damaged since it was written gives way to the one before. */
-  private Optional<CheckpointRef> usableCheckpoint(CheckpointRef newest) {
-    try {
-      String name = new org.apache.hadoop.fs.Path(newest.path()).getName();
-      return Checkpoint.newestValidUpTo(config.hadoopConf(), newest.path()).map(c -> c.path().getName().equals(name)
-          ? newest : new CheckpointRef(c.path().toString(), c.meta().toPosition()));
-    } catch (IOException e) {
-      // Nothing better is known: the survivors try it and report what they find.
-      LOG.warn("Could not check checkpoint {} before recovery ({}); ordering it as it is", newest.path(), e.toString());
-      return Optional.of(newest);
-    }
-  }
-
-  /** Consistent recovery: the order's checkpoint, or (null) the state this worker started with. */
-  private void restoreState(TrainableModel model, String checkpoint) throws IOException {
-    if (checkpoint == null) {
-      model.readState(new DataInputStream(new ByteArrayInputStream(initialState)));
-      LOG.info("Restored the job's initial state (no checkpoint was written yet)");
-      return;
-    }
-    Checkpoint.read(config.hadoopConf(), checkpoint).restoreInto(model);
-  }
-
-  /** The leader's end of the job: model and metrics, only while it still leads; the AM hears where. */
-  private JobOutput writeOutput(TrainableModel model, long started) throws Exception {
-    listener.writingOutput(config.workerId());
-    CoordinatorService.RunSummary s = coordinator.summary().orElseThrow(
-        () -> new IllegalStateException("lost leadership before writing the model"));
-    double wall = (config.ticker().nanos() - started) / 1e9;
-    ModelOutput.Written out = ModelOutput.write(config.spec().output(), model,
-        ModelOutput.Metrics.of(model.name(), s.workers(), s.steps(), s.samples(), s.firstLoss(), s.lastLoss(),
-            s.samplesPerSecond(), wall, s.leaderEpoch()), config.hadoopConf(), coordinator::stillLeading);
-    written = out;
-    LOG.info("Model written to {}, metrics to {}; loss {} -> {} (leader epoch {})", out.model(), out.metrics(),
-        s.firstLoss(), s.lastLoss(), s.leaderEpoch());
-    ProgressReporter r = reporter;
-    if (r != null) {
-      JobProgress last = coordinator.progress().orElseThrow();
-      last.setModelPath(out.model().toString());
-      last.setMetricsPath(out.metrics().toString());
-      r.reportNow(last);
-    }
-    return new JobOutput(out.model().toString(), out.metrics().toString());
   }
 
   /** The leader reports progress to the AM; a worker that takes over starts reporting then. */

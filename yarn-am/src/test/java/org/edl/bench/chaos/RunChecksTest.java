@@ -179,7 +179,7 @@ class RunChecksTest {
     };
     ChaosBench bench = new ChaosBench(ChaosBench.Options.of(1, 1, 100, 4, 3, 50, 100),
         new PrintWriter(new StringWriter())).withChecks(List.of(lossFinite, broken));
-    assertEquals(List.of("outcome", "model", "steps", "samples", "failures", "loss", "broken"), bench.checkNames());
+    assertEquals(List.of("outcome", "model", "steps", "samples", "failures", "leaders", "loss", "broken"), bench.checkNames());
     List<RunCheck> checks = new java.util.ArrayList<>(RunChecks.standard());
     checks.add(lossFinite);
     checks.add(broken);
