@@ -1,10 +1,10 @@
 package org.edl.am;
 
-import org.edl.worker.coord.JobPaths;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
+import org.edl.worker.coord.JobPaths;
 
 /**
  * Where the fleet keeps its {@link FleetIntent} for a later AM attempt. The one in ZooKeeper

@@ -1,12 +1,12 @@
 package org.edl.am;
 
-import org.edl.worker.coord.JobPaths;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
+import org.edl.worker.coord.JobPaths;
 
 /**
  * The GPU indices each worker container was launched with, under

@@ -1,6 +1,5 @@
 package org.edl.am;
 
-import org.edl.worker.coord.JobPaths;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -32,6 +31,7 @@ import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.LeaderRecord;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.coord.JobPaths;
 import org.edl.worker.job.Recovery;
 import org.edl.worker.runtime.PeriodicCheckpoints;
 import org.edl.testing.Await;

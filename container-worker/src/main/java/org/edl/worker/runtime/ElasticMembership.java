@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.FinishReply;
-import org.edl.thrift.RecoveryMode;
 import org.edl.thrift.RecoveryOrder;
 import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
@@ -314,97 +313,15 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   public TrainingLoop.Resumed recover(long lastCompletedStep, ModelBroadcast.Position next, Exception cause)
       throws Exception {
     requireNotFenced();
-    long start = cx.ticker().nanos();
     LOG.warn("{} recovers: its model holds step {}; {}", workerId, lastCompletedStep, cause.toString());
     abandonSwitch();
     closeRing();
     // The leader's checkpoint in flight is registered before the order can be decided.
     duties.periodic().awaitWritten();
-    long completed = lastCompletedStep;
-    ModelBroadcast.Position at = next;
-    long deadline = System.nanoTime() + 4 * cx.timeout().toNanos();
-    while (true) {
-      RecoveryOrder o = awaitOrder(completed, at, deadline);
-      Ring formed = null;
-      boolean restored = false;
-      try {
-        formed = Ring.form(cx.plane(), toRingTopology(o.getTopology()), cx.timeout());
-        ModelBroadcast.Position from;
-        if (o.getMode() == RecoveryMode.APPROXIMATE) {
-          from = exchangeModel(o, at);
-        } else if (o.getMode() == RecoveryMode.RESUME) {
-          from = new ModelBroadcast.Position(o.getNextStep(), o.getBatchStart());
-        } else {
-          duties.restorer().restore(o.isSetCheckpoint() ? o.getCheckpoint() : null);
-          restored = true;
-          from = new ModelBroadcast.Position(o.getNextStep(), o.getBatchStart());
-        }
-        use(formed);
-        RecoveryRecord r = new RecoveryRecord(o.getTopologyVersion(), o.getMode().name().toLowerCase(),
-            o.isSetFailed() ? List.copyOf(o.getFailed()) : List.of(), lastCompletedStep, from.nextStep(),
-            from.batchStart(), o.getSourceId(), o.getCheckpoint(), formed.size(), start, cx.ticker().nanos());
-        LOG.info("{} recovered onto topology v{} as rank {} of {}; going on from step {} (sample position {})",
-            workerId, o.getTopologyVersion(), formed.rank(), formed.size(), from.nextStep(), from.batchStart());
-        cx.listener().recovered(workerId, r);
-        return new TrainingLoop.Resumed(allReduce, from);
-      } catch (IOException e) {
-        // A survivor failed while the order was carried out: ask again with what the model holds now.
-        if (formed != null) {
-          formed.close();
-        }
-        requireNotFenced();
-        if (restored) {
-          completed = o.getNextStep() - 1;
-          at = new ModelBroadcast.Position(o.getNextStep(), o.getBatchStart());
-        } else if (o.getMode() == RecoveryMode.APPROXIMATE && !workerId.equals(o.getSourceId())) {
-          completed = CoordinatorState.MODEL_LOST;
-        }
-        LOG.warn("{} could not carry out recovery v{}: {}", workerId, o.getTopologyVersion(), e.toString());
-      }
-    }
-  }
-
-  private RecoveryOrder awaitOrder(long completed, ModelBroadcast.Position at, long deadline) throws Exception {
-    int pollMs = (int) Math.max(100, Math.min(5_000, cx.timeout().toMillis() / 2));
-    while (true) {
-      requireNotFenced();
-      if (System.nanoTime() > deadline) {
-        throw new TimeoutException("no recovery order from the leader within " + cx.timeout().multipliedBy(4));
-      }
-      RecoveryOrder o;
-      try {
-        o = cx.leader().call(c -> c.awaitRecovery(workerId, completed, at.batchStart(), pollMs));
-      } catch (EdlError e) {
-        throw fencedOr(e);
-      }
-      if (o.getTopologyVersion() < 0) {
-        continue;
-      }
-      if (!Wire.contains(o.getTopology(), workerId)) {
-        throw new FencedException(workerId + " is not among the survivors of recovery v" + o.getTopologyVersion(), null);
-      }
-      cx.listener().orderReceived(workerId, "recovery", o.getLeaderEpoch(), o.getTopologyVersion());
-      return o;
-    }
-  }
-
-  /** Approximate: the source sends its model and position; every other survivor receives them. */
-  private ModelBroadcast.Position exchangeModel(RecoveryOrder o, ModelBroadcast.Position own) throws IOException {
-    if (workerId.equals(o.getSourceId())) {
-      for (WorkerInfo w : o.getTopology().getRing()) {
-        if (w.getWorkerId().equals(workerId)) {
-          continue;
-        }
-        try (PeerLink link = cx.plane().connect(w.getWorkerId(), w.getHost(), w.getDataPort(), ModelBroadcast.TAG,
-            o.getTopologyVersion(), cx.timeout())) {
-          broadcast.send(link, own, cx.model().parameters(), cx.timeout());
-        }
-      }
-      return own;
-    }
-    try (PeerLink link = cx.plane().accept(o.getSourceId(), ModelBroadcast.TAG, o.getTopologyVersion(), cx.timeout())) {
-      return broadcast.receive(link, cx.model().parameters(), cx.timeout());
-    }
+    RingRecovery.Recovered r = new RingRecovery(cx, duties.restorer(), this::requireNotFenced)
+        .carryOut(lastCompletedStep, next);
+    use(r.ring());
+    return new TrainingLoop.Resumed(allReduce, r.from());
   }
 
   /** A switch prepared on the old ring cannot happen any more. */
@@ -439,7 +356,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     }
   }
 
-  private Exception fencedOr(EdlError e) {
+  static Exception fencedOr(EdlError e) {
     if (CoordinatorClient.isFenced(e)) {
       return new FencedException(e.getMessage(), e);
     }
