@@ -57,8 +57,11 @@ struct JobMeta {
 }
 
 /**
- * What the leader publishes in ZooKeeper (/edl/<appId>/job, compact protocol) whenever the ring
- * or the newest checkpoint changes: a successor elected after the leader died rebuilds from it.
+ * What the leader publishes in ZooKeeper (/edl/<appId>/job, compact protocol) whenever the ring,
+ * the pending change, the newest checkpoint or the fenced workers change, and when it leaves or
+ * finishes. Every successor starts from it (never from anything else): the write is conditional
+ * on the writer's leader epoch still being the newest (/edl/<appId>/epoch), so a leader that was
+ * superseded cannot overwrite it.
  */
 struct LeaderRecord {
   1: required string leaderId,
@@ -70,7 +73,31 @@ struct LeaderRecord {
   /** Where the job started (step 0, or the checkpoint it was restored from). */
   6: optional JobMeta initialMeta,
   /** Workers declared failed so far: still refused under a new leader. */
-  7: optional list<string> fenced
+  7: optional list<string> fenced,
+  /** The leadership that wrote this record. */
+  8: optional i64 leaderEpoch,
+  /** The next change, scheduled (atStep >= 0) or still waiting for newcomers (atStep < 0). */
+  9: optional SwitchOrder pending,
+  /** Each member's run of consecutive slow batches, so straggler detection goes on where it was. */
+  10: optional map<string, i32> stragglerRuns,
+  /** The loss of the job's first completed step (metrics.json first_loss). */
+  11: optional double firstLoss,
+  /**
+   * The leader left at a switch (graceful scale-in or migration) and this is the ring after it:
+   * every member completed meta.step with the same model, so the successor goes on without a
+   * recovery.
+   */
+  12: optional bool departed = false,
+  /** The model and metrics are written (the job is over): the successor only answers awaitFinish. */
+  13: optional string modelPath,
+  14: optional string metricsPath,
+  /**
+   * The job stopped for a restart (stop-resume) with its checkpoint here: this incarnation is
+   * over, and the restarted job's first ring forms afresh under a newer epoch.
+   */
+  15: optional string stoppedInto,
+  /** A stop for a restart the leader scheduled: a successor keeps it. */
+  16: optional StopOrder stop
 }
 
 /** Reply to register: the ring the worker will join and the job meta-data. */
@@ -81,7 +108,13 @@ struct Registration {
    * True when the job is already running and `topology` is the pending change this worker joins:
    * it reports `ready` once its context is prepared, then waits for the SwitchOrder (awaitSwitch).
    */
-  3: optional bool pending = false
+  3: optional bool pending = false,
+  4: optional i64 leaderEpoch,
+  /**
+   * > 0: nothing was registered; the leader is recovering from a failure and takes newcomers once
+   * it has decided. Register again after this many milliseconds.
+   */
+  5: optional i32 retryAfterMs
 }
 
 /**
@@ -102,13 +135,16 @@ struct SwitchOrder {
    * A replacement (Coordinator.replace) still waiting: the switch is scheduled only once this
    * many joiners are in it, all ready. Carried in a hand-off so the successor keeps waiting.
    */
-  8: optional i32 awaitedJoiners
+  8: optional i32 awaitedJoiners,
+  /** The leadership that gave the order; a member that knows a newer one ignores it. */
+  9: optional i64 leaderEpoch
 }
 
 /** "Checkpoint at the end of batch `atStep` into `directory`, then every worker exits." */
 struct StopOrder {
   1: required i64 atStep,
-  2: required string directory
+  2: required string directory,
+  3: optional i64 leaderEpoch
 }
 
 /** Sent by every worker at the end of every batch; a missing report marks a failure. */
@@ -124,7 +160,9 @@ struct SyncReport {
   7: optional i32 epochSize,
   /** This worker's own time for the batch before the all-reduce: batchSeconds includes the wait
    *  for the slowest member, so only this tells the leader who is slow (straggler detection). */
-  8: optional double computeSeconds
+  8: optional double computeSeconds,
+  /** The newest leader epoch this worker knows: a leader with an older one has been superseded. */
+  9: optional i64 leaderEpoch
 }
 
 /** The leader's answer to a sync report: pending topology and switch, if any. */
@@ -137,7 +175,8 @@ struct SyncReply {
    * A member failed: stop training on the current ring and ask the leader for the
    * RecoveryOrder (awaitRecovery) with this step as the last one completed.
    */
-  5: optional bool recover = false
+  5: optional bool recover = false,
+  6: optional i64 leaderEpoch
 }
 
 /** How the survivors of a failure carry on (JobSpec recovery, USE_APPX_RECOVERY). */
@@ -145,7 +184,12 @@ enum RecoveryMode {
   /** Every survivor reloads the newest checkpoint (or the initial state) and goes on from it. */
   CONSISTENT = 1,
   /** The survivor with the highest completed step broadcasts its model; only the batch in flight is redone. */
-  APPROXIMATE = 2
+  APPROXIMATE = 2,
+  /**
+   * Only newcomers that never trained were lost (at or before their switch): every survivor holds
+   * the same completed step, keeps its model and goes on from the next one. Nothing is redone.
+   */
+  RESUME = 3
 }
 
 /**
@@ -165,7 +209,33 @@ struct RecoveryOrder {
   /** Consistent: the checkpoint every survivor loads; absent: the job's initial state. */
   7: optional string checkpoint,
   /** Approximate: the survivor that sends its model and position to the others. */
-  8: optional string sourceId
+  8: optional string sourceId,
+  9: optional i64 leaderEpoch
+}
+
+/**
+ * The leader's answer to a member's heartbeat. Heartbeats come from a thread of their own, so a
+ * member blocked in an all-reduce still answers: the member that sends none is the one that hangs.
+ */
+struct HeartbeatReply {
+  1: required i64 leaderEpoch,
+  /**
+   * >= 0: a member of that ring was declared failed; a worker still training on a ring of this
+   * version or older aborts its all-reduce and asks for the recovery order.
+   */
+  2: optional i64 abandonRing = -1,
+  /** This worker was declared failed: it is fenced out of the job and exits. */
+  3: optional bool fenced = false
+}
+
+/** The leader's answer to a member that has trained the job's last step. */
+struct FinishReply {
+  1: required i64 leaderEpoch,
+  /** The model and metrics are written: the member may exit 0. */
+  2: optional bool done = false,
+  /** A member failed before the output was written: recover (awaitRecovery) and train on. */
+  3: optional bool recover = false,
+  4: optional string modelPath
 }
 
 /** Service run by the elected leader; every worker talks to it. */
@@ -203,12 +273,6 @@ service Coordinator {
    */
   bool cancelReplace(1: list<string> leavers) throws (1: EdlError error),
   /**
-   * The leaving leader passes the job meta-data and schedule to its successor, with each
-   * worker's run of consecutive slow batches so that straggler detection goes on where it was.
-   */
-  void handOff(1: JobMeta meta, 2: Topology topology, 3: SwitchOrder pending,
-      4: map<string, i32> stragglerRuns) throws (1: EdlError error),
-  /**
    * Stop-resume (the baseline): at a future step the leader writes a checkpoint of the model and
    * the job position to `directory` and every worker exits. The reply names the step.
    */
@@ -220,7 +284,20 @@ service Coordinator {
    * declared failed is refused (EdlError, field workerId).
    */
   RecoveryOrder awaitRecovery(1: string workerId, 2: i64 lastCompletedStep, 3: i64 nextBatchStart,
-      4: i32 timeoutMs) throws (1: EdlError error)
+      4: i32 timeoutMs) throws (1: EdlError error),
+  /**
+   * Sent by every member about twice a second from a thread of its own, with the newest leader
+   * epoch it knows and the version of the ring it trains on.
+   */
+  HeartbeatReply heartbeat(1: string workerId, 2: i64 leaderEpoch, 3: i64 ringVersion)
+      throws (1: EdlError error),
+  /**
+   * A member that trained the job's last step waits up to timeoutMs for the leader to write the
+   * model and metrics; it exits only once they are written (done), so a leader that dies first is
+   * succeeded by one that writes them.
+   */
+  FinishReply awaitFinish(1: string workerId, 2: i64 lastStep, 3: i32 timeoutMs)
+      throws (1: EdlError error)
 }
 
 /** Progress as the leader reports it to the ApplicationMaster. */
@@ -239,7 +316,16 @@ struct JobProgress {
   10: optional i64 samplesSeen,
   11: optional double leaderSeconds,
   /** The leader's recent events, oldest first (a straggler it removed), for `edl status`. */
-  12: optional list<string> events
+  12: optional list<string> events,
+  /** The leadership that reports: the AM ignores reports of an epoch older than one it has seen. */
+  13: optional i64 leaderEpoch,
+  /** The running ring's version and members (worker ids = container ids). */
+  14: optional i64 topologyVersion,
+  15: optional list<string> members,
+  /** Every worker declared failed in the job so far. */
+  16: optional list<string> failed,
+  /** The coordinator's phase (RUNNING, CHANGING, RECOVERING, STOPPING, FINISHING, FINISHED). */
+  17: optional string phase
 }
 
 enum JobState {

@@ -75,17 +75,6 @@ public class Coordinator {
     public boolean cancelReplace(java.util.List<java.lang.String> leavers) throws EdlError, org.apache.thrift.TException;
 
     /**
-     * The leaving leader passes the job meta-data and schedule to its successor, with each
-     * worker's run of consecutive slow batches so that straggler detection goes on where it was.
-     * 
-     * @param meta
-     * @param topology
-     * @param pending
-     * @param stragglerRuns
-     */
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) throws EdlError, org.apache.thrift.TException;
-
-    /**
      * Stop-resume (the baseline): at a future step the leader writes a checkpoint of the model and
      * the job position to `directory` and every worker exits. The reply names the step.
      * 
@@ -105,6 +94,27 @@ public class Coordinator {
      * @param timeoutMs
      */
     public RecoveryOrder awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs) throws EdlError, org.apache.thrift.TException;
+
+    /**
+     * Sent by every member about twice a second from a thread of its own, with the newest leader
+     * epoch it knows and the version of the ring it trains on.
+     * 
+     * @param workerId
+     * @param leaderEpoch
+     * @param ringVersion
+     */
+    public HeartbeatReply heartbeat(java.lang.String workerId, long leaderEpoch, long ringVersion) throws EdlError, org.apache.thrift.TException;
+
+    /**
+     * A member that trained the job's last step waits up to timeoutMs for the leader to write the
+     * model and metrics; it exits only once they are written (done), so a leader that dies first is
+     * succeeded by one that writes them.
+     * 
+     * @param workerId
+     * @param lastStep
+     * @param timeoutMs
+     */
+    public FinishReply awaitFinish(java.lang.String workerId, long lastStep, int timeoutMs) throws EdlError, org.apache.thrift.TException;
 
   }
 
@@ -126,11 +136,13 @@ public class Coordinator {
 
     public void cancelReplace(java.util.List<java.lang.String> leavers, org.apache.thrift.async.AsyncMethodCallback<java.lang.Boolean> resultHandler) throws org.apache.thrift.TException;
 
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException;
-
     public void stopForRestart(java.lang.String directory, org.apache.thrift.async.AsyncMethodCallback<StopOrder> resultHandler) throws org.apache.thrift.TException;
 
     public void awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler) throws org.apache.thrift.TException;
+
+    public void heartbeat(java.lang.String workerId, long leaderEpoch, long ringVersion, org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> resultHandler) throws org.apache.thrift.TException;
+
+    public void awaitFinish(java.lang.String workerId, long lastStep, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<FinishReply> resultHandler) throws org.apache.thrift.TException;
 
   }
 
@@ -372,33 +384,6 @@ public class Coordinator {
     }
 
     @Override
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) throws EdlError, org.apache.thrift.TException
-    {
-      send_handOff(meta, topology, pending, stragglerRuns);
-      recv_handOff();
-    }
-
-    public void send_handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) throws org.apache.thrift.TException
-    {
-      handOff_args args = new handOff_args();
-      args.setMeta(meta);
-      args.setTopology(topology);
-      args.setPending(pending);
-      args.setStragglerRuns(stragglerRuns);
-      sendBase("handOff", args);
-    }
-
-    public void recv_handOff() throws EdlError, org.apache.thrift.TException
-    {
-      handOff_result result = new handOff_result();
-      receiveBase(result, "handOff");
-      if (result.error != null) {
-        throw result.error;
-      }
-      return;
-    }
-
-    @Override
     public StopOrder stopForRestart(java.lang.String directory) throws EdlError, org.apache.thrift.TException
     {
       send_stopForRestart(directory);
@@ -453,6 +438,64 @@ public class Coordinator {
         throw result.error;
       }
       throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "awaitRecovery failed: unknown result");
+    }
+
+    @Override
+    public HeartbeatReply heartbeat(java.lang.String workerId, long leaderEpoch, long ringVersion) throws EdlError, org.apache.thrift.TException
+    {
+      send_heartbeat(workerId, leaderEpoch, ringVersion);
+      return recv_heartbeat();
+    }
+
+    public void send_heartbeat(java.lang.String workerId, long leaderEpoch, long ringVersion) throws org.apache.thrift.TException
+    {
+      heartbeat_args args = new heartbeat_args();
+      args.setWorkerId(workerId);
+      args.setLeaderEpoch(leaderEpoch);
+      args.setRingVersion(ringVersion);
+      sendBase("heartbeat", args);
+    }
+
+    public HeartbeatReply recv_heartbeat() throws EdlError, org.apache.thrift.TException
+    {
+      heartbeat_result result = new heartbeat_result();
+      receiveBase(result, "heartbeat");
+      if (result.isSetSuccess()) {
+        return result.success;
+      }
+      if (result.error != null) {
+        throw result.error;
+      }
+      throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "heartbeat failed: unknown result");
+    }
+
+    @Override
+    public FinishReply awaitFinish(java.lang.String workerId, long lastStep, int timeoutMs) throws EdlError, org.apache.thrift.TException
+    {
+      send_awaitFinish(workerId, lastStep, timeoutMs);
+      return recv_awaitFinish();
+    }
+
+    public void send_awaitFinish(java.lang.String workerId, long lastStep, int timeoutMs) throws org.apache.thrift.TException
+    {
+      awaitFinish_args args = new awaitFinish_args();
+      args.setWorkerId(workerId);
+      args.setLastStep(lastStep);
+      args.setTimeoutMs(timeoutMs);
+      sendBase("awaitFinish", args);
+    }
+
+    public FinishReply recv_awaitFinish() throws EdlError, org.apache.thrift.TException
+    {
+      awaitFinish_result result = new awaitFinish_result();
+      receiveBase(result, "awaitFinish");
+      if (result.isSetSuccess()) {
+        return result.success;
+      }
+      if (result.error != null) {
+        throw result.error;
+      }
+      throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "awaitFinish failed: unknown result");
     }
 
   }
@@ -771,51 +814,6 @@ public class Coordinator {
     }
 
     @Override
-    public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
-      checkReady();
-      handOff_call method_call = new handOff_call(meta, topology, pending, stragglerRuns, resultHandler, this, ___protocolFactory, ___transport);
-      this.___currentMethod = method_call;
-      ___manager.call(method_call);
-    }
-
-    public static class handOff_call extends org.apache.thrift.async.TAsyncMethodCall<Void> {
-      private JobMeta meta;
-      private Topology topology;
-      private SwitchOrder pending;
-      private java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns;
-      public handOff_call(JobMeta meta, Topology topology, SwitchOrder pending, java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
-        super(client, protocolFactory, transport, resultHandler, false);
-        this.meta = meta;
-        this.topology = topology;
-        this.pending = pending;
-        this.stragglerRuns = stragglerRuns;
-      }
-
-      @Override
-      public void write_args(org.apache.thrift.protocol.TProtocol prot) throws org.apache.thrift.TException {
-        prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("handOff", org.apache.thrift.protocol.TMessageType.CALL, 0));
-        handOff_args args = new handOff_args();
-        args.setMeta(meta);
-        args.setTopology(topology);
-        args.setPending(pending);
-        args.setStragglerRuns(stragglerRuns);
-        args.write(prot);
-        prot.writeMessageEnd();
-      }
-
-      @Override
-      public Void getResult() throws EdlError, org.apache.thrift.TException {
-        if (getState() != org.apache.thrift.async.TAsyncMethodCall.State.RESPONSE_READ) {
-          throw new java.lang.IllegalStateException("Method call not finished!");
-        }
-        org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
-        org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
-        (new Client(prot)).recv_handOff();
-        return null;
-      }
-    }
-
-    @Override
     public void stopForRestart(java.lang.String directory, org.apache.thrift.async.AsyncMethodCallback<StopOrder> resultHandler) throws org.apache.thrift.TException {
       checkReady();
       stopForRestart_call method_call = new stopForRestart_call(directory, resultHandler, this, ___protocolFactory, ___transport);
@@ -894,6 +892,88 @@ public class Coordinator {
       }
     }
 
+    @Override
+    public void heartbeat(java.lang.String workerId, long leaderEpoch, long ringVersion, org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> resultHandler) throws org.apache.thrift.TException {
+      checkReady();
+      heartbeat_call method_call = new heartbeat_call(workerId, leaderEpoch, ringVersion, resultHandler, this, ___protocolFactory, ___transport);
+      this.___currentMethod = method_call;
+      ___manager.call(method_call);
+    }
+
+    public static class heartbeat_call extends org.apache.thrift.async.TAsyncMethodCall<HeartbeatReply> {
+      private java.lang.String workerId;
+      private long leaderEpoch;
+      private long ringVersion;
+      public heartbeat_call(java.lang.String workerId, long leaderEpoch, long ringVersion, org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+        super(client, protocolFactory, transport, resultHandler, false);
+        this.workerId = workerId;
+        this.leaderEpoch = leaderEpoch;
+        this.ringVersion = ringVersion;
+      }
+
+      @Override
+      public void write_args(org.apache.thrift.protocol.TProtocol prot) throws org.apache.thrift.TException {
+        prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("heartbeat", org.apache.thrift.protocol.TMessageType.CALL, 0));
+        heartbeat_args args = new heartbeat_args();
+        args.setWorkerId(workerId);
+        args.setLeaderEpoch(leaderEpoch);
+        args.setRingVersion(ringVersion);
+        args.write(prot);
+        prot.writeMessageEnd();
+      }
+
+      @Override
+      public HeartbeatReply getResult() throws EdlError, org.apache.thrift.TException {
+        if (getState() != org.apache.thrift.async.TAsyncMethodCall.State.RESPONSE_READ) {
+          throw new java.lang.IllegalStateException("Method call not finished!");
+        }
+        org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
+        org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
+        return (new Client(prot)).recv_heartbeat();
+      }
+    }
+
+    @Override
+    public void awaitFinish(java.lang.String workerId, long lastStep, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<FinishReply> resultHandler) throws org.apache.thrift.TException {
+      checkReady();
+      awaitFinish_call method_call = new awaitFinish_call(workerId, lastStep, timeoutMs, resultHandler, this, ___protocolFactory, ___transport);
+      this.___currentMethod = method_call;
+      ___manager.call(method_call);
+    }
+
+    public static class awaitFinish_call extends org.apache.thrift.async.TAsyncMethodCall<FinishReply> {
+      private java.lang.String workerId;
+      private long lastStep;
+      private int timeoutMs;
+      public awaitFinish_call(java.lang.String workerId, long lastStep, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<FinishReply> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+        super(client, protocolFactory, transport, resultHandler, false);
+        this.workerId = workerId;
+        this.lastStep = lastStep;
+        this.timeoutMs = timeoutMs;
+      }
+
+      @Override
+      public void write_args(org.apache.thrift.protocol.TProtocol prot) throws org.apache.thrift.TException {
+        prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("awaitFinish", org.apache.thrift.protocol.TMessageType.CALL, 0));
+        awaitFinish_args args = new awaitFinish_args();
+        args.setWorkerId(workerId);
+        args.setLastStep(lastStep);
+        args.setTimeoutMs(timeoutMs);
+        args.write(prot);
+        prot.writeMessageEnd();
+      }
+
+      @Override
+      public FinishReply getResult() throws EdlError, org.apache.thrift.TException {
+        if (getState() != org.apache.thrift.async.TAsyncMethodCall.State.RESPONSE_READ) {
+          throw new java.lang.IllegalStateException("Method call not finished!");
+        }
+        org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
+        org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
+        return (new Client(prot)).recv_awaitFinish();
+      }
+    }
+
   }
 
   public static class Processor<I extends Iface> extends org.apache.thrift.TBaseProcessor<I> implements org.apache.thrift.TProcessor {
@@ -915,9 +995,10 @@ public class Coordinator {
       processMap.put("leave", new leave());
       processMap.put("replace", new replace());
       processMap.put("cancelReplace", new cancelReplace());
-      processMap.put("handOff", new handOff());
       processMap.put("stopForRestart", new stopForRestart());
       processMap.put("awaitRecovery", new awaitRecovery());
+      processMap.put("heartbeat", new heartbeat());
+      processMap.put("awaitFinish", new awaitFinish());
       return processMap;
     }
 
@@ -1174,38 +1255,6 @@ public class Coordinator {
       }
     }
 
-    public static class handOff<I extends Iface> extends org.apache.thrift.ProcessFunction<I, handOff_args> {
-      public handOff() {
-        super("handOff");
-      }
-
-      @Override
-      public handOff_args getEmptyArgsInstance() {
-        return new handOff_args();
-      }
-
-      @Override
-      protected boolean isOneway() {
-        return false;
-      }
-
-      @Override
-      protected boolean rethrowUnhandledExceptions() {
-        return false;
-      }
-
-      @Override
-      public handOff_result getResult(I iface, handOff_args args) throws org.apache.thrift.TException {
-        handOff_result result = new handOff_result();
-        try {
-          iface.handOff(args.meta, args.topology, args.pending, args.stragglerRuns);
-        } catch (EdlError error) {
-          result.error = error;
-        }
-        return result;
-      }
-    }
-
     public static class stopForRestart<I extends Iface> extends org.apache.thrift.ProcessFunction<I, stopForRestart_args> {
       public stopForRestart() {
         super("stopForRestart");
@@ -1270,6 +1319,70 @@ public class Coordinator {
       }
     }
 
+    public static class heartbeat<I extends Iface> extends org.apache.thrift.ProcessFunction<I, heartbeat_args> {
+      public heartbeat() {
+        super("heartbeat");
+      }
+
+      @Override
+      public heartbeat_args getEmptyArgsInstance() {
+        return new heartbeat_args();
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      protected boolean rethrowUnhandledExceptions() {
+        return false;
+      }
+
+      @Override
+      public heartbeat_result getResult(I iface, heartbeat_args args) throws org.apache.thrift.TException {
+        heartbeat_result result = new heartbeat_result();
+        try {
+          result.success = iface.heartbeat(args.workerId, args.leaderEpoch, args.ringVersion);
+        } catch (EdlError error) {
+          result.error = error;
+        }
+        return result;
+      }
+    }
+
+    public static class awaitFinish<I extends Iface> extends org.apache.thrift.ProcessFunction<I, awaitFinish_args> {
+      public awaitFinish() {
+        super("awaitFinish");
+      }
+
+      @Override
+      public awaitFinish_args getEmptyArgsInstance() {
+        return new awaitFinish_args();
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      protected boolean rethrowUnhandledExceptions() {
+        return false;
+      }
+
+      @Override
+      public awaitFinish_result getResult(I iface, awaitFinish_args args) throws org.apache.thrift.TException {
+        awaitFinish_result result = new awaitFinish_result();
+        try {
+          result.success = iface.awaitFinish(args.workerId, args.lastStep, args.timeoutMs);
+        } catch (EdlError error) {
+          result.error = error;
+        }
+        return result;
+      }
+    }
+
   }
 
   public static class AsyncProcessor<I extends AsyncIface> extends org.apache.thrift.TBaseAsyncProcessor<I> {
@@ -1291,9 +1404,10 @@ public class Coordinator {
       processMap.put("leave", new leave());
       processMap.put("replace", new replace());
       processMap.put("cancelReplace", new cancelReplace());
-      processMap.put("handOff", new handOff());
       processMap.put("stopForRestart", new stopForRestart());
       processMap.put("awaitRecovery", new awaitRecovery());
+      processMap.put("heartbeat", new heartbeat());
+      processMap.put("awaitFinish", new awaitFinish());
       return processMap;
     }
 
@@ -1861,76 +1975,6 @@ public class Coordinator {
       }
     }
 
-    public static class handOff<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, handOff_args, Void> {
-      public handOff() {
-        super("handOff");
-      }
-
-      @Override
-      public handOff_args getEmptyArgsInstance() {
-        return new handOff_args();
-      }
-
-      @Override
-      public org.apache.thrift.async.AsyncMethodCallback<Void> getResultHandler(final org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer fb, final int seqid) {
-        final org.apache.thrift.AsyncProcessFunction fcall = this;
-        return new org.apache.thrift.async.AsyncMethodCallback<Void>() { 
-          @Override
-          public void onComplete(Void o) {
-            handOff_result result = new handOff_result();
-            try {
-              fcall.sendResponse(fb, result, org.apache.thrift.protocol.TMessageType.REPLY,seqid);
-            } catch (org.apache.thrift.transport.TTransportException e) {
-              _LOGGER.error("TTransportException writing to internal frame buffer", e);
-              fb.close();
-            } catch (java.lang.Exception e) {
-              _LOGGER.error("Exception writing to internal frame buffer", e);
-              onError(e);
-            }
-          }
-          @Override
-          public void onError(java.lang.Exception e) {
-            byte msgType = org.apache.thrift.protocol.TMessageType.REPLY;
-            org.apache.thrift.TSerializable msg;
-            handOff_result result = new handOff_result();
-            if (e instanceof EdlError) {
-              result.error = (EdlError) e;
-              result.setErrorIsSet(true);
-              msg = result;
-            } else if (e instanceof org.apache.thrift.transport.TTransportException) {
-              _LOGGER.error("TTransportException inside handler", e);
-              fb.close();
-              return;
-            } else if (e instanceof org.apache.thrift.TApplicationException) {
-              _LOGGER.error("TApplicationException inside handler", e);
-              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
-              msg = (org.apache.thrift.TApplicationException)e;
-            } else {
-              _LOGGER.error("Exception inside handler", e);
-              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
-              msg = new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.INTERNAL_ERROR, e.getMessage());
-            }
-            try {
-              fcall.sendResponse(fb,msg,msgType,seqid);
-            } catch (java.lang.Exception ex) {
-              _LOGGER.error("Exception writing to internal frame buffer", ex);
-              fb.close();
-            }
-          }
-        };
-      }
-
-      @Override
-      protected boolean isOneway() {
-        return false;
-      }
-
-      @Override
-      public void start(I iface, handOff_args args, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
-        iface.handOff(args.meta, args.topology, args.pending, args.stragglerRuns,resultHandler);
-      }
-    }
-
     public static class stopForRestart<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, stopForRestart_args, StopOrder> {
       public stopForRestart() {
         super("stopForRestart");
@@ -2070,6 +2114,148 @@ public class Coordinator {
       @Override
       public void start(I iface, awaitRecovery_args args, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler) throws org.apache.thrift.TException {
         iface.awaitRecovery(args.workerId, args.lastCompletedStep, args.nextBatchStart, args.timeoutMs,resultHandler);
+      }
+    }
+
+    public static class heartbeat<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, heartbeat_args, HeartbeatReply> {
+      public heartbeat() {
+        super("heartbeat");
+      }
+
+      @Override
+      public heartbeat_args getEmptyArgsInstance() {
+        return new heartbeat_args();
+      }
+
+      @Override
+      public org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> getResultHandler(final org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer fb, final int seqid) {
+        final org.apache.thrift.AsyncProcessFunction fcall = this;
+        return new org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply>() { 
+          @Override
+          public void onComplete(HeartbeatReply o) {
+            heartbeat_result result = new heartbeat_result();
+            result.success = o;
+            try {
+              fcall.sendResponse(fb, result, org.apache.thrift.protocol.TMessageType.REPLY,seqid);
+            } catch (org.apache.thrift.transport.TTransportException e) {
+              _LOGGER.error("TTransportException writing to internal frame buffer", e);
+              fb.close();
+            } catch (java.lang.Exception e) {
+              _LOGGER.error("Exception writing to internal frame buffer", e);
+              onError(e);
+            }
+          }
+          @Override
+          public void onError(java.lang.Exception e) {
+            byte msgType = org.apache.thrift.protocol.TMessageType.REPLY;
+            org.apache.thrift.TSerializable msg;
+            heartbeat_result result = new heartbeat_result();
+            if (e instanceof EdlError) {
+              result.error = (EdlError) e;
+              result.setErrorIsSet(true);
+              msg = result;
+            } else if (e instanceof org.apache.thrift.transport.TTransportException) {
+              _LOGGER.error("TTransportException inside handler", e);
+              fb.close();
+              return;
+            } else if (e instanceof org.apache.thrift.TApplicationException) {
+              _LOGGER.error("TApplicationException inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = (org.apache.thrift.TApplicationException)e;
+            } else {
+              _LOGGER.error("Exception inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.INTERNAL_ERROR, e.getMessage());
+            }
+            try {
+              fcall.sendResponse(fb,msg,msgType,seqid);
+            } catch (java.lang.Exception ex) {
+              _LOGGER.error("Exception writing to internal frame buffer", ex);
+              fb.close();
+            }
+          }
+        };
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      public void start(I iface, heartbeat_args args, org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> resultHandler) throws org.apache.thrift.TException {
+        iface.heartbeat(args.workerId, args.leaderEpoch, args.ringVersion,resultHandler);
+      }
+    }
+
+    public static class awaitFinish<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, awaitFinish_args, FinishReply> {
+      public awaitFinish() {
+        super("awaitFinish");
+      }
+
+      @Override
+      public awaitFinish_args getEmptyArgsInstance() {
+        return new awaitFinish_args();
+      }
+
+      @Override
+      public org.apache.thrift.async.AsyncMethodCallback<FinishReply> getResultHandler(final org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer fb, final int seqid) {
+        final org.apache.thrift.AsyncProcessFunction fcall = this;
+        return new org.apache.thrift.async.AsyncMethodCallback<FinishReply>() { 
+          @Override
+          public void onComplete(FinishReply o) {
+            awaitFinish_result result = new awaitFinish_result();
+            result.success = o;
+            try {
+              fcall.sendResponse(fb, result, org.apache.thrift.protocol.TMessageType.REPLY,seqid);
+            } catch (org.apache.thrift.transport.TTransportException e) {
+              _LOGGER.error("TTransportException writing to internal frame buffer", e);
+              fb.close();
+            } catch (java.lang.Exception e) {
+              _LOGGER.error("Exception writing to internal frame buffer", e);
+              onError(e);
+            }
+          }
+          @Override
+          public void onError(java.lang.Exception e) {
+            byte msgType = org.apache.thrift.protocol.TMessageType.REPLY;
+            org.apache.thrift.TSerializable msg;
+            awaitFinish_result result = new awaitFinish_result();
+            if (e instanceof EdlError) {
+              result.error = (EdlError) e;
+              result.setErrorIsSet(true);
+              msg = result;
+            } else if (e instanceof org.apache.thrift.transport.TTransportException) {
+              _LOGGER.error("TTransportException inside handler", e);
+              fb.close();
+              return;
+            } else if (e instanceof org.apache.thrift.TApplicationException) {
+              _LOGGER.error("TApplicationException inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = (org.apache.thrift.TApplicationException)e;
+            } else {
+              _LOGGER.error("Exception inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.INTERNAL_ERROR, e.getMessage());
+            }
+            try {
+              fcall.sendResponse(fb,msg,msgType,seqid);
+            } catch (java.lang.Exception ex) {
+              _LOGGER.error("Exception writing to internal frame buffer", ex);
+              fb.close();
+            }
+          }
+        };
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      public void start(I iface, awaitFinish_args args, org.apache.thrift.async.AsyncMethodCallback<FinishReply> resultHandler) throws org.apache.thrift.TException {
+        iface.awaitFinish(args.workerId, args.lastStep, args.timeoutMs,resultHandler);
       }
     }
 
@@ -7875,13 +8061,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list72 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list72.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem73;
-                  for (int _i74 = 0; _i74 < _list72.size; ++_i74)
+                  org.apache.thrift.protocol.TList _list98 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list98.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem99;
+                  for (int _i100 = 0; _i100 < _list98.size; ++_i100)
                   {
-                    _elem73 = iprot.readString();
-                    struct.leavers.add(_elem73);
+                    _elem99 = iprot.readString();
+                    struct.leavers.add(_elem99);
                   }
                   iprot.readListEnd();
                 }
@@ -7918,9 +8104,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter75 : struct.leavers)
+            for (java.lang.String _iter101 : struct.leavers)
             {
-              oprot.writeString(_iter75);
+              oprot.writeString(_iter101);
             }
             oprot.writeListEnd();
           }
@@ -7958,9 +8144,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter76 : struct.leavers)
+            for (java.lang.String _iter102 : struct.leavers)
             {
-              oprot.writeString(_iter76);
+              oprot.writeString(_iter102);
             }
           }
         }
@@ -7975,13 +8161,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list77 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list77.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem78;
-            for (int _i79 = 0; _i79 < _list77.size; ++_i79)
+            org.apache.thrift.protocol.TList _list103 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list103.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem104;
+            for (int _i105 = 0; _i105 < _list103.size; ++_i105)
             {
-              _elem78 = iprot.readString();
-              struct.leavers.add(_elem78);
+              _elem104 = iprot.readString();
+              struct.leavers.add(_elem104);
             }
           }
           struct.setLeaversIsSet(true);
@@ -8815,13 +9001,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list80 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list80.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem81;
-                  for (int _i82 = 0; _i82 < _list80.size; ++_i82)
+                  org.apache.thrift.protocol.TList _list106 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list106.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem107;
+                  for (int _i108 = 0; _i108 < _list106.size; ++_i108)
                   {
-                    _elem81 = iprot.readString();
-                    struct.leavers.add(_elem81);
+                    _elem107 = iprot.readString();
+                    struct.leavers.add(_elem107);
                   }
                   iprot.readListEnd();
                 }
@@ -8850,9 +9036,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter83 : struct.leavers)
+            for (java.lang.String _iter109 : struct.leavers)
             {
-              oprot.writeString(_iter83);
+              oprot.writeString(_iter109);
             }
             oprot.writeListEnd();
           }
@@ -8884,9 +9070,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter84 : struct.leavers)
+            for (java.lang.String _iter110 : struct.leavers)
             {
-              oprot.writeString(_iter84);
+              oprot.writeString(_iter110);
             }
           }
         }
@@ -8898,13 +9084,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list85 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list85.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem86;
-            for (int _i87 = 0; _i87 < _list85.size; ++_i87)
+            org.apache.thrift.protocol.TList _list111 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list111.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem112;
+            for (int _i113 = 0; _i113 < _list111.size; ++_i113)
             {
-              _elem86 = iprot.readString();
-              struct.leavers.add(_elem86);
+              _elem112 = iprot.readString();
+              struct.leavers.add(_elem112);
             }
           }
           struct.setLeaversIsSet(true);
@@ -9387,1147 +9573,6 @@ public class Coordinator {
           struct.setSuccessIsSet(true);
         }
         if (incoming.get(1)) {
-          struct.error = new EdlError();
-          struct.error.read(iprot);
-          struct.setErrorIsSet(true);
-        }
-      }
-    }
-
-    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
-      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
-    }
-  }
-
-  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
-  public static class handOff_args implements org.apache.thrift.TBase<handOff_args, handOff_args._Fields>, java.io.Serializable, Cloneable, Comparable<handOff_args>   {
-    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("handOff_args");
-
-    private static final org.apache.thrift.protocol.TField META_FIELD_DESC = new org.apache.thrift.protocol.TField("meta", org.apache.thrift.protocol.TType.STRUCT, (short)1);
-    private static final org.apache.thrift.protocol.TField TOPOLOGY_FIELD_DESC = new org.apache.thrift.protocol.TField("topology", org.apache.thrift.protocol.TType.STRUCT, (short)2);
-    private static final org.apache.thrift.protocol.TField PENDING_FIELD_DESC = new org.apache.thrift.protocol.TField("pending", org.apache.thrift.protocol.TType.STRUCT, (short)3);
-    private static final org.apache.thrift.protocol.TField STRAGGLER_RUNS_FIELD_DESC = new org.apache.thrift.protocol.TField("stragglerRuns", org.apache.thrift.protocol.TType.MAP, (short)4);
-
-    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new handOff_argsStandardSchemeFactory();
-    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new handOff_argsTupleSchemeFactory();
-
-    public @org.apache.thrift.annotation.Nullable JobMeta meta; // required
-    public @org.apache.thrift.annotation.Nullable Topology topology; // required
-    public @org.apache.thrift.annotation.Nullable SwitchOrder pending; // required
-    public @org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns; // required
-
-    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
-    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
-      META((short)1, "meta"),
-      TOPOLOGY((short)2, "topology"),
-      PENDING((short)3, "pending"),
-      STRAGGLER_RUNS((short)4, "stragglerRuns");
-
-      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
-
-      static {
-        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
-          byName.put(field.getFieldName(), field);
-        }
-      }
-
-      /**
-       * Find the _Fields constant that matches fieldId, or null if its not found.
-       */
-      @org.apache.thrift.annotation.Nullable
-      public static _Fields findByThriftId(int fieldId) {
-        switch(fieldId) {
-          case 1: // META
-            return META;
-          case 2: // TOPOLOGY
-            return TOPOLOGY;
-          case 3: // PENDING
-            return PENDING;
-          case 4: // STRAGGLER_RUNS
-            return STRAGGLER_RUNS;
-          default:
-            return null;
-        }
-      }
-
-      /**
-       * Find the _Fields constant that matches fieldId, throwing an exception
-       * if it is not found.
-       */
-      public static _Fields findByThriftIdOrThrow(int fieldId) {
-        _Fields fields = findByThriftId(fieldId);
-        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
-        return fields;
-      }
-
-      /**
-       * Find the _Fields constant that matches name, or null if its not found.
-       */
-      @org.apache.thrift.annotation.Nullable
-      public static _Fields findByName(java.lang.String name) {
-        return byName.get(name);
-      }
-
-      private final short _thriftId;
-      private final java.lang.String _fieldName;
-
-      _Fields(short thriftId, java.lang.String fieldName) {
-        _thriftId = thriftId;
-        _fieldName = fieldName;
-      }
-
-      @Override
-      public short getThriftFieldId() {
-        return _thriftId;
-      }
-
-      @Override
-      public java.lang.String getFieldName() {
-        return _fieldName;
-      }
-    }
-
-    // isset id assignments
-    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
-    static {
-      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
-      tmpMap.put(_Fields.META, new org.apache.thrift.meta_data.FieldMetaData("meta", org.apache.thrift.TFieldRequirementType.DEFAULT, 
-          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, JobMeta.class)));
-      tmpMap.put(_Fields.TOPOLOGY, new org.apache.thrift.meta_data.FieldMetaData("topology", org.apache.thrift.TFieldRequirementType.DEFAULT, 
-          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, Topology.class)));
-      tmpMap.put(_Fields.PENDING, new org.apache.thrift.meta_data.FieldMetaData("pending", org.apache.thrift.TFieldRequirementType.DEFAULT, 
-          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, SwitchOrder.class)));
-      tmpMap.put(_Fields.STRAGGLER_RUNS, new org.apache.thrift.meta_data.FieldMetaData("stragglerRuns", org.apache.thrift.TFieldRequirementType.DEFAULT, 
-          new org.apache.thrift.meta_data.MapMetaData(org.apache.thrift.protocol.TType.MAP, 
-              new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING), 
-              new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32))));
-      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
-      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(handOff_args.class, metaDataMap);
-    }
-
-    public handOff_args() {
-    }
-
-    public handOff_args(
-      JobMeta meta,
-      Topology topology,
-      SwitchOrder pending,
-      java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns)
-    {
-      this();
-      this.meta = meta;
-      this.topology = topology;
-      this.pending = pending;
-      this.stragglerRuns = stragglerRuns;
-    }
-
-    /**
-     * Performs a deep copy on <i>other</i>.
-     */
-    public handOff_args(handOff_args other) {
-      if (other.isSetMeta()) {
-        this.meta = new JobMeta(other.meta);
-      }
-      if (other.isSetTopology()) {
-        this.topology = new Topology(other.topology);
-      }
-      if (other.isSetPending()) {
-        this.pending = new SwitchOrder(other.pending);
-      }
-      if (other.isSetStragglerRuns()) {
-        java.util.Map<java.lang.String,java.lang.Integer> __this__stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(other.stragglerRuns);
-        this.stragglerRuns = __this__stragglerRuns;
-      }
-    }
-
-    @Override
-    public handOff_args deepCopy() {
-      return new handOff_args(this);
-    }
-
-    @Override
-    public void clear() {
-      this.meta = null;
-      this.topology = null;
-      this.pending = null;
-      this.stragglerRuns = null;
-    }
-
-    @org.apache.thrift.annotation.Nullable
-    public JobMeta getMeta() {
-      return this.meta;
-    }
-
-    public handOff_args setMeta(@org.apache.thrift.annotation.Nullable JobMeta meta) {
-      this.meta = meta;
-      return this;
-    }
-
-    public void unsetMeta() {
-      this.meta = null;
-    }
-
-    /** Returns true if field meta is set (has been assigned a value) and false otherwise */
-    public boolean isSetMeta() {
-      return this.meta != null;
-    }
-
-    public void setMetaIsSet(boolean value) {
-      if (!value) {
-        this.meta = null;
-      }
-    }
-
-    @org.apache.thrift.annotation.Nullable
-    public Topology getTopology() {
-      return this.topology;
-    }
-
-    public handOff_args setTopology(@org.apache.thrift.annotation.Nullable Topology topology) {
-      this.topology = topology;
-      return this;
-    }
-
-    public void unsetTopology() {
-      this.topology = null;
-    }
-
-    /** Returns true if field topology is set (has been assigned a value) and false otherwise */
-    public boolean isSetTopology() {
-      return this.topology != null;
-    }
-
-    public void setTopologyIsSet(boolean value) {
-      if (!value) {
-        this.topology = null;
-      }
-    }
-
-    @org.apache.thrift.annotation.Nullable
-    public SwitchOrder getPending() {
-      return this.pending;
-    }
-
-    public handOff_args setPending(@org.apache.thrift.annotation.Nullable SwitchOrder pending) {
-      this.pending = pending;
-      return this;
-    }
-
-    public void unsetPending() {
-      this.pending = null;
-    }
-
-    /** Returns true if field pending is set (has been assigned a value) and false otherwise */
-    public boolean isSetPending() {
-      return this.pending != null;
-    }
-
-    public void setPendingIsSet(boolean value) {
-      if (!value) {
-        this.pending = null;
-      }
-    }
-
-    public int getStragglerRunsSize() {
-      return (this.stragglerRuns == null) ? 0 : this.stragglerRuns.size();
-    }
-
-    public void putToStragglerRuns(java.lang.String key, int val) {
-      if (this.stragglerRuns == null) {
-        this.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>();
-      }
-      this.stragglerRuns.put(key, val);
-    }
-
-    @org.apache.thrift.annotation.Nullable
-    public java.util.Map<java.lang.String,java.lang.Integer> getStragglerRuns() {
-      return this.stragglerRuns;
-    }
-
-    public handOff_args setStragglerRuns(@org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) {
-      this.stragglerRuns = stragglerRuns;
-      return this;
-    }
-
-    public void unsetStragglerRuns() {
-      this.stragglerRuns = null;
-    }
-
-    /** Returns true if field stragglerRuns is set (has been assigned a value) and false otherwise */
-    public boolean isSetStragglerRuns() {
-      return this.stragglerRuns != null;
-    }
-
-    public void setStragglerRunsIsSet(boolean value) {
-      if (!value) {
-        this.stragglerRuns = null;
-      }
-    }
-
-    @Override
-    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
-      switch (field) {
-      case META:
-        if (value == null) {
-          unsetMeta();
-        } else {
-          setMeta((JobMeta)value);
-        }
-        break;
-
-      case TOPOLOGY:
-        if (value == null) {
-          unsetTopology();
-        } else {
-          setTopology((Topology)value);
-        }
-        break;
-
-      case PENDING:
-        if (value == null) {
-          unsetPending();
-        } else {
-          setPending((SwitchOrder)value);
-        }
-        break;
-
-      case STRAGGLER_RUNS:
-        if (value == null) {
-          unsetStragglerRuns();
-        } else {
-          setStragglerRuns((java.util.Map<java.lang.String,java.lang.Integer>)value);
-        }
-        break;
-
-      }
-    }
-
-    @org.apache.thrift.annotation.Nullable
-    @Override
-    public java.lang.Object getFieldValue(_Fields field) {
-      switch (field) {
-      case META:
-        return getMeta();
-
-      case TOPOLOGY:
-        return getTopology();
-
-      case PENDING:
-        return getPending();
-
-      case STRAGGLER_RUNS:
-        return getStragglerRuns();
-
-      }
-      throw new java.lang.IllegalStateException();
-    }
-
-    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
-    @Override
-    public boolean isSet(_Fields field) {
-      if (field == null) {
-        throw new java.lang.IllegalArgumentException();
-      }
-
-      switch (field) {
-      case META:
-        return isSetMeta();
-      case TOPOLOGY:
-        return isSetTopology();
-      case PENDING:
-        return isSetPending();
-      case STRAGGLER_RUNS:
-        return isSetStragglerRuns();
-      }
-      throw new java.lang.IllegalStateException();
-    }
-
-    @Override
-    public boolean equals(java.lang.Object that) {
-      if (that instanceof handOff_args)
-        return this.equals((handOff_args)that);
-      return false;
-    }
-
-    public boolean equals(handOff_args that) {
-      if (that == null)
-        return false;
-      if (this == that)
-        return true;
-
-      boolean this_present_meta = true && this.isSetMeta();
-      boolean that_present_meta = true && that.isSetMeta();
-      if (this_present_meta || that_present_meta) {
-        if (!(this_present_meta && that_present_meta))
-          return false;
-        if (!this.meta.equals(that.meta))
-          return false;
-      }
-
-      boolean this_present_topology = true && this.isSetTopology();
-      boolean that_present_topology = true && that.isSetTopology();
-      if (this_present_topology || that_present_topology) {
-        if (!(this_present_topology && that_present_topology))
-          return false;
-        if (!this.topology.equals(that.topology))
-          return false;
-      }
-
-      boolean this_present_pending = true && this.isSetPending();
-      boolean that_present_pending = true && that.isSetPending();
-      if (this_present_pending || that_present_pending) {
-        if (!(this_present_pending && that_present_pending))
-          return false;
-        if (!this.pending.equals(that.pending))
-          return false;
-      }
-
-      boolean this_present_stragglerRuns = true && this.isSetStragglerRuns();
-      boolean that_present_stragglerRuns = true && that.isSetStragglerRuns();
-      if (this_present_stragglerRuns || that_present_stragglerRuns) {
-        if (!(this_present_stragglerRuns && that_present_stragglerRuns))
-          return false;
-        if (!this.stragglerRuns.equals(that.stragglerRuns))
-          return false;
-      }
-
-      return true;
-    }
-
-    @Override
-    public int hashCode() {
-      int hashCode = 1;
-
-      hashCode = hashCode * 8191 + ((isSetMeta()) ? 131071 : 524287);
-      if (isSetMeta())
-        hashCode = hashCode * 8191 + meta.hashCode();
-
-      hashCode = hashCode * 8191 + ((isSetTopology()) ? 131071 : 524287);
-      if (isSetTopology())
-        hashCode = hashCode * 8191 + topology.hashCode();
-
-      hashCode = hashCode * 8191 + ((isSetPending()) ? 131071 : 524287);
-      if (isSetPending())
-        hashCode = hashCode * 8191 + pending.hashCode();
-
-      hashCode = hashCode * 8191 + ((isSetStragglerRuns()) ? 131071 : 524287);
-      if (isSetStragglerRuns())
-        hashCode = hashCode * 8191 + stragglerRuns.hashCode();
-
-      return hashCode;
-    }
-
-    @Override
-    public int compareTo(handOff_args other) {
-      if (!getClass().equals(other.getClass())) {
-        return getClass().getName().compareTo(other.getClass().getName());
-      }
-
-      int lastComparison = 0;
-
-      lastComparison = java.lang.Boolean.compare(isSetMeta(), other.isSetMeta());
-      if (lastComparison != 0) {
-        return lastComparison;
-      }
-      if (isSetMeta()) {
-        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.meta, other.meta);
-        if (lastComparison != 0) {
-          return lastComparison;
-        }
-      }
-      lastComparison = java.lang.Boolean.compare(isSetTopology(), other.isSetTopology());
-      if (lastComparison != 0) {
-        return lastComparison;
-      }
-      if (isSetTopology()) {
-        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.topology, other.topology);
-        if (lastComparison != 0) {
-          return lastComparison;
-        }
-      }
-      lastComparison = java.lang.Boolean.compare(isSetPending(), other.isSetPending());
-      if (lastComparison != 0) {
-        return lastComparison;
-      }
-      if (isSetPending()) {
-        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.pending, other.pending);
-        if (lastComparison != 0) {
-          return lastComparison;
-        }
-      }
-      lastComparison = java.lang.Boolean.compare(isSetStragglerRuns(), other.isSetStragglerRuns());
-      if (lastComparison != 0) {
-        return lastComparison;
-      }
-      if (isSetStragglerRuns()) {
-        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.stragglerRuns, other.stragglerRuns);
-        if (lastComparison != 0) {
-          return lastComparison;
-        }
-      }
-      return 0;
-    }
-
-    @org.apache.thrift.annotation.Nullable
-    @Override
-    public _Fields fieldForId(int fieldId) {
-      return _Fields.findByThriftId(fieldId);
-    }
-
-    @Override
-    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
-      scheme(iprot).read(iprot, this);
-    }
-
-    @Override
-    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
-      scheme(oprot).write(oprot, this);
-    }
-
-    @Override
-    public java.lang.String toString() {
-      java.lang.StringBuilder sb = new java.lang.StringBuilder("handOff_args(");
-      boolean first = true;
-
-      sb.append("meta:");
-      if (this.meta == null) {
-        sb.append("null");
-      } else {
-        sb.append(this.meta);
-      }
-      first = false;
-      if (!first) sb.append(", ");
-      sb.append("topology:");
-      if (this.topology == null) {
-        sb.append("null");
-      } else {
-        sb.append(this.topology);
-      }
-      first = false;
-      if (!first) sb.append(", ");
-      sb.append("pending:");
-      if (this.pending == null) {
-        sb.append("null");
-      } else {
-        sb.append(this.pending);
-      }
-      first = false;
-      if (!first) sb.append(", ");
-      sb.append("stragglerRuns:");
-      if (this.stragglerRuns == null) {
-        sb.append("null");
-      } else {
-        sb.append(this.stragglerRuns);
-      }
-      first = false;
-      sb.append(")");
-      return sb.toString();
-    }
-
-    public void validate() throws org.apache.thrift.TException {
-      // check for required fields
-      // check for sub-struct validity
-      if (meta != null) {
-        meta.validate();
-      }
-      if (topology != null) {
-        topology.validate();
-      }
-      if (pending != null) {
-        pending.validate();
-      }
-    }
-
-    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
-      try {
-        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
-      } catch (org.apache.thrift.TException te) {
-        throw new java.io.IOException(te);
-      }
-    }
-
-    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
-      try {
-        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
-      } catch (org.apache.thrift.TException te) {
-        throw new java.io.IOException(te);
-      }
-    }
-
-    private static class handOff_argsStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
-      @Override
-      public handOff_argsStandardScheme getScheme() {
-        return new handOff_argsStandardScheme();
-      }
-    }
-
-    private static class handOff_argsStandardScheme extends org.apache.thrift.scheme.StandardScheme<handOff_args> {
-
-      @Override
-      public void read(org.apache.thrift.protocol.TProtocol iprot, handOff_args struct) throws org.apache.thrift.TException {
-        org.apache.thrift.protocol.TField schemeField;
-        iprot.readStructBegin();
-        while (true)
-        {
-          schemeField = iprot.readFieldBegin();
-          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
-            break;
-          }
-          switch (schemeField.id) {
-            case 1: // META
-              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
-                struct.meta = new JobMeta();
-                struct.meta.read(iprot);
-                struct.setMetaIsSet(true);
-              } else { 
-                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
-              }
-              break;
-            case 2: // TOPOLOGY
-              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
-                struct.topology = new Topology();
-                struct.topology.read(iprot);
-                struct.setTopologyIsSet(true);
-              } else { 
-                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
-              }
-              break;
-            case 3: // PENDING
-              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
-                struct.pending = new SwitchOrder();
-                struct.pending.read(iprot);
-                struct.setPendingIsSet(true);
-              } else { 
-                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
-              }
-              break;
-            case 4: // STRAGGLER_RUNS
-              if (schemeField.type == org.apache.thrift.protocol.TType.MAP) {
-                {
-                  org.apache.thrift.protocol.TMap _map88 = iprot.readMapBegin();
-                  struct.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(2*_map88.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _key89;
-                  int _val90;
-                  for (int _i91 = 0; _i91 < _map88.size; ++_i91)
-                  {
-                    _key89 = iprot.readString();
-                    _val90 = iprot.readI32();
-                    struct.stragglerRuns.put(_key89, _val90);
-                  }
-                  iprot.readMapEnd();
-                }
-                struct.setStragglerRunsIsSet(true);
-              } else { 
-                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
-              }
-              break;
-            default:
-              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
-          }
-          iprot.readFieldEnd();
-        }
-        iprot.readStructEnd();
-
-        // check for required fields of primitive type, which can't be checked in the validate method
-        struct.validate();
-      }
-
-      @Override
-      public void write(org.apache.thrift.protocol.TProtocol oprot, handOff_args struct) throws org.apache.thrift.TException {
-        struct.validate();
-
-        oprot.writeStructBegin(STRUCT_DESC);
-        if (struct.meta != null) {
-          oprot.writeFieldBegin(META_FIELD_DESC);
-          struct.meta.write(oprot);
-          oprot.writeFieldEnd();
-        }
-        if (struct.topology != null) {
-          oprot.writeFieldBegin(TOPOLOGY_FIELD_DESC);
-          struct.topology.write(oprot);
-          oprot.writeFieldEnd();
-        }
-        if (struct.pending != null) {
-          oprot.writeFieldBegin(PENDING_FIELD_DESC);
-          struct.pending.write(oprot);
-          oprot.writeFieldEnd();
-        }
-        if (struct.stragglerRuns != null) {
-          oprot.writeFieldBegin(STRAGGLER_RUNS_FIELD_DESC);
-          {
-            oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I32, struct.stragglerRuns.size()));
-            for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter92 : struct.stragglerRuns.entrySet())
-            {
-              oprot.writeString(_iter92.getKey());
-              oprot.writeI32(_iter92.getValue());
-            }
-            oprot.writeMapEnd();
-          }
-          oprot.writeFieldEnd();
-        }
-        oprot.writeFieldStop();
-        oprot.writeStructEnd();
-      }
-
-    }
-
-    private static class handOff_argsTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
-      @Override
-      public handOff_argsTupleScheme getScheme() {
-        return new handOff_argsTupleScheme();
-      }
-    }
-
-    private static class handOff_argsTupleScheme extends org.apache.thrift.scheme.TupleScheme<handOff_args> {
-
-      @Override
-      public void write(org.apache.thrift.protocol.TProtocol prot, handOff_args struct) throws org.apache.thrift.TException {
-        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet optionals = new java.util.BitSet();
-        if (struct.isSetMeta()) {
-          optionals.set(0);
-        }
-        if (struct.isSetTopology()) {
-          optionals.set(1);
-        }
-        if (struct.isSetPending()) {
-          optionals.set(2);
-        }
-        if (struct.isSetStragglerRuns()) {
-          optionals.set(3);
-        }
-        oprot.writeBitSet(optionals, 4);
-        if (struct.isSetMeta()) {
-          struct.meta.write(oprot);
-        }
-        if (struct.isSetTopology()) {
-          struct.topology.write(oprot);
-        }
-        if (struct.isSetPending()) {
-          struct.pending.write(oprot);
-        }
-        if (struct.isSetStragglerRuns()) {
-          {
-            oprot.writeI32(struct.stragglerRuns.size());
-            for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter93 : struct.stragglerRuns.entrySet())
-            {
-              oprot.writeString(_iter93.getKey());
-              oprot.writeI32(_iter93.getValue());
-            }
-          }
-        }
-      }
-
-      @Override
-      public void read(org.apache.thrift.protocol.TProtocol prot, handOff_args struct) throws org.apache.thrift.TException {
-        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet incoming = iprot.readBitSet(4);
-        if (incoming.get(0)) {
-          struct.meta = new JobMeta();
-          struct.meta.read(iprot);
-          struct.setMetaIsSet(true);
-        }
-        if (incoming.get(1)) {
-          struct.topology = new Topology();
-          struct.topology.read(iprot);
-          struct.setTopologyIsSet(true);
-        }
-        if (incoming.get(2)) {
-          struct.pending = new SwitchOrder();
-          struct.pending.read(iprot);
-          struct.setPendingIsSet(true);
-        }
-        if (incoming.get(3)) {
-          {
-            org.apache.thrift.protocol.TMap _map94 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I32); 
-            struct.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(2*_map94.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _key95;
-            int _val96;
-            for (int _i97 = 0; _i97 < _map94.size; ++_i97)
-            {
-              _key95 = iprot.readString();
-              _val96 = iprot.readI32();
-              struct.stragglerRuns.put(_key95, _val96);
-            }
-          }
-          struct.setStragglerRunsIsSet(true);
-        }
-      }
-    }
-
-    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
-      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
-    }
-  }
-
-  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
-  public static class handOff_result implements org.apache.thrift.TBase<handOff_result, handOff_result._Fields>, java.io.Serializable, Cloneable, Comparable<handOff_result>   {
-    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("handOff_result");
-
-    private static final org.apache.thrift.protocol.TField ERROR_FIELD_DESC = new org.apache.thrift.protocol.TField("error", org.apache.thrift.protocol.TType.STRUCT, (short)1);
-
-    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new handOff_resultStandardSchemeFactory();
-    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new handOff_resultTupleSchemeFactory();
-
-    public @org.apache.thrift.annotation.Nullable EdlError error; // required
-
-    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
-    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
-      ERROR((short)1, "error");
-
-      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
-
-      static {
-        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
-          byName.put(field.getFieldName(), field);
-        }
-      }
-
-      /**
-       * Find the _Fields constant that matches fieldId, or null if its not found.
-       */
-      @org.apache.thrift.annotation.Nullable
-      public static _Fields findByThriftId(int fieldId) {
-        switch(fieldId) {
-          case 1: // ERROR
-            return ERROR;
-          default:
-            return null;
-        }
-      }
-
-      /**
-       * Find the _Fields constant that matches fieldId, throwing an exception
-       * if it is not found.
-       */
-      public static _Fields findByThriftIdOrThrow(int fieldId) {
-        _Fields fields = findByThriftId(fieldId);
-        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
-        return fields;
-      }
-
-      /**
-       * Find the _Fields constant that matches name, or null if its not found.
-       */
-      @org.apache.thrift.annotation.Nullable
-      public static _Fields findByName(java.lang.String name) {
-        return byName.get(name);
-      }
-
-      private final short _thriftId;
-      private final java.lang.String _fieldName;
-
-      _Fields(short thriftId, java.lang.String fieldName) {
-        _thriftId = thriftId;
-        _fieldName = fieldName;
-      }
-
-      @Override
-      public short getThriftFieldId() {
-        return _thriftId;
-      }
-
-      @Override
-      public java.lang.String getFieldName() {
-        return _fieldName;
-      }
-    }
-
-    // isset id assignments
-    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
-    static {
-      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
-      tmpMap.put(_Fields.ERROR, new org.apache.thrift.meta_data.FieldMetaData("error", org.apache.thrift.TFieldRequirementType.DEFAULT, 
-          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, EdlError.class)));
-      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
-      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(handOff_result.class, metaDataMap);
-    }
-
-    public handOff_result() {
-    }
-
-    public handOff_result(
-      EdlError error)
-    {
-      this();
-      this.error = error;
-    }
-
-    /**
-     * Performs a deep copy on <i>other</i>.
-     */
-    public handOff_result(handOff_result other) {
-      if (other.isSetError()) {
-        this.error = new EdlError(other.error);
-      }
-    }
-
-    @Override
-    public handOff_result deepCopy() {
-      return new handOff_result(this);
-    }
-
-    @Override
-    public void clear() {
-      this.error = null;
-    }
-
-    @org.apache.thrift.annotation.Nullable
-    public EdlError getError() {
-      return this.error;
-    }
-
-    public handOff_result setError(@org.apache.thrift.annotation.Nullable EdlError error) {
-      this.error = error;
-      return this;
-    }
-
-    public void unsetError() {
-      this.error = null;
-    }
-
-    /** Returns true if field error is set (has been assigned a value) and false otherwise */
-    public boolean isSetError() {
-      return this.error != null;
-    }
-
-    public void setErrorIsSet(boolean value) {
-      if (!value) {
-        this.error = null;
-      }
-    }
-
-    @Override
-    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
-      switch (field) {
-      case ERROR:
-        if (value == null) {
-          unsetError();
-        } else {
-          setError((EdlError)value);
-        }
-        break;
-
-      }
-    }
-
-    @org.apache.thrift.annotation.Nullable
-    @Override
-    public java.lang.Object getFieldValue(_Fields field) {
-      switch (field) {
-      case ERROR:
-        return getError();
-
-      }
-      throw new java.lang.IllegalStateException();
-    }
-
-    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
-    @Override
-    public boolean isSet(_Fields field) {
-      if (field == null) {
-        throw new java.lang.IllegalArgumentException();
-      }
-
-      switch (field) {
-      case ERROR:
-        return isSetError();
-      }
-      throw new java.lang.IllegalStateException();
-    }
-
-    @Override
-    public boolean equals(java.lang.Object that) {
-      if (that instanceof handOff_result)
-        return this.equals((handOff_result)that);
-      return false;
-    }
-
-    public boolean equals(handOff_result that) {
-      if (that == null)
-        return false;
-      if (this == that)
-        return true;
-
-      boolean this_present_error = true && this.isSetError();
-      boolean that_present_error = true && that.isSetError();
-      if (this_present_error || that_present_error) {
-        if (!(this_present_error && that_present_error))
-          return false;
-        if (!this.error.equals(that.error))
-          return false;
-      }
-
-      return true;
-    }
-
-    @Override
-    public int hashCode() {
-      int hashCode = 1;
-
-      hashCode = hashCode * 8191 + ((isSetError()) ? 131071 : 524287);
-      if (isSetError())
-        hashCode = hashCode * 8191 + error.hashCode();
-
-      return hashCode;
-    }
-
-    @Override
-    public int compareTo(handOff_result other) {
-      if (!getClass().equals(other.getClass())) {
-        return getClass().getName().compareTo(other.getClass().getName());
-      }
-
-      int lastComparison = 0;
-
-      lastComparison = java.lang.Boolean.compare(isSetError(), other.isSetError());
-      if (lastComparison != 0) {
-        return lastComparison;
-      }
-      if (isSetError()) {
-        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.error, other.error);
-        if (lastComparison != 0) {
-          return lastComparison;
-        }
-      }
-      return 0;
-    }
-
-    @org.apache.thrift.annotation.Nullable
-    @Override
-    public _Fields fieldForId(int fieldId) {
-      return _Fields.findByThriftId(fieldId);
-    }
-
-    @Override
-    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
-      scheme(iprot).read(iprot, this);
-    }
-
-    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
-      scheme(oprot).write(oprot, this);
-      }
-
-    @Override
-    public java.lang.String toString() {
-      java.lang.StringBuilder sb = new java.lang.StringBuilder("handOff_result(");
-      boolean first = true;
-
-      sb.append("error:");
-      if (this.error == null) {
-        sb.append("null");
-      } else {
-        sb.append(this.error);
-      }
-      first = false;
-      sb.append(")");
-      return sb.toString();
-    }
-
-    public void validate() throws org.apache.thrift.TException {
-      // check for required fields
-      // check for sub-struct validity
-    }
-
-    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
-      try {
-        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
-      } catch (org.apache.thrift.TException te) {
-        throw new java.io.IOException(te);
-      }
-    }
-
-    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
-      try {
-        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
-      } catch (org.apache.thrift.TException te) {
-        throw new java.io.IOException(te);
-      }
-    }
-
-    private static class handOff_resultStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
-      @Override
-      public handOff_resultStandardScheme getScheme() {
-        return new handOff_resultStandardScheme();
-      }
-    }
-
-    private static class handOff_resultStandardScheme extends org.apache.thrift.scheme.StandardScheme<handOff_result> {
-
-      @Override
-      public void read(org.apache.thrift.protocol.TProtocol iprot, handOff_result struct) throws org.apache.thrift.TException {
-        org.apache.thrift.protocol.TField schemeField;
-        iprot.readStructBegin();
-        while (true)
-        {
-          schemeField = iprot.readFieldBegin();
-          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
-            break;
-          }
-          switch (schemeField.id) {
-            case 1: // ERROR
-              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
-                struct.error = new EdlError();
-                struct.error.read(iprot);
-                struct.setErrorIsSet(true);
-              } else { 
-                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
-              }
-              break;
-            default:
-              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
-          }
-          iprot.readFieldEnd();
-        }
-        iprot.readStructEnd();
-
-        // check for required fields of primitive type, which can't be checked in the validate method
-        struct.validate();
-      }
-
-      @Override
-      public void write(org.apache.thrift.protocol.TProtocol oprot, handOff_result struct) throws org.apache.thrift.TException {
-        struct.validate();
-
-        oprot.writeStructBegin(STRUCT_DESC);
-        if (struct.error != null) {
-          oprot.writeFieldBegin(ERROR_FIELD_DESC);
-          struct.error.write(oprot);
-          oprot.writeFieldEnd();
-        }
-        oprot.writeFieldStop();
-        oprot.writeStructEnd();
-      }
-
-    }
-
-    private static class handOff_resultTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
-      @Override
-      public handOff_resultTupleScheme getScheme() {
-        return new handOff_resultTupleScheme();
-      }
-    }
-
-    private static class handOff_resultTupleScheme extends org.apache.thrift.scheme.TupleScheme<handOff_result> {
-
-      @Override
-      public void write(org.apache.thrift.protocol.TProtocol prot, handOff_result struct) throws org.apache.thrift.TException {
-        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet optionals = new java.util.BitSet();
-        if (struct.isSetError()) {
-          optionals.set(0);
-        }
-        oprot.writeBitSet(optionals, 1);
-        if (struct.isSetError()) {
-          struct.error.write(oprot);
-        }
-      }
-
-      @Override
-      public void read(org.apache.thrift.protocol.TProtocol prot, handOff_result struct) throws org.apache.thrift.TException {
-        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet incoming = iprot.readBitSet(1);
-        if (incoming.get(0)) {
           struct.error = new EdlError();
           struct.error.read(iprot);
           struct.setErrorIsSet(true);
@@ -12554,6 +11599,2136 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           struct.success = new RecoveryOrder();
+          struct.success.read(iprot);
+          struct.setSuccessIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.error = new EdlError();
+          struct.error.read(iprot);
+          struct.setErrorIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class heartbeat_args implements org.apache.thrift.TBase<heartbeat_args, heartbeat_args._Fields>, java.io.Serializable, Cloneable, Comparable<heartbeat_args>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("heartbeat_args");
+
+    private static final org.apache.thrift.protocol.TField WORKER_ID_FIELD_DESC = new org.apache.thrift.protocol.TField("workerId", org.apache.thrift.protocol.TType.STRING, (short)1);
+    private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)2);
+    private static final org.apache.thrift.protocol.TField RING_VERSION_FIELD_DESC = new org.apache.thrift.protocol.TField("ringVersion", org.apache.thrift.protocol.TType.I64, (short)3);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new heartbeat_argsStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new heartbeat_argsTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable java.lang.String workerId; // required
+    public long leaderEpoch; // required
+    public long ringVersion; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      WORKER_ID((short)1, "workerId"),
+      LEADER_EPOCH((short)2, "leaderEpoch"),
+      RING_VERSION((short)3, "ringVersion");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 1: // WORKER_ID
+            return WORKER_ID;
+          case 2: // LEADER_EPOCH
+            return LEADER_EPOCH;
+          case 3: // RING_VERSION
+            return RING_VERSION;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    private static final int __LEADEREPOCH_ISSET_ID = 0;
+    private static final int __RINGVERSION_ISSET_ID = 1;
+    private byte __isset_bitfield = 0;
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.WORKER_ID, new org.apache.thrift.meta_data.FieldMetaData("workerId", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+      tmpMap.put(_Fields.LEADER_EPOCH, new org.apache.thrift.meta_data.FieldMetaData("leaderEpoch", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+      tmpMap.put(_Fields.RING_VERSION, new org.apache.thrift.meta_data.FieldMetaData("ringVersion", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(heartbeat_args.class, metaDataMap);
+    }
+
+    public heartbeat_args() {
+    }
+
+    public heartbeat_args(
+      java.lang.String workerId,
+      long leaderEpoch,
+      long ringVersion)
+    {
+      this();
+      this.workerId = workerId;
+      this.leaderEpoch = leaderEpoch;
+      setLeaderEpochIsSet(true);
+      this.ringVersion = ringVersion;
+      setRingVersionIsSet(true);
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public heartbeat_args(heartbeat_args other) {
+      __isset_bitfield = other.__isset_bitfield;
+      if (other.isSetWorkerId()) {
+        this.workerId = other.workerId;
+      }
+      this.leaderEpoch = other.leaderEpoch;
+      this.ringVersion = other.ringVersion;
+    }
+
+    @Override
+    public heartbeat_args deepCopy() {
+      return new heartbeat_args(this);
+    }
+
+    @Override
+    public void clear() {
+      this.workerId = null;
+      setLeaderEpochIsSet(false);
+      this.leaderEpoch = 0;
+      setRingVersionIsSet(false);
+      this.ringVersion = 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.lang.String getWorkerId() {
+      return this.workerId;
+    }
+
+    public heartbeat_args setWorkerId(@org.apache.thrift.annotation.Nullable java.lang.String workerId) {
+      this.workerId = workerId;
+      return this;
+    }
+
+    public void unsetWorkerId() {
+      this.workerId = null;
+    }
+
+    /** Returns true if field workerId is set (has been assigned a value) and false otherwise */
+    public boolean isSetWorkerId() {
+      return this.workerId != null;
+    }
+
+    public void setWorkerIdIsSet(boolean value) {
+      if (!value) {
+        this.workerId = null;
+      }
+    }
+
+    public long getLeaderEpoch() {
+      return this.leaderEpoch;
+    }
+
+    public heartbeat_args setLeaderEpoch(long leaderEpoch) {
+      this.leaderEpoch = leaderEpoch;
+      setLeaderEpochIsSet(true);
+      return this;
+    }
+
+    public void unsetLeaderEpoch() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+    }
+
+    /** Returns true if field leaderEpoch is set (has been assigned a value) and false otherwise */
+    public boolean isSetLeaderEpoch() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+    }
+
+    public void setLeaderEpochIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID, value);
+    }
+
+    public long getRingVersion() {
+      return this.ringVersion;
+    }
+
+    public heartbeat_args setRingVersion(long ringVersion) {
+      this.ringVersion = ringVersion;
+      setRingVersionIsSet(true);
+      return this;
+    }
+
+    public void unsetRingVersion() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __RINGVERSION_ISSET_ID);
+    }
+
+    /** Returns true if field ringVersion is set (has been assigned a value) and false otherwise */
+    public boolean isSetRingVersion() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __RINGVERSION_ISSET_ID);
+    }
+
+    public void setRingVersionIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __RINGVERSION_ISSET_ID, value);
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case WORKER_ID:
+        if (value == null) {
+          unsetWorkerId();
+        } else {
+          setWorkerId((java.lang.String)value);
+        }
+        break;
+
+      case LEADER_EPOCH:
+        if (value == null) {
+          unsetLeaderEpoch();
+        } else {
+          setLeaderEpoch((java.lang.Long)value);
+        }
+        break;
+
+      case RING_VERSION:
+        if (value == null) {
+          unsetRingVersion();
+        } else {
+          setRingVersion((java.lang.Long)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case WORKER_ID:
+        return getWorkerId();
+
+      case LEADER_EPOCH:
+        return getLeaderEpoch();
+
+      case RING_VERSION:
+        return getRingVersion();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case WORKER_ID:
+        return isSetWorkerId();
+      case LEADER_EPOCH:
+        return isSetLeaderEpoch();
+      case RING_VERSION:
+        return isSetRingVersion();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof heartbeat_args)
+        return this.equals((heartbeat_args)that);
+      return false;
+    }
+
+    public boolean equals(heartbeat_args that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_workerId = true && this.isSetWorkerId();
+      boolean that_present_workerId = true && that.isSetWorkerId();
+      if (this_present_workerId || that_present_workerId) {
+        if (!(this_present_workerId && that_present_workerId))
+          return false;
+        if (!this.workerId.equals(that.workerId))
+          return false;
+      }
+
+      boolean this_present_leaderEpoch = true;
+      boolean that_present_leaderEpoch = true;
+      if (this_present_leaderEpoch || that_present_leaderEpoch) {
+        if (!(this_present_leaderEpoch && that_present_leaderEpoch))
+          return false;
+        if (this.leaderEpoch != that.leaderEpoch)
+          return false;
+      }
+
+      boolean this_present_ringVersion = true;
+      boolean that_present_ringVersion = true;
+      if (this_present_ringVersion || that_present_ringVersion) {
+        if (!(this_present_ringVersion && that_present_ringVersion))
+          return false;
+        if (this.ringVersion != that.ringVersion)
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetWorkerId()) ? 131071 : 524287);
+      if (isSetWorkerId())
+        hashCode = hashCode * 8191 + workerId.hashCode();
+
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderEpoch);
+
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(ringVersion);
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(heartbeat_args other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetWorkerId(), other.isSetWorkerId());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetWorkerId()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.workerId, other.workerId);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetLeaderEpoch(), other.isSetLeaderEpoch());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetLeaderEpoch()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderEpoch, other.leaderEpoch);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetRingVersion(), other.isSetRingVersion());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetRingVersion()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.ringVersion, other.ringVersion);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    @Override
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+    }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("heartbeat_args(");
+      boolean first = true;
+
+      sb.append("workerId:");
+      if (this.workerId == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.workerId);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("leaderEpoch:");
+      sb.append(this.leaderEpoch);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("ringVersion:");
+      sb.append(this.ringVersion);
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        // it doesn't seem like you should have to do this, but java serialization is wacky, and doesn't call the default constructor.
+        __isset_bitfield = 0;
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class heartbeat_argsStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public heartbeat_argsStandardScheme getScheme() {
+        return new heartbeat_argsStandardScheme();
+      }
+    }
+
+    private static class heartbeat_argsStandardScheme extends org.apache.thrift.scheme.StandardScheme<heartbeat_args> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, heartbeat_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 1: // WORKER_ID
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+                struct.workerId = iprot.readString();
+                struct.setWorkerIdIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 2: // LEADER_EPOCH
+              if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+                struct.leaderEpoch = iprot.readI64();
+                struct.setLeaderEpochIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 3: // RING_VERSION
+              if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+                struct.ringVersion = iprot.readI64();
+                struct.setRingVersionIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, heartbeat_args struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.workerId != null) {
+          oprot.writeFieldBegin(WORKER_ID_FIELD_DESC);
+          oprot.writeString(struct.workerId);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldBegin(LEADER_EPOCH_FIELD_DESC);
+        oprot.writeI64(struct.leaderEpoch);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(RING_VERSION_FIELD_DESC);
+        oprot.writeI64(struct.ringVersion);
+        oprot.writeFieldEnd();
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class heartbeat_argsTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public heartbeat_argsTupleScheme getScheme() {
+        return new heartbeat_argsTupleScheme();
+      }
+    }
+
+    private static class heartbeat_argsTupleScheme extends org.apache.thrift.scheme.TupleScheme<heartbeat_args> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, heartbeat_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetWorkerId()) {
+          optionals.set(0);
+        }
+        if (struct.isSetLeaderEpoch()) {
+          optionals.set(1);
+        }
+        if (struct.isSetRingVersion()) {
+          optionals.set(2);
+        }
+        oprot.writeBitSet(optionals, 3);
+        if (struct.isSetWorkerId()) {
+          oprot.writeString(struct.workerId);
+        }
+        if (struct.isSetLeaderEpoch()) {
+          oprot.writeI64(struct.leaderEpoch);
+        }
+        if (struct.isSetRingVersion()) {
+          oprot.writeI64(struct.ringVersion);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, heartbeat_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(3);
+        if (incoming.get(0)) {
+          struct.workerId = iprot.readString();
+          struct.setWorkerIdIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.leaderEpoch = iprot.readI64();
+          struct.setLeaderEpochIsSet(true);
+        }
+        if (incoming.get(2)) {
+          struct.ringVersion = iprot.readI64();
+          struct.setRingVersionIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class heartbeat_result implements org.apache.thrift.TBase<heartbeat_result, heartbeat_result._Fields>, java.io.Serializable, Cloneable, Comparable<heartbeat_result>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("heartbeat_result");
+
+    private static final org.apache.thrift.protocol.TField SUCCESS_FIELD_DESC = new org.apache.thrift.protocol.TField("success", org.apache.thrift.protocol.TType.STRUCT, (short)0);
+    private static final org.apache.thrift.protocol.TField ERROR_FIELD_DESC = new org.apache.thrift.protocol.TField("error", org.apache.thrift.protocol.TType.STRUCT, (short)1);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new heartbeat_resultStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new heartbeat_resultTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable HeartbeatReply success; // required
+    public @org.apache.thrift.annotation.Nullable EdlError error; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      SUCCESS((short)0, "success"),
+      ERROR((short)1, "error");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 0: // SUCCESS
+            return SUCCESS;
+          case 1: // ERROR
+            return ERROR;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.SUCCESS, new org.apache.thrift.meta_data.FieldMetaData("success", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, HeartbeatReply.class)));
+      tmpMap.put(_Fields.ERROR, new org.apache.thrift.meta_data.FieldMetaData("error", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, EdlError.class)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(heartbeat_result.class, metaDataMap);
+    }
+
+    public heartbeat_result() {
+    }
+
+    public heartbeat_result(
+      HeartbeatReply success,
+      EdlError error)
+    {
+      this();
+      this.success = success;
+      this.error = error;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public heartbeat_result(heartbeat_result other) {
+      if (other.isSetSuccess()) {
+        this.success = new HeartbeatReply(other.success);
+      }
+      if (other.isSetError()) {
+        this.error = new EdlError(other.error);
+      }
+    }
+
+    @Override
+    public heartbeat_result deepCopy() {
+      return new heartbeat_result(this);
+    }
+
+    @Override
+    public void clear() {
+      this.success = null;
+      this.error = null;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public HeartbeatReply getSuccess() {
+      return this.success;
+    }
+
+    public heartbeat_result setSuccess(@org.apache.thrift.annotation.Nullable HeartbeatReply success) {
+      this.success = success;
+      return this;
+    }
+
+    public void unsetSuccess() {
+      this.success = null;
+    }
+
+    /** Returns true if field success is set (has been assigned a value) and false otherwise */
+    public boolean isSetSuccess() {
+      return this.success != null;
+    }
+
+    public void setSuccessIsSet(boolean value) {
+      if (!value) {
+        this.success = null;
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public EdlError getError() {
+      return this.error;
+    }
+
+    public heartbeat_result setError(@org.apache.thrift.annotation.Nullable EdlError error) {
+      this.error = error;
+      return this;
+    }
+
+    public void unsetError() {
+      this.error = null;
+    }
+
+    /** Returns true if field error is set (has been assigned a value) and false otherwise */
+    public boolean isSetError() {
+      return this.error != null;
+    }
+
+    public void setErrorIsSet(boolean value) {
+      if (!value) {
+        this.error = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case SUCCESS:
+        if (value == null) {
+          unsetSuccess();
+        } else {
+          setSuccess((HeartbeatReply)value);
+        }
+        break;
+
+      case ERROR:
+        if (value == null) {
+          unsetError();
+        } else {
+          setError((EdlError)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case SUCCESS:
+        return getSuccess();
+
+      case ERROR:
+        return getError();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case SUCCESS:
+        return isSetSuccess();
+      case ERROR:
+        return isSetError();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof heartbeat_result)
+        return this.equals((heartbeat_result)that);
+      return false;
+    }
+
+    public boolean equals(heartbeat_result that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_success = true && this.isSetSuccess();
+      boolean that_present_success = true && that.isSetSuccess();
+      if (this_present_success || that_present_success) {
+        if (!(this_present_success && that_present_success))
+          return false;
+        if (!this.success.equals(that.success))
+          return false;
+      }
+
+      boolean this_present_error = true && this.isSetError();
+      boolean that_present_error = true && that.isSetError();
+      if (this_present_error || that_present_error) {
+        if (!(this_present_error && that_present_error))
+          return false;
+        if (!this.error.equals(that.error))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetSuccess()) ? 131071 : 524287);
+      if (isSetSuccess())
+        hashCode = hashCode * 8191 + success.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetError()) ? 131071 : 524287);
+      if (isSetError())
+        hashCode = hashCode * 8191 + error.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(heartbeat_result other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetSuccess(), other.isSetSuccess());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetSuccess()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.success, other.success);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetError(), other.isSetError());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetError()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.error, other.error);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+      }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("heartbeat_result(");
+      boolean first = true;
+
+      sb.append("success:");
+      if (this.success == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.success);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("error:");
+      if (this.error == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.error);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+      if (success != null) {
+        success.validate();
+      }
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class heartbeat_resultStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public heartbeat_resultStandardScheme getScheme() {
+        return new heartbeat_resultStandardScheme();
+      }
+    }
+
+    private static class heartbeat_resultStandardScheme extends org.apache.thrift.scheme.StandardScheme<heartbeat_result> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, heartbeat_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 0: // SUCCESS
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.success = new HeartbeatReply();
+                struct.success.read(iprot);
+                struct.setSuccessIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 1: // ERROR
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.error = new EdlError();
+                struct.error.read(iprot);
+                struct.setErrorIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, heartbeat_result struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.success != null) {
+          oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
+          struct.success.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        if (struct.error != null) {
+          oprot.writeFieldBegin(ERROR_FIELD_DESC);
+          struct.error.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class heartbeat_resultTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public heartbeat_resultTupleScheme getScheme() {
+        return new heartbeat_resultTupleScheme();
+      }
+    }
+
+    private static class heartbeat_resultTupleScheme extends org.apache.thrift.scheme.TupleScheme<heartbeat_result> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, heartbeat_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetSuccess()) {
+          optionals.set(0);
+        }
+        if (struct.isSetError()) {
+          optionals.set(1);
+        }
+        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetSuccess()) {
+          struct.success.write(oprot);
+        }
+        if (struct.isSetError()) {
+          struct.error.write(oprot);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, heartbeat_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(2);
+        if (incoming.get(0)) {
+          struct.success = new HeartbeatReply();
+          struct.success.read(iprot);
+          struct.setSuccessIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.error = new EdlError();
+          struct.error.read(iprot);
+          struct.setErrorIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class awaitFinish_args implements org.apache.thrift.TBase<awaitFinish_args, awaitFinish_args._Fields>, java.io.Serializable, Cloneable, Comparable<awaitFinish_args>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("awaitFinish_args");
+
+    private static final org.apache.thrift.protocol.TField WORKER_ID_FIELD_DESC = new org.apache.thrift.protocol.TField("workerId", org.apache.thrift.protocol.TType.STRING, (short)1);
+    private static final org.apache.thrift.protocol.TField LAST_STEP_FIELD_DESC = new org.apache.thrift.protocol.TField("lastStep", org.apache.thrift.protocol.TType.I64, (short)2);
+    private static final org.apache.thrift.protocol.TField TIMEOUT_MS_FIELD_DESC = new org.apache.thrift.protocol.TField("timeoutMs", org.apache.thrift.protocol.TType.I32, (short)3);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new awaitFinish_argsStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new awaitFinish_argsTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable java.lang.String workerId; // required
+    public long lastStep; // required
+    public int timeoutMs; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      WORKER_ID((short)1, "workerId"),
+      LAST_STEP((short)2, "lastStep"),
+      TIMEOUT_MS((short)3, "timeoutMs");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 1: // WORKER_ID
+            return WORKER_ID;
+          case 2: // LAST_STEP
+            return LAST_STEP;
+          case 3: // TIMEOUT_MS
+            return TIMEOUT_MS;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    private static final int __LASTSTEP_ISSET_ID = 0;
+    private static final int __TIMEOUTMS_ISSET_ID = 1;
+    private byte __isset_bitfield = 0;
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.WORKER_ID, new org.apache.thrift.meta_data.FieldMetaData("workerId", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+      tmpMap.put(_Fields.LAST_STEP, new org.apache.thrift.meta_data.FieldMetaData("lastStep", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+      tmpMap.put(_Fields.TIMEOUT_MS, new org.apache.thrift.meta_data.FieldMetaData("timeoutMs", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(awaitFinish_args.class, metaDataMap);
+    }
+
+    public awaitFinish_args() {
+    }
+
+    public awaitFinish_args(
+      java.lang.String workerId,
+      long lastStep,
+      int timeoutMs)
+    {
+      this();
+      this.workerId = workerId;
+      this.lastStep = lastStep;
+      setLastStepIsSet(true);
+      this.timeoutMs = timeoutMs;
+      setTimeoutMsIsSet(true);
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public awaitFinish_args(awaitFinish_args other) {
+      __isset_bitfield = other.__isset_bitfield;
+      if (other.isSetWorkerId()) {
+        this.workerId = other.workerId;
+      }
+      this.lastStep = other.lastStep;
+      this.timeoutMs = other.timeoutMs;
+    }
+
+    @Override
+    public awaitFinish_args deepCopy() {
+      return new awaitFinish_args(this);
+    }
+
+    @Override
+    public void clear() {
+      this.workerId = null;
+      setLastStepIsSet(false);
+      this.lastStep = 0;
+      setTimeoutMsIsSet(false);
+      this.timeoutMs = 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.lang.String getWorkerId() {
+      return this.workerId;
+    }
+
+    public awaitFinish_args setWorkerId(@org.apache.thrift.annotation.Nullable java.lang.String workerId) {
+      this.workerId = workerId;
+      return this;
+    }
+
+    public void unsetWorkerId() {
+      this.workerId = null;
+    }
+
+    /** Returns true if field workerId is set (has been assigned a value) and false otherwise */
+    public boolean isSetWorkerId() {
+      return this.workerId != null;
+    }
+
+    public void setWorkerIdIsSet(boolean value) {
+      if (!value) {
+        this.workerId = null;
+      }
+    }
+
+    public long getLastStep() {
+      return this.lastStep;
+    }
+
+    public awaitFinish_args setLastStep(long lastStep) {
+      this.lastStep = lastStep;
+      setLastStepIsSet(true);
+      return this;
+    }
+
+    public void unsetLastStep() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LASTSTEP_ISSET_ID);
+    }
+
+    /** Returns true if field lastStep is set (has been assigned a value) and false otherwise */
+    public boolean isSetLastStep() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LASTSTEP_ISSET_ID);
+    }
+
+    public void setLastStepIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LASTSTEP_ISSET_ID, value);
+    }
+
+    public int getTimeoutMs() {
+      return this.timeoutMs;
+    }
+
+    public awaitFinish_args setTimeoutMs(int timeoutMs) {
+      this.timeoutMs = timeoutMs;
+      setTimeoutMsIsSet(true);
+      return this;
+    }
+
+    public void unsetTimeoutMs() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __TIMEOUTMS_ISSET_ID);
+    }
+
+    /** Returns true if field timeoutMs is set (has been assigned a value) and false otherwise */
+    public boolean isSetTimeoutMs() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __TIMEOUTMS_ISSET_ID);
+    }
+
+    public void setTimeoutMsIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __TIMEOUTMS_ISSET_ID, value);
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case WORKER_ID:
+        if (value == null) {
+          unsetWorkerId();
+        } else {
+          setWorkerId((java.lang.String)value);
+        }
+        break;
+
+      case LAST_STEP:
+        if (value == null) {
+          unsetLastStep();
+        } else {
+          setLastStep((java.lang.Long)value);
+        }
+        break;
+
+      case TIMEOUT_MS:
+        if (value == null) {
+          unsetTimeoutMs();
+        } else {
+          setTimeoutMs((java.lang.Integer)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case WORKER_ID:
+        return getWorkerId();
+
+      case LAST_STEP:
+        return getLastStep();
+
+      case TIMEOUT_MS:
+        return getTimeoutMs();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case WORKER_ID:
+        return isSetWorkerId();
+      case LAST_STEP:
+        return isSetLastStep();
+      case TIMEOUT_MS:
+        return isSetTimeoutMs();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof awaitFinish_args)
+        return this.equals((awaitFinish_args)that);
+      return false;
+    }
+
+    public boolean equals(awaitFinish_args that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_workerId = true && this.isSetWorkerId();
+      boolean that_present_workerId = true && that.isSetWorkerId();
+      if (this_present_workerId || that_present_workerId) {
+        if (!(this_present_workerId && that_present_workerId))
+          return false;
+        if (!this.workerId.equals(that.workerId))
+          return false;
+      }
+
+      boolean this_present_lastStep = true;
+      boolean that_present_lastStep = true;
+      if (this_present_lastStep || that_present_lastStep) {
+        if (!(this_present_lastStep && that_present_lastStep))
+          return false;
+        if (this.lastStep != that.lastStep)
+          return false;
+      }
+
+      boolean this_present_timeoutMs = true;
+      boolean that_present_timeoutMs = true;
+      if (this_present_timeoutMs || that_present_timeoutMs) {
+        if (!(this_present_timeoutMs && that_present_timeoutMs))
+          return false;
+        if (this.timeoutMs != that.timeoutMs)
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetWorkerId()) ? 131071 : 524287);
+      if (isSetWorkerId())
+        hashCode = hashCode * 8191 + workerId.hashCode();
+
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(lastStep);
+
+      hashCode = hashCode * 8191 + timeoutMs;
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(awaitFinish_args other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetWorkerId(), other.isSetWorkerId());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetWorkerId()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.workerId, other.workerId);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetLastStep(), other.isSetLastStep());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetLastStep()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.lastStep, other.lastStep);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetTimeoutMs(), other.isSetTimeoutMs());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetTimeoutMs()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.timeoutMs, other.timeoutMs);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    @Override
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+    }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("awaitFinish_args(");
+      boolean first = true;
+
+      sb.append("workerId:");
+      if (this.workerId == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.workerId);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("lastStep:");
+      sb.append(this.lastStep);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("timeoutMs:");
+      sb.append(this.timeoutMs);
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        // it doesn't seem like you should have to do this, but java serialization is wacky, and doesn't call the default constructor.
+        __isset_bitfield = 0;
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class awaitFinish_argsStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitFinish_argsStandardScheme getScheme() {
+        return new awaitFinish_argsStandardScheme();
+      }
+    }
+
+    private static class awaitFinish_argsStandardScheme extends org.apache.thrift.scheme.StandardScheme<awaitFinish_args> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, awaitFinish_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 1: // WORKER_ID
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+                struct.workerId = iprot.readString();
+                struct.setWorkerIdIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 2: // LAST_STEP
+              if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+                struct.lastStep = iprot.readI64();
+                struct.setLastStepIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 3: // TIMEOUT_MS
+              if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+                struct.timeoutMs = iprot.readI32();
+                struct.setTimeoutMsIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, awaitFinish_args struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.workerId != null) {
+          oprot.writeFieldBegin(WORKER_ID_FIELD_DESC);
+          oprot.writeString(struct.workerId);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldBegin(LAST_STEP_FIELD_DESC);
+        oprot.writeI64(struct.lastStep);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(TIMEOUT_MS_FIELD_DESC);
+        oprot.writeI32(struct.timeoutMs);
+        oprot.writeFieldEnd();
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class awaitFinish_argsTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitFinish_argsTupleScheme getScheme() {
+        return new awaitFinish_argsTupleScheme();
+      }
+    }
+
+    private static class awaitFinish_argsTupleScheme extends org.apache.thrift.scheme.TupleScheme<awaitFinish_args> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, awaitFinish_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetWorkerId()) {
+          optionals.set(0);
+        }
+        if (struct.isSetLastStep()) {
+          optionals.set(1);
+        }
+        if (struct.isSetTimeoutMs()) {
+          optionals.set(2);
+        }
+        oprot.writeBitSet(optionals, 3);
+        if (struct.isSetWorkerId()) {
+          oprot.writeString(struct.workerId);
+        }
+        if (struct.isSetLastStep()) {
+          oprot.writeI64(struct.lastStep);
+        }
+        if (struct.isSetTimeoutMs()) {
+          oprot.writeI32(struct.timeoutMs);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, awaitFinish_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(3);
+        if (incoming.get(0)) {
+          struct.workerId = iprot.readString();
+          struct.setWorkerIdIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.lastStep = iprot.readI64();
+          struct.setLastStepIsSet(true);
+        }
+        if (incoming.get(2)) {
+          struct.timeoutMs = iprot.readI32();
+          struct.setTimeoutMsIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class awaitFinish_result implements org.apache.thrift.TBase<awaitFinish_result, awaitFinish_result._Fields>, java.io.Serializable, Cloneable, Comparable<awaitFinish_result>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("awaitFinish_result");
+
+    private static final org.apache.thrift.protocol.TField SUCCESS_FIELD_DESC = new org.apache.thrift.protocol.TField("success", org.apache.thrift.protocol.TType.STRUCT, (short)0);
+    private static final org.apache.thrift.protocol.TField ERROR_FIELD_DESC = new org.apache.thrift.protocol.TField("error", org.apache.thrift.protocol.TType.STRUCT, (short)1);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new awaitFinish_resultStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new awaitFinish_resultTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable FinishReply success; // required
+    public @org.apache.thrift.annotation.Nullable EdlError error; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      SUCCESS((short)0, "success"),
+      ERROR((short)1, "error");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 0: // SUCCESS
+            return SUCCESS;
+          case 1: // ERROR
+            return ERROR;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.SUCCESS, new org.apache.thrift.meta_data.FieldMetaData("success", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, FinishReply.class)));
+      tmpMap.put(_Fields.ERROR, new org.apache.thrift.meta_data.FieldMetaData("error", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, EdlError.class)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(awaitFinish_result.class, metaDataMap);
+    }
+
+    public awaitFinish_result() {
+    }
+
+    public awaitFinish_result(
+      FinishReply success,
+      EdlError error)
+    {
+      this();
+      this.success = success;
+      this.error = error;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public awaitFinish_result(awaitFinish_result other) {
+      if (other.isSetSuccess()) {
+        this.success = new FinishReply(other.success);
+      }
+      if (other.isSetError()) {
+        this.error = new EdlError(other.error);
+      }
+    }
+
+    @Override
+    public awaitFinish_result deepCopy() {
+      return new awaitFinish_result(this);
+    }
+
+    @Override
+    public void clear() {
+      this.success = null;
+      this.error = null;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public FinishReply getSuccess() {
+      return this.success;
+    }
+
+    public awaitFinish_result setSuccess(@org.apache.thrift.annotation.Nullable FinishReply success) {
+      this.success = success;
+      return this;
+    }
+
+    public void unsetSuccess() {
+      this.success = null;
+    }
+
+    /** Returns true if field success is set (has been assigned a value) and false otherwise */
+    public boolean isSetSuccess() {
+      return this.success != null;
+    }
+
+    public void setSuccessIsSet(boolean value) {
+      if (!value) {
+        this.success = null;
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public EdlError getError() {
+      return this.error;
+    }
+
+    public awaitFinish_result setError(@org.apache.thrift.annotation.Nullable EdlError error) {
+      this.error = error;
+      return this;
+    }
+
+    public void unsetError() {
+      this.error = null;
+    }
+
+    /** Returns true if field error is set (has been assigned a value) and false otherwise */
+    public boolean isSetError() {
+      return this.error != null;
+    }
+
+    public void setErrorIsSet(boolean value) {
+      if (!value) {
+        this.error = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case SUCCESS:
+        if (value == null) {
+          unsetSuccess();
+        } else {
+          setSuccess((FinishReply)value);
+        }
+        break;
+
+      case ERROR:
+        if (value == null) {
+          unsetError();
+        } else {
+          setError((EdlError)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case SUCCESS:
+        return getSuccess();
+
+      case ERROR:
+        return getError();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case SUCCESS:
+        return isSetSuccess();
+      case ERROR:
+        return isSetError();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof awaitFinish_result)
+        return this.equals((awaitFinish_result)that);
+      return false;
+    }
+
+    public boolean equals(awaitFinish_result that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_success = true && this.isSetSuccess();
+      boolean that_present_success = true && that.isSetSuccess();
+      if (this_present_success || that_present_success) {
+        if (!(this_present_success && that_present_success))
+          return false;
+        if (!this.success.equals(that.success))
+          return false;
+      }
+
+      boolean this_present_error = true && this.isSetError();
+      boolean that_present_error = true && that.isSetError();
+      if (this_present_error || that_present_error) {
+        if (!(this_present_error && that_present_error))
+          return false;
+        if (!this.error.equals(that.error))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetSuccess()) ? 131071 : 524287);
+      if (isSetSuccess())
+        hashCode = hashCode * 8191 + success.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetError()) ? 131071 : 524287);
+      if (isSetError())
+        hashCode = hashCode * 8191 + error.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(awaitFinish_result other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetSuccess(), other.isSetSuccess());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetSuccess()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.success, other.success);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetError(), other.isSetError());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetError()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.error, other.error);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+      }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("awaitFinish_result(");
+      boolean first = true;
+
+      sb.append("success:");
+      if (this.success == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.success);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("error:");
+      if (this.error == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.error);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+      if (success != null) {
+        success.validate();
+      }
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class awaitFinish_resultStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitFinish_resultStandardScheme getScheme() {
+        return new awaitFinish_resultStandardScheme();
+      }
+    }
+
+    private static class awaitFinish_resultStandardScheme extends org.apache.thrift.scheme.StandardScheme<awaitFinish_result> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, awaitFinish_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 0: // SUCCESS
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.success = new FinishReply();
+                struct.success.read(iprot);
+                struct.setSuccessIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 1: // ERROR
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.error = new EdlError();
+                struct.error.read(iprot);
+                struct.setErrorIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, awaitFinish_result struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.success != null) {
+          oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
+          struct.success.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        if (struct.error != null) {
+          oprot.writeFieldBegin(ERROR_FIELD_DESC);
+          struct.error.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class awaitFinish_resultTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public awaitFinish_resultTupleScheme getScheme() {
+        return new awaitFinish_resultTupleScheme();
+      }
+    }
+
+    private static class awaitFinish_resultTupleScheme extends org.apache.thrift.scheme.TupleScheme<awaitFinish_result> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, awaitFinish_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetSuccess()) {
+          optionals.set(0);
+        }
+        if (struct.isSetError()) {
+          optionals.set(1);
+        }
+        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetSuccess()) {
+          struct.success.write(oprot);
+        }
+        if (struct.isSetError()) {
+          struct.error.write(oprot);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, awaitFinish_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(2);
+        if (incoming.get(0)) {
+          struct.success = new FinishReply();
           struct.success.read(iprot);
           struct.setSuccessIsSet(true);
         }

@@ -3936,13 +3936,13 @@ public class JobControl {
             case 2: // CONTAINER_IDS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list98 = iprot.readListBegin();
-                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list98.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem99;
-                  for (int _i100 = 0; _i100 < _list98.size; ++_i100)
+                  org.apache.thrift.protocol.TList _list114 = iprot.readListBegin();
+                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list114.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem115;
+                  for (int _i116 = 0; _i116 < _list114.size; ++_i116)
                   {
-                    _elem99 = iprot.readString();
-                    struct.containerIds.add(_elem99);
+                    _elem115 = iprot.readString();
+                    struct.containerIds.add(_elem115);
                   }
                   iprot.readListEnd();
                 }
@@ -3982,9 +3982,9 @@ public class JobControl {
           oprot.writeFieldBegin(CONTAINER_IDS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containerIds.size()));
-            for (java.lang.String _iter101 : struct.containerIds)
+            for (java.lang.String _iter117 : struct.containerIds)
             {
-              oprot.writeString(_iter101);
+              oprot.writeString(_iter117);
             }
             oprot.writeListEnd();
           }
@@ -4030,9 +4030,9 @@ public class JobControl {
         if (struct.isSetContainerIds()) {
           {
             oprot.writeI32(struct.containerIds.size());
-            for (java.lang.String _iter102 : struct.containerIds)
+            for (java.lang.String _iter118 : struct.containerIds)
             {
-              oprot.writeString(_iter102);
+              oprot.writeString(_iter118);
             }
           }
         }
@@ -4051,13 +4051,13 @@ public class JobControl {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list103 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list103.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem104;
-            for (int _i105 = 0; _i105 < _list103.size; ++_i105)
+            org.apache.thrift.protocol.TList _list119 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list119.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem120;
+            for (int _i121 = 0; _i121 < _list119.size; ++_i121)
             {
-              _elem104 = iprot.readString();
-              struct.containerIds.add(_elem104);
+              _elem120 = iprot.readString();
+              struct.containerIds.add(_elem120);
             }
           }
           struct.setContainerIdsIsSet(true);

@@ -25,6 +25,11 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
   private static final org.apache.thrift.protocol.TField SAMPLES_SEEN_FIELD_DESC = new org.apache.thrift.protocol.TField("samplesSeen", org.apache.thrift.protocol.TType.I64, (short)10);
   private static final org.apache.thrift.protocol.TField LEADER_SECONDS_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderSeconds", org.apache.thrift.protocol.TType.DOUBLE, (short)11);
   private static final org.apache.thrift.protocol.TField EVENTS_FIELD_DESC = new org.apache.thrift.protocol.TField("events", org.apache.thrift.protocol.TType.LIST, (short)12);
+  private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)13);
+  private static final org.apache.thrift.protocol.TField TOPOLOGY_VERSION_FIELD_DESC = new org.apache.thrift.protocol.TField("topologyVersion", org.apache.thrift.protocol.TType.I64, (short)14);
+  private static final org.apache.thrift.protocol.TField MEMBERS_FIELD_DESC = new org.apache.thrift.protocol.TField("members", org.apache.thrift.protocol.TType.LIST, (short)15);
+  private static final org.apache.thrift.protocol.TField FAILED_FIELD_DESC = new org.apache.thrift.protocol.TField("failed", org.apache.thrift.protocol.TType.LIST, (short)16);
+  private static final org.apache.thrift.protocol.TField PHASE_FIELD_DESC = new org.apache.thrift.protocol.TField("phase", org.apache.thrift.protocol.TType.STRING, (short)17);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new JobProgressStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new JobProgressTupleSchemeFactory();
@@ -48,6 +53,23 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
    * The leader's recent events, oldest first (a straggler it removed), for `edl status`.
    */
   public @org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> events; // optional
+  /**
+   * The leadership that reports: the AM ignores reports of an epoch older than one it has seen.
+   */
+  public long leaderEpoch; // optional
+  /**
+   * The running ring's version and members (worker ids = container ids).
+   */
+  public long topologyVersion; // optional
+  public @org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> members; // optional
+  /**
+   * Every worker declared failed in the job so far.
+   */
+  public @org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> failed; // optional
+  /**
+   * The coordinator's phase (RUNNING, CHANGING, RECOVERING, STOPPING, FINISHING, FINISHED).
+   */
+  public @org.apache.thrift.annotation.Nullable java.lang.String phase; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -69,7 +91,24 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     /**
      * The leader's recent events, oldest first (a straggler it removed), for `edl status`.
      */
-    EVENTS((short)12, "events");
+    EVENTS((short)12, "events"),
+    /**
+     * The leadership that reports: the AM ignores reports of an epoch older than one it has seen.
+     */
+    LEADER_EPOCH((short)13, "leaderEpoch"),
+    /**
+     * The running ring's version and members (worker ids = container ids).
+     */
+    TOPOLOGY_VERSION((short)14, "topologyVersion"),
+    MEMBERS((short)15, "members"),
+    /**
+     * Every worker declared failed in the job so far.
+     */
+    FAILED((short)16, "failed"),
+    /**
+     * The coordinator's phase (RUNNING, CHANGING, RECOVERING, STOPPING, FINISHING, FINISHED).
+     */
+    PHASE((short)17, "phase");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -109,6 +148,16 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           return LEADER_SECONDS;
         case 12: // EVENTS
           return EVENTS;
+        case 13: // LEADER_EPOCH
+          return LEADER_EPOCH;
+        case 14: // TOPOLOGY_VERSION
+          return TOPOLOGY_VERSION;
+        case 15: // MEMBERS
+          return MEMBERS;
+        case 16: // FAILED
+          return FAILED;
+        case 17: // PHASE
+          return PHASE;
         default:
           return null;
       }
@@ -161,8 +210,10 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
   private static final int __FIRSTLOSS_ISSET_ID = 6;
   private static final int __SAMPLESSEEN_ISSET_ID = 7;
   private static final int __LEADERSECONDS_ISSET_ID = 8;
+  private static final int __LEADEREPOCH_ISSET_ID = 9;
+  private static final int __TOPOLOGYVERSION_ISSET_ID = 10;
   private short __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.EPOCH,_Fields.MODEL_PATH,_Fields.METRICS_PATH,_Fields.FIRST_LOSS,_Fields.SAMPLES_SEEN,_Fields.LEADER_SECONDS,_Fields.EVENTS};
+  private static final _Fields optionals[] = {_Fields.EPOCH,_Fields.MODEL_PATH,_Fields.METRICS_PATH,_Fields.FIRST_LOSS,_Fields.SAMPLES_SEEN,_Fields.LEADER_SECONDS,_Fields.EVENTS,_Fields.LEADER_EPOCH,_Fields.TOPOLOGY_VERSION,_Fields.MEMBERS,_Fields.FAILED,_Fields.PHASE};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -191,6 +242,18 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     tmpMap.put(_Fields.EVENTS, new org.apache.thrift.meta_data.FieldMetaData("events", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
             new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING))));
+    tmpMap.put(_Fields.LEADER_EPOCH, new org.apache.thrift.meta_data.FieldMetaData("leaderEpoch", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+    tmpMap.put(_Fields.TOPOLOGY_VERSION, new org.apache.thrift.meta_data.FieldMetaData("topologyVersion", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+    tmpMap.put(_Fields.MEMBERS, new org.apache.thrift.meta_data.FieldMetaData("members", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
+            new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING))));
+    tmpMap.put(_Fields.FAILED, new org.apache.thrift.meta_data.FieldMetaData("failed", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
+            new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING))));
+    tmpMap.put(_Fields.PHASE, new org.apache.thrift.meta_data.FieldMetaData("phase", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(JobProgress.class, metaDataMap);
   }
@@ -242,6 +305,19 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       java.util.List<java.lang.String> __this__events = new java.util.ArrayList<java.lang.String>(other.events);
       this.events = __this__events;
     }
+    this.leaderEpoch = other.leaderEpoch;
+    this.topologyVersion = other.topologyVersion;
+    if (other.isSetMembers()) {
+      java.util.List<java.lang.String> __this__members = new java.util.ArrayList<java.lang.String>(other.members);
+      this.members = __this__members;
+    }
+    if (other.isSetFailed()) {
+      java.util.List<java.lang.String> __this__failed = new java.util.ArrayList<java.lang.String>(other.failed);
+      this.failed = __this__failed;
+    }
+    if (other.isSetPhase()) {
+      this.phase = other.phase;
+    }
   }
 
   @Override
@@ -272,6 +348,13 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     setLeaderSecondsIsSet(false);
     this.leaderSeconds = 0.0;
     this.events = null;
+    setLeaderEpochIsSet(false);
+    this.leaderEpoch = 0;
+    setTopologyVersionIsSet(false);
+    this.topologyVersion = 0;
+    this.members = null;
+    this.failed = null;
+    this.phase = null;
   }
 
   public long getStep() {
@@ -586,6 +669,183 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     }
   }
 
+  /**
+   * The leadership that reports: the AM ignores reports of an epoch older than one it has seen.
+   */
+  public long getLeaderEpoch() {
+    return this.leaderEpoch;
+  }
+
+  /**
+   * The leadership that reports: the AM ignores reports of an epoch older than one it has seen.
+   */
+  public JobProgress setLeaderEpoch(long leaderEpoch) {
+    this.leaderEpoch = leaderEpoch;
+    setLeaderEpochIsSet(true);
+    return this;
+  }
+
+  public void unsetLeaderEpoch() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  /** Returns true if field leaderEpoch is set (has been assigned a value) and false otherwise */
+  public boolean isSetLeaderEpoch() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  public void setLeaderEpochIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID, value);
+  }
+
+  /**
+   * The running ring's version and members (worker ids = container ids).
+   */
+  public long getTopologyVersion() {
+    return this.topologyVersion;
+  }
+
+  /**
+   * The running ring's version and members (worker ids = container ids).
+   */
+  public JobProgress setTopologyVersion(long topologyVersion) {
+    this.topologyVersion = topologyVersion;
+    setTopologyVersionIsSet(true);
+    return this;
+  }
+
+  public void unsetTopologyVersion() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __TOPOLOGYVERSION_ISSET_ID);
+  }
+
+  /** Returns true if field topologyVersion is set (has been assigned a value) and false otherwise */
+  public boolean isSetTopologyVersion() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __TOPOLOGYVERSION_ISSET_ID);
+  }
+
+  public void setTopologyVersionIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __TOPOLOGYVERSION_ISSET_ID, value);
+  }
+
+  public int getMembersSize() {
+    return (this.members == null) ? 0 : this.members.size();
+  }
+
+  @org.apache.thrift.annotation.Nullable
+  public java.util.Iterator<java.lang.String> getMembersIterator() {
+    return (this.members == null) ? null : this.members.iterator();
+  }
+
+  public void addToMembers(java.lang.String elem) {
+    if (this.members == null) {
+      this.members = new java.util.ArrayList<java.lang.String>();
+    }
+    this.members.add(elem);
+  }
+
+  @org.apache.thrift.annotation.Nullable
+  public java.util.List<java.lang.String> getMembers() {
+    return this.members;
+  }
+
+  public JobProgress setMembers(@org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> members) {
+    this.members = members;
+    return this;
+  }
+
+  public void unsetMembers() {
+    this.members = null;
+  }
+
+  /** Returns true if field members is set (has been assigned a value) and false otherwise */
+  public boolean isSetMembers() {
+    return this.members != null;
+  }
+
+  public void setMembersIsSet(boolean value) {
+    if (!value) {
+      this.members = null;
+    }
+  }
+
+  public int getFailedSize() {
+    return (this.failed == null) ? 0 : this.failed.size();
+  }
+
+  @org.apache.thrift.annotation.Nullable
+  public java.util.Iterator<java.lang.String> getFailedIterator() {
+    return (this.failed == null) ? null : this.failed.iterator();
+  }
+
+  public void addToFailed(java.lang.String elem) {
+    if (this.failed == null) {
+      this.failed = new java.util.ArrayList<java.lang.String>();
+    }
+    this.failed.add(elem);
+  }
+
+  /**
+   * Every worker declared failed in the job so far.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public java.util.List<java.lang.String> getFailed() {
+    return this.failed;
+  }
+
+  /**
+   * Every worker declared failed in the job so far.
+   */
+  public JobProgress setFailed(@org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> failed) {
+    this.failed = failed;
+    return this;
+  }
+
+  public void unsetFailed() {
+    this.failed = null;
+  }
+
+  /** Returns true if field failed is set (has been assigned a value) and false otherwise */
+  public boolean isSetFailed() {
+    return this.failed != null;
+  }
+
+  public void setFailedIsSet(boolean value) {
+    if (!value) {
+      this.failed = null;
+    }
+  }
+
+  /**
+   * The coordinator's phase (RUNNING, CHANGING, RECOVERING, STOPPING, FINISHING, FINISHED).
+   */
+  @org.apache.thrift.annotation.Nullable
+  public java.lang.String getPhase() {
+    return this.phase;
+  }
+
+  /**
+   * The coordinator's phase (RUNNING, CHANGING, RECOVERING, STOPPING, FINISHING, FINISHED).
+   */
+  public JobProgress setPhase(@org.apache.thrift.annotation.Nullable java.lang.String phase) {
+    this.phase = phase;
+    return this;
+  }
+
+  public void unsetPhase() {
+    this.phase = null;
+  }
+
+  /** Returns true if field phase is set (has been assigned a value) and false otherwise */
+  public boolean isSetPhase() {
+    return this.phase != null;
+  }
+
+  public void setPhaseIsSet(boolean value) {
+    if (!value) {
+      this.phase = null;
+    }
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -685,6 +945,46 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       }
       break;
 
+    case LEADER_EPOCH:
+      if (value == null) {
+        unsetLeaderEpoch();
+      } else {
+        setLeaderEpoch((java.lang.Long)value);
+      }
+      break;
+
+    case TOPOLOGY_VERSION:
+      if (value == null) {
+        unsetTopologyVersion();
+      } else {
+        setTopologyVersion((java.lang.Long)value);
+      }
+      break;
+
+    case MEMBERS:
+      if (value == null) {
+        unsetMembers();
+      } else {
+        setMembers((java.util.List<java.lang.String>)value);
+      }
+      break;
+
+    case FAILED:
+      if (value == null) {
+        unsetFailed();
+      } else {
+        setFailed((java.util.List<java.lang.String>)value);
+      }
+      break;
+
+    case PHASE:
+      if (value == null) {
+        unsetPhase();
+      } else {
+        setPhase((java.lang.String)value);
+      }
+      break;
+
     }
   }
 
@@ -728,6 +1028,21 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     case EVENTS:
       return getEvents();
 
+    case LEADER_EPOCH:
+      return getLeaderEpoch();
+
+    case TOPOLOGY_VERSION:
+      return getTopologyVersion();
+
+    case MEMBERS:
+      return getMembers();
+
+    case FAILED:
+      return getFailed();
+
+    case PHASE:
+      return getPhase();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -764,6 +1079,16 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       return isSetLeaderSeconds();
     case EVENTS:
       return isSetEvents();
+    case LEADER_EPOCH:
+      return isSetLeaderEpoch();
+    case TOPOLOGY_VERSION:
+      return isSetTopologyVersion();
+    case MEMBERS:
+      return isSetMembers();
+    case FAILED:
+      return isSetFailed();
+    case PHASE:
+      return isSetPhase();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -889,6 +1214,51 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
         return false;
     }
 
+    boolean this_present_leaderEpoch = true && this.isSetLeaderEpoch();
+    boolean that_present_leaderEpoch = true && that.isSetLeaderEpoch();
+    if (this_present_leaderEpoch || that_present_leaderEpoch) {
+      if (!(this_present_leaderEpoch && that_present_leaderEpoch))
+        return false;
+      if (this.leaderEpoch != that.leaderEpoch)
+        return false;
+    }
+
+    boolean this_present_topologyVersion = true && this.isSetTopologyVersion();
+    boolean that_present_topologyVersion = true && that.isSetTopologyVersion();
+    if (this_present_topologyVersion || that_present_topologyVersion) {
+      if (!(this_present_topologyVersion && that_present_topologyVersion))
+        return false;
+      if (this.topologyVersion != that.topologyVersion)
+        return false;
+    }
+
+    boolean this_present_members = true && this.isSetMembers();
+    boolean that_present_members = true && that.isSetMembers();
+    if (this_present_members || that_present_members) {
+      if (!(this_present_members && that_present_members))
+        return false;
+      if (!this.members.equals(that.members))
+        return false;
+    }
+
+    boolean this_present_failed = true && this.isSetFailed();
+    boolean that_present_failed = true && that.isSetFailed();
+    if (this_present_failed || that_present_failed) {
+      if (!(this_present_failed && that_present_failed))
+        return false;
+      if (!this.failed.equals(that.failed))
+        return false;
+    }
+
+    boolean this_present_phase = true && this.isSetPhase();
+    boolean that_present_phase = true && that.isSetPhase();
+    if (this_present_phase || that_present_phase) {
+      if (!(this_present_phase && that_present_phase))
+        return false;
+      if (!this.phase.equals(that.phase))
+        return false;
+    }
+
     return true;
   }
 
@@ -933,6 +1303,26 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
     hashCode = hashCode * 8191 + ((isSetEvents()) ? 131071 : 524287);
     if (isSetEvents())
       hashCode = hashCode * 8191 + events.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetLeaderEpoch()) ? 131071 : 524287);
+    if (isSetLeaderEpoch())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderEpoch);
+
+    hashCode = hashCode * 8191 + ((isSetTopologyVersion()) ? 131071 : 524287);
+    if (isSetTopologyVersion())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(topologyVersion);
+
+    hashCode = hashCode * 8191 + ((isSetMembers()) ? 131071 : 524287);
+    if (isSetMembers())
+      hashCode = hashCode * 8191 + members.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetFailed()) ? 131071 : 524287);
+    if (isSetFailed())
+      hashCode = hashCode * 8191 + failed.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetPhase()) ? 131071 : 524287);
+    if (isSetPhase())
+      hashCode = hashCode * 8191 + phase.hashCode();
 
     return hashCode;
   }
@@ -1065,6 +1455,56 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetLeaderEpoch(), other.isSetLeaderEpoch());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLeaderEpoch()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderEpoch, other.leaderEpoch);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetTopologyVersion(), other.isSetTopologyVersion());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetTopologyVersion()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.topologyVersion, other.topologyVersion);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetMembers(), other.isSetMembers());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetMembers()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.members, other.members);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetFailed(), other.isSetFailed());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetFailed()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.failed, other.failed);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetPhase(), other.isSetPhase());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetPhase()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.phase, other.phase);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -1159,6 +1599,48 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
         sb.append("null");
       } else {
         sb.append(this.events);
+      }
+      first = false;
+    }
+    if (isSetLeaderEpoch()) {
+      if (!first) sb.append(", ");
+      sb.append("leaderEpoch:");
+      sb.append(this.leaderEpoch);
+      first = false;
+    }
+    if (isSetTopologyVersion()) {
+      if (!first) sb.append(", ");
+      sb.append("topologyVersion:");
+      sb.append(this.topologyVersion);
+      first = false;
+    }
+    if (isSetMembers()) {
+      if (!first) sb.append(", ");
+      sb.append("members:");
+      if (this.members == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.members);
+      }
+      first = false;
+    }
+    if (isSetFailed()) {
+      if (!first) sb.append(", ");
+      sb.append("failed:");
+      if (this.failed == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.failed);
+      }
+      first = false;
+    }
+    if (isSetPhase()) {
+      if (!first) sb.append(", ");
+      sb.append("phase:");
+      if (this.phase == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.phase);
       }
       first = false;
     }
@@ -1305,17 +1787,77 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           case 12: // EVENTS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list48 = iprot.readListBegin();
-                struct.events = new java.util.ArrayList<java.lang.String>(_list48.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem49;
-                for (int _i50 = 0; _i50 < _list48.size; ++_i50)
+                org.apache.thrift.protocol.TList _list58 = iprot.readListBegin();
+                struct.events = new java.util.ArrayList<java.lang.String>(_list58.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem59;
+                for (int _i60 = 0; _i60 < _list58.size; ++_i60)
                 {
-                  _elem49 = iprot.readString();
-                  struct.events.add(_elem49);
+                  _elem59 = iprot.readString();
+                  struct.events.add(_elem59);
                 }
                 iprot.readListEnd();
               }
               struct.setEventsIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 13: // LEADER_EPOCH
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.leaderEpoch = iprot.readI64();
+              struct.setLeaderEpochIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 14: // TOPOLOGY_VERSION
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.topologyVersion = iprot.readI64();
+              struct.setTopologyVersionIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 15: // MEMBERS
+            if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
+              {
+                org.apache.thrift.protocol.TList _list61 = iprot.readListBegin();
+                struct.members = new java.util.ArrayList<java.lang.String>(_list61.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem62;
+                for (int _i63 = 0; _i63 < _list61.size; ++_i63)
+                {
+                  _elem62 = iprot.readString();
+                  struct.members.add(_elem62);
+                }
+                iprot.readListEnd();
+              }
+              struct.setMembersIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 16: // FAILED
+            if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
+              {
+                org.apache.thrift.protocol.TList _list64 = iprot.readListBegin();
+                struct.failed = new java.util.ArrayList<java.lang.String>(_list64.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem65;
+                for (int _i66 = 0; _i66 < _list64.size; ++_i66)
+                {
+                  _elem65 = iprot.readString();
+                  struct.failed.add(_elem65);
+                }
+                iprot.readListEnd();
+              }
+              struct.setFailedIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 17: // PHASE
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+              struct.phase = iprot.readString();
+              struct.setPhaseIsSet(true);
             } else { 
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
@@ -1405,12 +1947,57 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           oprot.writeFieldBegin(EVENTS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.events.size()));
-            for (java.lang.String _iter51 : struct.events)
+            for (java.lang.String _iter67 : struct.events)
             {
-              oprot.writeString(_iter51);
+              oprot.writeString(_iter67);
             }
             oprot.writeListEnd();
           }
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeFieldBegin(LEADER_EPOCH_FIELD_DESC);
+        oprot.writeI64(struct.leaderEpoch);
+        oprot.writeFieldEnd();
+      }
+      if (struct.isSetTopologyVersion()) {
+        oprot.writeFieldBegin(TOPOLOGY_VERSION_FIELD_DESC);
+        oprot.writeI64(struct.topologyVersion);
+        oprot.writeFieldEnd();
+      }
+      if (struct.members != null) {
+        if (struct.isSetMembers()) {
+          oprot.writeFieldBegin(MEMBERS_FIELD_DESC);
+          {
+            oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.members.size()));
+            for (java.lang.String _iter68 : struct.members)
+            {
+              oprot.writeString(_iter68);
+            }
+            oprot.writeListEnd();
+          }
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.failed != null) {
+        if (struct.isSetFailed()) {
+          oprot.writeFieldBegin(FAILED_FIELD_DESC);
+          {
+            oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.failed.size()));
+            for (java.lang.String _iter69 : struct.failed)
+            {
+              oprot.writeString(_iter69);
+            }
+            oprot.writeListEnd();
+          }
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.phase != null) {
+        if (struct.isSetPhase()) {
+          oprot.writeFieldBegin(PHASE_FIELD_DESC);
+          oprot.writeString(struct.phase);
           oprot.writeFieldEnd();
         }
       }
@@ -1459,7 +2046,22 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (struct.isSetEvents()) {
         optionals.set(6);
       }
-      oprot.writeBitSet(optionals, 7);
+      if (struct.isSetLeaderEpoch()) {
+        optionals.set(7);
+      }
+      if (struct.isSetTopologyVersion()) {
+        optionals.set(8);
+      }
+      if (struct.isSetMembers()) {
+        optionals.set(9);
+      }
+      if (struct.isSetFailed()) {
+        optionals.set(10);
+      }
+      if (struct.isSetPhase()) {
+        optionals.set(11);
+      }
+      oprot.writeBitSet(optionals, 12);
       if (struct.isSetEpoch()) {
         oprot.writeI32(struct.epoch);
       }
@@ -1481,11 +2083,38 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (struct.isSetEvents()) {
         {
           oprot.writeI32(struct.events.size());
-          for (java.lang.String _iter52 : struct.events)
+          for (java.lang.String _iter70 : struct.events)
           {
-            oprot.writeString(_iter52);
+            oprot.writeString(_iter70);
           }
         }
+      }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeI64(struct.leaderEpoch);
+      }
+      if (struct.isSetTopologyVersion()) {
+        oprot.writeI64(struct.topologyVersion);
+      }
+      if (struct.isSetMembers()) {
+        {
+          oprot.writeI32(struct.members.size());
+          for (java.lang.String _iter71 : struct.members)
+          {
+            oprot.writeString(_iter71);
+          }
+        }
+      }
+      if (struct.isSetFailed()) {
+        {
+          oprot.writeI32(struct.failed.size());
+          for (java.lang.String _iter72 : struct.failed)
+          {
+            oprot.writeString(_iter72);
+          }
+        }
+      }
+      if (struct.isSetPhase()) {
+        oprot.writeString(struct.phase);
       }
     }
 
@@ -1502,7 +2131,7 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       struct.setSamplesPerSecondIsSet(true);
       struct.workers = iprot.readI32();
       struct.setWorkersIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(7);
+      java.util.BitSet incoming = iprot.readBitSet(12);
       if (incoming.get(0)) {
         struct.epoch = iprot.readI32();
         struct.setEpochIsSet(true);
@@ -1529,16 +2158,54 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       }
       if (incoming.get(6)) {
         {
-          org.apache.thrift.protocol.TList _list53 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.events = new java.util.ArrayList<java.lang.String>(_list53.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem54;
-          for (int _i55 = 0; _i55 < _list53.size; ++_i55)
+          org.apache.thrift.protocol.TList _list73 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.events = new java.util.ArrayList<java.lang.String>(_list73.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem74;
+          for (int _i75 = 0; _i75 < _list73.size; ++_i75)
           {
-            _elem54 = iprot.readString();
-            struct.events.add(_elem54);
+            _elem74 = iprot.readString();
+            struct.events.add(_elem74);
           }
         }
         struct.setEventsIsSet(true);
+      }
+      if (incoming.get(7)) {
+        struct.leaderEpoch = iprot.readI64();
+        struct.setLeaderEpochIsSet(true);
+      }
+      if (incoming.get(8)) {
+        struct.topologyVersion = iprot.readI64();
+        struct.setTopologyVersionIsSet(true);
+      }
+      if (incoming.get(9)) {
+        {
+          org.apache.thrift.protocol.TList _list76 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.members = new java.util.ArrayList<java.lang.String>(_list76.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem77;
+          for (int _i78 = 0; _i78 < _list76.size; ++_i78)
+          {
+            _elem77 = iprot.readString();
+            struct.members.add(_elem77);
+          }
+        }
+        struct.setMembersIsSet(true);
+      }
+      if (incoming.get(10)) {
+        {
+          org.apache.thrift.protocol.TList _list79 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.failed = new java.util.ArrayList<java.lang.String>(_list79.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem80;
+          for (int _i81 = 0; _i81 < _list79.size; ++_i81)
+          {
+            _elem80 = iprot.readString();
+            struct.failed.add(_elem80);
+          }
+        }
+        struct.setFailedIsSet(true);
+      }
+      if (incoming.get(11)) {
+        struct.phase = iprot.readString();
+        struct.setPhaseIsSet(true);
       }
     }
   }

@@ -1028,13 +1028,13 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
           case 4: // CONTAINERS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list56 = iprot.readListBegin();
-                struct.containers = new java.util.ArrayList<java.lang.String>(_list56.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem57;
-                for (int _i58 = 0; _i58 < _list56.size; ++_i58)
+                org.apache.thrift.protocol.TList _list82 = iprot.readListBegin();
+                struct.containers = new java.util.ArrayList<java.lang.String>(_list82.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem83;
+                for (int _i84 = 0; _i84 < _list82.size; ++_i84)
                 {
-                  _elem57 = iprot.readString();
-                  struct.containers.add(_elem57);
+                  _elem83 = iprot.readString();
+                  struct.containers.add(_elem83);
                 }
                 iprot.readListEnd();
               }
@@ -1120,9 +1120,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
         oprot.writeFieldBegin(CONTAINERS_FIELD_DESC);
         {
           oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containers.size()));
-          for (java.lang.String _iter59 : struct.containers)
+          for (java.lang.String _iter85 : struct.containers)
           {
-            oprot.writeString(_iter59);
+            oprot.writeString(_iter85);
           }
           oprot.writeListEnd();
         }
@@ -1182,9 +1182,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       oprot.writeI32(struct.targetWorkers);
       {
         oprot.writeI32(struct.containers.size());
-        for (java.lang.String _iter60 : struct.containers)
+        for (java.lang.String _iter86 : struct.containers)
         {
-          oprot.writeString(_iter60);
+          oprot.writeString(_iter86);
         }
       }
       java.util.BitSet optionals = new java.util.BitSet();
@@ -1231,13 +1231,13 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       struct.targetWorkers = iprot.readI32();
       struct.setTargetWorkersIsSet(true);
       {
-        org.apache.thrift.protocol.TList _list61 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-        struct.containers = new java.util.ArrayList<java.lang.String>(_list61.size);
-        @org.apache.thrift.annotation.Nullable java.lang.String _elem62;
-        for (int _i63 = 0; _i63 < _list61.size; ++_i63)
+        org.apache.thrift.protocol.TList _list87 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+        struct.containers = new java.util.ArrayList<java.lang.String>(_list87.size);
+        @org.apache.thrift.annotation.Nullable java.lang.String _elem88;
+        for (int _i89 = 0; _i89 < _list87.size; ++_i89)
         {
-          _elem62 = iprot.readString();
-          struct.containers.add(_elem62);
+          _elem88 = iprot.readString();
+          struct.containers.add(_elem88);
         }
       }
       struct.setContainersIsSet(true);

@@ -7,8 +7,11 @@
 package org.edl.thrift;
 
 /**
- * What the leader publishes in ZooKeeper (/edl/<appId>/job, compact protocol) whenever the ring
- * or the newest checkpoint changes: a successor elected after the leader died rebuilds from it.
+ * What the leader publishes in ZooKeeper (/edl/<appId>/job, compact protocol) whenever the ring,
+ * the pending change, the newest checkpoint or the fenced workers change, and when it leaves or
+ * finishes. Every successor starts from it (never from anything else): the write is conditional
+ * on the writer's leader epoch still being the newest (/edl/<appId>/epoch), so a leader that was
+ * superseded cannot overwrite it.
  */
 @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
 public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, LeaderRecord._Fields>, java.io.Serializable, Cloneable, Comparable<LeaderRecord> {
@@ -21,6 +24,15 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
   private static final org.apache.thrift.protocol.TField CHECKPOINT_META_FIELD_DESC = new org.apache.thrift.protocol.TField("checkpointMeta", org.apache.thrift.protocol.TType.STRUCT, (short)5);
   private static final org.apache.thrift.protocol.TField INITIAL_META_FIELD_DESC = new org.apache.thrift.protocol.TField("initialMeta", org.apache.thrift.protocol.TType.STRUCT, (short)6);
   private static final org.apache.thrift.protocol.TField FENCED_FIELD_DESC = new org.apache.thrift.protocol.TField("fenced", org.apache.thrift.protocol.TType.LIST, (short)7);
+  private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)8);
+  private static final org.apache.thrift.protocol.TField PENDING_FIELD_DESC = new org.apache.thrift.protocol.TField("pending", org.apache.thrift.protocol.TType.STRUCT, (short)9);
+  private static final org.apache.thrift.protocol.TField STRAGGLER_RUNS_FIELD_DESC = new org.apache.thrift.protocol.TField("stragglerRuns", org.apache.thrift.protocol.TType.MAP, (short)10);
+  private static final org.apache.thrift.protocol.TField FIRST_LOSS_FIELD_DESC = new org.apache.thrift.protocol.TField("firstLoss", org.apache.thrift.protocol.TType.DOUBLE, (short)11);
+  private static final org.apache.thrift.protocol.TField DEPARTED_FIELD_DESC = new org.apache.thrift.protocol.TField("departed", org.apache.thrift.protocol.TType.BOOL, (short)12);
+  private static final org.apache.thrift.protocol.TField MODEL_PATH_FIELD_DESC = new org.apache.thrift.protocol.TField("modelPath", org.apache.thrift.protocol.TType.STRING, (short)13);
+  private static final org.apache.thrift.protocol.TField METRICS_PATH_FIELD_DESC = new org.apache.thrift.protocol.TField("metricsPath", org.apache.thrift.protocol.TType.STRING, (short)14);
+  private static final org.apache.thrift.protocol.TField STOPPED_INTO_FIELD_DESC = new org.apache.thrift.protocol.TField("stoppedInto", org.apache.thrift.protocol.TType.STRING, (short)15);
+  private static final org.apache.thrift.protocol.TField STOP_FIELD_DESC = new org.apache.thrift.protocol.TField("stop", org.apache.thrift.protocol.TType.STRUCT, (short)16);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new LeaderRecordStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new LeaderRecordTupleSchemeFactory();
@@ -41,6 +53,42 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
    * Workers declared failed so far: still refused under a new leader.
    */
   public @org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> fenced; // optional
+  /**
+   * The leadership that wrote this record.
+   */
+  public long leaderEpoch; // optional
+  /**
+   * The next change, scheduled (atStep >= 0) or still waiting for newcomers (atStep < 0).
+   */
+  public @org.apache.thrift.annotation.Nullable SwitchOrder pending; // optional
+  /**
+   * Each member's run of consecutive slow batches, so straggler detection goes on where it was.
+   */
+  public @org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns; // optional
+  /**
+   * The loss of the job's first completed step (metrics.json first_loss).
+   */
+  public double firstLoss; // optional
+  /**
+   * The leader left at a switch (graceful scale-in or migration) and this is the ring after it:
+   * every member completed meta.step with the same model, so the successor goes on without a
+   * recovery.
+   */
+  public boolean departed; // optional
+  /**
+   * The model and metrics are written (the job is over): the successor only answers awaitFinish.
+   */
+  public @org.apache.thrift.annotation.Nullable java.lang.String modelPath; // optional
+  public @org.apache.thrift.annotation.Nullable java.lang.String metricsPath; // optional
+  /**
+   * The job stopped for a restart (stop-resume) with its checkpoint here: this incarnation is
+   * over, and the restarted job's first ring forms afresh under a newer epoch.
+   */
+  public @org.apache.thrift.annotation.Nullable java.lang.String stoppedInto; // optional
+  /**
+   * A stop for a restart the leader scheduled: a successor keeps it.
+   */
+  public @org.apache.thrift.annotation.Nullable StopOrder stop; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -59,7 +107,43 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     /**
      * Workers declared failed so far: still refused under a new leader.
      */
-    FENCED((short)7, "fenced");
+    FENCED((short)7, "fenced"),
+    /**
+     * The leadership that wrote this record.
+     */
+    LEADER_EPOCH((short)8, "leaderEpoch"),
+    /**
+     * The next change, scheduled (atStep >= 0) or still waiting for newcomers (atStep < 0).
+     */
+    PENDING((short)9, "pending"),
+    /**
+     * Each member's run of consecutive slow batches, so straggler detection goes on where it was.
+     */
+    STRAGGLER_RUNS((short)10, "stragglerRuns"),
+    /**
+     * The loss of the job's first completed step (metrics.json first_loss).
+     */
+    FIRST_LOSS((short)11, "firstLoss"),
+    /**
+     * The leader left at a switch (graceful scale-in or migration) and this is the ring after it:
+     * every member completed meta.step with the same model, so the successor goes on without a
+     * recovery.
+     */
+    DEPARTED((short)12, "departed"),
+    /**
+     * The model and metrics are written (the job is over): the successor only answers awaitFinish.
+     */
+    MODEL_PATH((short)13, "modelPath"),
+    METRICS_PATH((short)14, "metricsPath"),
+    /**
+     * The job stopped for a restart (stop-resume) with its checkpoint here: this incarnation is
+     * over, and the restarted job's first ring forms afresh under a newer epoch.
+     */
+    STOPPED_INTO((short)15, "stoppedInto"),
+    /**
+     * A stop for a restart the leader scheduled: a successor keeps it.
+     */
+    STOP((short)16, "stop");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -89,6 +173,24 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
           return INITIAL_META;
         case 7: // FENCED
           return FENCED;
+        case 8: // LEADER_EPOCH
+          return LEADER_EPOCH;
+        case 9: // PENDING
+          return PENDING;
+        case 10: // STRAGGLER_RUNS
+          return STRAGGLER_RUNS;
+        case 11: // FIRST_LOSS
+          return FIRST_LOSS;
+        case 12: // DEPARTED
+          return DEPARTED;
+        case 13: // MODEL_PATH
+          return MODEL_PATH;
+        case 14: // METRICS_PATH
+          return METRICS_PATH;
+        case 15: // STOPPED_INTO
+          return STOPPED_INTO;
+        case 16: // STOP
+          return STOP;
         default:
           return null;
       }
@@ -132,7 +234,11 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
   }
 
   // isset id assignments
-  private static final _Fields optionals[] = {_Fields.CHECKPOINT,_Fields.CHECKPOINT_META,_Fields.INITIAL_META,_Fields.FENCED};
+  private static final int __LEADEREPOCH_ISSET_ID = 0;
+  private static final int __FIRSTLOSS_ISSET_ID = 1;
+  private static final int __DEPARTED_ISSET_ID = 2;
+  private byte __isset_bitfield = 0;
+  private static final _Fields optionals[] = {_Fields.CHECKPOINT,_Fields.CHECKPOINT_META,_Fields.INITIAL_META,_Fields.FENCED,_Fields.LEADER_EPOCH,_Fields.PENDING,_Fields.STRAGGLER_RUNS,_Fields.FIRST_LOSS,_Fields.DEPARTED,_Fields.MODEL_PATH,_Fields.METRICS_PATH,_Fields.STOPPED_INTO,_Fields.STOP};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -151,11 +257,33 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     tmpMap.put(_Fields.FENCED, new org.apache.thrift.meta_data.FieldMetaData("fenced", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
             new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING))));
+    tmpMap.put(_Fields.LEADER_EPOCH, new org.apache.thrift.meta_data.FieldMetaData("leaderEpoch", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+    tmpMap.put(_Fields.PENDING, new org.apache.thrift.meta_data.FieldMetaData("pending", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, SwitchOrder.class)));
+    tmpMap.put(_Fields.STRAGGLER_RUNS, new org.apache.thrift.meta_data.FieldMetaData("stragglerRuns", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.MapMetaData(org.apache.thrift.protocol.TType.MAP, 
+            new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING), 
+            new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32))));
+    tmpMap.put(_Fields.FIRST_LOSS, new org.apache.thrift.meta_data.FieldMetaData("firstLoss", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
+    tmpMap.put(_Fields.DEPARTED, new org.apache.thrift.meta_data.FieldMetaData("departed", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.BOOL)));
+    tmpMap.put(_Fields.MODEL_PATH, new org.apache.thrift.meta_data.FieldMetaData("modelPath", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+    tmpMap.put(_Fields.METRICS_PATH, new org.apache.thrift.meta_data.FieldMetaData("metricsPath", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+    tmpMap.put(_Fields.STOPPED_INTO, new org.apache.thrift.meta_data.FieldMetaData("stoppedInto", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+    tmpMap.put(_Fields.STOP, new org.apache.thrift.meta_data.FieldMetaData("stop", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, StopOrder.class)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(LeaderRecord.class, metaDataMap);
   }
 
   public LeaderRecord() {
+    this.departed = false;
+
   }
 
   public LeaderRecord(
@@ -173,6 +301,7 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
    * Performs a deep copy on <i>other</i>.
    */
   public LeaderRecord(LeaderRecord other) {
+    __isset_bitfield = other.__isset_bitfield;
     if (other.isSetLeaderId()) {
       this.leaderId = other.leaderId;
     }
@@ -195,6 +324,28 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       java.util.List<java.lang.String> __this__fenced = new java.util.ArrayList<java.lang.String>(other.fenced);
       this.fenced = __this__fenced;
     }
+    this.leaderEpoch = other.leaderEpoch;
+    if (other.isSetPending()) {
+      this.pending = new SwitchOrder(other.pending);
+    }
+    if (other.isSetStragglerRuns()) {
+      java.util.Map<java.lang.String,java.lang.Integer> __this__stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(other.stragglerRuns);
+      this.stragglerRuns = __this__stragglerRuns;
+    }
+    this.firstLoss = other.firstLoss;
+    this.departed = other.departed;
+    if (other.isSetModelPath()) {
+      this.modelPath = other.modelPath;
+    }
+    if (other.isSetMetricsPath()) {
+      this.metricsPath = other.metricsPath;
+    }
+    if (other.isSetStoppedInto()) {
+      this.stoppedInto = other.stoppedInto;
+    }
+    if (other.isSetStop()) {
+      this.stop = new StopOrder(other.stop);
+    }
   }
 
   @Override
@@ -211,6 +362,18 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     this.checkpointMeta = null;
     this.initialMeta = null;
     this.fenced = null;
+    setLeaderEpochIsSet(false);
+    this.leaderEpoch = 0;
+    this.pending = null;
+    this.stragglerRuns = null;
+    setFirstLossIsSet(false);
+    this.firstLoss = 0.0;
+    this.departed = false;
+
+    this.modelPath = null;
+    this.metricsPath = null;
+    this.stoppedInto = null;
+    this.stop = null;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -422,6 +585,290 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     }
   }
 
+  /**
+   * The leadership that wrote this record.
+   */
+  public long getLeaderEpoch() {
+    return this.leaderEpoch;
+  }
+
+  /**
+   * The leadership that wrote this record.
+   */
+  public LeaderRecord setLeaderEpoch(long leaderEpoch) {
+    this.leaderEpoch = leaderEpoch;
+    setLeaderEpochIsSet(true);
+    return this;
+  }
+
+  public void unsetLeaderEpoch() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  /** Returns true if field leaderEpoch is set (has been assigned a value) and false otherwise */
+  public boolean isSetLeaderEpoch() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  public void setLeaderEpochIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID, value);
+  }
+
+  /**
+   * The next change, scheduled (atStep >= 0) or still waiting for newcomers (atStep < 0).
+   */
+  @org.apache.thrift.annotation.Nullable
+  public SwitchOrder getPending() {
+    return this.pending;
+  }
+
+  /**
+   * The next change, scheduled (atStep >= 0) or still waiting for newcomers (atStep < 0).
+   */
+  public LeaderRecord setPending(@org.apache.thrift.annotation.Nullable SwitchOrder pending) {
+    this.pending = pending;
+    return this;
+  }
+
+  public void unsetPending() {
+    this.pending = null;
+  }
+
+  /** Returns true if field pending is set (has been assigned a value) and false otherwise */
+  public boolean isSetPending() {
+    return this.pending != null;
+  }
+
+  public void setPendingIsSet(boolean value) {
+    if (!value) {
+      this.pending = null;
+    }
+  }
+
+  public int getStragglerRunsSize() {
+    return (this.stragglerRuns == null) ? 0 : this.stragglerRuns.size();
+  }
+
+  public void putToStragglerRuns(java.lang.String key, int val) {
+    if (this.stragglerRuns == null) {
+      this.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>();
+    }
+    this.stragglerRuns.put(key, val);
+  }
+
+  /**
+   * Each member's run of consecutive slow batches, so straggler detection goes on where it was.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public java.util.Map<java.lang.String,java.lang.Integer> getStragglerRuns() {
+    return this.stragglerRuns;
+  }
+
+  /**
+   * Each member's run of consecutive slow batches, so straggler detection goes on where it was.
+   */
+  public LeaderRecord setStragglerRuns(@org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,java.lang.Integer> stragglerRuns) {
+    this.stragglerRuns = stragglerRuns;
+    return this;
+  }
+
+  public void unsetStragglerRuns() {
+    this.stragglerRuns = null;
+  }
+
+  /** Returns true if field stragglerRuns is set (has been assigned a value) and false otherwise */
+  public boolean isSetStragglerRuns() {
+    return this.stragglerRuns != null;
+  }
+
+  public void setStragglerRunsIsSet(boolean value) {
+    if (!value) {
+      this.stragglerRuns = null;
+    }
+  }
+
+  /**
+   * The loss of the job's first completed step (metrics.json first_loss).
+   */
+  public double getFirstLoss() {
+    return this.firstLoss;
+  }
+
+  /**
+   * The loss of the job's first completed step (metrics.json first_loss).
+   */
+  public LeaderRecord setFirstLoss(double firstLoss) {
+    this.firstLoss = firstLoss;
+    setFirstLossIsSet(true);
+    return this;
+  }
+
+  public void unsetFirstLoss() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __FIRSTLOSS_ISSET_ID);
+  }
+
+  /** Returns true if field firstLoss is set (has been assigned a value) and false otherwise */
+  public boolean isSetFirstLoss() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __FIRSTLOSS_ISSET_ID);
+  }
+
+  public void setFirstLossIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __FIRSTLOSS_ISSET_ID, value);
+  }
+
+  /**
+   * The leader left at a switch (graceful scale-in or migration) and this is the ring after it:
+   * every member completed meta.step with the same model, so the successor goes on without a
+   * recovery.
+   */
+  public boolean isDeparted() {
+    return this.departed;
+  }
+
+  /**
+   * The leader left at a switch (graceful scale-in or migration) and this is the ring after it:
+   * every member completed meta.step with the same model, so the successor goes on without a
+   * recovery.
+   */
+  public LeaderRecord setDeparted(boolean departed) {
+    this.departed = departed;
+    setDepartedIsSet(true);
+    return this;
+  }
+
+  public void unsetDeparted() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __DEPARTED_ISSET_ID);
+  }
+
+  /** Returns true if field departed is set (has been assigned a value) and false otherwise */
+  public boolean isSetDeparted() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __DEPARTED_ISSET_ID);
+  }
+
+  public void setDepartedIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __DEPARTED_ISSET_ID, value);
+  }
+
+  /**
+   * The model and metrics are written (the job is over): the successor only answers awaitFinish.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public java.lang.String getModelPath() {
+    return this.modelPath;
+  }
+
+  /**
+   * The model and metrics are written (the job is over): the successor only answers awaitFinish.
+   */
+  public LeaderRecord setModelPath(@org.apache.thrift.annotation.Nullable java.lang.String modelPath) {
+    this.modelPath = modelPath;
+    return this;
+  }
+
+  public void unsetModelPath() {
+    this.modelPath = null;
+  }
+
+  /** Returns true if field modelPath is set (has been assigned a value) and false otherwise */
+  public boolean isSetModelPath() {
+    return this.modelPath != null;
+  }
+
+  public void setModelPathIsSet(boolean value) {
+    if (!value) {
+      this.modelPath = null;
+    }
+  }
+
+  @org.apache.thrift.annotation.Nullable
+  public java.lang.String getMetricsPath() {
+    return this.metricsPath;
+  }
+
+  public LeaderRecord setMetricsPath(@org.apache.thrift.annotation.Nullable java.lang.String metricsPath) {
+    this.metricsPath = metricsPath;
+    return this;
+  }
+
+  public void unsetMetricsPath() {
+    this.metricsPath = null;
+  }
+
+  /** Returns true if field metricsPath is set (has been assigned a value) and false otherwise */
+  public boolean isSetMetricsPath() {
+    return this.metricsPath != null;
+  }
+
+  public void setMetricsPathIsSet(boolean value) {
+    if (!value) {
+      this.metricsPath = null;
+    }
+  }
+
+  /**
+   * The job stopped for a restart (stop-resume) with its checkpoint here: this incarnation is
+   * over, and the restarted job's first ring forms afresh under a newer epoch.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public java.lang.String getStoppedInto() {
+    return this.stoppedInto;
+  }
+
+  /**
+   * The job stopped for a restart (stop-resume) with its checkpoint here: this incarnation is
+   * over, and the restarted job's first ring forms afresh under a newer epoch.
+   */
+  public LeaderRecord setStoppedInto(@org.apache.thrift.annotation.Nullable java.lang.String stoppedInto) {
+    this.stoppedInto = stoppedInto;
+    return this;
+  }
+
+  public void unsetStoppedInto() {
+    this.stoppedInto = null;
+  }
+
+  /** Returns true if field stoppedInto is set (has been assigned a value) and false otherwise */
+  public boolean isSetStoppedInto() {
+    return this.stoppedInto != null;
+  }
+
+  public void setStoppedIntoIsSet(boolean value) {
+    if (!value) {
+      this.stoppedInto = null;
+    }
+  }
+
+  /**
+   * A stop for a restart the leader scheduled: a successor keeps it.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public StopOrder getStop() {
+    return this.stop;
+  }
+
+  /**
+   * A stop for a restart the leader scheduled: a successor keeps it.
+   */
+  public LeaderRecord setStop(@org.apache.thrift.annotation.Nullable StopOrder stop) {
+    this.stop = stop;
+    return this;
+  }
+
+  public void unsetStop() {
+    this.stop = null;
+  }
+
+  /** Returns true if field stop is set (has been assigned a value) and false otherwise */
+  public boolean isSetStop() {
+    return this.stop != null;
+  }
+
+  public void setStopIsSet(boolean value) {
+    if (!value) {
+      this.stop = null;
+    }
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -481,6 +928,78 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       }
       break;
 
+    case LEADER_EPOCH:
+      if (value == null) {
+        unsetLeaderEpoch();
+      } else {
+        setLeaderEpoch((java.lang.Long)value);
+      }
+      break;
+
+    case PENDING:
+      if (value == null) {
+        unsetPending();
+      } else {
+        setPending((SwitchOrder)value);
+      }
+      break;
+
+    case STRAGGLER_RUNS:
+      if (value == null) {
+        unsetStragglerRuns();
+      } else {
+        setStragglerRuns((java.util.Map<java.lang.String,java.lang.Integer>)value);
+      }
+      break;
+
+    case FIRST_LOSS:
+      if (value == null) {
+        unsetFirstLoss();
+      } else {
+        setFirstLoss((java.lang.Double)value);
+      }
+      break;
+
+    case DEPARTED:
+      if (value == null) {
+        unsetDeparted();
+      } else {
+        setDeparted((java.lang.Boolean)value);
+      }
+      break;
+
+    case MODEL_PATH:
+      if (value == null) {
+        unsetModelPath();
+      } else {
+        setModelPath((java.lang.String)value);
+      }
+      break;
+
+    case METRICS_PATH:
+      if (value == null) {
+        unsetMetricsPath();
+      } else {
+        setMetricsPath((java.lang.String)value);
+      }
+      break;
+
+    case STOPPED_INTO:
+      if (value == null) {
+        unsetStoppedInto();
+      } else {
+        setStoppedInto((java.lang.String)value);
+      }
+      break;
+
+    case STOP:
+      if (value == null) {
+        unsetStop();
+      } else {
+        setStop((StopOrder)value);
+      }
+      break;
+
     }
   }
 
@@ -509,6 +1028,33 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     case FENCED:
       return getFenced();
 
+    case LEADER_EPOCH:
+      return getLeaderEpoch();
+
+    case PENDING:
+      return getPending();
+
+    case STRAGGLER_RUNS:
+      return getStragglerRuns();
+
+    case FIRST_LOSS:
+      return getFirstLoss();
+
+    case DEPARTED:
+      return isDeparted();
+
+    case MODEL_PATH:
+      return getModelPath();
+
+    case METRICS_PATH:
+      return getMetricsPath();
+
+    case STOPPED_INTO:
+      return getStoppedInto();
+
+    case STOP:
+      return getStop();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -535,6 +1081,24 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       return isSetInitialMeta();
     case FENCED:
       return isSetFenced();
+    case LEADER_EPOCH:
+      return isSetLeaderEpoch();
+    case PENDING:
+      return isSetPending();
+    case STRAGGLER_RUNS:
+      return isSetStragglerRuns();
+    case FIRST_LOSS:
+      return isSetFirstLoss();
+    case DEPARTED:
+      return isSetDeparted();
+    case MODEL_PATH:
+      return isSetModelPath();
+    case METRICS_PATH:
+      return isSetMetricsPath();
+    case STOPPED_INTO:
+      return isSetStoppedInto();
+    case STOP:
+      return isSetStop();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -615,6 +1179,87 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
         return false;
     }
 
+    boolean this_present_leaderEpoch = true && this.isSetLeaderEpoch();
+    boolean that_present_leaderEpoch = true && that.isSetLeaderEpoch();
+    if (this_present_leaderEpoch || that_present_leaderEpoch) {
+      if (!(this_present_leaderEpoch && that_present_leaderEpoch))
+        return false;
+      if (this.leaderEpoch != that.leaderEpoch)
+        return false;
+    }
+
+    boolean this_present_pending = true && this.isSetPending();
+    boolean that_present_pending = true && that.isSetPending();
+    if (this_present_pending || that_present_pending) {
+      if (!(this_present_pending && that_present_pending))
+        return false;
+      if (!this.pending.equals(that.pending))
+        return false;
+    }
+
+    boolean this_present_stragglerRuns = true && this.isSetStragglerRuns();
+    boolean that_present_stragglerRuns = true && that.isSetStragglerRuns();
+    if (this_present_stragglerRuns || that_present_stragglerRuns) {
+      if (!(this_present_stragglerRuns && that_present_stragglerRuns))
+        return false;
+      if (!this.stragglerRuns.equals(that.stragglerRuns))
+        return false;
+    }
+
+    boolean this_present_firstLoss = true && this.isSetFirstLoss();
+    boolean that_present_firstLoss = true && that.isSetFirstLoss();
+    if (this_present_firstLoss || that_present_firstLoss) {
+      if (!(this_present_firstLoss && that_present_firstLoss))
+        return false;
+      if (this.firstLoss != that.firstLoss)
+        return false;
+    }
+
+    boolean this_present_departed = true && this.isSetDeparted();
+    boolean that_present_departed = true && that.isSetDeparted();
+    if (this_present_departed || that_present_departed) {
+      if (!(this_present_departed && that_present_departed))
+        return false;
+      if (this.departed != that.departed)
+        return false;
+    }
+
+    boolean this_present_modelPath = true && this.isSetModelPath();
+    boolean that_present_modelPath = true && that.isSetModelPath();
+    if (this_present_modelPath || that_present_modelPath) {
+      if (!(this_present_modelPath && that_present_modelPath))
+        return false;
+      if (!this.modelPath.equals(that.modelPath))
+        return false;
+    }
+
+    boolean this_present_metricsPath = true && this.isSetMetricsPath();
+    boolean that_present_metricsPath = true && that.isSetMetricsPath();
+    if (this_present_metricsPath || that_present_metricsPath) {
+      if (!(this_present_metricsPath && that_present_metricsPath))
+        return false;
+      if (!this.metricsPath.equals(that.metricsPath))
+        return false;
+    }
+
+    boolean this_present_stoppedInto = true && this.isSetStoppedInto();
+    boolean that_present_stoppedInto = true && that.isSetStoppedInto();
+    if (this_present_stoppedInto || that_present_stoppedInto) {
+      if (!(this_present_stoppedInto && that_present_stoppedInto))
+        return false;
+      if (!this.stoppedInto.equals(that.stoppedInto))
+        return false;
+    }
+
+    boolean this_present_stop = true && this.isSetStop();
+    boolean that_present_stop = true && that.isSetStop();
+    if (this_present_stop || that_present_stop) {
+      if (!(this_present_stop && that_present_stop))
+        return false;
+      if (!this.stop.equals(that.stop))
+        return false;
+    }
+
     return true;
   }
 
@@ -649,6 +1294,42 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     hashCode = hashCode * 8191 + ((isSetFenced()) ? 131071 : 524287);
     if (isSetFenced())
       hashCode = hashCode * 8191 + fenced.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetLeaderEpoch()) ? 131071 : 524287);
+    if (isSetLeaderEpoch())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderEpoch);
+
+    hashCode = hashCode * 8191 + ((isSetPending()) ? 131071 : 524287);
+    if (isSetPending())
+      hashCode = hashCode * 8191 + pending.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetStragglerRuns()) ? 131071 : 524287);
+    if (isSetStragglerRuns())
+      hashCode = hashCode * 8191 + stragglerRuns.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetFirstLoss()) ? 131071 : 524287);
+    if (isSetFirstLoss())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(firstLoss);
+
+    hashCode = hashCode * 8191 + ((isSetDeparted()) ? 131071 : 524287);
+    if (isSetDeparted())
+      hashCode = hashCode * 8191 + ((departed) ? 131071 : 524287);
+
+    hashCode = hashCode * 8191 + ((isSetModelPath()) ? 131071 : 524287);
+    if (isSetModelPath())
+      hashCode = hashCode * 8191 + modelPath.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetMetricsPath()) ? 131071 : 524287);
+    if (isSetMetricsPath())
+      hashCode = hashCode * 8191 + metricsPath.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetStoppedInto()) ? 131071 : 524287);
+    if (isSetStoppedInto())
+      hashCode = hashCode * 8191 + stoppedInto.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetStop()) ? 131071 : 524287);
+    if (isSetStop())
+      hashCode = hashCode * 8191 + stop.hashCode();
 
     return hashCode;
   }
@@ -727,6 +1408,96 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     }
     if (isSetFenced()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.fenced, other.fenced);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetLeaderEpoch(), other.isSetLeaderEpoch());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLeaderEpoch()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderEpoch, other.leaderEpoch);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetPending(), other.isSetPending());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetPending()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.pending, other.pending);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetStragglerRuns(), other.isSetStragglerRuns());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetStragglerRuns()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.stragglerRuns, other.stragglerRuns);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetFirstLoss(), other.isSetFirstLoss());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetFirstLoss()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.firstLoss, other.firstLoss);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetDeparted(), other.isSetDeparted());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetDeparted()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.departed, other.departed);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetModelPath(), other.isSetModelPath());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetModelPath()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.modelPath, other.modelPath);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetMetricsPath(), other.isSetMetricsPath());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetMetricsPath()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.metricsPath, other.metricsPath);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetStoppedInto(), other.isSetStoppedInto());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetStoppedInto()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.stoppedInto, other.stoppedInto);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetStop(), other.isSetStop());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetStop()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.stop, other.stop);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -818,6 +1589,84 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       }
       first = false;
     }
+    if (isSetLeaderEpoch()) {
+      if (!first) sb.append(", ");
+      sb.append("leaderEpoch:");
+      sb.append(this.leaderEpoch);
+      first = false;
+    }
+    if (isSetPending()) {
+      if (!first) sb.append(", ");
+      sb.append("pending:");
+      if (this.pending == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.pending);
+      }
+      first = false;
+    }
+    if (isSetStragglerRuns()) {
+      if (!first) sb.append(", ");
+      sb.append("stragglerRuns:");
+      if (this.stragglerRuns == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.stragglerRuns);
+      }
+      first = false;
+    }
+    if (isSetFirstLoss()) {
+      if (!first) sb.append(", ");
+      sb.append("firstLoss:");
+      sb.append(this.firstLoss);
+      first = false;
+    }
+    if (isSetDeparted()) {
+      if (!first) sb.append(", ");
+      sb.append("departed:");
+      sb.append(this.departed);
+      first = false;
+    }
+    if (isSetModelPath()) {
+      if (!first) sb.append(", ");
+      sb.append("modelPath:");
+      if (this.modelPath == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.modelPath);
+      }
+      first = false;
+    }
+    if (isSetMetricsPath()) {
+      if (!first) sb.append(", ");
+      sb.append("metricsPath:");
+      if (this.metricsPath == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.metricsPath);
+      }
+      first = false;
+    }
+    if (isSetStoppedInto()) {
+      if (!first) sb.append(", ");
+      sb.append("stoppedInto:");
+      if (this.stoppedInto == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.stoppedInto);
+      }
+      first = false;
+    }
+    if (isSetStop()) {
+      if (!first) sb.append(", ");
+      sb.append("stop:");
+      if (this.stop == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.stop);
+      }
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -846,6 +1695,12 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     if (initialMeta != null) {
       initialMeta.validate();
     }
+    if (pending != null) {
+      pending.validate();
+    }
+    if (stop != null) {
+      stop.validate();
+    }
   }
 
   private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
@@ -858,6 +1713,8 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
 
   private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
     try {
+      // it doesn't seem like you should have to do this, but java serialization is wacky, and doesn't call the default constructor.
+      __isset_bitfield = 0;
       read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
     } catch (org.apache.thrift.TException te) {
       throw new java.io.IOException(te);
@@ -954,6 +1811,92 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 8: // LEADER_EPOCH
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.leaderEpoch = iprot.readI64();
+              struct.setLeaderEpochIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 9: // PENDING
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+              struct.pending = new SwitchOrder();
+              struct.pending.read(iprot);
+              struct.setPendingIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 10: // STRAGGLER_RUNS
+            if (schemeField.type == org.apache.thrift.protocol.TType.MAP) {
+              {
+                org.apache.thrift.protocol.TMap _map19 = iprot.readMapBegin();
+                struct.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(2*_map19.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _key20;
+                int _val21;
+                for (int _i22 = 0; _i22 < _map19.size; ++_i22)
+                {
+                  _key20 = iprot.readString();
+                  _val21 = iprot.readI32();
+                  struct.stragglerRuns.put(_key20, _val21);
+                }
+                iprot.readMapEnd();
+              }
+              struct.setStragglerRunsIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 11: // FIRST_LOSS
+            if (schemeField.type == org.apache.thrift.protocol.TType.DOUBLE) {
+              struct.firstLoss = iprot.readDouble();
+              struct.setFirstLossIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 12: // DEPARTED
+            if (schemeField.type == org.apache.thrift.protocol.TType.BOOL) {
+              struct.departed = iprot.readBool();
+              struct.setDepartedIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 13: // MODEL_PATH
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+              struct.modelPath = iprot.readString();
+              struct.setModelPathIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 14: // METRICS_PATH
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+              struct.metricsPath = iprot.readString();
+              struct.setMetricsPathIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 15: // STOPPED_INTO
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+              struct.stoppedInto = iprot.readString();
+              struct.setStoppedIntoIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 16: // STOP
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+              struct.stop = new StopOrder();
+              struct.stop.read(iprot);
+              struct.setStopIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -1011,12 +1954,77 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
           oprot.writeFieldBegin(FENCED_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.fenced.size()));
-            for (java.lang.String _iter19 : struct.fenced)
+            for (java.lang.String _iter23 : struct.fenced)
             {
-              oprot.writeString(_iter19);
+              oprot.writeString(_iter23);
             }
             oprot.writeListEnd();
           }
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeFieldBegin(LEADER_EPOCH_FIELD_DESC);
+        oprot.writeI64(struct.leaderEpoch);
+        oprot.writeFieldEnd();
+      }
+      if (struct.pending != null) {
+        if (struct.isSetPending()) {
+          oprot.writeFieldBegin(PENDING_FIELD_DESC);
+          struct.pending.write(oprot);
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.stragglerRuns != null) {
+        if (struct.isSetStragglerRuns()) {
+          oprot.writeFieldBegin(STRAGGLER_RUNS_FIELD_DESC);
+          {
+            oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I32, struct.stragglerRuns.size()));
+            for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter24 : struct.stragglerRuns.entrySet())
+            {
+              oprot.writeString(_iter24.getKey());
+              oprot.writeI32(_iter24.getValue());
+            }
+            oprot.writeMapEnd();
+          }
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.isSetFirstLoss()) {
+        oprot.writeFieldBegin(FIRST_LOSS_FIELD_DESC);
+        oprot.writeDouble(struct.firstLoss);
+        oprot.writeFieldEnd();
+      }
+      if (struct.isSetDeparted()) {
+        oprot.writeFieldBegin(DEPARTED_FIELD_DESC);
+        oprot.writeBool(struct.departed);
+        oprot.writeFieldEnd();
+      }
+      if (struct.modelPath != null) {
+        if (struct.isSetModelPath()) {
+          oprot.writeFieldBegin(MODEL_PATH_FIELD_DESC);
+          oprot.writeString(struct.modelPath);
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.metricsPath != null) {
+        if (struct.isSetMetricsPath()) {
+          oprot.writeFieldBegin(METRICS_PATH_FIELD_DESC);
+          oprot.writeString(struct.metricsPath);
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.stoppedInto != null) {
+        if (struct.isSetStoppedInto()) {
+          oprot.writeFieldBegin(STOPPED_INTO_FIELD_DESC);
+          oprot.writeString(struct.stoppedInto);
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.stop != null) {
+        if (struct.isSetStop()) {
+          oprot.writeFieldBegin(STOP_FIELD_DESC);
+          struct.stop.write(oprot);
           oprot.writeFieldEnd();
         }
       }
@@ -1054,7 +2062,34 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       if (struct.isSetFenced()) {
         optionals.set(3);
       }
-      oprot.writeBitSet(optionals, 4);
+      if (struct.isSetLeaderEpoch()) {
+        optionals.set(4);
+      }
+      if (struct.isSetPending()) {
+        optionals.set(5);
+      }
+      if (struct.isSetStragglerRuns()) {
+        optionals.set(6);
+      }
+      if (struct.isSetFirstLoss()) {
+        optionals.set(7);
+      }
+      if (struct.isSetDeparted()) {
+        optionals.set(8);
+      }
+      if (struct.isSetModelPath()) {
+        optionals.set(9);
+      }
+      if (struct.isSetMetricsPath()) {
+        optionals.set(10);
+      }
+      if (struct.isSetStoppedInto()) {
+        optionals.set(11);
+      }
+      if (struct.isSetStop()) {
+        optionals.set(12);
+      }
+      oprot.writeBitSet(optionals, 13);
       if (struct.isSetCheckpoint()) {
         oprot.writeString(struct.checkpoint);
       }
@@ -1067,11 +2102,45 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       if (struct.isSetFenced()) {
         {
           oprot.writeI32(struct.fenced.size());
-          for (java.lang.String _iter20 : struct.fenced)
+          for (java.lang.String _iter25 : struct.fenced)
           {
-            oprot.writeString(_iter20);
+            oprot.writeString(_iter25);
           }
         }
+      }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeI64(struct.leaderEpoch);
+      }
+      if (struct.isSetPending()) {
+        struct.pending.write(oprot);
+      }
+      if (struct.isSetStragglerRuns()) {
+        {
+          oprot.writeI32(struct.stragglerRuns.size());
+          for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter26 : struct.stragglerRuns.entrySet())
+          {
+            oprot.writeString(_iter26.getKey());
+            oprot.writeI32(_iter26.getValue());
+          }
+        }
+      }
+      if (struct.isSetFirstLoss()) {
+        oprot.writeDouble(struct.firstLoss);
+      }
+      if (struct.isSetDeparted()) {
+        oprot.writeBool(struct.departed);
+      }
+      if (struct.isSetModelPath()) {
+        oprot.writeString(struct.modelPath);
+      }
+      if (struct.isSetMetricsPath()) {
+        oprot.writeString(struct.metricsPath);
+      }
+      if (struct.isSetStoppedInto()) {
+        oprot.writeString(struct.stoppedInto);
+      }
+      if (struct.isSetStop()) {
+        struct.stop.write(oprot);
       }
     }
 
@@ -1086,7 +2155,7 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       struct.meta = new JobMeta();
       struct.meta.read(iprot);
       struct.setMetaIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(4);
+      java.util.BitSet incoming = iprot.readBitSet(13);
       if (incoming.get(0)) {
         struct.checkpoint = iprot.readString();
         struct.setCheckpointIsSet(true);
@@ -1103,16 +2172,65 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       }
       if (incoming.get(3)) {
         {
-          org.apache.thrift.protocol.TList _list21 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.fenced = new java.util.ArrayList<java.lang.String>(_list21.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem22;
-          for (int _i23 = 0; _i23 < _list21.size; ++_i23)
+          org.apache.thrift.protocol.TList _list27 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.fenced = new java.util.ArrayList<java.lang.String>(_list27.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem28;
+          for (int _i29 = 0; _i29 < _list27.size; ++_i29)
           {
-            _elem22 = iprot.readString();
-            struct.fenced.add(_elem22);
+            _elem28 = iprot.readString();
+            struct.fenced.add(_elem28);
           }
         }
         struct.setFencedIsSet(true);
+      }
+      if (incoming.get(4)) {
+        struct.leaderEpoch = iprot.readI64();
+        struct.setLeaderEpochIsSet(true);
+      }
+      if (incoming.get(5)) {
+        struct.pending = new SwitchOrder();
+        struct.pending.read(iprot);
+        struct.setPendingIsSet(true);
+      }
+      if (incoming.get(6)) {
+        {
+          org.apache.thrift.protocol.TMap _map30 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I32); 
+          struct.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(2*_map30.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _key31;
+          int _val32;
+          for (int _i33 = 0; _i33 < _map30.size; ++_i33)
+          {
+            _key31 = iprot.readString();
+            _val32 = iprot.readI32();
+            struct.stragglerRuns.put(_key31, _val32);
+          }
+        }
+        struct.setStragglerRunsIsSet(true);
+      }
+      if (incoming.get(7)) {
+        struct.firstLoss = iprot.readDouble();
+        struct.setFirstLossIsSet(true);
+      }
+      if (incoming.get(8)) {
+        struct.departed = iprot.readBool();
+        struct.setDepartedIsSet(true);
+      }
+      if (incoming.get(9)) {
+        struct.modelPath = iprot.readString();
+        struct.setModelPathIsSet(true);
+      }
+      if (incoming.get(10)) {
+        struct.metricsPath = iprot.readString();
+        struct.setMetricsPathIsSet(true);
+      }
+      if (incoming.get(11)) {
+        struct.stoppedInto = iprot.readString();
+        struct.setStoppedIntoIsSet(true);
+      }
+      if (incoming.get(12)) {
+        struct.stop = new StopOrder();
+        struct.stop.read(iprot);
+        struct.setStopIsSet(true);
       }
     }
   }

@@ -18,7 +18,12 @@ public enum RecoveryMode implements org.apache.thrift.TEnum {
   /**
    * The survivor with the highest completed step broadcasts its model; only the batch in flight is redone.
    */
-  APPROXIMATE(2);
+  APPROXIMATE(2),
+  /**
+   * Only newcomers that never trained were lost (at or before their switch): every survivor holds
+   * the same completed step, keeps its model and goes on from the next one. Nothing is redone.
+   */
+  RESUME(3);
 
   private final int value;
 
@@ -45,6 +50,8 @@ public enum RecoveryMode implements org.apache.thrift.TEnum {
         return CONSISTENT;
       case 2:
         return APPROXIMATE;
+      case 3:
+        return RESUME;
       default:
         return null;
     }

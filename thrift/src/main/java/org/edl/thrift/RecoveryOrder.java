@@ -23,6 +23,7 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
   private static final org.apache.thrift.protocol.TField BATCH_START_FIELD_DESC = new org.apache.thrift.protocol.TField("batchStart", org.apache.thrift.protocol.TType.I64, (short)6);
   private static final org.apache.thrift.protocol.TField CHECKPOINT_FIELD_DESC = new org.apache.thrift.protocol.TField("checkpoint", org.apache.thrift.protocol.TType.STRING, (short)7);
   private static final org.apache.thrift.protocol.TField SOURCE_ID_FIELD_DESC = new org.apache.thrift.protocol.TField("sourceId", org.apache.thrift.protocol.TType.STRING, (short)8);
+  private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)9);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new RecoveryOrderStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new RecoveryOrderTupleSchemeFactory();
@@ -51,6 +52,7 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
    * Approximate: the survivor that sends its model and position to the others.
    */
   public @org.apache.thrift.annotation.Nullable java.lang.String sourceId; // optional
+  public long leaderEpoch; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -77,7 +79,8 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
     /**
      * Approximate: the survivor that sends its model and position to the others.
      */
-    SOURCE_ID((short)8, "sourceId");
+    SOURCE_ID((short)8, "sourceId"),
+    LEADER_EPOCH((short)9, "leaderEpoch");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -109,6 +112,8 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
           return CHECKPOINT;
         case 8: // SOURCE_ID
           return SOURCE_ID;
+        case 9: // LEADER_EPOCH
+          return LEADER_EPOCH;
         default:
           return null;
       }
@@ -155,8 +160,9 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
   private static final int __TOPOLOGYVERSION_ISSET_ID = 0;
   private static final int __NEXTSTEP_ISSET_ID = 1;
   private static final int __BATCHSTART_ISSET_ID = 2;
+  private static final int __LEADEREPOCH_ISSET_ID = 3;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.TOPOLOGY,_Fields.MODE,_Fields.FAILED,_Fields.NEXT_STEP,_Fields.BATCH_START,_Fields.CHECKPOINT,_Fields.SOURCE_ID};
+  private static final _Fields optionals[] = {_Fields.TOPOLOGY,_Fields.MODE,_Fields.FAILED,_Fields.NEXT_STEP,_Fields.BATCH_START,_Fields.CHECKPOINT,_Fields.SOURCE_ID,_Fields.LEADER_EPOCH};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -177,6 +183,8 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
     tmpMap.put(_Fields.SOURCE_ID, new org.apache.thrift.meta_data.FieldMetaData("sourceId", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+    tmpMap.put(_Fields.LEADER_EPOCH, new org.apache.thrift.meta_data.FieldMetaData("leaderEpoch", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(RecoveryOrder.class, metaDataMap);
   }
@@ -216,6 +224,7 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
     if (other.isSetSourceId()) {
       this.sourceId = other.sourceId;
     }
+    this.leaderEpoch = other.leaderEpoch;
   }
 
   @Override
@@ -236,6 +245,8 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
     this.batchStart = 0;
     this.checkpoint = null;
     this.sourceId = null;
+    setLeaderEpochIsSet(false);
+    this.leaderEpoch = 0;
   }
 
   public long getTopologyVersion() {
@@ -480,6 +491,29 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
     }
   }
 
+  public long getLeaderEpoch() {
+    return this.leaderEpoch;
+  }
+
+  public RecoveryOrder setLeaderEpoch(long leaderEpoch) {
+    this.leaderEpoch = leaderEpoch;
+    setLeaderEpochIsSet(true);
+    return this;
+  }
+
+  public void unsetLeaderEpoch() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  /** Returns true if field leaderEpoch is set (has been assigned a value) and false otherwise */
+  public boolean isSetLeaderEpoch() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  public void setLeaderEpochIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -547,6 +581,14 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       }
       break;
 
+    case LEADER_EPOCH:
+      if (value == null) {
+        unsetLeaderEpoch();
+      } else {
+        setLeaderEpoch((java.lang.Long)value);
+      }
+      break;
+
     }
   }
 
@@ -578,6 +620,9 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
     case SOURCE_ID:
       return getSourceId();
 
+    case LEADER_EPOCH:
+      return getLeaderEpoch();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -606,6 +651,8 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       return isSetCheckpoint();
     case SOURCE_ID:
       return isSetSourceId();
+    case LEADER_EPOCH:
+      return isSetLeaderEpoch();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -695,6 +742,15 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
         return false;
     }
 
+    boolean this_present_leaderEpoch = true && this.isSetLeaderEpoch();
+    boolean that_present_leaderEpoch = true && that.isSetLeaderEpoch();
+    if (this_present_leaderEpoch || that_present_leaderEpoch) {
+      if (!(this_present_leaderEpoch && that_present_leaderEpoch))
+        return false;
+      if (this.leaderEpoch != that.leaderEpoch)
+        return false;
+    }
+
     return true;
   }
 
@@ -731,6 +787,10 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
     hashCode = hashCode * 8191 + ((isSetSourceId()) ? 131071 : 524287);
     if (isSetSourceId())
       hashCode = hashCode * 8191 + sourceId.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetLeaderEpoch()) ? 131071 : 524287);
+    if (isSetLeaderEpoch())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderEpoch);
 
     return hashCode;
   }
@@ -819,6 +879,16 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
     }
     if (isSetSourceId()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.sourceId, other.sourceId);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetLeaderEpoch(), other.isSetLeaderEpoch());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLeaderEpoch()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderEpoch, other.leaderEpoch);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -912,6 +982,12 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       }
       first = false;
     }
+    if (isSetLeaderEpoch()) {
+      if (!first) sb.append(", ");
+      sb.append("leaderEpoch:");
+      sb.append(this.leaderEpoch);
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -991,13 +1067,13 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
           case 4: // FAILED
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list40 = iprot.readListBegin();
-                struct.failed = new java.util.ArrayList<java.lang.String>(_list40.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem41;
-                for (int _i42 = 0; _i42 < _list40.size; ++_i42)
+                org.apache.thrift.protocol.TList _list50 = iprot.readListBegin();
+                struct.failed = new java.util.ArrayList<java.lang.String>(_list50.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem51;
+                for (int _i52 = 0; _i52 < _list50.size; ++_i52)
                 {
-                  _elem41 = iprot.readString();
-                  struct.failed.add(_elem41);
+                  _elem51 = iprot.readString();
+                  struct.failed.add(_elem51);
                 }
                 iprot.readListEnd();
               }
@@ -1034,6 +1110,14 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
             if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
               struct.sourceId = iprot.readString();
               struct.setSourceIdIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 9: // LEADER_EPOCH
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.leaderEpoch = iprot.readI64();
+              struct.setLeaderEpochIsSet(true);
             } else { 
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
@@ -1079,9 +1163,9 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
           oprot.writeFieldBegin(FAILED_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.failed.size()));
-            for (java.lang.String _iter43 : struct.failed)
+            for (java.lang.String _iter53 : struct.failed)
             {
-              oprot.writeString(_iter43);
+              oprot.writeString(_iter53);
             }
             oprot.writeListEnd();
           }
@@ -1111,6 +1195,11 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
           oprot.writeString(struct.sourceId);
           oprot.writeFieldEnd();
         }
+      }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeFieldBegin(LEADER_EPOCH_FIELD_DESC);
+        oprot.writeI64(struct.leaderEpoch);
+        oprot.writeFieldEnd();
       }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
@@ -1153,7 +1242,10 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       if (struct.isSetSourceId()) {
         optionals.set(6);
       }
-      oprot.writeBitSet(optionals, 7);
+      if (struct.isSetLeaderEpoch()) {
+        optionals.set(7);
+      }
+      oprot.writeBitSet(optionals, 8);
       if (struct.isSetTopology()) {
         struct.topology.write(oprot);
       }
@@ -1163,9 +1255,9 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       if (struct.isSetFailed()) {
         {
           oprot.writeI32(struct.failed.size());
-          for (java.lang.String _iter44 : struct.failed)
+          for (java.lang.String _iter54 : struct.failed)
           {
-            oprot.writeString(_iter44);
+            oprot.writeString(_iter54);
           }
         }
       }
@@ -1181,6 +1273,9 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       if (struct.isSetSourceId()) {
         oprot.writeString(struct.sourceId);
       }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeI64(struct.leaderEpoch);
+      }
     }
 
     @Override
@@ -1188,7 +1283,7 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       struct.topologyVersion = iprot.readI64();
       struct.setTopologyVersionIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(7);
+      java.util.BitSet incoming = iprot.readBitSet(8);
       if (incoming.get(0)) {
         struct.topology = new Topology();
         struct.topology.read(iprot);
@@ -1200,13 +1295,13 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       }
       if (incoming.get(2)) {
         {
-          org.apache.thrift.protocol.TList _list45 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.failed = new java.util.ArrayList<java.lang.String>(_list45.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem46;
-          for (int _i47 = 0; _i47 < _list45.size; ++_i47)
+          org.apache.thrift.protocol.TList _list55 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.failed = new java.util.ArrayList<java.lang.String>(_list55.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem56;
+          for (int _i57 = 0; _i57 < _list55.size; ++_i57)
           {
-            _elem46 = iprot.readString();
-            struct.failed.add(_elem46);
+            _elem56 = iprot.readString();
+            struct.failed.add(_elem56);
           }
         }
         struct.setFailedIsSet(true);
@@ -1226,6 +1321,10 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       if (incoming.get(6)) {
         struct.sourceId = iprot.readString();
         struct.setSourceIdIsSet(true);
+      }
+      if (incoming.get(7)) {
+        struct.leaderEpoch = iprot.readI64();
+        struct.setLeaderEpochIsSet(true);
       }
     }
   }

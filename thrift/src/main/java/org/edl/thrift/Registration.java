@@ -16,6 +16,8 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
   private static final org.apache.thrift.protocol.TField TOPOLOGY_FIELD_DESC = new org.apache.thrift.protocol.TField("topology", org.apache.thrift.protocol.TType.STRUCT, (short)1);
   private static final org.apache.thrift.protocol.TField META_FIELD_DESC = new org.apache.thrift.protocol.TField("meta", org.apache.thrift.protocol.TType.STRUCT, (short)2);
   private static final org.apache.thrift.protocol.TField PENDING_FIELD_DESC = new org.apache.thrift.protocol.TField("pending", org.apache.thrift.protocol.TType.BOOL, (short)3);
+  private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)4);
+  private static final org.apache.thrift.protocol.TField RETRY_AFTER_MS_FIELD_DESC = new org.apache.thrift.protocol.TField("retryAfterMs", org.apache.thrift.protocol.TType.I32, (short)5);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new RegistrationStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new RegistrationTupleSchemeFactory();
@@ -27,6 +29,12 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
    * it reports `ready` once its context is prepared, then waits for the SwitchOrder (awaitSwitch).
    */
   public boolean pending; // optional
+  public long leaderEpoch; // optional
+  /**
+   * > 0: nothing was registered; the leader is recovering from a failure and takes newcomers once
+   * it has decided. Register again after this many milliseconds.
+   */
+  public int retryAfterMs; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -36,7 +44,13 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
      * True when the job is already running and `topology` is the pending change this worker joins:
      * it reports `ready` once its context is prepared, then waits for the SwitchOrder (awaitSwitch).
      */
-    PENDING((short)3, "pending");
+    PENDING((short)3, "pending"),
+    LEADER_EPOCH((short)4, "leaderEpoch"),
+    /**
+     * > 0: nothing was registered; the leader is recovering from a failure and takes newcomers once
+     * it has decided. Register again after this many milliseconds.
+     */
+    RETRY_AFTER_MS((short)5, "retryAfterMs");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -58,6 +72,10 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
           return META;
         case 3: // PENDING
           return PENDING;
+        case 4: // LEADER_EPOCH
+          return LEADER_EPOCH;
+        case 5: // RETRY_AFTER_MS
+          return RETRY_AFTER_MS;
         default:
           return null;
       }
@@ -102,8 +120,10 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
 
   // isset id assignments
   private static final int __PENDING_ISSET_ID = 0;
+  private static final int __LEADEREPOCH_ISSET_ID = 1;
+  private static final int __RETRYAFTERMS_ISSET_ID = 2;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.PENDING};
+  private static final _Fields optionals[] = {_Fields.PENDING,_Fields.LEADER_EPOCH,_Fields.RETRY_AFTER_MS};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -113,6 +133,10 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
         new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, JobMeta.class)));
     tmpMap.put(_Fields.PENDING, new org.apache.thrift.meta_data.FieldMetaData("pending", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.BOOL)));
+    tmpMap.put(_Fields.LEADER_EPOCH, new org.apache.thrift.meta_data.FieldMetaData("leaderEpoch", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+    tmpMap.put(_Fields.RETRY_AFTER_MS, new org.apache.thrift.meta_data.FieldMetaData("retryAfterMs", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(Registration.class, metaDataMap);
   }
@@ -143,6 +167,8 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
       this.meta = new JobMeta(other.meta);
     }
     this.pending = other.pending;
+    this.leaderEpoch = other.leaderEpoch;
+    this.retryAfterMs = other.retryAfterMs;
   }
 
   @Override
@@ -156,6 +182,10 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
     this.meta = null;
     this.pending = false;
 
+    setLeaderEpochIsSet(false);
+    this.leaderEpoch = 0;
+    setRetryAfterMsIsSet(false);
+    this.retryAfterMs = 0;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -239,6 +269,60 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __PENDING_ISSET_ID, value);
   }
 
+  public long getLeaderEpoch() {
+    return this.leaderEpoch;
+  }
+
+  public Registration setLeaderEpoch(long leaderEpoch) {
+    this.leaderEpoch = leaderEpoch;
+    setLeaderEpochIsSet(true);
+    return this;
+  }
+
+  public void unsetLeaderEpoch() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  /** Returns true if field leaderEpoch is set (has been assigned a value) and false otherwise */
+  public boolean isSetLeaderEpoch() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  public void setLeaderEpochIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID, value);
+  }
+
+  /**
+   * > 0: nothing was registered; the leader is recovering from a failure and takes newcomers once
+   * it has decided. Register again after this many milliseconds.
+   */
+  public int getRetryAfterMs() {
+    return this.retryAfterMs;
+  }
+
+  /**
+   * > 0: nothing was registered; the leader is recovering from a failure and takes newcomers once
+   * it has decided. Register again after this many milliseconds.
+   */
+  public Registration setRetryAfterMs(int retryAfterMs) {
+    this.retryAfterMs = retryAfterMs;
+    setRetryAfterMsIsSet(true);
+    return this;
+  }
+
+  public void unsetRetryAfterMs() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __RETRYAFTERMS_ISSET_ID);
+  }
+
+  /** Returns true if field retryAfterMs is set (has been assigned a value) and false otherwise */
+  public boolean isSetRetryAfterMs() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __RETRYAFTERMS_ISSET_ID);
+  }
+
+  public void setRetryAfterMsIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __RETRYAFTERMS_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -266,6 +350,22 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
       }
       break;
 
+    case LEADER_EPOCH:
+      if (value == null) {
+        unsetLeaderEpoch();
+      } else {
+        setLeaderEpoch((java.lang.Long)value);
+      }
+      break;
+
+    case RETRY_AFTER_MS:
+      if (value == null) {
+        unsetRetryAfterMs();
+      } else {
+        setRetryAfterMs((java.lang.Integer)value);
+      }
+      break;
+
     }
   }
 
@@ -281,6 +381,12 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
 
     case PENDING:
       return isPending();
+
+    case LEADER_EPOCH:
+      return getLeaderEpoch();
+
+    case RETRY_AFTER_MS:
+      return getRetryAfterMs();
 
     }
     throw new java.lang.IllegalStateException();
@@ -300,6 +406,10 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
       return isSetMeta();
     case PENDING:
       return isSetPending();
+    case LEADER_EPOCH:
+      return isSetLeaderEpoch();
+    case RETRY_AFTER_MS:
+      return isSetRetryAfterMs();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -344,6 +454,24 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
         return false;
     }
 
+    boolean this_present_leaderEpoch = true && this.isSetLeaderEpoch();
+    boolean that_present_leaderEpoch = true && that.isSetLeaderEpoch();
+    if (this_present_leaderEpoch || that_present_leaderEpoch) {
+      if (!(this_present_leaderEpoch && that_present_leaderEpoch))
+        return false;
+      if (this.leaderEpoch != that.leaderEpoch)
+        return false;
+    }
+
+    boolean this_present_retryAfterMs = true && this.isSetRetryAfterMs();
+    boolean that_present_retryAfterMs = true && that.isSetRetryAfterMs();
+    if (this_present_retryAfterMs || that_present_retryAfterMs) {
+      if (!(this_present_retryAfterMs && that_present_retryAfterMs))
+        return false;
+      if (this.retryAfterMs != that.retryAfterMs)
+        return false;
+    }
+
     return true;
   }
 
@@ -362,6 +490,14 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
     hashCode = hashCode * 8191 + ((isSetPending()) ? 131071 : 524287);
     if (isSetPending())
       hashCode = hashCode * 8191 + ((pending) ? 131071 : 524287);
+
+    hashCode = hashCode * 8191 + ((isSetLeaderEpoch()) ? 131071 : 524287);
+    if (isSetLeaderEpoch())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderEpoch);
+
+    hashCode = hashCode * 8191 + ((isSetRetryAfterMs()) ? 131071 : 524287);
+    if (isSetRetryAfterMs())
+      hashCode = hashCode * 8191 + retryAfterMs;
 
     return hashCode;
   }
@@ -400,6 +536,26 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
     }
     if (isSetPending()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.pending, other.pending);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetLeaderEpoch(), other.isSetLeaderEpoch());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLeaderEpoch()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderEpoch, other.leaderEpoch);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetRetryAfterMs(), other.isSetRetryAfterMs());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetRetryAfterMs()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.retryAfterMs, other.retryAfterMs);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -447,6 +603,18 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
       if (!first) sb.append(", ");
       sb.append("pending:");
       sb.append(this.pending);
+      first = false;
+    }
+    if (isSetLeaderEpoch()) {
+      if (!first) sb.append(", ");
+      sb.append("leaderEpoch:");
+      sb.append(this.leaderEpoch);
+      first = false;
+    }
+    if (isSetRetryAfterMs()) {
+      if (!first) sb.append(", ");
+      sb.append("retryAfterMs:");
+      sb.append(this.retryAfterMs);
       first = false;
     }
     sb.append(")");
@@ -534,6 +702,22 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 4: // LEADER_EPOCH
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.leaderEpoch = iprot.readI64();
+              struct.setLeaderEpochIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 5: // RETRY_AFTER_MS
+            if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+              struct.retryAfterMs = iprot.readI32();
+              struct.setRetryAfterMsIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -565,6 +749,16 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
         oprot.writeBool(struct.pending);
         oprot.writeFieldEnd();
       }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeFieldBegin(LEADER_EPOCH_FIELD_DESC);
+        oprot.writeI64(struct.leaderEpoch);
+        oprot.writeFieldEnd();
+      }
+      if (struct.isSetRetryAfterMs()) {
+        oprot.writeFieldBegin(RETRY_AFTER_MS_FIELD_DESC);
+        oprot.writeI32(struct.retryAfterMs);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -589,9 +783,21 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
       if (struct.isSetPending()) {
         optionals.set(0);
       }
-      oprot.writeBitSet(optionals, 1);
+      if (struct.isSetLeaderEpoch()) {
+        optionals.set(1);
+      }
+      if (struct.isSetRetryAfterMs()) {
+        optionals.set(2);
+      }
+      oprot.writeBitSet(optionals, 3);
       if (struct.isSetPending()) {
         oprot.writeBool(struct.pending);
+      }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeI64(struct.leaderEpoch);
+      }
+      if (struct.isSetRetryAfterMs()) {
+        oprot.writeI32(struct.retryAfterMs);
       }
     }
 
@@ -604,10 +810,18 @@ public class Registration implements org.apache.thrift.TBase<Registration, Regis
       struct.meta = new JobMeta();
       struct.meta.read(iprot);
       struct.setMetaIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(1);
+      java.util.BitSet incoming = iprot.readBitSet(3);
       if (incoming.get(0)) {
         struct.pending = iprot.readBool();
         struct.setPendingIsSet(true);
+      }
+      if (incoming.get(1)) {
+        struct.leaderEpoch = iprot.readI64();
+        struct.setLeaderEpochIsSet(true);
+      }
+      if (incoming.get(2)) {
+        struct.retryAfterMs = iprot.readI32();
+        struct.setRetryAfterMsIsSet(true);
       }
     }
   }

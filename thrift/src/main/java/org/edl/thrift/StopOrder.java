@@ -15,17 +15,20 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
 
   private static final org.apache.thrift.protocol.TField AT_STEP_FIELD_DESC = new org.apache.thrift.protocol.TField("atStep", org.apache.thrift.protocol.TType.I64, (short)1);
   private static final org.apache.thrift.protocol.TField DIRECTORY_FIELD_DESC = new org.apache.thrift.protocol.TField("directory", org.apache.thrift.protocol.TType.STRING, (short)2);
+  private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)3);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new StopOrderStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new StopOrderTupleSchemeFactory();
 
   public long atStep; // required
   public @org.apache.thrift.annotation.Nullable java.lang.String directory; // required
+  public long leaderEpoch; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
     AT_STEP((short)1, "atStep"),
-    DIRECTORY((short)2, "directory");
+    DIRECTORY((short)2, "directory"),
+    LEADER_EPOCH((short)3, "leaderEpoch");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -45,6 +48,8 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
           return AT_STEP;
         case 2: // DIRECTORY
           return DIRECTORY;
+        case 3: // LEADER_EPOCH
+          return LEADER_EPOCH;
         default:
           return null;
       }
@@ -89,7 +94,9 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
 
   // isset id assignments
   private static final int __ATSTEP_ISSET_ID = 0;
+  private static final int __LEADEREPOCH_ISSET_ID = 1;
   private byte __isset_bitfield = 0;
+  private static final _Fields optionals[] = {_Fields.LEADER_EPOCH};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -97,6 +104,8 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     tmpMap.put(_Fields.DIRECTORY, new org.apache.thrift.meta_data.FieldMetaData("directory", org.apache.thrift.TFieldRequirementType.REQUIRED, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+    tmpMap.put(_Fields.LEADER_EPOCH, new org.apache.thrift.meta_data.FieldMetaData("leaderEpoch", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(StopOrder.class, metaDataMap);
   }
@@ -123,6 +132,7 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
     if (other.isSetDirectory()) {
       this.directory = other.directory;
     }
+    this.leaderEpoch = other.leaderEpoch;
   }
 
   @Override
@@ -135,6 +145,8 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
     setAtStepIsSet(false);
     this.atStep = 0;
     this.directory = null;
+    setLeaderEpochIsSet(false);
+    this.leaderEpoch = 0;
   }
 
   public long getAtStep() {
@@ -185,6 +197,29 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
     }
   }
 
+  public long getLeaderEpoch() {
+    return this.leaderEpoch;
+  }
+
+  public StopOrder setLeaderEpoch(long leaderEpoch) {
+    this.leaderEpoch = leaderEpoch;
+    setLeaderEpochIsSet(true);
+    return this;
+  }
+
+  public void unsetLeaderEpoch() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  /** Returns true if field leaderEpoch is set (has been assigned a value) and false otherwise */
+  public boolean isSetLeaderEpoch() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  public void setLeaderEpochIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -204,6 +239,14 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
       }
       break;
 
+    case LEADER_EPOCH:
+      if (value == null) {
+        unsetLeaderEpoch();
+      } else {
+        setLeaderEpoch((java.lang.Long)value);
+      }
+      break;
+
     }
   }
 
@@ -216,6 +259,9 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
 
     case DIRECTORY:
       return getDirectory();
+
+    case LEADER_EPOCH:
+      return getLeaderEpoch();
 
     }
     throw new java.lang.IllegalStateException();
@@ -233,6 +279,8 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
       return isSetAtStep();
     case DIRECTORY:
       return isSetDirectory();
+    case LEADER_EPOCH:
+      return isSetLeaderEpoch();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -268,6 +316,15 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
         return false;
     }
 
+    boolean this_present_leaderEpoch = true && this.isSetLeaderEpoch();
+    boolean that_present_leaderEpoch = true && that.isSetLeaderEpoch();
+    if (this_present_leaderEpoch || that_present_leaderEpoch) {
+      if (!(this_present_leaderEpoch && that_present_leaderEpoch))
+        return false;
+      if (this.leaderEpoch != that.leaderEpoch)
+        return false;
+    }
+
     return true;
   }
 
@@ -280,6 +337,10 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
     hashCode = hashCode * 8191 + ((isSetDirectory()) ? 131071 : 524287);
     if (isSetDirectory())
       hashCode = hashCode * 8191 + directory.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetLeaderEpoch()) ? 131071 : 524287);
+    if (isSetLeaderEpoch())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderEpoch);
 
     return hashCode;
   }
@@ -308,6 +369,16 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
     }
     if (isSetDirectory()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.directory, other.directory);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetLeaderEpoch(), other.isSetLeaderEpoch());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLeaderEpoch()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderEpoch, other.leaderEpoch);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -347,6 +418,12 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
       sb.append(this.directory);
     }
     first = false;
+    if (isSetLeaderEpoch()) {
+      if (!first) sb.append(", ");
+      sb.append("leaderEpoch:");
+      sb.append(this.leaderEpoch);
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -414,6 +491,14 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 3: // LEADER_EPOCH
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.leaderEpoch = iprot.readI64();
+              struct.setLeaderEpochIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -441,6 +526,11 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
         oprot.writeString(struct.directory);
         oprot.writeFieldEnd();
       }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeFieldBegin(LEADER_EPOCH_FIELD_DESC);
+        oprot.writeI64(struct.leaderEpoch);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -461,6 +551,14 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
       org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       oprot.writeI64(struct.atStep);
       oprot.writeString(struct.directory);
+      java.util.BitSet optionals = new java.util.BitSet();
+      if (struct.isSetLeaderEpoch()) {
+        optionals.set(0);
+      }
+      oprot.writeBitSet(optionals, 1);
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeI64(struct.leaderEpoch);
+      }
     }
 
     @Override
@@ -470,6 +568,11 @@ public class StopOrder implements org.apache.thrift.TBase<StopOrder, StopOrder._
       struct.setAtStepIsSet(true);
       struct.directory = iprot.readString();
       struct.setDirectoryIsSet(true);
+      java.util.BitSet incoming = iprot.readBitSet(1);
+      if (incoming.get(0)) {
+        struct.leaderEpoch = iprot.readI64();
+        struct.setLeaderEpochIsSet(true);
+      }
     }
   }
 

@@ -22,6 +22,7 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
   private static final org.apache.thrift.protocol.TField TOPOLOGY_FIELD_DESC = new org.apache.thrift.protocol.TField("topology", org.apache.thrift.protocol.TType.STRUCT, (short)6);
   private static final org.apache.thrift.protocol.TField LEADER_LEAVES_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderLeaves", org.apache.thrift.protocol.TType.BOOL, (short)7);
   private static final org.apache.thrift.protocol.TField AWAITED_JOINERS_FIELD_DESC = new org.apache.thrift.protocol.TField("awaitedJoiners", org.apache.thrift.protocol.TType.I32, (short)8);
+  private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)9);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new SwitchOrderStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new SwitchOrderTupleSchemeFactory();
@@ -44,6 +45,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
    * many joiners are in it, all ready. Carried in a hand-off so the successor keeps waiting.
    */
   public int awaitedJoiners; // optional
+  /**
+   * The leadership that gave the order; a member that knows a newer one ignores it.
+   */
+  public long leaderEpoch; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -64,7 +69,11 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
      * A replacement (Coordinator.replace) still waiting: the switch is scheduled only once this
      * many joiners are in it, all ready. Carried in a hand-off so the successor keeps waiting.
      */
-    AWAITED_JOINERS((short)8, "awaitedJoiners");
+    AWAITED_JOINERS((short)8, "awaitedJoiners"),
+    /**
+     * The leadership that gave the order; a member that knows a newer one ignores it.
+     */
+    LEADER_EPOCH((short)9, "leaderEpoch");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -96,6 +105,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           return LEADER_LEAVES;
         case 8: // AWAITED_JOINERS
           return AWAITED_JOINERS;
+        case 9: // LEADER_EPOCH
+          return LEADER_EPOCH;
         default:
           return null;
       }
@@ -143,8 +154,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
   private static final int __ATSTEP_ISSET_ID = 1;
   private static final int __LEADERLEAVES_ISSET_ID = 2;
   private static final int __AWAITEDJOINERS_ISSET_ID = 3;
+  private static final int __LEADEREPOCH_ISSET_ID = 4;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.BROADCASTER_ID,_Fields.JOINERS,_Fields.LEAVERS,_Fields.TOPOLOGY,_Fields.LEADER_LEAVES,_Fields.AWAITED_JOINERS};
+  private static final _Fields optionals[] = {_Fields.BROADCASTER_ID,_Fields.JOINERS,_Fields.LEAVERS,_Fields.TOPOLOGY,_Fields.LEADER_LEAVES,_Fields.AWAITED_JOINERS,_Fields.LEADER_EPOCH};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -166,6 +178,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.BOOL)));
     tmpMap.put(_Fields.AWAITED_JOINERS, new org.apache.thrift.meta_data.FieldMetaData("awaitedJoiners", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+    tmpMap.put(_Fields.LEADER_EPOCH, new org.apache.thrift.meta_data.FieldMetaData("leaderEpoch", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(SwitchOrder.class, metaDataMap);
   }
@@ -209,6 +223,7 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     }
     this.leaderLeaves = other.leaderLeaves;
     this.awaitedJoiners = other.awaitedJoiners;
+    this.leaderEpoch = other.leaderEpoch;
   }
 
   @Override
@@ -230,6 +245,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
 
     setAwaitedJoinersIsSet(false);
     this.awaitedJoiners = 0;
+    setLeaderEpochIsSet(false);
+    this.leaderEpoch = 0;
   }
 
   public long getTopologyVersion() {
@@ -476,6 +493,35 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __AWAITEDJOINERS_ISSET_ID, value);
   }
 
+  /**
+   * The leadership that gave the order; a member that knows a newer one ignores it.
+   */
+  public long getLeaderEpoch() {
+    return this.leaderEpoch;
+  }
+
+  /**
+   * The leadership that gave the order; a member that knows a newer one ignores it.
+   */
+  public SwitchOrder setLeaderEpoch(long leaderEpoch) {
+    this.leaderEpoch = leaderEpoch;
+    setLeaderEpochIsSet(true);
+    return this;
+  }
+
+  public void unsetLeaderEpoch() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  /** Returns true if field leaderEpoch is set (has been assigned a value) and false otherwise */
+  public boolean isSetLeaderEpoch() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  public void setLeaderEpochIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -543,6 +589,14 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       }
       break;
 
+    case LEADER_EPOCH:
+      if (value == null) {
+        unsetLeaderEpoch();
+      } else {
+        setLeaderEpoch((java.lang.Long)value);
+      }
+      break;
+
     }
   }
 
@@ -574,6 +628,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     case AWAITED_JOINERS:
       return getAwaitedJoiners();
 
+    case LEADER_EPOCH:
+      return getLeaderEpoch();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -602,6 +659,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       return isSetLeaderLeaves();
     case AWAITED_JOINERS:
       return isSetAwaitedJoiners();
+    case LEADER_EPOCH:
+      return isSetLeaderEpoch();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -691,6 +750,15 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         return false;
     }
 
+    boolean this_present_leaderEpoch = true && this.isSetLeaderEpoch();
+    boolean that_present_leaderEpoch = true && that.isSetLeaderEpoch();
+    if (this_present_leaderEpoch || that_present_leaderEpoch) {
+      if (!(this_present_leaderEpoch && that_present_leaderEpoch))
+        return false;
+      if (this.leaderEpoch != that.leaderEpoch)
+        return false;
+    }
+
     return true;
   }
 
@@ -725,6 +793,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     hashCode = hashCode * 8191 + ((isSetAwaitedJoiners()) ? 131071 : 524287);
     if (isSetAwaitedJoiners())
       hashCode = hashCode * 8191 + awaitedJoiners;
+
+    hashCode = hashCode * 8191 + ((isSetLeaderEpoch()) ? 131071 : 524287);
+    if (isSetLeaderEpoch())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderEpoch);
 
     return hashCode;
   }
@@ -817,6 +889,16 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetLeaderEpoch(), other.isSetLeaderEpoch());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLeaderEpoch()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderEpoch, other.leaderEpoch);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -900,6 +982,12 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       sb.append(this.awaitedJoiners);
       first = false;
     }
+    if (isSetLeaderEpoch()) {
+      if (!first) sb.append(", ");
+      sb.append("leaderEpoch:");
+      sb.append(this.leaderEpoch);
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -979,13 +1067,13 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           case 4: // JOINERS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list24 = iprot.readListBegin();
-                struct.joiners = new java.util.ArrayList<java.lang.String>(_list24.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem25;
-                for (int _i26 = 0; _i26 < _list24.size; ++_i26)
+                org.apache.thrift.protocol.TList _list34 = iprot.readListBegin();
+                struct.joiners = new java.util.ArrayList<java.lang.String>(_list34.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem35;
+                for (int _i36 = 0; _i36 < _list34.size; ++_i36)
                 {
-                  _elem25 = iprot.readString();
-                  struct.joiners.add(_elem25);
+                  _elem35 = iprot.readString();
+                  struct.joiners.add(_elem35);
                 }
                 iprot.readListEnd();
               }
@@ -997,13 +1085,13 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           case 5: // LEAVERS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list27 = iprot.readListBegin();
-                struct.leavers = new java.util.ArrayList<java.lang.String>(_list27.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem28;
-                for (int _i29 = 0; _i29 < _list27.size; ++_i29)
+                org.apache.thrift.protocol.TList _list37 = iprot.readListBegin();
+                struct.leavers = new java.util.ArrayList<java.lang.String>(_list37.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem38;
+                for (int _i39 = 0; _i39 < _list37.size; ++_i39)
                 {
-                  _elem28 = iprot.readString();
-                  struct.leavers.add(_elem28);
+                  _elem38 = iprot.readString();
+                  struct.leavers.add(_elem38);
                 }
                 iprot.readListEnd();
               }
@@ -1033,6 +1121,14 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
             if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
               struct.awaitedJoiners = iprot.readI32();
               struct.setAwaitedJoinersIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 9: // LEADER_EPOCH
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.leaderEpoch = iprot.readI64();
+              struct.setLeaderEpochIsSet(true);
             } else { 
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
@@ -1077,9 +1173,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           oprot.writeFieldBegin(JOINERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.joiners.size()));
-            for (java.lang.String _iter30 : struct.joiners)
+            for (java.lang.String _iter40 : struct.joiners)
             {
-              oprot.writeString(_iter30);
+              oprot.writeString(_iter40);
             }
             oprot.writeListEnd();
           }
@@ -1091,9 +1187,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter31 : struct.leavers)
+            for (java.lang.String _iter41 : struct.leavers)
             {
-              oprot.writeString(_iter31);
+              oprot.writeString(_iter41);
             }
             oprot.writeListEnd();
           }
@@ -1115,6 +1211,11 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (struct.isSetAwaitedJoiners()) {
         oprot.writeFieldBegin(AWAITED_JOINERS_FIELD_DESC);
         oprot.writeI32(struct.awaitedJoiners);
+        oprot.writeFieldEnd();
+      }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeFieldBegin(LEADER_EPOCH_FIELD_DESC);
+        oprot.writeI64(struct.leaderEpoch);
         oprot.writeFieldEnd();
       }
       oprot.writeFieldStop();
@@ -1156,25 +1257,28 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (struct.isSetAwaitedJoiners()) {
         optionals.set(5);
       }
-      oprot.writeBitSet(optionals, 6);
+      if (struct.isSetLeaderEpoch()) {
+        optionals.set(6);
+      }
+      oprot.writeBitSet(optionals, 7);
       if (struct.isSetBroadcasterId()) {
         oprot.writeString(struct.broadcasterId);
       }
       if (struct.isSetJoiners()) {
         {
           oprot.writeI32(struct.joiners.size());
-          for (java.lang.String _iter32 : struct.joiners)
+          for (java.lang.String _iter42 : struct.joiners)
           {
-            oprot.writeString(_iter32);
+            oprot.writeString(_iter42);
           }
         }
       }
       if (struct.isSetLeavers()) {
         {
           oprot.writeI32(struct.leavers.size());
-          for (java.lang.String _iter33 : struct.leavers)
+          for (java.lang.String _iter43 : struct.leavers)
           {
-            oprot.writeString(_iter33);
+            oprot.writeString(_iter43);
           }
         }
       }
@@ -1187,6 +1291,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (struct.isSetAwaitedJoiners()) {
         oprot.writeI32(struct.awaitedJoiners);
       }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeI64(struct.leaderEpoch);
+      }
     }
 
     @Override
@@ -1196,33 +1303,33 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       struct.setTopologyVersionIsSet(true);
       struct.atStep = iprot.readI64();
       struct.setAtStepIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(6);
+      java.util.BitSet incoming = iprot.readBitSet(7);
       if (incoming.get(0)) {
         struct.broadcasterId = iprot.readString();
         struct.setBroadcasterIdIsSet(true);
       }
       if (incoming.get(1)) {
         {
-          org.apache.thrift.protocol.TList _list34 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.joiners = new java.util.ArrayList<java.lang.String>(_list34.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem35;
-          for (int _i36 = 0; _i36 < _list34.size; ++_i36)
+          org.apache.thrift.protocol.TList _list44 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.joiners = new java.util.ArrayList<java.lang.String>(_list44.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem45;
+          for (int _i46 = 0; _i46 < _list44.size; ++_i46)
           {
-            _elem35 = iprot.readString();
-            struct.joiners.add(_elem35);
+            _elem45 = iprot.readString();
+            struct.joiners.add(_elem45);
           }
         }
         struct.setJoinersIsSet(true);
       }
       if (incoming.get(2)) {
         {
-          org.apache.thrift.protocol.TList _list37 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.leavers = new java.util.ArrayList<java.lang.String>(_list37.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem38;
-          for (int _i39 = 0; _i39 < _list37.size; ++_i39)
+          org.apache.thrift.protocol.TList _list47 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.leavers = new java.util.ArrayList<java.lang.String>(_list47.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem48;
+          for (int _i49 = 0; _i49 < _list47.size; ++_i49)
           {
-            _elem38 = iprot.readString();
-            struct.leavers.add(_elem38);
+            _elem48 = iprot.readString();
+            struct.leavers.add(_elem48);
           }
         }
         struct.setLeaversIsSet(true);
@@ -1239,6 +1346,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (incoming.get(5)) {
         struct.awaitedJoiners = iprot.readI32();
         struct.setAwaitedJoinersIsSet(true);
+      }
+      if (incoming.get(6)) {
+        struct.leaderEpoch = iprot.readI64();
+        struct.setLeaderEpochIsSet(true);
       }
     }
   }

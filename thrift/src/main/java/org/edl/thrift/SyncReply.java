@@ -18,6 +18,7 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
   private static final org.apache.thrift.protocol.TField FINISH_FIELD_DESC = new org.apache.thrift.protocol.TField("finish", org.apache.thrift.protocol.TType.BOOL, (short)3);
   private static final org.apache.thrift.protocol.TField STOP_ORDER_FIELD_DESC = new org.apache.thrift.protocol.TField("stopOrder", org.apache.thrift.protocol.TType.STRUCT, (short)4);
   private static final org.apache.thrift.protocol.TField RECOVER_FIELD_DESC = new org.apache.thrift.protocol.TField("recover", org.apache.thrift.protocol.TType.BOOL, (short)5);
+  private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)6);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new SyncReplyStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new SyncReplyTupleSchemeFactory();
@@ -31,6 +32,7 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
    * RecoveryOrder (awaitRecovery) with this step as the last one completed.
    */
   public boolean recover; // optional
+  public long leaderEpoch; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -42,7 +44,8 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
      * A member failed: stop training on the current ring and ask the leader for the
      * RecoveryOrder (awaitRecovery) with this step as the last one completed.
      */
-    RECOVER((short)5, "recover");
+    RECOVER((short)5, "recover"),
+    LEADER_EPOCH((short)6, "leaderEpoch");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -68,6 +71,8 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
           return STOP_ORDER;
         case 5: // RECOVER
           return RECOVER;
+        case 6: // LEADER_EPOCH
+          return LEADER_EPOCH;
         default:
           return null;
       }
@@ -113,8 +118,9 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
   // isset id assignments
   private static final int __FINISH_ISSET_ID = 0;
   private static final int __RECOVER_ISSET_ID = 1;
+  private static final int __LEADEREPOCH_ISSET_ID = 2;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.PENDING_TOPOLOGY,_Fields.SWITCH_ORDER,_Fields.FINISH,_Fields.STOP_ORDER,_Fields.RECOVER};
+  private static final _Fields optionals[] = {_Fields.PENDING_TOPOLOGY,_Fields.SWITCH_ORDER,_Fields.FINISH,_Fields.STOP_ORDER,_Fields.RECOVER,_Fields.LEADER_EPOCH};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -128,6 +134,8 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
         new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, StopOrder.class)));
     tmpMap.put(_Fields.RECOVER, new org.apache.thrift.meta_data.FieldMetaData("recover", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.BOOL)));
+    tmpMap.put(_Fields.LEADER_EPOCH, new org.apache.thrift.meta_data.FieldMetaData("leaderEpoch", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(SyncReply.class, metaDataMap);
   }
@@ -155,6 +163,7 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       this.stopOrder = new StopOrder(other.stopOrder);
     }
     this.recover = other.recover;
+    this.leaderEpoch = other.leaderEpoch;
   }
 
   @Override
@@ -171,6 +180,8 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     this.stopOrder = null;
     this.recover = false;
 
+    setLeaderEpochIsSet(false);
+    this.leaderEpoch = 0;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -302,6 +313,29 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __RECOVER_ISSET_ID, value);
   }
 
+  public long getLeaderEpoch() {
+    return this.leaderEpoch;
+  }
+
+  public SyncReply setLeaderEpoch(long leaderEpoch) {
+    this.leaderEpoch = leaderEpoch;
+    setLeaderEpochIsSet(true);
+    return this;
+  }
+
+  public void unsetLeaderEpoch() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  /** Returns true if field leaderEpoch is set (has been assigned a value) and false otherwise */
+  public boolean isSetLeaderEpoch() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  public void setLeaderEpochIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -345,6 +379,14 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       }
       break;
 
+    case LEADER_EPOCH:
+      if (value == null) {
+        unsetLeaderEpoch();
+      } else {
+        setLeaderEpoch((java.lang.Long)value);
+      }
+      break;
+
     }
   }
 
@@ -366,6 +408,9 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
 
     case RECOVER:
       return isRecover();
+
+    case LEADER_EPOCH:
+      return getLeaderEpoch();
 
     }
     throw new java.lang.IllegalStateException();
@@ -389,6 +434,8 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       return isSetStopOrder();
     case RECOVER:
       return isSetRecover();
+    case LEADER_EPOCH:
+      return isSetLeaderEpoch();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -451,6 +498,15 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
         return false;
     }
 
+    boolean this_present_leaderEpoch = true && this.isSetLeaderEpoch();
+    boolean that_present_leaderEpoch = true && that.isSetLeaderEpoch();
+    if (this_present_leaderEpoch || that_present_leaderEpoch) {
+      if (!(this_present_leaderEpoch && that_present_leaderEpoch))
+        return false;
+      if (this.leaderEpoch != that.leaderEpoch)
+        return false;
+    }
+
     return true;
   }
 
@@ -477,6 +533,10 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     hashCode = hashCode * 8191 + ((isSetRecover()) ? 131071 : 524287);
     if (isSetRecover())
       hashCode = hashCode * 8191 + ((recover) ? 131071 : 524287);
+
+    hashCode = hashCode * 8191 + ((isSetLeaderEpoch()) ? 131071 : 524287);
+    if (isSetLeaderEpoch())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderEpoch);
 
     return hashCode;
   }
@@ -535,6 +595,16 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
     }
     if (isSetRecover()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.recover, other.recover);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetLeaderEpoch(), other.isSetLeaderEpoch());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLeaderEpoch()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderEpoch, other.leaderEpoch);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -602,6 +672,12 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       if (!first) sb.append(", ");
       sb.append("recover:");
       sb.append(this.recover);
+      first = false;
+    }
+    if (isSetLeaderEpoch()) {
+      if (!first) sb.append(", ");
+      sb.append("leaderEpoch:");
+      sb.append(this.leaderEpoch);
       first = false;
     }
     sb.append(")");
@@ -703,6 +779,14 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 6: // LEADER_EPOCH
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.leaderEpoch = iprot.readI64();
+              struct.setLeaderEpochIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -750,6 +834,11 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
         oprot.writeBool(struct.recover);
         oprot.writeFieldEnd();
       }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeFieldBegin(LEADER_EPOCH_FIELD_DESC);
+        oprot.writeI64(struct.leaderEpoch);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -784,7 +873,10 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       if (struct.isSetRecover()) {
         optionals.set(4);
       }
-      oprot.writeBitSet(optionals, 5);
+      if (struct.isSetLeaderEpoch()) {
+        optionals.set(5);
+      }
+      oprot.writeBitSet(optionals, 6);
       if (struct.isSetPendingTopology()) {
         struct.pendingTopology.write(oprot);
       }
@@ -800,12 +892,15 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       if (struct.isSetRecover()) {
         oprot.writeBool(struct.recover);
       }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeI64(struct.leaderEpoch);
+      }
     }
 
     @Override
     public void read(org.apache.thrift.protocol.TProtocol prot, SyncReply struct) throws org.apache.thrift.TException {
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-      java.util.BitSet incoming = iprot.readBitSet(5);
+      java.util.BitSet incoming = iprot.readBitSet(6);
       if (incoming.get(0)) {
         struct.pendingTopology = new Topology();
         struct.pendingTopology.read(iprot);
@@ -828,6 +923,10 @@ public class SyncReply implements org.apache.thrift.TBase<SyncReply, SyncReply._
       if (incoming.get(4)) {
         struct.recover = iprot.readBool();
         struct.setRecoverIsSet(true);
+      }
+      if (incoming.get(5)) {
+        struct.leaderEpoch = iprot.readI64();
+        struct.setLeaderEpochIsSet(true);
       }
     }
   }

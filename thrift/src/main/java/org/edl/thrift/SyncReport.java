@@ -21,6 +21,7 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
   private static final org.apache.thrift.protocol.TField BATCH_START_FIELD_DESC = new org.apache.thrift.protocol.TField("batchStart", org.apache.thrift.protocol.TType.I64, (short)6);
   private static final org.apache.thrift.protocol.TField EPOCH_SIZE_FIELD_DESC = new org.apache.thrift.protocol.TField("epochSize", org.apache.thrift.protocol.TType.I32, (short)7);
   private static final org.apache.thrift.protocol.TField COMPUTE_SECONDS_FIELD_DESC = new org.apache.thrift.protocol.TField("computeSeconds", org.apache.thrift.protocol.TType.DOUBLE, (short)8);
+  private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)9);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new SyncReportStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new SyncReportTupleSchemeFactory();
@@ -43,6 +44,10 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
    * for the slowest member, so only this tells the leader who is slow (straggler detection).
    */
   public double computeSeconds; // optional
+  /**
+   * The newest leader epoch this worker knows: a leader with an older one has been superseded.
+   */
+  public long leaderEpoch; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -63,7 +68,11 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
      * This worker's own time for the batch before the all-reduce: batchSeconds includes the wait
      * for the slowest member, so only this tells the leader who is slow (straggler detection).
      */
-    COMPUTE_SECONDS((short)8, "computeSeconds");
+    COMPUTE_SECONDS((short)8, "computeSeconds"),
+    /**
+     * The newest leader epoch this worker knows: a leader with an older one has been superseded.
+     */
+    LEADER_EPOCH((short)9, "leaderEpoch");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -95,6 +104,8 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
           return EPOCH_SIZE;
         case 8: // COMPUTE_SECONDS
           return COMPUTE_SECONDS;
+        case 9: // LEADER_EPOCH
+          return LEADER_EPOCH;
         default:
           return null;
       }
@@ -145,8 +156,9 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
   private static final int __BATCHSTART_ISSET_ID = 4;
   private static final int __EPOCHSIZE_ISSET_ID = 5;
   private static final int __COMPUTESECONDS_ISSET_ID = 6;
+  private static final int __LEADEREPOCH_ISSET_ID = 7;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.BATCH_START,_Fields.EPOCH_SIZE,_Fields.COMPUTE_SECONDS};
+  private static final _Fields optionals[] = {_Fields.BATCH_START,_Fields.EPOCH_SIZE,_Fields.COMPUTE_SECONDS,_Fields.LEADER_EPOCH};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -166,6 +178,8 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
     tmpMap.put(_Fields.COMPUTE_SECONDS, new org.apache.thrift.meta_data.FieldMetaData("computeSeconds", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
+    tmpMap.put(_Fields.LEADER_EPOCH, new org.apache.thrift.meta_data.FieldMetaData("leaderEpoch", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(SyncReport.class, metaDataMap);
   }
@@ -207,6 +221,7 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     this.batchStart = other.batchStart;
     this.epochSize = other.epochSize;
     this.computeSeconds = other.computeSeconds;
+    this.leaderEpoch = other.leaderEpoch;
   }
 
   @Override
@@ -231,6 +246,8 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     this.epochSize = 0;
     setComputeSecondsIsSet(false);
     this.computeSeconds = 0.0;
+    setLeaderEpochIsSet(false);
+    this.leaderEpoch = 0;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -439,6 +456,35 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __COMPUTESECONDS_ISSET_ID, value);
   }
 
+  /**
+   * The newest leader epoch this worker knows: a leader with an older one has been superseded.
+   */
+  public long getLeaderEpoch() {
+    return this.leaderEpoch;
+  }
+
+  /**
+   * The newest leader epoch this worker knows: a leader with an older one has been superseded.
+   */
+  public SyncReport setLeaderEpoch(long leaderEpoch) {
+    this.leaderEpoch = leaderEpoch;
+    setLeaderEpochIsSet(true);
+    return this;
+  }
+
+  public void unsetLeaderEpoch() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  /** Returns true if field leaderEpoch is set (has been assigned a value) and false otherwise */
+  public boolean isSetLeaderEpoch() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+  }
+
+  public void setLeaderEpochIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -506,6 +552,14 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       }
       break;
 
+    case LEADER_EPOCH:
+      if (value == null) {
+        unsetLeaderEpoch();
+      } else {
+        setLeaderEpoch((java.lang.Long)value);
+      }
+      break;
+
     }
   }
 
@@ -537,6 +591,9 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     case COMPUTE_SECONDS:
       return getComputeSeconds();
 
+    case LEADER_EPOCH:
+      return getLeaderEpoch();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -565,6 +622,8 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       return isSetEpochSize();
     case COMPUTE_SECONDS:
       return isSetComputeSeconds();
+    case LEADER_EPOCH:
+      return isSetLeaderEpoch();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -654,6 +713,15 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
         return false;
     }
 
+    boolean this_present_leaderEpoch = true && this.isSetLeaderEpoch();
+    boolean that_present_leaderEpoch = true && that.isSetLeaderEpoch();
+    if (this_present_leaderEpoch || that_present_leaderEpoch) {
+      if (!(this_present_leaderEpoch && that_present_leaderEpoch))
+        return false;
+      if (this.leaderEpoch != that.leaderEpoch)
+        return false;
+    }
+
     return true;
   }
 
@@ -684,6 +752,10 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
     hashCode = hashCode * 8191 + ((isSetComputeSeconds()) ? 131071 : 524287);
     if (isSetComputeSeconds())
       hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(computeSeconds);
+
+    hashCode = hashCode * 8191 + ((isSetLeaderEpoch()) ? 131071 : 524287);
+    if (isSetLeaderEpoch())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderEpoch);
 
     return hashCode;
   }
@@ -776,6 +848,16 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetLeaderEpoch(), other.isSetLeaderEpoch());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLeaderEpoch()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderEpoch, other.leaderEpoch);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -839,6 +921,12 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       if (!first) sb.append(", ");
       sb.append("computeSeconds:");
       sb.append(this.computeSeconds);
+      first = false;
+    }
+    if (isSetLeaderEpoch()) {
+      if (!first) sb.append(", ");
+      sb.append("leaderEpoch:");
+      sb.append(this.leaderEpoch);
       first = false;
     }
     sb.append(")");
@@ -959,6 +1047,14 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 9: // LEADER_EPOCH
+            if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+              struct.leaderEpoch = iprot.readI64();
+              struct.setLeaderEpochIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -1019,6 +1115,11 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
         oprot.writeDouble(struct.computeSeconds);
         oprot.writeFieldEnd();
       }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeFieldBegin(LEADER_EPOCH_FIELD_DESC);
+        oprot.writeI64(struct.leaderEpoch);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -1052,7 +1153,10 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       if (struct.isSetComputeSeconds()) {
         optionals.set(2);
       }
-      oprot.writeBitSet(optionals, 3);
+      if (struct.isSetLeaderEpoch()) {
+        optionals.set(3);
+      }
+      oprot.writeBitSet(optionals, 4);
       if (struct.isSetBatchStart()) {
         oprot.writeI64(struct.batchStart);
       }
@@ -1061,6 +1165,9 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       }
       if (struct.isSetComputeSeconds()) {
         oprot.writeDouble(struct.computeSeconds);
+      }
+      if (struct.isSetLeaderEpoch()) {
+        oprot.writeI64(struct.leaderEpoch);
       }
     }
 
@@ -1077,7 +1184,7 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       struct.setBatchSecondsIsSet(true);
       struct.samples = iprot.readI32();
       struct.setSamplesIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(3);
+      java.util.BitSet incoming = iprot.readBitSet(4);
       if (incoming.get(0)) {
         struct.batchStart = iprot.readI64();
         struct.setBatchStartIsSet(true);
@@ -1089,6 +1196,10 @@ public class SyncReport implements org.apache.thrift.TBase<SyncReport, SyncRepor
       if (incoming.get(2)) {
         struct.computeSeconds = iprot.readDouble();
         struct.setComputeSecondsIsSet(true);
+      }
+      if (incoming.get(3)) {
+        struct.leaderEpoch = iprot.readI64();
+        struct.setLeaderEpochIsSet(true);
       }
     }
   }

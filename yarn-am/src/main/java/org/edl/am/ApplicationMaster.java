@@ -27,6 +27,7 @@ import org.edl.worker.coord.AmAddressRecord;
 import org.edl.worker.coord.HostPort;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.rpc.RpcServer;
+import org.edl.worker.runtime.ModelOutput;
 import org.edl.worker.runtime.WorkerEnv;
 import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
@@ -91,7 +92,9 @@ public final class ApplicationMaster {
     CuratorFramework zk = CuratorFrameworkFactory.newClient(zkConnect, new ExponentialBackoffRetry(200, 10));
     zk.start();
     LeaderWorkerRemoval removal = new LeaderWorkerRemoval(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
-    WorkerFleet fleet = new WorkerFleet(driver, removal, removal, spec.output() + "/" + CHECKPOINTS,
+    // Checked once every worker has exited after training: only a verified output is SUCCEEDED.
+    OutputCheck output = () -> ModelOutput.verify(conf, spec.output(), spec.steps());
+    WorkerFleet fleet = new WorkerFleet(driver, output, removal, removal, spec.output() + "/" + CHECKPOINTS,
         new WorkerResource(spec.workerMemoryMb(), spec.workerVcores(), spec.gpusPerWorker()),
         spec.workers(), spec.minWorkers(), spec.maxWorkers()).replaceRemovedWorkers(spec.replaceStragglers())
         .toleratingWorkerFailures(spec.recovery().maxWorkerFailures());

@@ -18,6 +18,7 @@ final class ExitStatusText {
       case WorkerEnv.EXIT_OK -> "finished";
       case WorkerEnv.EXIT_LEFT -> "left the ring";
       case WorkerEnv.EXIT_FAILED -> "worker error";
+      case WorkerEnv.EXIT_FENCED -> "declared failed by the leader and fenced out";
       case KILLED -> "killed";
       case TERMINATED -> "terminated";
       case ContainerExitStatus.ABORTED -> "ABORTED: released, or its node was lost";

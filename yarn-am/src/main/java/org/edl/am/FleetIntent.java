@@ -5,53 +5,81 @@ import java.io.StringReader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import org.edl.am.FleetChange.Migration;
+import org.edl.am.FleetChange.Replacement;
+import org.edl.am.FleetChange.Restart;
+import org.edl.am.FleetChange.ScaleIn;
+import org.edl.am.FleetChange.ScaleOut;
+import org.edl.am.FleetChange.Shown;
 
 /**
  * What the fleet is steering towards, in the words a later AM attempt needs to take over a
- * change the dead one had under way: the target, the containers asked to leave (and why), a
- * stop-resume's checkpoint and size, and a migration the leader holds. Kept in ZooKeeper by
- * {@link FleetJournal}; plain text, one {@code key=value} a line.
+ * change the dead one had under way: the target, the stop-resume changes so far, and the change
+ * under way ({@link FleetChange#takenOver} says what of it a new attempt keeps). Kept in ZooKeeper
+ * by {@link FleetJournal}; plain text, one {@code key=value} a line, read only by the next
+ * attempt of the same job. What the leader's reports showed of the change is not kept: the new
+ * attempt waits for the leader's next ones.
  *
- * @param restarts  stop-resume changes so far (each gets its own checkpoint directory)
- * @param restart   the stop-resume under way, or null
- * @param migration the migration the leader holds the leave of, or null
+ * @param restarts stop-resume changes so far (each gets its own checkpoint directory)
+ * @param change   the change under way, or null
+ * @param failures the worker failures counted so far: a new attempt goes on counting from them,
+ *                 so an AM failover does not give the job its failure budget back
  */
-record FleetIntent(int target, Map<String, WorkerFleet.Departure> departing, int restarts,
-    StopResume restart, MigrationIntent migration) {
+record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFailures.Failure> failures) {
 
-  /** A migration whose leave the leader holds: {@code newcomers} launched on {@code toHost} so far. */
-  record MigrationIntent(String fromHost, String toHost, List<String> leavers, List<String> newcomers) {
-    MigrationIntent {
-      leavers = List.copyOf(leavers);
-      newcomers = List.copyOf(newcomers);
-    }
-  }
+  private static final Set<String> KEYS = Set.of("target", "restarts", "change", "count", "leaving",
+      "migration.fromHost", "migration.toHost", "migration.held", "migration.awaited", "migration.newcomers",
+      "restart.size", "restart.previousTarget", "restart.directory");
+
+  private static final String FAILURE = "failure.";
 
   FleetIntent {
-    departing = Map.copyOf(departing);
+    change = change == null ? null : change.with(Shown.NOTHING);
+    failures = List.copyOf(failures);
+  }
+
+  FleetIntent(int target, int restarts, FleetChange change) {
+    this(target, restarts, change, List.of());
+  }
+
+  /** The stop-resume under way, or null. */
+  StopResume restart() {
+    return change instanceof Restart r ? r.plan() : null;
   }
 
   String encode() {
     Properties p = new Properties();
     p.setProperty("target", Integer.toString(target));
     p.setProperty("restarts", Integer.toString(restarts));
-    StringBuilder leaving = new StringBuilder();
-    departing.forEach((id, why) -> leaving.append(leaving.length() == 0 ? "" : ",").append(id).append(':').append(why));
-    p.setProperty("departing", leaving.toString());
-    if (restart != null) {
-      p.setProperty("restart.size", Integer.toString(restart.size()));
-      p.setProperty("restart.previousTarget", Integer.toString(restart.previousTarget()));
-      p.setProperty("restart.directory", restart.directory());
+    if (change instanceof ScaleOut s) {
+      p.setProperty("change", "SCALE_OUT");
+      p.setProperty("count", Integer.toString(s.count()));
+    } else if (change instanceof ScaleIn s) {
+      p.setProperty("change", "SCALE_IN");
+      p.setProperty("leaving", String.join(",", s.leavers()));
+    } else if (change instanceof Migration m) {
+      p.setProperty("change", "MIGRATION");
+      p.setProperty("leaving", String.join(",", m.leavers()));
+      p.setProperty("migration.fromHost", m.fromHost());
+      p.setProperty("migration.toHost", m.toHost());
+      p.setProperty("migration.held", Boolean.toString(m.held()));
+      p.setProperty("migration.awaited", Integer.toString(m.awaited()));
+      p.setProperty("migration.newcomers", String.join(",", m.newcomers()));
+    } else if (change instanceof Restart r) {
+      p.setProperty("change", "RESTART");
+      p.setProperty("leaving", String.join(",", r.stopping()));
+      p.setProperty("restart.size", Integer.toString(r.plan().size()));
+      p.setProperty("restart.previousTarget", Integer.toString(r.plan().previousTarget()));
+      p.setProperty("restart.directory", r.plan().directory());
+    } else if (change instanceof Replacement) {
+      p.setProperty("change", "REPLACEMENT");
     }
-    if (migration != null) {
-      p.setProperty("migration.fromHost", migration.fromHost());
-      p.setProperty("migration.toHost", migration.toHost());
-      p.setProperty("migration.leavers", String.join(",", migration.leavers()));
-      p.setProperty("migration.newcomers", String.join(",", migration.newcomers()));
+    for (int i = 0; i < failures.size(); i++) {
+      WorkerFailures.Failure f = failures.get(i);
+      p.setProperty(FAILURE + i, f.containerId() + "|" + f.host() + "|" + f.how());
     }
     StringWriter out = new StringWriter();
     try {
@@ -69,22 +97,43 @@ record FleetIntent(int target, Map<String, WorkerFleet.Departure> departing, int
     Properties p = new Properties();
     try {
       p.load(new StringReader(text));
-      Map<String, WorkerFleet.Departure> departing = new LinkedHashMap<>();
-      for (String entry : list(p.getProperty("departing", ""))) {
-        int colon = entry.lastIndexOf(':');
-        departing.put(entry.substring(0, colon), WorkerFleet.Departure.valueOf(entry.substring(colon + 1)));
+      List<WorkerFailures.Failure> failed = new ArrayList<>();
+      for (int i = 0; p.getProperty(FAILURE + i) != null; i++) {
+        String[] f = p.getProperty(FAILURE + i).split("\\|", 3);
+        failed.add(new WorkerFailures.Failure(f[0], f[1], f[2]));
       }
-      StopResume restart = p.getProperty("restart.directory") == null ? null
-          : new StopResume(Integer.parseInt(p.getProperty("restart.size")),
-              Integer.parseInt(p.getProperty("restart.previousTarget")), p.getProperty("restart.directory"));
-      MigrationIntent migration = p.getProperty("migration.toHost") == null ? null
-          : new MigrationIntent(p.getProperty("migration.fromHost"), p.getProperty("migration.toHost"),
-              list(p.getProperty("migration.leavers", "")), list(p.getProperty("migration.newcomers", "")));
+      for (String key : p.stringPropertyNames()) {
+        if (!KEYS.contains(key) && !key.startsWith(FAILURE)) {
+          throw new IllegalArgumentException("unknown key " + key);
+        }
+      }
+      List<String> leaving = list(p.getProperty("leaving", ""));
+      String kind = p.getProperty("change");
+      FleetChange change = kind == null ? null : switch (kind) {
+        case "SCALE_OUT" -> new ScaleOut(Integer.parseInt(p.getProperty("count")), Shown.NOTHING);
+        case "SCALE_IN" -> new ScaleIn(leaving, Shown.NOTHING);
+        case "MIGRATION" -> new Migration(required(p, "migration.fromHost"), required(p, "migration.toHost"), leaving,
+            Boolean.parseBoolean(p.getProperty("migration.held")), Integer.parseInt(p.getProperty("migration.awaited")),
+            list(p.getProperty("migration.newcomers", "")), Shown.NOTHING);
+        case "RESTART" -> new Restart(new StopResume(Integer.parseInt(p.getProperty("restart.size")),
+            Integer.parseInt(p.getProperty("restart.previousTarget")), required(p, "restart.directory")),
+            leaving, Shown.NOTHING);
+        case "REPLACEMENT" -> new Replacement(Shown.NOTHING);
+        default -> throw new IllegalArgumentException("unknown change " + kind);
+      };
       return new FleetIntent(Integer.parseInt(p.getProperty("target")),
-          departing, Integer.parseInt(p.getProperty("restarts", "0")), restart, migration);
+          Integer.parseInt(p.getProperty("restarts", "0")), change, failed);
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException("not a fleet intent: " + text, e);
     }
+  }
+
+  private static String required(Properties p, String key) {
+    String value = p.getProperty(key);
+    if (value == null) {
+      throw new IllegalArgumentException(key + " is missing");
+    }
+    return value;
   }
 
   private static List<String> list(String csv) {

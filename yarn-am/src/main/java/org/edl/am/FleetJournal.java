@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
-import org.edl.worker.runtime.WorkerEnv;
+import org.edl.worker.coord.JobPaths;
 
 /**
  * Where the fleet keeps its {@link FleetIntent} for a later AM attempt. The one in ZooKeeper
@@ -30,7 +30,7 @@ interface FleetJournal {
   };
 
   static FleetJournal zooKeeper(CuratorFramework zk, String appId) {
-    String path = WorkerEnv.ZK_ROOT + "/" + appId + "/fleet";
+    String path = JobPaths.fleet(appId);
     return new FleetJournal() {
       @Override
       public void record(FleetIntent intent) throws Exception {

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
-import org.edl.worker.runtime.WorkerEnv;
+import org.edl.worker.coord.JobPaths;
 
 /**
  * The GPU indices each worker container was launched with, under
@@ -22,7 +22,7 @@ final class GpuIndexRecord {
 
   GpuIndexRecord(CuratorFramework zk, String appId) {
     this.zk = zk;
-    this.root = WorkerEnv.ZK_ROOT + "/" + appId + "/gpus";
+    this.root = JobPaths.gpus(appId);
   }
 
   /** Written before the container is started, so that an adopting attempt never misses it. */

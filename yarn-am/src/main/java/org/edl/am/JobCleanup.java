@@ -6,7 +6,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.zookeeper.KeeperException;
-import org.edl.worker.runtime.WorkerEnv;
+import org.edl.worker.coord.JobPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +27,7 @@ final class JobCleanup {
   private JobCleanup() {}
 
   static void zooKeeper(CuratorFramework zk, String appId) {
-    String root = WorkerEnv.ZK_ROOT + "/" + appId;
+    String root = JobPaths.root(appId);
     try {
       zk.delete().deletingChildrenIfNeeded().forPath(root);
       LOG.info("Deleted {} from ZooKeeper", root);

@@ -40,6 +40,8 @@ public final class JobControlService implements JobControl.Iface {
   private final Consumer<JobProgress> onProgress;
   private final ProfileStore profiles;
   private JobProgress latest;
+  /** The newest leader epoch that reported: a report of an older one comes from a superseded leader. */
+  private long newestEpoch;
   private ProfileRun profile;
 
   /**
@@ -77,9 +79,16 @@ public final class JobControlService implements JobControl.Iface {
   public void reportProgress(JobProgress progress) {
     JobProgress copy = new JobProgress(progress);
     mainThread.execute(() -> {
+      long epoch = copy.isSetLeaderEpoch() ? copy.getLeaderEpoch() : 0;
+      if (epoch < newestEpoch) {
+        LOG.warn("Ignoring a progress report of leader epoch {} (step {}): epoch {} has reported since", epoch,
+            copy.getStep(), newestEpoch);
+        return;
+      }
+      newestEpoch = epoch;
       latest = copy;
       onProgress.accept(copy);
-      fleet.onProgressReport(copy.getWorkers(), copy.isSetEvents() ? copy.getEvents() : List.of());
+      fleet.onProgressReport(LeaderReport.of(copy));
       if (profile != null) {
         profile.onProgress(copy);
       }

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * the {@code edl} commands do, and the leader for a clean end. The cluster offers no notification
  * for "the leader reports n workers", so these poll.
  */
-final class BenchJob {
+public final class BenchJob {
   private static final Logger LOG = LoggerFactory.getLogger(BenchJob.class);
   static final Duration POLL = Duration.ofMillis(100);
   static final Duration RPC_TIMEOUT = Duration.ofSeconds(60);
@@ -37,7 +37,7 @@ final class BenchJob {
 
   /** What a benchmark runs on the cluster: its configuration, clients and data file. */
   @FunctionalInterface
-  interface OnCluster<T> {
+  public interface OnCluster<T> {
     T run(Configuration conf, YarnClient yarn, CuratorFramework zk, String data) throws Exception;
   }
 
@@ -46,7 +46,7 @@ final class BenchJob {
    * synthetic data set {@code dataSpec} as LIBSVM to {@code fileName} in the home directory on
    * HDFS, and runs {@code body} with a started YARN client and ZooKeeper client.
    */
-  static <T> T onEmbeddedCluster(String dataSpec, String fileName, PrintWriter out, OnCluster<T> body)
+  public static <T> T onEmbeddedCluster(String dataSpec, String fileName, PrintWriter out, OnCluster<T> body)
       throws Exception {
     out.println("Starting the embedded cluster (2 nodes x 4 yarn.io/gpu, HDFS, ZooKeeper)...");
     out.flush();

@@ -11,7 +11,7 @@ import picocli.CommandLine.Unmatched;
 /** {@code edl bench ...}: benchmarks, each one a subcommand. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark.",
     subcommands = {BenchCommand.AllReduce.class, BenchCommand.Scaling.class, BenchCommand.Faults.class,
-        BenchCommand.Simulator.class})
+        BenchCommand.Chaos.class, BenchCommand.Simulator.class})
 public final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;
@@ -162,6 +162,77 @@ public final class BenchCommand implements Runnable {
       console.println(report.table());
       console.println("Wrote " + out.resolve("stragglers.csv") + " and " + out.resolve("stragglers.png"));
       return 0;
+    }
+  }
+
+  /**
+   * {@code edl bench chaos}: one job per seed on the embedded cluster under a seeded schedule of
+   * kills and pauses (worker, leader, AM); whether each ended as promised, and its longest
+   * recovery; results to the console, chaos.csv and chaos.png.
+   */
+  @Command(name = "chaos", mixinStandardHelpOptions = true, description = "One job per seed under a seeded"
+      + " random schedule of kills and pauses of workers, the leader and the AM: did each end as promised?")
+  static final class Chaos implements Callable<Integer> {
+    @picocli.CommandLine.Option(names = "--seeds", defaultValue = "" + org.edl.bench.chaos.ChaosBench.Options.DEFAULT_SEEDS,
+        description = "Runs, one per seed (default: ${DEFAULT-VALUE}).")
+    int seeds;
+    @picocli.CommandLine.Option(names = "--first-seed", defaultValue = "1",
+        description = "The first seed; the others follow it (default: ${DEFAULT-VALUE}).")
+    long firstSeed;
+    @picocli.CommandLine.Option(names = "--steps", defaultValue = "" + org.edl.bench.chaos.ChaosBench.Options.DEFAULT_STEPS,
+        description = "Steps of each job (default: ${DEFAULT-VALUE}).")
+    long steps;
+    @picocli.CommandLine.Option(names = "--workers", defaultValue = "" + org.edl.bench.chaos.ChaosBench.Options.DEFAULT_WORKERS,
+        description = "Workers of each job, 2 to 7 (default: ${DEFAULT-VALUE}).")
+    int workers;
+    @picocli.CommandLine.Option(names = "--max-worker-failures",
+        defaultValue = "" + org.edl.bench.chaos.ChaosBench.Options.DEFAULT_MAX_WORKER_FAILURES,
+        description = "The jobs' limit; no schedule costs more (default: ${DEFAULT-VALUE}).")
+    int maxWorkerFailures;
+    @picocli.CommandLine.Option(names = "--checkpoint-every",
+        defaultValue = "" + org.edl.bench.chaos.ChaosBench.Options.DEFAULT_CHECKPOINT_EVERY,
+        description = "Periodic checkpoint every N batches (default: ${DEFAULT-VALUE}).")
+    int checkpointEvery;
+    @picocli.CommandLine.Option(names = "--expected-seconds",
+        defaultValue = "" + org.edl.bench.chaos.ChaosBench.Options.DEFAULT_EXPECTED_SECONDS,
+        description = "A job's length without faults on this machine; faults fall between 20% and 70% of it"
+            + " (default: ${DEFAULT-VALUE}).")
+    double expectedSeconds;
+    @picocli.CommandLine.Option(names = "--out", defaultValue = "docs/benchmarks",
+        description = "Where chaos.csv and chaos.png go (default: ${DEFAULT-VALUE}).")
+    java.nio.file.Path out;
+    @picocli.CommandLine.Option(names = "--replot", description = "Redraw the chart from this chaos.csv of an"
+        + " earlier run instead of running the benchmark.")
+    java.nio.file.Path replot;
+
+    @Override
+    public Integer call() throws Exception {
+      java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
+      org.edl.bench.chaos.ChaosReport report;
+      if (replot != null) {
+        report = readForReplot(replot);
+      } else {
+        org.edl.bench.chaos.ChaosBench.Options options = org.edl.bench.chaos.ChaosBench.Options.of(seeds, firstSeed,
+            steps, workers, maxWorkerFailures, checkpointEvery, expectedSeconds).validate();
+        report = new org.edl.bench.chaos.ChaosReport(new org.edl.bench.chaos.ChaosBench(options, console).run());
+      }
+      report.writeCsv(out.resolve("chaos.csv"));
+      report.writeChart(out.resolve("chaos.png"));
+      console.println(report.summary());
+      console.println("Wrote " + out.resolve("chaos.csv") + " and " + out.resolve("chaos.png"));
+      return 0;
+    }
+
+    /** A missing or foreign file is the user's mistake: one line, exit 2. */
+    private static org.edl.bench.chaos.ChaosReport readForReplot(java.nio.file.Path csv) {
+      if (!java.nio.file.Files.isRegularFile(csv)) {
+        throw new org.edl.worker.job.InvalidInputException("--replot", csv, "no such file");
+      }
+      try {
+        return org.edl.bench.chaos.ChaosReport.readCsv(csv);
+      } catch (java.io.IOException e) {
+        throw new org.edl.worker.job.InvalidInputException("--replot", csv, e.getMessage());
+      }
     }
   }
 

@@ -36,6 +36,9 @@ final class JobStatusText {
     }
     b.append(label("Progress")).append(s.isSetProgress() ? progress(s.getProgress()) : "none reported yet")
         .append('\n');
+    if (s.isSetProgress() && s.getProgress().isSetLeaderEpoch()) {
+      b.append(label("Leader")).append(leader(s.getProgress())).append('\n');
+    }
     if (s.isSetProgress() && s.getProgress().getEventsSize() > 0) {
       List<String> events = s.getProgress().getEvents();
       for (int i = 0; i < events.size(); i++) {
@@ -51,6 +54,24 @@ final class JobStatusText {
     }
     if (s.isSetDiagnostics() && !s.getDiagnostics().isBlank()) {
       b.append(label("Diagnostics")).append(s.getDiagnostics().strip()).append('\n');
+    }
+    return b.toString();
+  }
+
+  /** {@code epoch 2, RUNNING, ring v4: c1, c2, c3; declared failed: c5}: who leads, and what it knows. */
+  static String leader(JobProgress p) {
+    StringBuilder b = new StringBuilder("epoch ").append(p.getLeaderEpoch());
+    if (p.isSetPhase()) {
+      b.append(", ").append(p.getPhase());
+    }
+    if (p.isSetTopologyVersion()) {
+      b.append(", ring v").append(p.getTopologyVersion());
+      if (p.getMembersSize() > 0) {
+        b.append(": ").append(String.join(", ", p.getMembers()));
+      }
+    }
+    if (p.getFailedSize() > 0) {
+      b.append("; declared failed: ").append(String.join(", ", p.getFailed()));
     }
     return b.toString();
   }

@@ -46,6 +46,8 @@ public final class EmbeddedCluster implements AutoCloseable {
   private static final String ZK_ADMIN_SERVER = "zookeeper.admin.enableServer";
   /** GenericTestUtils roots MiniYARNCluster's working directory here (default: target/). */
   private static final String TEST_DATA_DIR = "test.build.data";
+  /** A directory to keep the container logs in when the cluster closes (tests set it); unset: none kept. */
+  public static final String KEEP_LOGS = "edl.cluster.keep-logs";
 
   /**
    * The web UIs' Jersey and Guice log every resource they register at INFO through
@@ -262,6 +264,11 @@ public final class EmbeddedCluster implements AutoCloseable {
     if (preemptionGraceMs != null) {
       conf.setLong(org.edl.scheduler.rm.GpuFairPreemptionPolicy.GRACE_MS, preemptionGraceMs);
     }
+    String keep = System.getProperty(KEEP_LOGS);
+    if (keep != null && !keep.isBlank()) {
+      // Log aggregation removes a finished application's local container logs; keep them until close.
+      conf.setInt(YarnConfiguration.DEBUG_NM_DELETE_DELAY_SEC, 24 * 3600);
+    }
     // ResourceUtils caches the resource types and the node resources JVM-wide; without a reset
     // the RM ignores yarn.resource-types and the NodeManagers keep an earlier cluster's GPUs.
     ResourceUtils.resetResourceTypes(conf);
@@ -317,11 +324,41 @@ public final class EmbeddedCluster implements AutoCloseable {
       }
     }
     if (ownsBaseDir && baseDir != null) {
+      keepContainerLogs();
       try {
         deleteRecursively(baseDir);
       } catch (IOException e) {
         LOG.warn("Could not remove {}: {}", baseDir, e.toString());
       }
+    }
+  }
+
+  /**
+   * With the system property {@value #KEEP_LOGS} naming a directory (the build sets it for
+   * tests), the NodeManagers' container logs (stdout, stderr, syslog of every AM and worker) are
+   * copied there before the cluster's directory is removed: a test that failed now and then can
+   * be read afterwards.
+   */
+  private void keepContainerLogs() {
+    String keep = System.getProperty(KEEP_LOGS);
+    if (keep == null || keep.isBlank()) {
+      return;
+    }
+    Path target = Path.of(keep).resolve(baseDir.getFileName());
+    int kept = 0;
+    try (var walk = Files.walk(baseDir)) {
+      for (Path p : (Iterable<Path>) walk.filter(Files::isRegularFile)
+          .filter(f -> f.toString().contains("-logDir-nm-"))::iterator) {
+        Path to = target.resolve(baseDir.relativize(p));
+        Files.createDirectories(to.getParent());
+        Files.copy(p, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        kept++;
+      }
+      if (kept > 0) {
+        LOG.info("{} container log files kept in {}", kept, target);
+      }
+    } catch (IOException e) {
+      LOG.warn("Could not keep the container logs in {}: {}", target, e.toString());
     }
   }
 

@@ -4,30 +4,45 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
+import org.edl.am.FleetChange.Migration;
+import org.edl.am.FleetChange.Replacement;
+import org.edl.am.FleetChange.Restart;
+import org.edl.am.FleetChange.ScaleIn;
+import org.edl.am.FleetChange.ScaleOut;
+import org.edl.am.FleetChange.Shown;
 import org.junit.jupiter.api.Test;
 
 class FleetJournalTest {
   @Test
   void anIntentSurvivesItsTextAndEqualIntentsGiveEqualText() {
-    Map<String, WorkerFleet.Departure> departing = new LinkedHashMap<>();
-    departing.put("container_1_0001_01_000002", WorkerFleet.Departure.MIGRATION);
-    departing.put("container_1_0001_01_000003", WorkerFleet.Departure.SCALE_IN);
-    FleetIntent full = new FleetIntent(4, departing, 2, new StopResume(3, 2, "hdfs://nn:8020/out/checkpoints/restart-2"),
-        new FleetIntent.MigrationIntent("h1", "h3", List.of("container_1_0001_01_000002"),
-            List.of("container_1_0001_01_000007")));
-    assertEquals(full, FleetIntent.decode(full.encode()));
-    assertEquals(full.encode(), FleetIntent.decode(full.encode()).encode());
-    FleetIntent plain = new FleetIntent(2, Map.of(), 0, null, null);
+    List<FleetIntent> changes = List.of(
+        new FleetIntent(4, 2, new Migration("h1", "h3", List.of("container_1_0001_01_000002"), true, 1,
+            List.of("container_1_0001_01_000007"), Shown.NOTHING)),
+        new FleetIntent(3, 2, new Restart(new StopResume(3, 2, "hdfs://nn:8020/out/checkpoints/restart-2"),
+            List.of("container_1_0001_01_000002", "container_1_0001_01_000003"), Shown.NOTHING)),
+        new FleetIntent(2, 0, new ScaleIn(List.of("container_1_0001_01_000003"), Shown.NOTHING)),
+        new FleetIntent(4, 1, new ScaleOut(2, Shown.NOTHING)),
+        new FleetIntent(4, 1, new Replacement(Shown.NOTHING)),
+        new FleetIntent(3, 0, new Replacement(Shown.NOTHING), List.of(
+            new WorkerFailures.Failure("container_1_0001_01_000004", "h2", "exit status 137 (killed)"),
+            new WorkerFailures.Failure("container_1_0001_01_000005", "h1", "could not be started: x|y"))));
+    for (FleetIntent full : changes) {
+      assertEquals(full, FleetIntent.decode(full.encode()));
+      assertEquals(full.encode(), FleetIntent.decode(full.encode()).encode());
+    }
+    FleetIntent plain = new FleetIntent(2, 0, null);
     assertEquals(plain, FleetIntent.decode(plain.encode()));
+    // What the leader's reports showed is not kept: a new attempt waits for the leader's next ones.
+    assertEquals(new FleetIntent(3, 0, new ScaleOut(1, Shown.NOTHING)),
+        new FleetIntent(3, 0, new ScaleOut(1, Shown.since(LeaderReport.ofSize(2)))));
     assertThrows(IllegalArgumentException.class, () -> FleetIntent.decode("departing=c1:ELSEWHERE\ntarget=2\n"));
+    assertThrows(IllegalArgumentException.class, () -> FleetIntent.decode("change=ELSEWHERE\ntarget=2\n"));
     assertThrows(IllegalArgumentException.class, () -> FleetIntent.decode("nothing"));
   }
 
@@ -38,8 +53,8 @@ class FleetJournalTest {
       zk.start();
       FleetJournal journal = FleetJournal.zooKeeper(zk, "application_1_0001");
       assertEquals(Optional.empty(), journal.last());
-      journal.record(new FleetIntent(3, Map.of("c3", WorkerFleet.Departure.SCALE_IN), 0, null, null));
-      FleetIntent second = new FleetIntent(2, Map.of(), 0, null, null);
+      journal.record(new FleetIntent(3, 0, new ScaleIn(List.of("c3"), Shown.NOTHING)));
+      FleetIntent second = new FleetIntent(2, 0, null);
       journal.record(second);
       assertEquals(Optional.of(second), journal.last());
       assertTrue(zk.checkExists().forPath("/edl/application_1_0001/fleet") != null);

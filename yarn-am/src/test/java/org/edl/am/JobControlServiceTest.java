@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -32,6 +33,8 @@ import org.junit.jupiter.api.Test;
  */
 class JobControlServiceTest {
   private static final WorkerResource RESOURCE = new WorkerResource(512, 1, 1);
+  /** The job's output verifies: these tests are about the containers. */
+  private static final OutputCheck VERIFIED = Optional::empty;
 
   private final ExecutorService mainThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "am-main"));
   private final TestingWorkerRemoval removal = new TestingWorkerRemoval();
@@ -42,7 +45,7 @@ class JobControlServiceTest {
   void runningJobOfTwo() throws Exception {
     JobSpec spec = spec();
     TestingContainerDriver driver = new TestingContainerDriver();
-    fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 3);
+    fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 3);
     control = new JobControlService("application_1_0001", spec, mainThread, fleet, p -> {});
     mainThread.submit(() -> {
       fleet.start();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.edl.worker.runtime.WorkerEnv;
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.Test;
  */
 class PreemptionResponseTest {
   private static final WorkerResource RESOURCE = new WorkerResource(1024, 1, 2);
+  /** The job's output verifies: these tests are about the containers. */
+  private static final OutputCheck VERIFIED = Optional::empty;
 
   private final List<Integer> requested = new ArrayList<>();
   private final List<String> released = new ArrayList<>();
@@ -33,7 +36,7 @@ class PreemptionResponseTest {
 
   /** RUNNING c1..cN (launch order), the leader reporting N. */
   private WorkerFleet running(int workers, int min, int max) {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, workers, min, max);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, workers, min, max);
     fleet.start();
     List<WorkerContainer> cs = new ArrayList<>();
     for (int i = 1; i <= workers; i++) {

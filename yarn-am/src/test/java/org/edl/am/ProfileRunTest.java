@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edl.thrift.EdlError;
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.Test;
  */
 class ProfileRunTest {
   private static final WorkerResource RESOURCE = new WorkerResource(512, 1, 1);
+  /** The job's output verifies: these tests are about the containers. */
+  private static final OutputCheck VERIFIED = Optional::empty;
   private static final long SAMPLES_PER_STEP = 100;
 
   private final List<Integer> requested = new ArrayList<>();
@@ -34,7 +37,7 @@ class ProfileRunTest {
   void runningJobOfTwo() {
     driver = new TestingContainerDriver();
     driver.onRequest = (n, r) -> requested.add(n);
-    fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 3);
+    fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 3);
     fleet.start();
     fleet.onContainersAllocated(List.of(new WorkerContainer("c1", "h1"), new WorkerContainer("c2", "h1")));
     fleet.onContainerStarted("c1");

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.Test;
 /** What the fleet does when worker containers fail ({@code --max-worker-failures}). */
 class WorkerFleetFailureTest {
   private static final WorkerResource RESOURCE = new WorkerResource(1024, 1, 2);
+  /** The job's output verifies: these tests are about the containers. */
+  private static final OutputCheck VERIFIED = Optional::empty;
   private static final String KILLED = "Container killed on request. Exit code is 137";
 
   private final List<Integer> requested = new ArrayList<>();
@@ -128,11 +131,14 @@ class WorkerFleetFailureTest {
   }
 
   @Test
-  void aFailureAfterTrainingFinishedFailsTheJobButANewcomerNeverJoinedDoesNot() throws Exception {
+  void aFailureAfterTrainingFinishedIsCountedAndTheOutputDecidesButANewcomerNeverJoinedIsNotCounted()
+      throws Exception {
     WorkerFleet fleet = running(2, 1, 3, 3);
     fleet.onContainerCompleted("c1", 0, "");
     fleet.onContainerCompleted("c2", 137, KILLED);
-    assertTrue(fleet.outcome().getNow(null).diagnostics().contains("training had finished"));
+    JobOutcome end = fleet.outcome().getNow(null);
+    assertTrue(end.succeeded(), "the model was written before c1 exited 0: " + end.diagnostics());
+    assertTrue(end.diagnostics().contains("worker failures: 1 of 3"), end.diagnostics());
 
     WorkerFleet other = running(2, 1, 3, 3);
     other.scaleOut(1, ScaleMode.EDL);
@@ -147,7 +153,7 @@ class WorkerFleetFailureTest {
 
   @Test
   void aWorkerThatCannotStartIsAFailureItsContainerIsGivenBackAndReplaced() {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
     fleet.onContainerStarted("c2");
@@ -167,7 +173,7 @@ class WorkerFleetFailureTest {
 
   @Test
   void aFailureWhileStartingResumedFromACheckpointGivesTheReplacementTheCheckpointToo() {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
     fleet.startFrom("hdfs:///old/ckpt-1");
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
@@ -212,9 +218,8 @@ class WorkerFleetFailureTest {
     fleet.onContainerStarted("c4");
     fleet.onProgressReport(3);
     assertTrue(fleet.status().scaling(), "the leader has not recovered yet: its 3 counted c2");
-    fleet.onProgressReport(3, List.of("step 40: c2 failed (its ZooKeeper session ended); approximate recovery"
-        + " to topology v2 with 2 workers from step 40 (model from c1)"));
-    assertFalse(fleet.status().scaling(), "recovered, and c4 joined since");
+    fleet.onProgressReport(new LeaderReport(3, java.util.Optional.of(List.of("c1", "c3", "c4")), 1));
+    assertFalse(fleet.status().scaling(), "recovered (c2 is not in the ring the leader names), and c4 joined since");
   }
 
   @Test
@@ -332,7 +337,7 @@ class WorkerFleetFailureTest {
 
   @Test
   void aNewAttemptGivesNoLaterContainerTheCheckpointTheJobWasResumedFrom() throws Exception {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 2, 3).toleratingWorkerFailures(1);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 2, 3).toleratingWorkerFailures(1);
     fleet.startFrom("hdfs:///old/ckpt-1");
     fleet.adopt(Map.of(c("c1", "h1"), List.of(0, 1)));
     assertEquals(List.of(1), requested);
@@ -345,12 +350,34 @@ class WorkerFleetFailureTest {
     assertEquals(Map.of(), launched.get("c3").env());
   }
 
+  @Test
+  void aContainerReportedTwiceOrThatCouldNotStartAndThenCompletedCountsOnce() {
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 3, 1, 3).toleratingWorkerFailures(2);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1"), c("c3", "h2")));
+    fleet.onContainerStarted("c2");
+    fleet.onContainerStarted("c3");
+    fleet.onContainerStartFailed("c1", new java.io.IOException("node manager unreachable"));
+    fleet.onContainerStartFailed("c1", new java.io.IOException("node manager unreachable"));
+    fleet.onContainerCompleted("c1", ContainerExitStatus.ABORTED, "released");
+    assertTrue(fleet.status().diagnostics().contains("worker failures: 1 of 2 allowed"), fleet.status().diagnostics());
+
+    fleet.onContainersAllocated(List.of(c("c4", "h2")));
+    fleet.onContainerStarted("c4");
+    fleet.onProgressReport(3);
+    fleet.onContainerCompleted("c2", 137, KILLED);
+    fleet.onContainerCompleted("c2", 137, KILLED);
+    assertFalse(fleet.outcome().isDone(), "2 of 2 allowed: the job goes on");
+    assertTrue(fleet.status().diagnostics().contains("worker failures: 2 of 2 allowed"), fleet.status().diagnostics());
+    assertEquals(List.of(3, 1, 1), requested, "one replacement per dead container");
+  }
+
   private WorkerFleet running(int workers, int min, int max, int failuresAllowed) {
-    return started(new WorkerFleet(driver, removal, RESOURCE, workers, min, max), workers, failuresAllowed);
+    return started(new WorkerFleet(driver, VERIFIED, removal, RESOURCE, workers, min, max), workers, failuresAllowed);
   }
 
   private WorkerFleet runningWithStopResume(int workers, int min, int max, int failuresAllowed) {
-    return started(new WorkerFleet(driver, removal, (dir, a) -> {
+    return started(new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> {
       stops.add(dir);
       stopAnswer = a;
     }, "hdfs:///out/checkpoints", RESOURCE, workers, min, max), workers, failuresAllowed);

@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Test;
  */
 class WorkerFleetTakeoverTest {
   private static final WorkerResource RESOURCE = new WorkerResource(1024, 1, 1);
+  /** The job's output verifies: these tests are about the containers. */
+  private static final OutputCheck VERIFIED = Optional::empty;
   private static final String CHECKPOINTS = "hdfs:///out/checkpoints";
 
   private final List<Integer> requested = new ArrayList<>();
@@ -71,6 +73,22 @@ class WorkerFleetTakeoverTest {
     assertEquals(Map.of(), launched.get("c4").env());
     next.onContainerStarted("c4");
     next.onProgressReport(4);
+    assertFalse(next.status().scaling());
+  }
+
+  @Test
+  void aScaleOutWhoseNewcomersAllRunIsScalingUntilTheLeaderReportsThem() throws Exception {
+    WorkerFleet old = running(2, 1, 4);
+    old.scaleOut(1, ScaleMode.EDL);
+    old.onContainersAllocated(List.of(c("c3", "h2")));
+    old.onContainerStarted("c3");
+
+    WorkerFleet next = newAttempt();
+    next.adopt(adopted("c1", "c2", "c3"), journal.last());
+    assertEquals(3, next.status().targetWorkers());
+    assertTrue(requested.isEmpty(), "nothing is missing");
+    assertTrue(next.status().scaling(), "the leader has not shown c3 in the ring to this attempt");
+    next.onProgressReport(3);
     assertFalse(next.status().scaling());
   }
 
@@ -183,6 +201,21 @@ class WorkerFleetTakeoverTest {
     assertTrue(requested.isEmpty());
   }
 
+  @Test
+  void theWorkerFailuresOfAnEarlierAttemptStillCount() throws Exception {
+    WorkerFleet old = running(3, 1, 3).toleratingWorkerFailures(1);
+    old.onContainerCompleted("c3", 137, "killed");
+    assertTrue(old.status().diagnostics().contains("worker failures: 1 of 1"), old.status().diagnostics());
+
+    WorkerFleet next = newAttempt().toleratingWorkerFailures(1);
+    next.adopt(adopted("c1", "c2"), journal.last());
+    assertTrue(next.status().diagnostics().contains("worker failures: 1 of 1 allowed (c3 on h2"),
+        next.status().diagnostics());
+    next.onContainerCompleted("c2", 137, "killed");
+    assertTrue(next.outcome().isDone(), "the second failure of the job is beyond the one allowed");
+    assertFalse(next.outcome().get().succeeded(), next.outcome().get().diagnostics());
+  }
+
   private WorkerFleet newAttempt() {
     requested.clear();
     launched.clear();
@@ -190,7 +223,7 @@ class WorkerFleetTakeoverTest {
   }
 
   private WorkerFleet fleet(int workers, int min, int max) {
-    return new WorkerFleet(driver, removal, (dir, a) -> stopAnswer = a, CHECKPOINTS, RESOURCE, workers, min, max)
+    return new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> stopAnswer = a, CHECKPOINTS, RESOURCE, workers, min, max)
         .journaling(journal);
   }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
 import org.edl.worker.runtime.WorkerEnv;
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.Test;
 
 class WorkerFleetTest {
   private static final WorkerResource RESOURCE = new WorkerResource(1024, 1, 2);
+  /** The job's output verifies: these tests are about the containers. */
+  private static final OutputCheck VERIFIED = Optional::empty;
 
   private final List<Integer> requested = new ArrayList<>();
   private final Map<String, WorkerLaunch> launched = new LinkedHashMap<>();
@@ -45,7 +48,7 @@ class WorkerFleetTest {
 
   @Test
   void asksForTheTargetAndSucceedsWhenEveryWorkerExitsZero() {
-    WorkerFleet fleet = new WorkerFleet(driver, RESOURCE, 3);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, RESOURCE, 3);
     fleet.start();
     assertEquals(List.of(3), requested);
 
@@ -78,7 +81,7 @@ class WorkerFleetTest {
 
   @Test
   void oneFailedWorkerFailsTheJobNamingTheContainerHostAndCauseAndReleasesTheOthers() {
-    WorkerFleet fleet = new WorkerFleet(driver, RESOURCE, 3);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, RESOURCE, 3);
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h2"), c("c3", "h2")));
     fleet.onContainerStarted("c1");
@@ -105,7 +108,7 @@ class WorkerFleetTest {
 
   @Test
   void aContainerThatCannotStartFailsTheJob() {
-    WorkerFleet fleet = new WorkerFleet(driver, RESOURCE, 2);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, RESOURCE, 2);
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
     fleet.onContainerStartFailed("c1", new java.io.IOException("node manager unreachable"));
@@ -119,7 +122,7 @@ class WorkerFleetTest {
 
   @Test
   void allocationsBeyondTheTargetAreReleasedNotLaunched() {
-    WorkerFleet fleet = new WorkerFleet(driver, RESOURCE, 2);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, RESOURCE, 2);
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1"), c("c3", "h2")));
 
@@ -134,7 +137,7 @@ class WorkerFleetTest {
 
   @Test
   void afterAWorkerFinishedLateAllocationsAreReleased() {
-    WorkerFleet fleet = new WorkerFleet(driver, RESOURCE, 2);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, RESOURCE, 2);
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1")));
     fleet.onContainerStarted("c1");
@@ -148,7 +151,7 @@ class WorkerFleetTest {
 
   @Test
   void aDriverErrorFailsTheJobOnce() {
-    WorkerFleet fleet = new WorkerFleet(driver, RESOURCE, 1);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, RESOURCE, 1);
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1")));
     fleet.onError(new IllegalStateException("resource manager asked the AM to shut down"));
@@ -164,7 +167,7 @@ class WorkerFleetTest {
 
   /** A RUNNING fleet of c1..cN (c1, c2 on h1, the rest on h2) whose leader reported N workers. */
   private WorkerFleet running(int workers, int min, int max) {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, workers, min, max);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, workers, min, max);
     fleet.start();
     List<WorkerContainer> cs = new ArrayList<>();
     for (int i = 1; i <= workers; i++) {
@@ -218,7 +221,7 @@ class WorkerFleetTest {
 
   @Test
   void changesAreRefusedUnlessTheJobIsRunningAndSteadyNamingTheState() throws Exception {
-    WorkerFleet starting = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 4);
+    WorkerFleet starting = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 4);
     starting.start();
     EdlError e = assertThrows(EdlError.class, () -> starting.scaleOut(1, ScaleMode.EDL));
     assertEquals("state", e.getField());
@@ -248,7 +251,7 @@ class WorkerFleetTest {
   private JobStopper.Answer answer;
 
   private WorkerFleet runningWithStopResume(int workers, int min, int max) {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, (dir, a) -> {
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> {
       stops.add(dir);
       answer = a;
     }, "hdfs:///out/checkpoints", RESOURCE, workers, min, max);
@@ -299,7 +302,7 @@ class WorkerFleetTest {
 
   @Test
   void aJobResumedFromACheckpointStartsItsFirstWorkersFromItAndNoLaterOnes() throws Exception {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 4);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 4);
     fleet.startFrom("hdfs:///old/checkpoints/periodic/ckpt-00000000000000001000");
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h2")));
@@ -537,7 +540,7 @@ class WorkerFleetTest {
 
   @Test
   void aNewAttemptAdoptsTheRunningWorkersWithTheirGpusAndRestartsNone() throws Exception {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 2, 1, 4);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 4);
     Map<WorkerContainer, List<Integer>> running = new LinkedHashMap<>();
     running.put(c("c1", "h1"), List.of(0, 1));
     running.put(c("c2", "h1"), List.of(2, 3));
@@ -567,13 +570,13 @@ class WorkerFleetTest {
 
   @Test
   void adoptingFewerThanMinWorkersRequestsTheMissingOnesAndAdoptingNoneIsAFreshStart() {
-    WorkerFleet fleet = new WorkerFleet(driver, removal, RESOURCE, 3, 2, 4);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 3, 2, 4);
     fleet.adopt(Map.of(c("c1", "h1"), List.of(0, 1)));
     assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
     assertEquals(2, fleet.status().targetWorkers());
     assertEquals(List.of(1), requested);
 
-    WorkerFleet fresh = new WorkerFleet(driver, removal, RESOURCE, 3, 2, 4);
+    WorkerFleet fresh = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 3, 2, 4);
     fresh.adopt(Map.of());
     assertEquals(WorkerFleet.Phase.STARTING, fresh.status().phase());
     assertEquals(List.of(1, 3), requested);
@@ -634,6 +637,98 @@ class WorkerFleetTest {
     fleet.onContainerCompleted("c3", WorkerEnv.EXIT_LEFT, "");
     assertTrue(requested.isEmpty());
     fleet.onContainerCompleted("c2", 0, "");
+    assertTrue(fleet.outcome().getNow(null).succeeded());
+  }
+
+  // ---- the job's output ----------------------------------------------------------------------
+
+  /** Counts the checks and answers with {@link #outputProblem}. */
+  private int outputChecks;
+  private Optional<String> outputProblem = Optional.empty();
+  private final OutputCheck countedCheck = () -> {
+    outputChecks++;
+    return outputProblem;
+  };
+
+  @Test
+  void theJobSucceedsOnceTheLastWorkerExitedAndTheOutputVerifiesCheckedOnce() throws Exception {
+    WorkerFleet fleet = new WorkerFleet(driver, countedCheck, removal, RESOURCE, 2, 1, 3);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerStarted("c2");
+    fleet.onContainerCompleted("c1", 0, "");
+    assertEquals(0, outputChecks, "one worker still runs: training may not have written the model yet");
+    fleet.onContainerCompleted("c2", 0, "");
+    assertEquals(1, outputChecks);
+    JobOutcome outcome = fleet.outcome().getNow(null);
+    assertTrue(outcome.succeeded(), outcome.diagnostics());
+    assertTrue(outcome.diagnostics().contains("all 2 workers finished training"), outcome.diagnostics());
+  }
+
+  @Test
+  void everyWorkerExitingZeroWithoutAVerifiedOutputFailsTheJobSayingWhatIsMissing() {
+    outputProblem = Optional.of("model.bin is missing in hdfs://nn:8020/out");
+    WorkerFleet fleet = new WorkerFleet(driver, countedCheck, RESOURCE, 2);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h2")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerStarted("c2");
+    fleet.onContainerCompleted("c1", 0, "");
+    fleet.onContainerCompleted("c2", 0, "");
+
+    JobOutcome outcome = fleet.outcome().getNow(null);
+    assertFalse(outcome.succeeded());
+    assertEquals(WorkerFleet.Phase.FAILED, fleet.status().phase());
+    assertTrue(outcome.diagnostics().contains("training finished (all 2 workers exited 0) but the output does not"
+        + " verify: model.bin is missing in hdfs://nn:8020/out"), outcome.diagnostics());
+    assertEquals(1, outputChecks);
+    assertTrue(released.isEmpty(), "every container had exited");
+  }
+
+  @Test
+  void aCheckThatThrowsFailsTheJobNamingTheError() {
+    WorkerFleet fleet = new WorkerFleet(driver, () -> {
+      throw new IllegalStateException("no FileSystem for scheme hdfs");
+    }, RESOURCE, 1);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1", "h1")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerCompleted("c1", 0, "");
+    JobOutcome outcome = fleet.outcome().getNow(null);
+    assertFalse(outcome.succeeded());
+    assertTrue(outcome.diagnostics().contains("no FileSystem for scheme hdfs"), outcome.diagnostics());
+  }
+
+  @Test
+  void neitherAStopResumeRelaunchNorAScaleChangeChecksTheOutput() throws Exception {
+    WorkerFleet fleet = new WorkerFleet(driver, countedCheck, removal, (dir, a) -> {
+      stops.add(dir);
+      answer = a;
+    }, "hdfs:///out/checkpoints", RESOURCE, 2, 1, 4);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
+    List.of("c1", "c2").forEach(fleet::onContainerStarted);
+    fleet.onProgressReport(2);
+
+    // Every worker exits 0 for the stop: a relaunch, not the end of training.
+    fleet.scaleOut(1, ScaleMode.STOP_RESUME);
+    answer.accepted(10);
+    fleet.onContainerCompleted("c1", 0, "");
+    fleet.onContainerCompleted("c2", 0, "");
+    fleet.onContainersAllocated(List.of(c("c3", "h1"), c("c4", "h1"), c("c5", "h2")));
+    List.of("c3", "c4", "c5").forEach(fleet::onContainerStarted);
+    fleet.onProgressReport(3);
+    // A scale-in's leaver exits 0 too.
+    fleet.scaleIn(0, List.of("c5"), ScaleMode.EDL);
+    fleet.onContainerCompleted("c5", 0, "");
+    fleet.onProgressReport(2);
+    assertFalse(fleet.status().scaling());
+    assertEquals(0, outputChecks);
+
+    fleet.onContainerCompleted("c3", 0, "");
+    fleet.onContainerCompleted("c4", 0, "");
+    assertEquals(1, outputChecks);
     assertTrue(fleet.outcome().getNow(null).succeeded());
   }
 

@@ -20,6 +20,7 @@ import org.edl.cluster.EmbeddedCluster;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.edl.worker.runtime.ModelOutput;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,9 +85,9 @@ class CheckpointsEndToEndTest {
     assertEquals("SUCCEEDED", report.getFinalApplicationStatus().name(), report.getDiagnostics());
     // The same seed from scratch would start with the first job's first loss; from the
     // checkpoint it starts where the first job had trained to.
-    double fresh = number(read(new Path(output, "metrics.json")), "first_loss");
+    double fresh = ModelOutput.readMetrics(cluster.configuration(), output.toString()).firstLoss();
     Path secondOutput = fs.makeQualified(new Path(fs.getHomeDirectory(), "edl/" + second));
-    double restored = number(read(new Path(secondOutput, "metrics.json")), "first_loss");
+    double restored = ModelOutput.readMetrics(cluster.configuration(), secondOutput.toString()).firstLoss();
     assertTrue(restored < fresh, "first loss " + restored + " resumed vs " + fresh + " from scratch");
     assertFalse(fs.exists(new Path(secondOutput, "checkpoints/periodic")), "0 and 0: no periodic checkpoints");
 
@@ -140,9 +141,4 @@ class CheckpointsEndToEndTest {
     }
   }
 
-  private static double number(String json, String key) {
-    Matcher m = Pattern.compile("\"" + key + "\": ([-0-9.eE]+)").matcher(json);
-    assertTrue(m.find(), key + " in " + json);
-    return Double.parseDouble(m.group(1));
-  }
 }

@@ -37,6 +37,26 @@ class JobStatusTextTest {
   }
 
   @Test
+  void theLeaderSaysItsEpochPhaseRingAndWhoItDeclaredFailed() {
+    JobStatus s = new JobStatus("application_1_0007", JobState.RUNNING, 2, List.of("c1", "c3"));
+    JobProgress p = new JobProgress(40, 100, 0.5, 100, 2);
+    p.setLeaderEpoch(2);
+    p.setPhase("RUNNING");
+    p.setTopologyVersion(4);
+    p.setMembers(List.of("c1", "c3"));
+    p.setFailed(List.of("c2"));
+    s.setProgress(p);
+    assertEquals("""
+        application_1_0007  RUNNING
+        Workers:     target 2, 2 containers
+        Progress:    step 40/100  loss 0.5000  100 samples/s  2 workers
+        Leader:      epoch 2, RUNNING, ring v4: c1, c3; declared failed: c2
+        Containers:  c1
+                     c3
+        """, JobStatusText.status(s));
+  }
+
+  @Test
   void theLeadersEventsFollowTheProgress() {
     JobStatus s = new JobStatus("application_1_0007", JobState.SCALING, 3, List.of("container_1_0007_01_000002"));
     JobProgress p = new JobProgress(40, 1000, 0.5, 100, 3);

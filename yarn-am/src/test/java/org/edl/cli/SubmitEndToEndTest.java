@@ -27,6 +27,7 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.cluster.EmbeddedCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.edl.worker.runtime.ModelOutput;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -77,10 +78,8 @@ class SubmitEndToEndTest {
 
     Path output = fs.makeQualified(new Path(fs.getHomeDirectory(), "edl/" + appId));
     assertTrue(fs.getFileStatus(new Path(output, "model.bin")).getLen() > 0, "model on HDFS");
-    String metrics = read(new Path(output, "metrics.json"));
-    double first = number(metrics, "first_loss");
-    double last = number(metrics, "last_loss");
-    assertTrue(last < first, "loss fell: " + metrics);
+    ModelOutput.Metrics metrics = ModelOutput.readMetrics(cluster.configuration(), output.toString());
+    assertTrue(metrics.lastLoss() < metrics.firstLoss(), "loss fell: " + metrics);
     assertTrue(text.contains(output.toString()), "the CLI says where the output is: " + text);
     assertFalse(fs.exists(new Path(fs.getHomeDirectory(), ".edl/" + appId)),
         "the client deleted the staging directory (and the job secret in it) after the job ended");
@@ -136,11 +135,6 @@ class SubmitEndToEndTest {
     }
   }
 
-  private static double number(String json, String key) {
-    Matcher m = Pattern.compile("\"" + key + "\"\\s*:\\s*([-0-9.eE+]+)").matcher(json);
-    assertTrue(m.find(), key + " in " + json);
-    return Double.parseDouble(m.group(1));
-  }
 
   /** Collects the CLI's stdout and completes a future once it shows training past step 1. */
   private static final class WatchingStream extends OutputStream {

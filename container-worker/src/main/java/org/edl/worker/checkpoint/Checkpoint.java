@@ -132,11 +132,35 @@ public final class Checkpoint {
   /** Writes a {@link #snapshot} of the model {@code meta} describes as a new checkpoint. */
   public static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
       byte[] modelState) throws IOException {
-    return write(conf, directory, meta, out -> out.write(modelState));
+    return write(conf, directory, meta, modelState, Commit.ALWAYS);
+  }
+
+  /** Asked once the checkpoint is complete under its temporary name: may it become visible? */
+  @FunctionalInterface
+  public interface Commit {
+    Commit ALWAYS = () -> true;
+
+    /** False: the writer's leadership is over; the checkpoint is dropped, never renamed into place. */
+    boolean allowed();
+  }
+
+  /**
+   * As {@link #write(Configuration, String, CheckpointMeta, byte[])}, renamed into place only
+   * when {@code commit} allows it: a leader that was superseded while it wrote leaves nothing a
+   * recovery or a resubmission could take.
+   */
+  public static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
+      byte[] modelState, Commit commit) throws IOException {
+    return write(conf, directory, meta, out -> out.write(modelState), commit);
   }
 
   private static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
       Body modelBody) throws IOException {
+    return write(conf, directory, meta, modelBody, Commit.ALWAYS);
+  }
+
+  private static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
+      Body modelBody, Commit commit) throws IOException {
     Path root = new Path(directory);
     FileSystem fs = root.getFileSystem(conf);
     root = fs.makeQualified(root);
@@ -154,6 +178,10 @@ public final class Checkpoint {
       Sum metaSum = writeFile(fs, new Path(tmp, META_FILE), out -> out.write(metaBytes));
       String marker = MODEL_FILE + "=" + modelSum.text() + "\n" + META_FILE + "=" + metaSum.text() + "\n";
       writeFile(fs, new Path(tmp, COMPLETE_MARKER), out -> out.write(marker.getBytes(StandardCharsets.UTF_8)));
+      if (!commit.allowed()) {
+        throw new IOException("checkpoint " + target + " not committed: leader epoch " + meta.leaderEpoch()
+            + " is not the newest any more");
+      }
       if (!fs.rename(tmp, target)) {
         throw new IOException("could not rename " + tmp + " to " + target);
       }

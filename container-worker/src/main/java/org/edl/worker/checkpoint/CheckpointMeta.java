@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Properties;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobMeta;
+import org.edl.worker.coord.JobPosition;
 import org.edl.worker.job.JobSpec;
 import org.edl.worker.model.IncompatibleStateException;
 
@@ -38,10 +39,11 @@ import org.edl.worker.model.IncompatibleStateException;
  * @param epochSize        samples in the data set (one epoch)
  * @param seed             seed of initialisation and sample order
  * @param writtenAt        wall time of the write
+ * @param leaderEpoch      the leadership that wrote it (0: unknown, a checkpoint of an older build)
  */
 public record CheckpointMeta(long nextStep, int epoch, List<Integer> finishedChunks, long samplesSeen,
     BatchRule batchRule, int batchSize, double baseLearningRate, double lastLoss, int workers,
-    String model, int parameterCount, int epochSize, long seed, Instant writtenAt) {
+    String model, int parameterCount, int epochSize, long seed, Instant writtenAt, long leaderEpoch) {
 
   /** Bumped when a field changes meaning; a reader refuses other versions. */
   public static final int FORMAT = 1;
@@ -51,6 +53,31 @@ public record CheckpointMeta(long nextStep, int epoch, List<Integer> finishedChu
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(writtenAt, "writtenAt");
     finishedChunks = List.copyOf(finishedChunks);
+  }
+
+  /** Meta-data of no particular leadership (tests, tools). */
+  public CheckpointMeta(long nextStep, int epoch, List<Integer> finishedChunks, long samplesSeen,
+      BatchRule batchRule, int batchSize, double baseLearningRate, double lastLoss, int workers,
+      String model, int parameterCount, int epochSize, long seed, Instant writtenAt) {
+    this(nextStep, epoch, finishedChunks, samplesSeen, batchRule, batchSize, baseLearningRate, lastLoss, workers,
+        model, parameterCount, epochSize, seed, writtenAt, 0);
+  }
+
+  /** The leader's job position at a completed step, with what identifies the job and its model. */
+  public static CheckpointMeta of(JobPosition at, JobSpec spec, int workers, String model, int parameterCount,
+      int epochSize, Instant writtenAt, long leaderEpoch) {
+    List<Integer> chunks = new ArrayList<>();
+    for (int i = 0; i < at.finishedChunks(); i++) {
+      chunks.add(i);
+    }
+    return new CheckpointMeta(at.step(), at.dataEpoch(), chunks, at.samplesSeen(), spec.batchRule(),
+        spec.batchSize(), spec.learningRate(), at.lastLoss(), workers, model, parameterCount, epochSize, spec.seed(),
+        writtenAt, leaderEpoch);
+  }
+
+  /** The job position the checkpoint holds. */
+  public JobPosition toPosition() {
+    return new JobPosition(nextStep, epoch, samplesSeen, finishedChunks.size(), lastLoss);
   }
 
   /** The leader's meta-data at a completed step, with what identifies the job and its model. */
@@ -122,6 +149,7 @@ public record CheckpointMeta(long nextStep, int epoch, List<Integer> finishedChu
     line(b, "last-loss", Double.toString(lastLoss));
     line(b, "workers", Integer.toString(workers));
     line(b, "written-at", writtenAt.toString());
+    line(b, "leader-epoch", Long.toString(leaderEpoch));
     return b.toString();
   }
 
@@ -151,7 +179,7 @@ public record CheckpointMeta(long nextStep, int epoch, List<Integer> finishedChu
         parseRanges(f.text("finished-chunks"), where), f.longValue("samples-seen"), rule,
         f.integer("batch-size"), f.number("base-learning-rate"), f.number("last-loss"),
         f.integer("workers"), f.text("model"), f.integer("parameters"), f.integer("epoch-size"),
-        f.longValue("seed"), at);
+        f.longValue("seed"), at, p.getProperty("leader-epoch") == null ? 0 : f.longValue("leader-epoch"));
     if (m.nextStep < 0 || m.samplesSeen < 0 || m.workers < 1 || m.parameterCount < 0 || m.batchSize < 1) {
       throw new IOException(where + ": impossible values (next-step " + m.nextStep + ", samples-seen "
           + m.samplesSeen + ", workers " + m.workers + ", parameters " + m.parameterCount + ", batch-size "

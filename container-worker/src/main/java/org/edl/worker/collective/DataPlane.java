@@ -130,13 +130,27 @@ public final class DataPlane implements AutoCloseable {
       }
       return arrival.join(); // it arrived between the timeout and now
     } catch (ExecutionException e) {
-      throw new IOException("data plane of " + selfId + " closed", e.getCause());
+      Throwable cause = e.getCause();
+      throw new IOException(cause instanceof IOException ? cause.getMessage() : "data plane of " + selfId + " closed", cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new java.io.InterruptedIOException("interrupted waiting for " + senderId);
     } finally {
       arrivals.remove(key, arrival);
     }
+  }
+
+  /**
+   * Fails every wait for a connection of topology {@code version} or older, from any thread: the
+   * leader declared a member of that ring failed, so a connection it would send may never come.
+   */
+  public void abandon(long version, String why) {
+    arrivals.forEach((key, arrival) -> {
+      if (key.version() <= version) {
+        arrival.completeExceptionally(new IOException("waiting for " + key.tag() + " from " + key.senderId()
+            + " in topology " + key.version() + " abandoned: " + why));
+      }
+    });
   }
 
   private void acceptLoop() {

@@ -39,6 +39,8 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
   private final SelectionKey recvKey;
   private long calls;
   private IOException broken;
+  /** Set from another thread ({@link #abort}): the call in progress, or the next one, fails with it. */
+  private volatile String aborted;
 
   public RingAllReduce(Ring ring, Duration timeout) throws IOException {
     this(ring, timeout, DEFAULT_CHUNK_BYTES);
@@ -87,6 +89,10 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
   public void sum(float[] data) throws IOException {
     if (broken != null) {
       throw new IOException("ring all-reduce unusable after an earlier failure; form the ring again", broken);
+    }
+    if (aborted != null) {
+      broken = new IOException("ring all-reduce aborted: " + aborted);
+      throw broken;
     }
     long call = ++calls;
     if (ring.size() == 1) {
@@ -153,6 +159,9 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
         selector.select(deadline.remainingMillisOrThrow("ring all-reduce #" + call + " of "
             + data.length + " floats (rank " + ring.rank() + " of " + ring.size() + ")"));
         selector.selectedKeys().clear();
+        if (aborted != null) {
+          throw new IOException("ring all-reduce #" + call + " aborted: " + aborted);
+        }
       }
     }
   }
@@ -202,6 +211,19 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
       }
     } else {
       recvFloats.get(0, data, r.offset(), r.length());
+    }
+  }
+
+  /**
+   * Makes the all-reduce in progress (or the next one) fail at once, from any thread: the leader
+   * declared a member of this ring failed, and waiting for a hung member's data would only hold
+   * the survivors until the timeout.
+   */
+  public void abort(String why) {
+    aborted = why;
+    Selector s = selector;
+    if (s != null) {
+      s.wakeup();
     }
   }
 

@@ -5,7 +5,6 @@ import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.edl.worker.runtime.WorkerEnv;
 
 /**
  * Where the ApplicationMaster's job-control endpoint listens, under {@code /edl/<appId>/am}. A
@@ -19,7 +18,7 @@ public final class AmAddressRecord {
 
   /** {@code /edl/<appId>/am}. */
   public static String path(String appId) {
-    return WorkerEnv.ZK_ROOT + "/" + appId + "/am";
+    return JobPaths.am(appId);
   }
 
   /**

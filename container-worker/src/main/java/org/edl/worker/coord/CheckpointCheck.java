@@ -1,7 +1,6 @@
 package org.edl.worker.coord;
 
 import java.util.Optional;
-import org.edl.thrift.JobMeta;
 
 /**
  * Which checkpoint consistent recovery can order the survivors to load. A checkpoint verified
@@ -11,14 +10,11 @@ import org.edl.thrift.JobMeta;
 @FunctionalInterface
 public interface CheckpointCheck {
   /** Orders the newest checkpoint as it is, without reading it (coordinators without storage, tests). */
-  CheckpointCheck TRUSTING = (path, meta) -> Optional.of(new Usable(path, meta));
+  CheckpointCheck TRUSTING = Optional::of;
 
   /**
-   * @return {@code path} itself when it is usable, the newest older one of the same job that is,
+   * @return {@code newest} itself when it is usable, the newest older one of the same job that is,
    *     or empty when none is (recovery then goes back to the job's initial state)
    */
-  Optional<Usable> usable(String path, JobMeta meta);
-
-  /** A checkpoint recovery may load, with the job's position in it. */
-  record Usable(String path, JobMeta meta) {}
+  Optional<CheckpointRef> usable(CheckpointRef newest);
 }

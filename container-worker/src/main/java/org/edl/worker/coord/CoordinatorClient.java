@@ -7,7 +7,6 @@ import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.EdlError;
-import org.edl.thrift.JobMeta;
 import org.edl.thrift.Registration;
 import org.edl.thrift.SwitchOrder;
 import org.edl.thrift.SyncReply;
@@ -97,9 +96,15 @@ public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable
   }
 
   @Override
-  public synchronized void handOff(JobMeta meta, Topology topology, SwitchOrder pending,
-      java.util.Map<String, Integer> stragglerRuns) throws TException {
-    client.handOff(meta, topology, pending, stragglerRuns);
+  public synchronized org.edl.thrift.HeartbeatReply heartbeat(String workerId, long leaderEpoch, long ringVersion)
+      throws TException {
+    return client.heartbeat(workerId, leaderEpoch, ringVersion);
+  }
+
+  @Override
+  public synchronized org.edl.thrift.FinishReply awaitFinish(String workerId, long lastStep, int timeoutMs)
+      throws TException {
+    return client.awaitFinish(workerId, lastStep, timeoutMs);
   }
 
   @Override

@@ -2,11 +2,8 @@ package org.edl.worker.coord;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -14,9 +11,9 @@ import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.EdlError;
-import org.edl.thrift.JobMeta;
+import org.edl.thrift.FinishReply;
+import org.edl.thrift.HeartbeatReply;
 import org.edl.thrift.JobProgress;
-import org.edl.thrift.LeaderRecord;
 import org.edl.thrift.RecoveryOrder;
 import org.edl.thrift.Registration;
 import org.edl.thrift.StopOrder;
@@ -30,46 +27,34 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Thrift face of the leader. Every worker serves one; it answers only while its worker
- * leads ({@link #lead()}), and otherwise refuses with "not the leader". The decisions live in
- * {@link CoordinatorState}; this class adds the lock, the long poll of {@code awaitTopology}
- * and the waits the leader itself needs.
+ * The Thrift face of a worker's coordinator. Every worker serves one; it answers while its
+ * {@link Lifecycle} is in a leading {@link Phase} and refuses with "not the leader" otherwise.
+ * The decisions live in {@link CoordinatorState}; this class adds the lock, the long polls, the
+ * leader's timer, the conversion to and from Thrift ({@link Wire}) and publishing the record
+ * through the {@link LeaderStore} whenever it changed.
  */
 public final class CoordinatorService implements Coordinator.Iface {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorService.class);
+  /** How often the leader applies the detector's timing rules, and a waiting call looks again. */
+  private static final long TICK_MS = 100;
 
   private final JobSpec spec;
   private final Ticker ticker;
   private final Duration switchAllowance;
   private final String selfId;
+  private final Lifecycle lifecycle;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private CoordinatorState state;
-  /** What a leaving leader handed to this worker; used if this worker is elected next. */
-  private CoordinatorState.Handoff inherited;
-  /** Set once this worker trains in a ring: it may then only lead a job handed to it. */
-  private boolean member;
-  /** Set when this worker is about to leave: it must not take the job over. */
-  private boolean retired;
-  /** The election chose this worker (whether or not it could take the job yet). */
-  private boolean elected;
-  /** Where a job restarted from a checkpoint begins; null: at step 0. */
-  private JobMeta start;
+  private LeaderStore store = LeaderStore.unpersisted();
+  private CheckpointCheck checkpointCheck = CheckpointCheck.TRUSTING;
+  /** The checkpoint a restarted job begins from (null: a fresh job at step 0). */
+  private CheckpointRef restoredFrom;
+  private int firstRingSize;
   /** The latest presence of the job's workers in ZooKeeper, for a state created later too. */
   private Set<String> present;
-  /** The newest checkpoint known before this worker led (the one the job was restored from). */
-  private String checkpointPath;
-  private JobMeta checkpointMeta;
-  private CheckpointCheck checkpointCheck = CheckpointCheck.TRUSTING;
-  /** Writes the leader's record to ZooKeeper (asynchronously, in order). */
-  private Consumer<LeaderRecord> publisher = r -> { };
-  /** Reads the record the last leader published, for a successor it did not hand over to. */
-  private Supplier<Optional<LeaderRecord>> published = Optional::empty;
-  /** Waits until every record asked for so far is written (at most the given time). */
-  private Consumer<Duration> written = timeout -> { };
   private long publishedVersion = -1;
-  /** How often a waiting recovery request re-applies the detector's timing rules. */
-  private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  private final LeaderTimer timer;
 
   /** A coordinator for tests of formation: default switch allowance, no self id. */
   public CoordinatorService(JobSpec spec, Ticker ticker) {
@@ -85,60 +70,26 @@ public final class CoordinatorService implements Coordinator.Iface {
     this.ticker = ticker;
     this.switchAllowance = switchAllowance;
     this.selfId = selfId;
+    this.lifecycle = new Lifecycle(selfId == null ? "coordinator" : selfId);
+    this.timer = new LeaderTimer(selfId == null ? "coordinator" : selfId, TICK_MS, this::tick);
   }
 
-  /** Where the leader's record goes and where a successor finds it (ZooKeeper; nowhere in unit tests). */
-  public void recordStore(Consumer<LeaderRecord> write, Supplier<Optional<LeaderRecord>> read) {
+  public Lifecycle lifecycle() {
+    return lifecycle;
+  }
+
+  public Phase phase() {
+    return lifecycle.phase();
+  }
+
+  /** Where epochs are claimed and the record is kept (set before the election). */
+  public void store(LeaderStore s) {
     lock.lock();
     try {
-      publisher = write;
-      published = read;
+      store = s;
     } finally {
       lock.unlock();
     }
-  }
-
-  /** As {@link #recordStore(Consumer, Supplier)}, with a wait for the writes asked for so far. */
-  public void recordStore(Consumer<LeaderRecord> write, Supplier<Optional<LeaderRecord>> read,
-      Consumer<Duration> awaitWritten) {
-    lock.lock();
-    try {
-      written = awaitWritten;
-    } finally {
-      lock.unlock();
-    }
-    recordStore(write, read);
-  }
-
-  /**
-   * A leader that leaves publishes the ring after its switch, and waits for it to be written,
-   * before it gives up its latch: a successor elected before the hand-off reached it then goes
-   * on from there instead of recovering from an older record (the one of the last switch or
-   * checkpoint), which would send the whole job back to a checkpoint at a graceful scale-in.
-   */
-  public void publishDeparture(Duration timeout) {
-    Consumer<Duration> await;
-    lock.lock();
-    try {
-      if (state == null || !state.handedOver()) {
-        return;
-      }
-      publisher.accept(state.record());
-      await = written;
-    } finally {
-      lock.unlock();
-    }
-    await.accept(timeout);
-  }
-
-  /** Publishes the record when it changed since the last time (under the lock). */
-  private void publish() {
-    if (state == null || state.handedOver() || state.topologyVersion() == 0
-        || state.recordVersion() == publishedVersion) {
-      return;
-    }
-    publishedVersion = state.recordVersion();
-    publisher.accept(state.record());
   }
 
   /** How consistent recovery checks the newest checkpoint before ordering it (set before leading). */
@@ -146,129 +97,86 @@ public final class CoordinatorService implements Coordinator.Iface {
     lock.lock();
     try {
       checkpointCheck = check;
-      if (state != null) {
-        state.checkpointCheck(check);
-      }
     } finally {
       lock.unlock();
     }
   }
 
-  /** This worker was elected: start answering, with the handed-over state if there is one. */
-  public void lead() {
+  /**
+   * The job restarts from {@code checkpoint}: should this worker lead the first ring, the job
+   * begins at its position with {@code workers} workers. Called before the election.
+   */
+  public void startFrom(CheckpointRef checkpoint, int workers) {
     lock.lock();
     try {
-      elected = true;
-      boolean inheritedForOthers = inherited != null && selfId != null
-          && !CoordinatorState.contains(inherited.topology(), selfId);
-      if (!retired && !inheritedForOthers && member && inherited == null && state == null) {
-        Optional<LeaderRecord> record = readRecord();
-        if (record.isPresent() && selfId != null && CoordinatorState.contains(record.get().getTopology(), selfId)) {
-          // The leader died without handing over: rebuild from what it published.
-          state = CoordinatorState.takeOver(spec, ticker, switchAllowance, selfId, record.get());
-          state.checkpointCheck(checkpointCheck);
-          LOG.warn("Coordinator took over after the death of leader {}: topology v{}, checkpoint {}",
-              record.get().getLeaderId(), record.get().getTopology().getVersion(),
-              record.get().isSetCheckpoint() ? record.get().getCheckpoint() : "(none)");
-          if (present != null) {
-            state.presence(present);
-          }
-          publish();
-          changed.signalAll();
-          return;
-        }
+      restoredFrom = checkpoint;
+      firstRingSize = workers;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * This worker was elected: claim a new epoch and lead from the newest record (or a fresh or
+   * restored job before the first ring formed).
+   *
+   * @return false when it does not lead after all (it is not a candidate any more, it is not in
+   *     the recorded ring, or the epoch could not be claimed): the caller gives up the election
+   */
+  public boolean lead() {
+    lock.lock();
+    try {
+      if (lifecycle.phase() != Phase.CANDIDATE) {
+        LOG.warn("Elected but not leading: the coordinator is {}", lifecycle.phase());
+        return false;
       }
-      if (retired || inheritedForOthers || (member && inherited == null && state == null)) {
-        // Elected between a leader's departure and this worker's own (or with no job handed
-        // over): serving a fresh state would lose the job; the others retry elsewhere.
-        LOG.warn("Elected but not taking the job over ({})", retired ? "leaving" : "nothing was handed over");
-        return;
+      long epoch;
+      Optional<JobRecord> record;
+      try {
+        epoch = store.claimEpoch();
+        record = store.read();
+      } catch (Exception e) {
+        lifecycle.fence("could not claim a leader epoch: " + e);
+        return false;
       }
-      if (state == null) {
-        if (inherited != null) {
-          state = CoordinatorState.resume(spec, ticker, switchAllowance, selfId, inherited);
-          readRecord().ifPresent(state::adopt);
-          LOG.info("Coordinator active with the handed-over job at step {}, topology v{}",
-              inherited.meta().getStep(), inherited.topology().getVersion());
-          inherited = null;
-        } else if (start != null) {
-          state = CoordinatorState.restored(spec, ticker, switchAllowance, selfId, start);
-          LOG.info("Coordinator active for the restarted job: waiting for {} workers to register; the first"
-              + " ring starts at step {} (sample position {})", spec.workers(), start.getStep(),
-              start.getSamplesSeen());
-        } else {
-          state = new CoordinatorState(spec, ticker, switchAllowance, selfId);
-          LOG.info("Coordinator active: waiting for {} workers to register", spec.workers());
-        }
+      CoordinatorState.Settings settings = new CoordinatorState.Settings(switchAllowance,
+          () -> lifecycle.phase().leading() && store.stillCurrent(epoch), checkpointCheck, CoordinatorState.PAUSE);
+      Optional<CoordinatorState> begun = Succession.begin(spec, ticker, settings, selfId, epoch, lifecycle, record,
+          new Succession.Restart(Optional.ofNullable(restoredFrom), firstRingSize), present);
+      if (begun.isEmpty()) {
+        return false;
       }
-      if (state != null) {
-        state.checkpointCheck(checkpointCheck);
-        if (checkpointPath != null) {
-          state.checkpointWritten(checkpointPath, checkpointMeta);
-        }
-        if (present != null) {
-          state.presence(present);
-        }
-        publish();
+      state = begun.get();
+      if (present != null) {
+        state.presence(present);
       }
+      publish();
+      timer.start();
+      changed.signalAll();
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Leadership is over (ZooKeeper session suspended or lost, latch gone): never act again. */
+  public void fence(String why) {
+    lifecycle.fence(why);
+    lock.lock();
+    try {
+      timer.stop();
       changed.signalAll();
     } finally {
       lock.unlock();
     }
   }
 
-  private Optional<LeaderRecord> readRecord() {
-    try {
-      return published.get();
-    } catch (RuntimeException e) {
-      LOG.warn("Reading the last leader's record failed: {}", e.toString());
-      return Optional.empty();
-    }
-  }
-
-  /**
-   * The job is restarted from a checkpoint: if this worker leads the first ring, the job begins
-   * at {@code meta}'s step and sample cursor. Called before the election.
-   */
-  public void startFrom(JobMeta meta) {
-    lock.lock();
-    try {
-      start = meta.deepCopy();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** This worker trains in a ring now: a later election must hand it the job, never start afresh. */
-  public void joined() {
-    lock.lock();
-    try {
-      member = true;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** This worker leaves at a scheduled step: never take the job over. */
+  /** This worker's run is over or it leaves: it never takes the job over. */
   public void retire() {
+    lifecycle.retire();
     lock.lock();
     try {
-      retired = true;
-      inherited = null;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Leadership was lost: stop answering (waiters wake up and see it). */
-  public void stepDown() {
-    lock.lock();
-    try {
-      elected = false;
-      if (state != null) {
-        LOG.info("Coordinator stepped down at step {}", state.meta().getStep());
-      }
-      state = null;
+      timer.stop();
       changed.signalAll();
     } finally {
       lock.unlock();
@@ -276,12 +184,23 @@ public final class CoordinatorService implements Coordinator.Iface {
   }
 
   public boolean isLeading() {
+    return lifecycle.leading();
+  }
+
+  /** The epoch this coordinator leads (or led) under; 0 before it ever led. */
+  public long leaderEpoch() {
     lock.lock();
     try {
-      return state != null && !state.handedOver();
+      return state == null ? 0 : state.leaderEpoch();
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Whether this leadership is still the newest; the output writers ask before they commit. */
+  public boolean stillLeading() {
+    long epoch = leaderEpoch();
+    return epoch > 0 && lifecycle.leading() && store.stillCurrent(epoch);
   }
 
   @Override
@@ -289,16 +208,22 @@ public final class CoordinatorService implements Coordinator.Iface {
     lock.lock();
     try {
       CoordinatorState s = leading();
-      long before = s.latestTopology().getVersion();
-      Registration r = s.register(worker);
-      LOG.info("Registered {} at {}:{}{}", worker.getWorkerId(), worker.getHost(),
-          worker.getDataPort(), r.isPending() ? " as a newcomer for topology v" + r.getTopology().getVersion() : "");
-      if (s.latestTopology().getVersion() != before || r.isPending()) {
-        LOG.info("Topology v{}: {}", r.getTopology().getVersion(), ringText(r.getTopology()));
+      long before = s.latestRing().version();
+      CoordinatorState.Admission a = s.register(Wire.member(worker));
+      if (a.retryAfterMs() > 0) {
+        LOG.info("{} asks to register while the job is {}: asked to come back", worker.getWorkerId(), s.phase());
+      } else {
+        LOG.info("Registered {} at {}:{}{}", worker.getWorkerId(), worker.getHost(), worker.getDataPort(),
+            a.pending() ? " as a newcomer for topology v" + a.ring().version() : "");
+      }
+      if (s.latestRing().version() != before || a.pending()) {
+        LOG.info("Topology {}", a.ring().describe());
         changed.signalAll();
       }
       publish();
-      return r;
+      return Wire.registration(a, spec, s.leaderEpoch());
+    } catch (Refused r) {
+      throw Wire.error(r);
     } finally {
       lock.unlock();
     }
@@ -306,15 +231,9 @@ public final class CoordinatorService implements Coordinator.Iface {
 
   @Override
   public void ready(String workerId, long topologyVersion) throws EdlError {
-    lock.lock();
-    try {
-      Optional<SwitchOrder> order = leading().ready(workerId);
-      LOG.info("{} is ready{}", workerId, order.map(o -> "; switch to v" + o.getTopologyVersion()
-          + " at step " + o.getAtStep()).orElse(""));
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    Optional<SwitchPlan> order = decide(s -> s.ready(workerId));
+    LOG.info("{} is ready{}", workerId, order.map(o -> "; switch to v" + o.version() + " at step " + o.atStep())
+        .orElse(""));
   }
 
   @Override
@@ -323,13 +242,16 @@ public final class CoordinatorService implements Coordinator.Iface {
     lock.lock();
     try {
       while (true) {
-        Optional<SwitchOrder> order = leading().orderFor(workerId);
+        CoordinatorState s = leading();
+        Optional<SwitchPlan> order = s.orderFor(workerId);
         if (order.isPresent()) {
-          return order.get();
+          return Wire.switchOrder(order.get());
         }
         long left = deadline - ticker.nanos();
         if (left <= 0) {
-          return new SwitchOrder(topologyVersion, -1);
+          SwitchOrder none = new SwitchOrder(topologyVersion, -1);
+          none.setLeaderEpoch(s.leaderEpoch());
+          return none;
         }
         changed.awaitNanos(left);
       }
@@ -347,16 +269,16 @@ public final class CoordinatorService implements Coordinator.Iface {
     lock.lock();
     try {
       while (true) {
-        if (state == null || state.handedOver()) {
+        if (state == null || !lifecycle.leading()) {
           // awaitTopology declares no EdlError; an application exception carries the message.
           throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "not the leader");
         }
-        if (state.topologyVersion() > afterVersion) {
-          return state.topology();
+        if (state.ring().version() > afterVersion) {
+          return Wire.topology(state.ring());
         }
         long left = deadline - ticker.nanos();
         if (left <= 0) {
-          return state.topology();
+          return Wire.topology(state.ring());
         }
         changed.awaitNanos(left);
       }
@@ -373,18 +295,19 @@ public final class CoordinatorService implements Coordinator.Iface {
     lock.lock();
     try {
       CoordinatorState s = leading();
-      long before = s.meta().getStep();
-      long version = s.topologyVersion();
-      SyncReply reply = s.sync(report);
-      if (s.meta().getStep() != before || s.recoveryPending()) {
+      long before = s.position().step();
+      long version = s.ring().version();
+      SyncAnswer answer = s.sync(Wire.stepReport(report));
+      if (s.position().step() != before || s.recoveryPending()) {
         changed.signalAll();
       }
-      if (s.topologyVersion() != version) {
-        LOG.info("Switched to topology v{} after step {}: {}", s.topologyVersion(),
-            s.meta().getStep() - 1, ringText(s.topology()));
+      if (s.ring().version() != version) {
+        LOG.info("Switched to topology {} after step {}", s.ring().describe(), s.position().step() - 1);
       }
       publish();
-      return reply;
+      return Wire.syncReply(answer, s.leaderEpoch());
+    } catch (Refused r) {
+      throw Wire.error(r);
     } finally {
       lock.unlock();
     }
@@ -400,31 +323,61 @@ public final class CoordinatorService implements Coordinator.Iface {
     long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
     lock.lock();
     try {
-      Optional<RecoveryOrder> order = leading().requestRecovery(workerId, lastCompletedStep, nextBatchStart);
+      CoordinatorState s = leading();
+      Optional<RecoveryPlan> order = s.requestRecovery(workerId, lastCompletedStep, nextBatchStart);
+      publish();
       while (order.isEmpty()) {
         changed.signalAll();
         long left = deadline - ticker.nanos();
         if (left <= 0) {
-          return new RecoveryOrder(-1);
+          RecoveryOrder none = new RecoveryOrder(-1);
+          none.setLeaderEpoch(s.leaderEpoch());
+          return none;
         }
-        changed.awaitNanos(Math.min(left, RECHECK_NANOS));
-        CoordinatorState s = leading();
-        s.checkFailures(ticker.nanos());
-        order = s.lastRecovery().filter(o -> !s.recoveryPending()
-            && CoordinatorState.contains(o.getTopology(), workerId)
-            && o.getTopologyVersion() == s.topologyVersion());
-        if (order.isPresent()) {
-          // Decided on another member's call: hand it out the way a fresh request would.
-          order = s.requestRecovery(workerId, lastCompletedStep, nextBatchStart);
-        }
+        changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(TICK_MS)));
+        s = leading();
+        s.tick(ticker.nanos());
+        publish();
+        order = s.decidedFor(workerId);
       }
-      LOG.info("Recovery for {}: topology v{} {} from step {}{}", workerId, order.get().getTopologyVersion(),
-          order.get().getMode(), order.get().getNextStep(),
-          order.get().isSetSourceId() ? ", model from " + order.get().getSourceId()
-              : order.get().isSetCheckpoint() ? ", checkpoint " + order.get().getCheckpoint() : ", initial state");
+      RecoveryPlan o = order.get();
+      LOG.info("Recovery for {}: {}", workerId, o.describe());
       changed.signalAll();
-      publish();
-      return order.get();
+      return Wire.recoveryOrder(o);
+    } catch (Refused r) {
+      throw Wire.error(r);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public HeartbeatReply heartbeat(String workerId, long leaderEpoch, long ringVersion) throws EdlError {
+    return Wire.heartbeatReply(decide(s -> s.heartbeat(workerId, leaderEpoch)));
+  }
+
+  @Override
+  public FinishReply awaitFinish(String workerId, long lastStep, int timeoutMs) throws TException {
+    long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
+    lock.lock();
+    try {
+      while (true) {
+        CoordinatorState s = leading();
+        CoordinatorState.FinishAnswer a = s.finishStatus(workerId);
+        long left = deadline - ticker.nanos();
+        if (a.done() || a.recover() || left <= 0) {
+          if (a.done()) {
+            changed.signalAll();
+          }
+          return Wire.finishReply(a, s.leaderEpoch());
+        }
+        changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(TICK_MS)));
+      }
+    } catch (Refused r) {
+      throw Wire.error(r);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
@@ -438,7 +391,7 @@ public final class CoordinatorService implements Coordinator.Iface {
     lock.lock();
     try {
       present = Set.copyOf(workers);
-      if (state != null && !state.handedOver()) {
+      if (state != null && lifecycle.leading()) {
         state.presence(present);
         publish();
         changed.signalAll();
@@ -448,160 +401,193 @@ public final class CoordinatorService implements Coordinator.Iface {
     }
   }
 
-  /** A checkpoint of this job exists at {@code path}: consistent recovery may go back to it. */
-  public void checkpointWritten(String path, JobMeta at) {
+  /** A checkpoint of this job exists at {@code ref}: consistent recovery may go back to it. */
+  public void checkpointWritten(CheckpointRef ref) {
     lock.lock();
     try {
-      if (state != null && !state.handedOver()) {
-        state.checkpointWritten(path, at);
+      if (state != null && lifecycle.leading()) {
+        state.checkpointWritten(ref);
         publish();
-      } else if (checkpointMeta == null || at.getStep() >= checkpointMeta.getStep()) {
-        checkpointPath = path;
-        checkpointMeta = at.deepCopy();
       }
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Waits (at most {@code timeout}) until the records published so far are written or refused. */
+  public void awaitPublished(Duration timeout) {
+    store.awaitPublished(timeout);
   }
 
   /** Whether a failure is being recovered from now (waits for the old ring's steps give up). */
   public boolean recoveryPending() {
-    lock.lock();
-    try {
-      return state != null && state.recoveryPending();
-    } finally {
-      lock.unlock();
-    }
+    return lifecycle.phase() == Phase.RECOVERING;
   }
 
   @Override
   public SwitchOrder leave(String workerId) throws EdlError {
-    lock.lock();
-    try {
-      SwitchOrder order = leading().leave(workerId);
-      LOG.info("{} asked to leave: {}", workerId, order.getAtStep() < 0
-          ? "merged into a change waiting for newcomers" : "at step " + order.getAtStep());
-      changed.signalAll();
-      return order;
-    } finally {
-      lock.unlock();
-    }
+    SwitchPlan order = decide(s -> s.leave(workerId));
+    LOG.info("{} asked to leave: {}", workerId, order.atStep() < 0
+        ? "merged into a change waiting for newcomers" : "at step " + order.atStep());
+    return Wire.switchOrder(order);
   }
 
-  /** Migration in one switch: see {@link CoordinatorState#replace}. */
+  /** Migration in one switch: see {@link ChangeSchedule#replace}. */
   @Override
   public SwitchOrder replace(List<String> leavers, int joiners) throws EdlError {
-    lock.lock();
-    try {
-      SwitchOrder order = leading().replace(leavers, joiners);
-      LOG.info("{} leave at the switch that admits {} newcomers ({})", leavers, joiners,
-          order.getAtStep() < 0 ? "waiting for them" : "at step " + order.getAtStep());
-      changed.signalAll();
-      return order;
-    } finally {
-      lock.unlock();
-    }
+    SwitchPlan order = decide(s -> s.replace(leavers, joiners));
+    LOG.info("{} leave at the switch that admits {} newcomers ({})", leavers, joiners,
+        order.atStep() < 0 ? "waiting for them" : "at step " + order.atStep());
+    return Wire.switchOrder(order);
   }
 
   @Override
   public boolean cancelReplace(List<String> leavers) throws EdlError {
-    lock.lock();
-    try {
-      boolean withdrawn = leading().cancelReplace(leavers);
-      LOG.info("Replacement of {} {}", leavers, withdrawn ? "withdrawn: they stay" : "was not pending");
-      changed.signalAll();
-      return withdrawn;
-    } finally {
-      lock.unlock();
-    }
+    boolean withdrawn = decide(s -> s.cancelReplace(leavers));
+    LOG.info("Replacement of {} {}", leavers, withdrawn ? "withdrawn: they stay" : "was not pending");
+    return withdrawn;
   }
 
-  /**
-   * Stop-resume: every worker stops after the returned step, when this leader writes a
-   * checkpoint into {@code directory}.
-   */
+  /** Stop-resume: every worker stops after the returned step, when this leader checkpoints into {@code directory}. */
   @Override
   public StopOrder stopForRestart(String directory) throws EdlError {
-    lock.lock();
-    try {
-      StopOrder order = leading().stopForRestart(directory);
-      LOG.info("Stop for a restart after step {}, checkpoint into {}", order.getAtStep(), order.getDirectory());
-      changed.signalAll();
-      return order;
-    } finally {
-      lock.unlock();
-    }
+    StopPlan order = decide(s -> s.stopForRestart(directory));
+    LOG.info("Stop for a restart after step {}, checkpoint into {}", order.atStep(), order.directory());
+    return Wire.stopOrder(order);
   }
 
-  /** The scheduled stop for a restart; empty when there is none or this worker does not lead. */
-  public Optional<StopOrder> stopOrder() {
+  /** The scheduled stop for a restart; empty when there is none or this worker never led. */
+  public Optional<StopPlan> stopPlan() {
     lock.lock();
     try {
-      return state == null ? Optional.empty() : state.stopOrder();
+      return state == null ? Optional.empty() : state.stopPlan();
     } finally {
       lock.unlock();
     }
   }
 
   /**
-   * Accepts the job from a leaving leader. Taken while not leading: it is used when (and if) this
-   * worker is elected next.
+   * A leader that left at a switch publishes the record of the ring after it and waits until it
+   * is written, before it gives up the election: the successor goes on from there.
    */
-  @Override
-  public void handOff(JobMeta meta, Topology topology, SwitchOrder pending, Map<String, Integer> stragglerRuns)
-      throws EdlError {
+  public void departed(Duration timeout) {
     lock.lock();
     try {
-      if (state != null && !state.handedOver()) {
-        throw CoordinatorState.error("handOff", selfId, "this worker already leads the job");
-      }
-      if (retired) {
+      if (state == null || lifecycle.phase() != Phase.HANDED_OVER) {
         return;
       }
-      inherited = new CoordinatorState.Handoff(meta.deepCopy(), topology.deepCopy(),
-          pending == null || !pending.isSetTopology() ? Optional.empty() : Optional.of(pending.deepCopy()),
-          stragglerRuns == null ? Map.of() : Map.copyOf(stragglerRuns));
-      LOG.info("Received the job at step {} (topology v{}) from the leaving leader", meta.getStep(),
-          topology.getVersion());
-      if (elected && state == null) {
-        lead();
-      }
+      publish();
     } finally {
       lock.unlock();
     }
+    store.awaitPublished(timeout);
   }
 
-  /** What this leader hands to its successor; empty when not leading. */
-  public Optional<CoordinatorState.Handoff> handoff() {
+  /**
+   * The model and metrics are written: the record says so (and is written before this returns),
+   * then every member waiting in {@code awaitFinish} is told it may exit.
+   */
+  public void finished(JobOutput output, Duration timeout) throws Refused {
     lock.lock();
     try {
-      return state == null ? Optional.empty() : Optional.of(state.handoff());
+      if (state == null) {
+        throw new Refused(Refused.Kind.NOT_LEADER, "coordinator", String.valueOf(selfId), "never led");
+      }
+      state.finished(output);
+      publish();
+    } finally {
+      lock.unlock();
+    }
+    store.awaitPublished(timeout);
+    lock.lock();
+    try {
+      changed.signalAll();
     } finally {
       lock.unlock();
     }
   }
 
   /**
-   * Waits until every member reported {@code step} (the leader waits for the last step before
-   * it writes the model and closes its server, so that no worker's last report is cut off).
+   * The stop's checkpoint is at {@code checkpoint}: the record says so (written before this
+   * returns, so that the restarted job's workers lead afresh), and this worker leads no more.
+   */
+  public void stopped(String checkpoint, Duration timeout) throws Refused {
+    lock.lock();
+    try {
+      if (state == null) {
+        throw new Refused(Refused.Kind.NOT_LEADER, "coordinator", String.valueOf(selfId), "never led");
+      }
+      state.stopped(checkpoint);
+      publish();
+    } finally {
+      lock.unlock();
+    }
+    store.awaitPublished(timeout);
+    retire();
+  }
+
+  /** Waits until every member of the final ring heard that the output is written (at most {@code timeout}). */
+  public boolean awaitEveryoneTold(Duration timeout) throws InterruptedException {
+    long deadline = ticker.nanos() + timeout.toNanos();
+    lock.lock();
+    try {
+      while (state != null && !state.everyoneTold()) {
+        long left = deadline - ticker.nanos();
+        if (left <= 0) {
+          return false;
+        }
+        changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(TICK_MS)));
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The leader at the job's end waits here until the last step is complete and nothing else is
+   * under way: it returns FINISHING (write the output), FINISHED (it is written), RECOVERING (a
+   * member failed first: recover), or the phase it found when it stopped leading or the wait
+   * ran out.
+   */
+  public Phase awaitEnd(Duration timeout) throws InterruptedException {
+    long deadline = ticker.nanos() + timeout.toNanos();
+    lock.lock();
+    try {
+      while (true) {
+        Phase p = lifecycle.phase();
+        if (p == Phase.FINISHING || p == Phase.FINISHED || p == Phase.RECOVERING || !p.leading()) {
+          return p;
+        }
+        long left = deadline - ticker.nanos();
+        if (left <= 0) {
+          return p;
+        }
+        changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(TICK_MS)));
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits until every member reported {@code step} (the leader waits for a stop step before it
+   * writes the checkpoint, and a leaving leader for its switch's step).
    *
-   * @return false on timeout or when this worker stopped leading
+   * @return false on timeout, while a recovery is pending, or when this worker stopped leading
    */
   public boolean awaitStepComplete(long step, Duration timeout) throws InterruptedException {
     long deadline = ticker.nanos() + timeout.toNanos();
     lock.lock();
     try {
-      while (state != null && !state.isComplete(step)) {
+      while (state != null && lifecycle.leading() && !state.isComplete(step)) {
         long left = deadline - ticker.nanos();
         if (left <= 0 || state.recoveryPending()) {
           return false;
         }
-        changed.awaitNanos(Math.min(left, RECHECK_NANOS));
-        if (state != null) {
-          state.checkFailures(ticker.nanos());
-        }
+        changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(TICK_MS)));
       }
-      return state != null;
+      return state != null && lifecycle.leading() && state.isComplete(step);
     } finally {
       lock.unlock();
     }
@@ -611,56 +597,92 @@ public final class CoordinatorService implements Coordinator.Iface {
   public Optional<JobProgress> progress() {
     lock.lock();
     try {
-      return state == null || state.handedOver() ? Optional.empty() : Optional.of(state.progress());
+      return state == null || !lifecycle.leading() ? Optional.empty() : Optional.of(Wire.progress(state.progress()));
     } finally {
       lock.unlock();
     }
   }
 
-  /** The job meta-data; empty when not leading. */
-  public Optional<JobMeta> meta() {
+  /** The job position; empty when not leading. */
+  public Optional<JobPosition> position() {
     lock.lock();
     try {
-      return state == null ? Optional.empty() : Optional.of(state.meta());
+      return state == null || !lifecycle.leading() ? Optional.empty() : Optional.of(state.position());
     } finally {
       lock.unlock();
     }
   }
 
-  /** Whole-run figures for the metrics file; empty when not leading. */
+  /** Whole-run figures for the metrics file; empty when this worker never led. */
   public Optional<RunSummary> summary() {
     lock.lock();
     try {
       if (state == null) {
         return Optional.empty();
       }
-      JobMeta m = state.meta();
-      return Optional.of(new RunSummary(m.getStep(), state.topology().getRingSize(),
-          state.firstLoss().orElse(Double.NaN), m.isSetLastLoss() ? m.getLastLoss() : Double.NaN,
-          state.overallSamplesPerSecond(), m.getSamplesSeen()));
+      JobPosition p = state.position();
+      return Optional.of(new RunSummary(p.step(), state.ring().size(), state.firstLoss().orElse(Double.NaN),
+          p.lastLoss(), state.overallSamplesPerSecond(), p.samplesSeen(), state.leaderEpoch()));
     } finally {
       lock.unlock();
     }
   }
 
-  /** What the leader knows about a finished (or finishing) run. */
-  public record RunSummary(long steps, int workers, double firstLoss, double lastLoss,
-      double samplesPerSecond, long samples) {}
+  /** Publishes the record when it changed since the last time (under the lock). */
+  private void publish() {
+    if (state == null || state.ring().version() == 0 || state.recordVersion() == publishedVersion
+        || !(lifecycle.leading() || lifecycle.phase() == Phase.HANDED_OVER)) {
+      return;
+    }
+    publishedVersion = state.recordVersion();
+    store.publish(state.record(), why -> fence("superseded: " + why));
+  }
+
+  /** One decision of the leader's, under the lock, with a refusal turned into the user error it is. */
+  @FunctionalInterface
+  private interface Decision<T> {
+    T apply(CoordinatorState s) throws Refused, EdlError;
+  }
+
+  private <T> T decide(Decision<T> d) throws EdlError {
+    lock.lock();
+    try {
+      T result = d.apply(leading());
+      changed.signalAll();
+      publish();
+      return result;
+    } catch (Refused r) {
+      throw Wire.error(r);
+    } finally {
+      lock.unlock();
+    }
+  }
 
   private CoordinatorState leading() throws EdlError {
-    if (state == null || state.handedOver()) {
-      throw CoordinatorState.error("coordinator", "this worker", "is not the leader");
+    if (state == null || !lifecycle.leading()) {
+      Phase p = lifecycle.phase();
+      throw Wire.error(new Refused(Refused.Kind.NOT_LEADER, "coordinator", "this worker",
+          "is not the leader" + (p == Phase.HANDED_OVER ? " any more (handed over)" : " (" + p + ")")));
     }
     return state;
   }
 
-  static String ringText(Topology t) {
-    StringBuilder b = new StringBuilder();
-    for (int i = 0; i < t.getRingSize(); i++) {
-      WorkerInfo w = t.getRing().get(i);
-      b.append(i == 0 ? "" : ", ").append(i).append('=').append(w.getWorkerId())
-          .append('@').append(w.getHost()).append(':').append(w.getDataPort());
+  private void tick() {
+    lock.lock();
+    try {
+      if (state != null && lifecycle.leading()) {
+        state.tick(ticker.nanos());
+        publish();
+        changed.signalAll();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Leader timer: {}", e.toString(), e);
+    } finally {
+      lock.unlock();
     }
-    return "[" + b + "]";
+  }
+
+  static String ringText(Topology t) {
+    return Wire.ring(t).describe();
   }
 }

@@ -22,7 +22,6 @@ import org.apache.curator.utils.ZKPaths;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.KeeperException;
-import org.edl.worker.runtime.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +42,7 @@ public final class LeaderElection implements Closeable {
   public enum State { LATENT, STARTED, CLOSED }
 
   /** LeaderLatch names its nodes {@code ..latch-<sequence>}. */
-  private static final String LATCH_PREFIX = "latch-";
+  static final String LATCH_PREFIX = "latch-";
 
   /** Hears leadership changes; called on the executor given to the election. */
   public interface Listener {
@@ -79,10 +78,12 @@ public final class LeaderElection implements Closeable {
 
   /** {@code /edl/<appId>/leader}. */
   public static String latchPath(String appId) {
-    if (appId == null || appId.isBlank() || appId.contains("/")) {
-      throw new IllegalArgumentException("bad application id for a ZooKeeper path: " + appId);
-    }
-    return WorkerEnv.ZK_ROOT + "/" + appId + "/leader";
+    return JobPaths.leader(appId);
+  }
+
+  /** This candidate's node in the election; null before it joined or after it left. */
+  public String ourPath() {
+    return state.get() == State.STARTED ? latch.getOurPath() : null;
   }
 
   /** Must be called before {@link #start()} to hear the first election. */
@@ -144,10 +145,23 @@ public final class LeaderElection implements Closeable {
    * that it leaves, the others wait here until its latch node is gone and a successor is elected.
    */
   public String leaderAddressOtherThan(String previous, Duration timeout) throws Exception {
+    return leaderAddressOtherThan(client, latchPath, previous, timeout);
+  }
+
+  /** The same look-up for a process that is not a candidate itself. */
+  public static String leaderAddressOtherThan(CuratorFramework client, String latchPath, String previous,
+      Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       CountDownLatch changed = new CountDownLatch(1);
-      client.getChildren().usingWatcher((CuratorWatcher) event -> changed.countDown()).forPath(latchPath);
+      CuratorWatcher watcher = event -> changed.countDown();
+      try {
+        client.getChildren().usingWatcher(watcher).forPath(latchPath);
+      } catch (KeeperException.NoNodeException e) {
+        if (client.checkExists().usingWatcher(watcher).forPath(latchPath) != null) {
+          continue;
+        }
+      }
       String leader = leaderOf(client, latchPath);
       if (leader != null && !leader.equals(previous)) {
         return leader;

@@ -3,6 +3,8 @@ package org.edl.worker.coord;
 import java.io.Closeable;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
@@ -12,8 +14,6 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.WatchedEvent;
-import org.edl.worker.runtime.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,11 +38,17 @@ public final class MemberPresence implements Closeable {
   private final String workerId;
   private final Consumer<Set<String>> listener;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final CuratorWatcher watcher = this::changed;
+  /**
+   * Looks happen here, never on ZooKeeper's event thread or Curator's connection-state thread: a
+   * blocking read there, while the connection is down, would hold up the very events (the
+   * session's end among them) that the rest of the worker waits for.
+   */
+  private final ExecutorService looker;
+  private final CuratorWatcher watcher = event -> changed();
   /** A watch set before a lost connection may be gone: look again once reconnected. */
   private final ConnectionStateListener reconnected = (c, state) -> {
     if (state == ConnectionState.RECONNECTED) {
-      changed(null);
+      changed();
     }
   };
 
@@ -51,11 +57,16 @@ public final class MemberPresence implements Closeable {
     this.path = membersPath(appId);
     this.workerId = workerId;
     this.listener = listener;
+    this.looker = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "edl-presence-" + workerId);
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   /** {@code /edl/<appId>/members}. */
   public static String membersPath(String appId) {
-    return WorkerEnv.ZK_ROOT + "/" + appId + "/members";
+    return JobPaths.members(appId);
   }
 
   /**
@@ -82,14 +93,23 @@ public final class MemberPresence implements Closeable {
     return client.checkExists().forPath(ZKPaths.makePath(path, workerId)) != null;
   }
 
-  private void changed(WatchedEvent event) {
+  private void changed() {
     if (closed.get()) {
       return;
     }
     try {
-      look();
-    } catch (Exception e) {
-      LOG.warn("Reading the job's members in ZooKeeper failed: {}", e.toString());
+      looker.execute(() -> {
+        if (closed.get()) {
+          return;
+        }
+        try {
+          look();
+        } catch (Exception e) {
+          LOG.warn("Reading the job's members in ZooKeeper failed: {}", e.toString());
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed meanwhile
     }
   }
 
@@ -102,5 +122,6 @@ public final class MemberPresence implements Closeable {
   public void close() {
     closed.set(true);
     client.getConnectionStateListenable().removeListener(reconnected);
+    looker.shutdownNow();
   }
 }

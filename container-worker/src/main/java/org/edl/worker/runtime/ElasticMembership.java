@@ -6,13 +6,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.edl.thrift.EdlError;
-import org.edl.thrift.RecoveryMode;
+import org.edl.thrift.FinishReply;
 import org.edl.thrift.RecoveryOrder;
 import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
@@ -31,12 +32,13 @@ import org.edl.worker.collective.RingTopology;
 import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.CoordinatorState;
-import org.edl.worker.coord.LeaderElection;
+import org.edl.worker.coord.JobOutput;
+import org.edl.worker.coord.Phase;
 import org.edl.worker.coord.Ticker;
+import org.edl.worker.coord.Wire;
 import org.edl.worker.emulated.Placement;
 import org.edl.worker.model.PlacementAware;
 import org.edl.worker.model.TrainableModel;
-import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,19 +48,25 @@ import org.slf4j.LoggerFactory;
  * reply makes it form the new ring on a background thread (and, on the broadcaster, dial the
  * newcomers) while the old ring keeps training; at the order's step it swaps rings, sends the
  * model if it is the broadcaster, and carries on. A leaver stops there; a leaving leader first
- * hands the job over and gives up its latch, and the others follow the new leader.
+ * publishes the record its successor starts from and leaves the election.
  *
  * <p>A {@link StopOrder} in a reply (stop-resume) ends every member's run after its step; the
  * leader first waits for every member's report of that step and writes the checkpoint.
  *
- * <p>Failures ({@link #recover}): when its all-reduce fails or a sync reply says recover, the
- * worker drops the old ring (and any switch being prepared), asks the leader for the
- * {@link RecoveryOrder} with the last step its model holds, forms the survivors' ring and gets
- * the model there: consistent, every survivor loads the order's checkpoint (or the job's initial
- * state); approximate, the named survivor sends its model and position to the others. A worker
- * the leader declared failed is refused: {@link FencedException}.
+ * <p>Failures ({@link #recover}): when its all-reduce fails, a switch cannot be carried out (a
+ * newcomer is gone), a sync reply says recover or the heartbeat says a member of its ring was
+ * declared failed ({@link #abandon}), the worker drops the ring (and any switch being
+ * prepared), asks the leader for the {@link RecoveryOrder} with the last step its model holds,
+ * forms the survivors' ring and gets the model there: consistent, every survivor loads the
+ * order's checkpoint (or the job's initial state); approximate, the named survivor sends its
+ * model and position to the others; resume (only untrained newcomers were lost), every survivor
+ * keeps its own. A worker the leader declared failed is refused: {@link FencedException}.
+ *
+ * <p>The end ({@link #finish}): a member that trained the last step exits only once the output
+ * is written; the leader writes it, and a successor of a leader that died first writes it.
  */
-final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Recoverer, AutoCloseable {
+final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Recoverer, TrainingLoop.Finisher,
+    HeartbeatSender.Listener, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ElasticMembership.class);
 
   /** The leader's part of a stop: the checkpoint of the model at {@code next}, into the order's directory. */
@@ -73,55 +81,51 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     void restore(String path) throws IOException;
   }
 
+  /** The leader's part of the end: model and metrics for a job that ends at {@code end} on a ring of {@code workers}. */
+  @FunctionalInterface
+  interface OutputWriter {
+    JobOutput write(ModelBroadcast.Position end, int workers) throws Exception;
+  }
+
+  /** Taking part in the election, which only ring members do. */
+  interface Candidacy {
+    /** This worker trains in a ring: it may be elected from now on. */
+    void join();
+
+    /** It leaves the ring (or the job ends for it): never elected again. */
+    void leave();
+  }
+
+  /** The worker's runtime pieces a membership uses; one per worker. */
+  record Context(String workerId, DataPlane plane, LeaderConnection leader, CoordinatorService coordinator,
+      Candidacy candidacy, TrainableModel model, Duration timeout, Ticker ticker, WorkerListener listener,
+      Runnable onLeading, int gpusPerWorker) {}
+
+  /** What only the leader does at a stop, at the end, at a recovery: write and read the job's state. */
+  record Duties(Checkpointer checkpointer, PeriodicCheckpoints periodic, StateRestorer restorer, OutputWriter output) {}
+
+  private final Context cx;
+  private final Duties duties;
   private final String workerId;
-  private final DataPlane plane;
-  private final LeaderConnection leader;
-  private final CoordinatorService coordinator;
-  private final LeaderElection election;
-  private final String selfAddress;
-  private final JobSecret secret;
-  private final TrainableModel model;
-  private final Duration timeout;
-  private final Ticker ticker;
-  private final WorkerListener listener;
-  private final Runnable onLeading;
-  private final int gpusPerWorker;
-  private final Checkpointer checkpointer;
-  private final PeriodicCheckpoints periodic;
-  private final StateRestorer restorer;
   private final ExecutorService background;
   private final ModelBroadcast broadcast = new ModelBroadcast();
   private final List<SwitchRecord> switches = new CopyOnWriteArrayList<>();
-  private Ring ring;
-  private RingAllReduce allReduce;
+  private volatile Ring ring;
+  private volatile RingAllReduce allReduce;
   private SwitchOrder order;
   private Future<Ring> nextRing;
   private Future<List<PeerLink>> newcomerLinks;
   private boolean left;
   private StopOrder stop;
   private StopRecord stopped;
+  private volatile String fencedBecause;
+  /** A stayer's record waits for its first batch on the new ring, which the switch may slow. */
+  private SwitchRecord awaitingFirstBatch;
 
-  ElasticMembership(String workerId, DataPlane plane, LeaderConnection leader,
-      CoordinatorService coordinator, LeaderElection election, String selfAddress, JobSecret secret,
-      TrainableModel model, Ring ring, Duration timeout, Ticker ticker, WorkerListener listener,
-      Runnable onLeading, int gpusPerWorker, Checkpointer checkpointer, PeriodicCheckpoints periodic,
-      StateRestorer restorer) throws IOException {
-    this.restorer = restorer;
-    this.workerId = workerId;
-    this.plane = plane;
-    this.leader = leader;
-    this.coordinator = coordinator;
-    this.election = election;
-    this.selfAddress = selfAddress;
-    this.secret = secret;
-    this.model = model;
-    this.timeout = timeout;
-    this.ticker = ticker;
-    this.listener = listener;
-    this.onLeading = onLeading;
-    this.gpusPerWorker = gpusPerWorker;
-    this.checkpointer = checkpointer;
-    this.periodic = periodic;
+  ElasticMembership(Context cx, Duties duties, Ring ring) throws IOException {
+    this.cx = cx;
+    this.duties = duties;
+    this.workerId = cx.workerId();
     this.background = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "edl-switch-" + workerId);
       t.setDaemon(true);
@@ -137,6 +141,12 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
 
   Ring ring() {
     return ring;
+  }
+
+  /** The version of the ring this worker trains on (0 between rings). */
+  long ringVersion() {
+    Ring r = ring;
+    return r == null ? 0 : r.version();
   }
 
   boolean left() {
@@ -155,30 +165,50 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   /** Records a switch this worker took part in outside the batch end (its own joining). */
   void record(SwitchRecord r) {
     switches.add(r);
-    listener.switched(workerId, r);
+    cx.listener().switched(workerId, r);
   }
 
-  /** A stayer's record waits for its first batch on the new ring, which the switch may slow. */
-  private SwitchRecord awaitingFirstBatch;
-
   /** Records what is still waiting for a first batch that never came (the job ended). */
-  void finish() {
-    periodic.close();
+  void finishRecords() {
+    duties.periodic().close();
     if (awaitingFirstBatch != null) {
       record(awaitingFirstBatch);
       awaitingFirstBatch = null;
     }
   }
 
+  // ------------------------------------------------------------------ heartbeat news (any thread)
+
+  @Override
+  public void abandon(long ringVersion, String why) {
+    Ring r = ring;
+    RingAllReduce a = allReduce;
+    if (r != null && a != null && r.version() <= ringVersion) {
+      LOG.warn("{} aborts its all-reduce on ring v{}: {}", workerId, r.version(), why);
+      a.abort(why);
+    }
+    cx.plane().abandon(ringVersion, why);
+  }
+
+  @Override
+  public void fenced(String why) {
+    fencedBecause = why;
+    abandon(Long.MAX_VALUE, why);
+  }
+
+  // ------------------------------------------------------------------ batch end
+
   @Override
   public AllReduce batchEnd(SyncReport report, ModelBroadcast.Position next) throws Exception {
+    requireNotFenced();
     if (awaitingFirstBatch != null) {
       record(awaitingFirstBatch.withFirstBatch(report.getBatchSeconds()));
       awaitingFirstBatch = null;
     }
+    report.setLeaderEpoch(cx.leader().newestEpoch());
     SyncReply reply;
     try {
-      reply = leader.call(c -> c.sync(report));
+      reply = cx.leader().call(c -> c.sync(report));
     } catch (EdlError e) {
       throw fencedOr(e);
     }
@@ -187,13 +217,14 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     }
     if (reply.isSetStopOrder() && stop == null) {
       stop = reply.getStopOrder();
+      cx.listener().orderReceived(workerId, "stop", stop.getLeaderEpoch(), -1);
       LOG.info("Stopping for a restart after step {} (checkpoint into {})", stop.getAtStep(), stop.getDirectory());
     }
     if (stop != null && report.getStep() == stop.getAtStep()) {
       return stopNow(next);
     }
-    if (stop == null && !reply.isFinish() && leader.isSelf()) {
-      periodic.afterStep(next, ring.size());
+    if (stop == null && cx.leader().isSelf()) {
+      duties.periodic().afterStep(next, ring.size());
     }
     if (reply.isSetSwitchOrder()) {
       accept(report.getStep(), reply.getSwitchOrder());
@@ -207,98 +238,90 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
             + " of the switch to topology v" + order.getTopologyVersion() + " without switching");
       }
     }
-    return reply.isFinish() ? null : allReduce;
+    return allReduce;
   }
+
+  // ------------------------------------------------------------------ the end
+
+  @Override
+  public void finish(ModelBroadcast.Position end) throws Exception {
+    long last = end.nextStep() - 1;
+    int pollMs = (int) Math.max(100, Math.min(1_000, cx.timeout().toMillis() / 2));
+    long deadline = System.nanoTime() + 4 * cx.timeout().toNanos();
+    while (true) {
+      requireNotFenced();
+      if (System.nanoTime() > deadline) {
+        throw new TimeoutException("the job's output was not written within " + cx.timeout().multipliedBy(4)
+            + " after step " + last);
+      }
+      if (cx.leader().isSelf() && cx.coordinator().isLeading()) {
+        if (writeOutput(end, last)) {
+          return;
+        }
+        continue;
+      }
+      FinishReply r;
+      try {
+        r = cx.leader().call(c -> c.awaitFinish(workerId, last, pollMs));
+      } catch (EdlError e) {
+        throw fencedOr(e);
+      }
+      if (r.isDone()) {
+        cx.listener().orderReceived(workerId, "finish", r.getLeaderEpoch(), -1);
+        LOG.info("{} done: the leader (epoch {}) wrote the model to {}", workerId, r.getLeaderEpoch(), r.getModelPath());
+        return;
+      }
+      if (r.isRecover()) {
+        throw new TrainingLoop.RecoveryNeeded("a member failed before the output was written");
+      }
+    }
+  }
+
+  /** The leader's end: every member's last report, then model and metrics, then tell the members. */
+  private boolean writeOutput(ModelBroadcast.Position end, long last) throws Exception {
+    CoordinatorService c = cx.coordinator();
+    Phase p = c.awaitEnd(cx.timeout());
+    switch (p) {
+      case FINISHED -> {
+        // A successor of a leader that wrote the output before it died: only tell the members.
+        c.awaitEveryoneTold(cx.timeout());
+        return true;
+      }
+      case RECOVERING -> throw new TrainingLoop.RecoveryNeeded("a member failed before the output was written");
+      case FINISHING -> {
+        JobOutput out = duties.output().write(end, ring == null ? 0 : ring.size());
+        c.finished(out, cx.timeout());
+        if (!c.awaitEveryoneTold(cx.timeout())) {
+          LOG.warn("Not every member heard within {} that the output is written; a successor will tell them",
+              cx.timeout());
+        }
+        return true;
+      }
+      default -> {
+        if (!p.leading()) {
+          return false;
+        }
+        throw new TimeoutException("not every worker reported step " + last + " within " + cx.timeout()
+            + " (the coordinator is " + p + ")");
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ recovery
 
   @Override
   public TrainingLoop.Resumed recover(long lastCompletedStep, ModelBroadcast.Position next, Exception cause)
       throws Exception {
-    long start = ticker.nanos();
+    requireNotFenced();
     LOG.warn("{} recovers: its model holds step {}; {}", workerId, lastCompletedStep, cause.toString());
     abandonSwitch();
     closeRing();
     // The leader's checkpoint in flight is registered before the order can be decided.
-    periodic.awaitWritten();
-    long completed = lastCompletedStep;
-    ModelBroadcast.Position at = next;
-    long deadline = System.nanoTime() + 4 * timeout.toNanos();
-    while (true) {
-      RecoveryOrder o = awaitOrder(completed, at, deadline);
-      Ring formed = null;
-      boolean restored = false;
-      try {
-        formed = Ring.form(plane, toRingTopology(o.getTopology()), timeout);
-        ModelBroadcast.Position from;
-        if (o.getMode() == RecoveryMode.APPROXIMATE) {
-          from = exchangeModel(o, at);
-        } else {
-          restorer.restore(o.isSetCheckpoint() ? o.getCheckpoint() : null);
-          restored = true;
-          from = new ModelBroadcast.Position(o.getNextStep(), o.getBatchStart());
-        }
-        use(formed);
-        RecoveryRecord r = new RecoveryRecord(o.getTopologyVersion(), o.getMode().name().toLowerCase(),
-            o.isSetFailed() ? List.copyOf(o.getFailed()) : List.of(), lastCompletedStep, from.nextStep(),
-            from.batchStart(), o.getSourceId(), o.getCheckpoint(), formed.size(), start, ticker.nanos());
-        LOG.info("{} recovered onto topology v{} as rank {} of {}; going on from step {} (sample position {})",
-            workerId, o.getTopologyVersion(), formed.rank(), formed.size(), from.nextStep(), from.batchStart());
-        listener.recovered(workerId, r);
-        return new TrainingLoop.Resumed(allReduce, from);
-      } catch (IOException e) {
-        // A survivor failed while the order was carried out: ask again with what the model holds now.
-        if (formed != null) {
-          formed.close();
-        }
-        if (restored) {
-          completed = o.getNextStep() - 1;
-          at = new ModelBroadcast.Position(o.getNextStep(), o.getBatchStart());
-        } else if (o.getMode() == RecoveryMode.APPROXIMATE && !workerId.equals(o.getSourceId())) {
-          completed = CoordinatorState.MODEL_LOST;
-        }
-        LOG.warn("{} could not carry out recovery v{}: {}", workerId, o.getTopologyVersion(), e.toString());
-      }
-    }
-  }
-
-  private RecoveryOrder awaitOrder(long completed, ModelBroadcast.Position at, long deadline) throws Exception {
-    int pollMs = (int) Math.max(100, Math.min(5_000, timeout.toMillis() / 2));
-    while (true) {
-      if (System.nanoTime() > deadline) {
-        throw new TimeoutException("no recovery order from the leader within " + timeout.multipliedBy(4));
-      }
-      RecoveryOrder o;
-      try {
-        o = leader.call(c -> c.awaitRecovery(workerId, completed, at.batchStart(), pollMs));
-      } catch (EdlError e) {
-        throw fencedOr(e);
-      }
-      if (o.getTopologyVersion() < 0) {
-        continue;
-      }
-      if (!CoordinatorState.contains(o.getTopology(), workerId)) {
-        throw new FencedException(workerId + " is not among the survivors of recovery v" + o.getTopologyVersion(), null);
-      }
-      return o;
-    }
-  }
-
-  /** Approximate: the source sends its model and position; every other survivor receives them. */
-  private ModelBroadcast.Position exchangeModel(RecoveryOrder o, ModelBroadcast.Position own) throws IOException {
-    if (workerId.equals(o.getSourceId())) {
-      for (WorkerInfo w : o.getTopology().getRing()) {
-        if (w.getWorkerId().equals(workerId)) {
-          continue;
-        }
-        try (PeerLink link = plane.connect(w.getWorkerId(), w.getHost(), w.getDataPort(), ModelBroadcast.TAG,
-            o.getTopologyVersion(), timeout)) {
-          broadcast.send(link, own, model.parameters(), timeout);
-        }
-      }
-      return own;
-    }
-    try (PeerLink link = plane.accept(o.getSourceId(), ModelBroadcast.TAG, o.getTopologyVersion(), timeout)) {
-      return broadcast.receive(link, model.parameters(), timeout);
-    }
+    duties.periodic().awaitWritten();
+    RingRecovery.Recovered r = new RingRecovery(cx, duties.restorer(), this::requireNotFenced)
+        .carryOut(lastCompletedStep, next);
+    use(r.ring());
+    return new TrainingLoop.Resumed(allReduce, r.from());
   }
 
   /** A switch prepared on the old ring cannot happen any more. */
@@ -333,12 +356,21 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     }
   }
 
-  private Exception fencedOr(EdlError e) {
+  static Exception fencedOr(EdlError e) {
     if (CoordinatorClient.isFenced(e)) {
       return new FencedException(e.getMessage(), e);
     }
     return e;
   }
+
+  private void requireNotFenced() throws FencedException {
+    String why = fencedBecause;
+    if (why != null) {
+      throw new FencedException(workerId + " " + CoordinatorState.FENCED + ": " + why, null);
+    }
+  }
+
+  // ------------------------------------------------------------------ switches
 
   /** Starts what can be prepared ahead of the switch step, while the old ring trains on. */
   private void accept(long reportedStep, SwitchOrder o) {
@@ -346,24 +378,23 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       return;
     }
     order = o;
-    listener.switchOrdered(workerId, reportedStep, o);
+    cx.listener().switchOrdered(workerId, reportedStep, o);
+    cx.listener().orderReceived(workerId, "switch", o.getLeaderEpoch(), o.getTopologyVersion());
     LOG.info("Switch to topology v{} at step {}: joiners {}, leavers {}{}", o.getTopologyVersion(),
         o.getAtStep(), o.getJoiners(), o.getLeavers(), o.isLeaderLeaves() ? ", the leader leaves" : "");
-    if (!CoordinatorState.contains(o.getTopology(), workerId)) {
-      // Leaving: never be elected with nothing to lead (the successor is handed the job).
-      coordinator.retire();
+    if (!Wire.contains(o.getTopology(), workerId)) {
       return;
     }
     RingTopology next = toRingTopology(o.getTopology());
-    nextRing = background.submit(() -> Ring.form(plane, next, timeout));
+    nextRing = background.submit(() -> Ring.form(cx.plane(), next, cx.timeout()));
     if (workerId.equals(o.getBroadcasterId())) {
       List<WorkerInfo> joiners = o.getTopology().getRing().stream()
           .filter(w -> o.getJoiners().contains(w.getWorkerId())).toList();
       newcomerLinks = background.submit(() -> {
         List<PeerLink> links = new ArrayList<>();
         for (WorkerInfo w : joiners) {
-          links.add(plane.connect(w.getWorkerId(), w.getHost(), w.getDataPort(), ModelBroadcast.TAG,
-              o.getTopologyVersion(), timeout));
+          links.add(cx.plane().connect(w.getWorkerId(), w.getHost(), w.getDataPort(), ModelBroadcast.TAG,
+              o.getTopologyVersion(), cx.timeout()));
         }
         return links;
       });
@@ -371,44 +402,47 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   }
 
   private AllReduce switchNow(ModelBroadcast.Position next, double batchSeconds) throws Exception {
-    long start = ticker.nanos();
+    long start = cx.ticker().nanos();
     SwitchOrder o = order;
     int before = ring.size();
     order = null;
     if (o.getLeavers().contains(workerId)) {
-      if (o.isLeaderLeaves() && leader.isSelf()) {
-        handOver(o.getAtStep());
-      }
-      election.close();
-      closeRing();
-      left = true;
-      record(new SwitchRecord(o.getTopologyVersion(), o.getAtStep(), SwitchRecord.Role.LEAVER,
-          before, o.getTopology().getRingSize(), start, ticker.nanos(), batchSeconds, Double.NaN));
-      LOG.info("{} left the job at step {}", workerId, o.getAtStep());
+      leaveAt(o, before, start, batchSeconds);
       return null;
     }
-    Ring formed = nextRing.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    Ring formed;
+    try {
+      formed = nextRing.get(cx.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      nextRing = null;
+      throw switchFailed(o, e);
+    }
     nextRing = null;
     closeRing();
     use(formed);
     SwitchRecord.Role role = SwitchRecord.Role.SURVIVOR;
     if (newcomerLinks != null) {
       role = SwitchRecord.Role.BROADCASTER;
-      for (PeerLink link : newcomerLinks.get(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        try (link) {
-          broadcast.send(link, next, model.parameters(), timeout);
+      try {
+        for (PeerLink link : newcomerLinks.get(cx.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
+          try (link) {
+            broadcast.send(link, next, cx.model().parameters(), cx.timeout());
+          }
         }
+      } catch (ExecutionException | TimeoutException | IOException e) {
+        throw switchFailed(o, e);
+      } finally {
+        newcomerLinks = null;
       }
-      newcomerLinks = null;
     }
-    long end = ticker.nanos();
+    long end = cx.ticker().nanos();
     if (o.isLeaderLeaves()) {
       // Not part of the stop: training on the new ring could go on; the next report needs the leader.
-      String previous = leader.address();
-      leader.followSuccessorOf(previous);
-      LOG.info("Following the new leader at {}{}", leader.address(), leader.isSelf() ? " (this worker)" : "");
-      if (leader.isSelf()) {
-        onLeading.run();
+      String previous = cx.leader().address();
+      cx.leader().followSuccessorOf(previous);
+      LOG.info("Following the new leader at {}{}", cx.leader().address(), cx.leader().isSelf() ? " (this worker)" : "");
+      if (cx.leader().isSelf()) {
+        cx.onLeading().run();
       }
     }
     awaitingFirstBatch = new SwitchRecord(o.getTopologyVersion(), o.getAtStep(), role, before,
@@ -416,68 +450,80 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     return allReduce;
   }
 
+  /**
+   * A switch that could not be carried out (a newcomer gone before or during its broadcast, a
+   * member that never dialled): this worker's model holds the switch step, the ring is recovered.
+   */
+  private TrainingLoop.RecoveryNeeded switchFailed(SwitchOrder o, Exception e) {
+    Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+    LOG.warn("{} could not switch to topology v{} at step {}: {}", workerId, o.getTopologyVersion(), o.getAtStep(),
+        cause.toString());
+    TrainingLoop.RecoveryNeeded r = new TrainingLoop.RecoveryNeeded("the switch to topology v"
+        + o.getTopologyVersion() + " failed: " + cause.getMessage());
+    r.initCause(cause);
+    return r;
+  }
+
+  /** This worker leaves at the switch; a leaving leader first publishes where its successor starts. */
+  private void leaveAt(SwitchOrder o, int before, long start, double batchSeconds) throws Exception {
+    if (o.isLeaderLeaves() && cx.leader().isSelf()) {
+      if (!cx.coordinator().awaitStepComplete(o.getAtStep(), cx.timeout())
+          && cx.coordinator().phase() != Phase.HANDED_OVER) {
+        throw new TimeoutException("step " + o.getAtStep() + " did not complete before the hand-over");
+      }
+      cx.coordinator().departed(cx.timeout());
+      LOG.info("Handed the job over at step {} through the published record", o.getAtStep());
+    }
+    cx.candidacy().leave();
+    closeRing();
+    left = true;
+    record(new SwitchRecord(o.getTopologyVersion(), o.getAtStep(), SwitchRecord.Role.LEAVER,
+        before, o.getTopology().getRingSize(), start, cx.ticker().nanos(), batchSeconds, Double.NaN));
+    LOG.info("{} left the job at step {}", workerId, o.getAtStep());
+  }
+
   /** Ends the run after the stop step; the leader writes the checkpoint once every member reported it. */
   private AllReduce stopNow(ModelBroadcast.Position next) throws Exception {
-    long start = ticker.nanos();
+    long start = cx.ticker().nanos();
     StopOrder s = stop;
     int workers = ring.size();
     Optional<String> written = Optional.empty();
-    if (leader.isSelf()) {
-      if (!coordinator.awaitStepComplete(s.getAtStep(), timeout)) {
+    if (cx.leader().isSelf()) {
+      if (!cx.coordinator().awaitStepComplete(s.getAtStep(), cx.timeout())) {
         throw new TimeoutException("not every worker reported step " + s.getAtStep() + " of the stop within "
-            + timeout + "; no checkpoint written");
+            + cx.timeout() + "; no checkpoint written");
       }
-      written = Optional.of(checkpointer.write(s, next, workers).path().toString());
+      written = Optional.of(duties.checkpointer().write(s, next, workers).path().toString());
     }
     closeRing();
-    stopped = new StopRecord(s.getAtStep(), workers, start, ticker.nanos(), written);
-    listener.stopped(workerId, stopped);
+    stopped = new StopRecord(s.getAtStep(), workers, start, cx.ticker().nanos(), written);
+    cx.listener().stopped(workerId, stopped);
     LOG.info("{} stopped for a restart after step {}{}", workerId, s.getAtStep(),
         written.map(p -> "; checkpoint " + p).orElse(""));
     return null;
   }
 
-  /** The leaving leader's last duty: the job's state to every other candidate, then the latch. */
-  private void handOver(long atStep) throws Exception {
-    if (!coordinator.awaitStepComplete(atStep, timeout)) {
-      throw new TimeoutException("step " + atStep + " did not complete before the hand-over");
-    }
-    CoordinatorState.Handoff h = coordinator.handoff().orElseThrow(
-        () -> new IllegalStateException("lost leadership before handing over"));
-    // Should a successor be elected without the hand-off below, the record says where the job is.
-    coordinator.publishDeparture(timeout);
-    for (String candidate : election.participants()) {
-      if (candidate.equals(selfAddress)) {
-        continue;
-      }
-      try (CoordinatorClient c = CoordinatorClient.connect(candidate, secret, timeout)) {
-        c.handOff(h.meta(), h.topology(), h.pending().orElse(null), new java.util.HashMap<>(h.stragglerRuns()));
-      } catch (Exception e) {
-        LOG.warn("Handing the job to {} failed: {}", candidate, e.toString());
-      }
-    }
-    LOG.info("Handed the job over at step {} (topology v{})", h.meta().getStep(), h.topology().getVersion());
-  }
-
   private void use(Ring r) throws IOException {
     ring = r;
-    allReduce = new RingAllReduce(r, timeout);
-    if (model instanceof PlacementAware aware) {
+    allReduce = new RingAllReduce(r, cx.timeout());
+    if (cx.model() instanceof PlacementAware aware) {
       aware.placedOn(Placement.of(r.topology().members().stream().map(RingTopology.Member::host).toList(),
-          gpusPerWorker));
+          cx.gpusPerWorker()));
     }
   }
 
   private void closeRing() {
-    if (allReduce != null) {
+    RingAllReduce a = allReduce;
+    if (a != null) {
       try {
-        allReduce.close();
+        a.close();
       } catch (IOException e) {
         LOG.debug("closing the ring's selector: {}", e.toString());
       }
     }
-    if (ring != null) {
-      ring.close();
+    Ring r = ring;
+    if (r != null) {
+      r.close();
     }
     allReduce = null;
     ring = null;
@@ -494,7 +540,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
 
   @Override
   public void close() {
-    periodic.close();
+    duties.periodic().close();
     background.shutdownNow();
     closeRing();
   }

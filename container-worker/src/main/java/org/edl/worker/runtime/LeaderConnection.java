@@ -4,9 +4,16 @@ import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import org.apache.thrift.transport.TTransportException;
 import org.edl.thrift.Coordinator;
+import org.edl.thrift.FinishReply;
+import org.edl.thrift.HeartbeatReply;
+import org.edl.thrift.RecoveryOrder;
+import org.edl.thrift.Registration;
+import org.edl.thrift.StopOrder;
+import org.edl.thrift.SwitchOrder;
+import org.edl.thrift.SyncReply;
 import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.CoordinatorService;
-import org.edl.worker.coord.LeaderElection;
+import org.edl.worker.coord.LeaderFinder;
 import org.edl.worker.security.AuthenticationException;
 import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
@@ -15,8 +22,13 @@ import org.slf4j.LoggerFactory;
 /**
  * A worker's way to the current leader: found through the election, reached over Thrift, or
  * this worker's own {@link CoordinatorService} when it leads. A call the leader refuses with
- * "not the leader" (elected but not serving yet, or just handed over) is retried against
+ * "not the leader" (elected but not serving yet, just handed over or fenced) is retried against
  * whoever leads then, with a short back-off, until the patience runs out.
+ *
+ * <p>Fencing on the member's side: every answer names the leader epoch that gave it. The
+ * connection remembers the newest epoch it has seen (and reports it with every step, so that a
+ * superseded leader learns it is one); an answer from an older epoch is dropped like a refusal
+ * and the newest leader is looked up again.
  */
 final class LeaderConnection implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderConnection.class);
@@ -26,19 +38,29 @@ final class LeaderConnection implements AutoCloseable {
     T apply(Coordinator.Iface leader) throws Exception;
   }
 
-  private final LeaderElection election;
+  /** An answer from a leadership older than one this worker has already followed. */
+  static final class StaleLeader extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    StaleLeader(String message) {
+      super(message);
+    }
+  }
+
+  private final LeaderFinder finder;
   private final String selfAddress;
   private final CoordinatorService local;
   private final JobSecret secret;
   private final Duration rpcTimeout;
   private final Duration patience;
   private Coordinator.Iface current;
-  private CoordinatorClient client;
-  private String address;
+  private volatile CoordinatorClient client;
+  private volatile String address;
+  private volatile long newestEpoch;
 
-  LeaderConnection(LeaderElection election, String selfAddress, CoordinatorService local,
+  LeaderConnection(LeaderFinder finder, String selfAddress, CoordinatorService local,
       JobSecret secret, Duration rpcTimeout, Duration patience) {
-    this.election = election;
+    this.finder = finder;
     this.selfAddress = selfAddress;
     this.local = local;
     this.secret = secret;
@@ -46,7 +68,12 @@ final class LeaderConnection implements AutoCloseable {
     this.patience = patience;
   }
 
-  /** Calls the leader, following it when it changes. */
+  /** The newest leader epoch this worker has seen an answer from. */
+  long newestEpoch() {
+    return newestEpoch;
+  }
+
+  /** Calls the leader, following it when it changes; answers of a superseded leader are not taken. */
   synchronized <T> T call(Call<T> call) throws Exception {
     long deadline = System.nanoTime() + patience.toNanos();
     long backoffMs = 10;
@@ -54,9 +81,11 @@ final class LeaderConnection implements AutoCloseable {
       try {
         if (current == null) {
           // A leader that just died may still be named in the latch until its session ends.
-          attach(election.currentLeaderAddress(remaining(deadline)));
+          attach(finder.leaderAddress(remaining(deadline)));
         }
-        return call.apply(current);
+        T answer = call.apply(current);
+        accept(epochOf(answer));
+        return answer;
       } catch (Exception e) {
         if (!retriable(e) || System.nanoTime() > deadline) {
           throw e;
@@ -69,10 +98,65 @@ final class LeaderConnection implements AutoCloseable {
     }
   }
 
+  /** Takes note of an answer's epoch; refuses one older than the newest seen. */
+  void accept(long epoch) throws StaleLeader {
+    if (epoch <= 0) {
+      return;
+    }
+    long newest = newestEpoch;
+    if (epoch < newest) {
+      throw new StaleLeader("an answer of leader epoch " + epoch + " after epoch " + newest + " was seen");
+    }
+    if (epoch > newest) {
+      newestEpoch = epoch;
+    }
+  }
+
+  /** The leader epoch an answer names; 0 when it names none. */
+  static long epochOf(Object answer) {
+    if (answer instanceof SyncReply r && r.isSetLeaderEpoch()) {
+      return r.getLeaderEpoch();
+    }
+    if (answer instanceof Registration r && r.isSetLeaderEpoch()) {
+      return r.getLeaderEpoch();
+    }
+    if (answer instanceof SwitchOrder o && o.isSetLeaderEpoch()) {
+      return o.getLeaderEpoch();
+    }
+    if (answer instanceof RecoveryOrder o && o.isSetLeaderEpoch()) {
+      return o.getLeaderEpoch();
+    }
+    if (answer instanceof StopOrder o && o.isSetLeaderEpoch()) {
+      return o.getLeaderEpoch();
+    }
+    if (answer instanceof FinishReply r) {
+      return r.getLeaderEpoch();
+    }
+    if (answer instanceof HeartbeatReply r) {
+      return r.getLeaderEpoch();
+    }
+    return 0;
+  }
+
+  /**
+   * The heartbeat found the leader at {@code elected}. When this connection talks to another one
+   * (a leader that died or was paused and is superseded), its socket is closed from here: a call
+   * blocked on it fails at once and is retried against the leader now elected, instead of waiting
+   * out the call timeout. Not synchronized, on purpose: the call in flight holds the monitor.
+   */
+  void leaderElected(String elected) {
+    String now = address;
+    CoordinatorClient c = client;
+    if (now != null && !now.equals(elected) && c != null) {
+      LOG.info("The leader is at {} now, not {}: dropping the connection to the old one", elected, now);
+      c.close();
+    }
+  }
+
   /** After the leader at {@code previous} announced it leaves: wait for and attach to its successor. */
   synchronized void followSuccessorOf(String previous) throws Exception {
     detach();
-    attach(election.leaderAddressOtherThan(previous, patience));
+    attach(finder.leaderAddressOtherThan(previous, patience));
   }
 
   /**
@@ -82,7 +166,7 @@ final class LeaderConnection implements AutoCloseable {
    */
   synchronized void attachToCurrent(Duration timeout) throws Exception {
     detach();
-    String found = election.currentLeaderAddress(timeout);
+    String found = finder.leaderAddress(timeout);
     try {
       attach(found);
     } catch (Exception e) {
@@ -94,9 +178,9 @@ final class LeaderConnection implements AutoCloseable {
     }
   }
 
-  /** A wrong job secret stays wrong: only an unreachable or not-yet-serving leader is retried. */
+  /** A wrong job secret stays wrong: only an unreachable, superseded or not-yet-serving leader is retried. */
   private static boolean retriable(Exception e) {
-    return CoordinatorClient.isNotLeader(e) || e instanceof TTransportException
+    return CoordinatorClient.isNotLeader(e) || e instanceof TTransportException || e instanceof StaleLeader
         || (e instanceof java.io.IOException && !(e instanceof AuthenticationException));
   }
 

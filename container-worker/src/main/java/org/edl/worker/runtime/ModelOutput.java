@@ -1,10 +1,19 @@
 package org.edl.worker.runtime;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.util.Locale;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.zip.CRC32;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -12,68 +21,186 @@ import org.apache.hadoop.fs.Path;
 import org.edl.worker.model.TrainableModel;
 
 /**
- * Writes the trained model ({@code model.bin}) and a small {@code metrics.json} into the job's
- * output directory through Hadoop's {@link FileSystem}: {@code hdfs://} on a cluster,
- * {@code file://} in tests. Each file is written under a temporary name and renamed, so a
- * reader never sees half a model.
+ * Writes the trained model ({@code model.bin}) and {@code metrics.json} into the job's output
+ * directory through Hadoop's {@link FileSystem}: {@code hdfs://} on a cluster, {@code file://}
+ * in tests. Each file is written under a temporary name and renamed, so a reader never sees half
+ * a model; the renames happen only while the writer's leadership is still the newest, so a
+ * superseded leader never replaces the real one's output. The metrics name the model's length
+ * and CRC-32 and the leader epoch that wrote it: {@link #verify} checks a job's output by them.
  */
 public final class ModelOutput {
   public static final String MODEL_FILE = "model.bin";
   public static final String METRICS_FILE = "metrics.json";
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(SerializationFeature.INDENT_OUTPUT)
+      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
-  /** The figures that go into {@code metrics.json}. */
-  public record Metrics(String model, int workers, long steps, long samplesSeen, double firstLoss,
-      double lastLoss, double samplesPerSecond, double wallSeconds) {
+  /** What {@code metrics.json} holds. Losses and rates are null when not finite. */
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  public record Metrics(
+      @JsonProperty("model") String model,
+      @JsonProperty("workers") int workers,
+      @JsonProperty("steps") long steps,
+      @JsonProperty("samples_seen") long samplesSeen,
+      @JsonProperty("first_loss") Double firstLoss,
+      @JsonProperty("last_loss") Double lastLoss,
+      @JsonProperty("samples_per_second") Double samplesPerSecond,
+      @JsonProperty("wall_seconds") Double wallSeconds,
+      @JsonProperty("leader_epoch") long leaderEpoch,
+      @JsonProperty("model_bytes") long modelBytes,
+      @JsonProperty("model_crc32") String modelCrc32) {
 
-    String toJson() {
-      return String.format(Locale.ROOT,
-          "{%n  \"model\": \"%s\",%n  \"workers\": %d,%n  \"steps\": %d,%n  \"samples_seen\": %d,%n"
-              + "  \"first_loss\": %s,%n"
-              + "  \"last_loss\": %s,%n  \"samples_per_second\": %s,%n  \"wall_seconds\": %s%n}%n",
-          model, workers, steps, samplesSeen, number(firstLoss), number(lastLoss), number(samplesPerSecond),
-          number(wallSeconds));
+    /** The figures of a run; the model's length and checksum are filled in when it is written. */
+    public static Metrics of(String model, int workers, long steps, long samplesSeen, double firstLoss,
+        double lastLoss, double samplesPerSecond, double wallSeconds, long leaderEpoch) {
+      return new Metrics(model, workers, steps, samplesSeen, finite(firstLoss), finite(lastLoss),
+          finite(samplesPerSecond), finite(wallSeconds), leaderEpoch, 0, null);
     }
 
-    private static String number(double v) {
-      return Double.isFinite(v) ? String.format(Locale.ROOT, "%.6g", v) : "null";
+    Metrics describing(long bytes, long crc) {
+      return new Metrics(model, workers, steps, samplesSeen, firstLoss, lastLoss, samplesPerSecond, wallSeconds,
+          leaderEpoch, bytes, Long.toHexString(crc));
+    }
+
+    private static Double finite(double v) {
+      return Double.isFinite(v) ? v : null;
     }
   }
 
   /** Where the files went. */
   public record Written(Path model, Path metrics) {}
 
+  /** The writer's leadership ended before it could put its output in place. */
+  public static final class Superseded extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Superseded(String message) {
+      super(message);
+    }
+  }
+
   private ModelOutput() {}
 
-  public static Written write(String outputDir, TrainableModel model, Metrics metrics,
-      Configuration conf) throws IOException {
+  /** Writes unconditionally (a single process, a test). */
+  public static Written write(String outputDir, TrainableModel model, Metrics metrics, Configuration conf)
+      throws IOException {
+    return write(outputDir, model, metrics, conf, () -> true);
+  }
+
+  /**
+   * Writes both files under temporary names, then, if {@code stillLeading} says so, renames them
+   * into place (the model first: metrics name a model that exists).
+   *
+   * @throws Superseded the leadership ended; nothing was put in place
+   */
+  public static Written write(String outputDir, TrainableModel model, Metrics metrics, Configuration conf,
+      BooleanSupplier stillLeading) throws IOException {
     Path dir = new Path(outputDir);
     FileSystem fs = dir.getFileSystem(conf);
     fs.mkdirs(dir);
     Path modelPath = new Path(dir, MODEL_FILE);
     Path metricsPath = new Path(dir, METRICS_FILE);
-    writeAtomically(fs, modelPath, out -> {
-      DataOutputStream data = new DataOutputStream(out);
-      model.writeState(data);
-      data.flush();
-    });
-    writeAtomically(fs, metricsPath, out -> out.write(metrics.toJson().getBytes(StandardCharsets.UTF_8)));
+    ByteArrayOutputStream state = new ByteArrayOutputStream(model.parameters().length * Float.BYTES + 256);
+    DataOutputStream data = new DataOutputStream(state);
+    model.writeState(data);
+    data.flush();
+    byte[] bytes = state.toByteArray();
+    CRC32 crc = new CRC32();
+    crc.update(bytes);
+    Metrics described = metrics.describing(bytes.length, crc.getValue());
+    Path modelTmp = writeTemporary(fs, modelPath, out -> out.write(bytes));
+    Path metricsTmp = writeTemporary(fs, metricsPath, out -> JSON.writeValue(nonClosing(out), described));
+    if (!stillLeading.getAsBoolean()) {
+      fs.delete(modelTmp, false);
+      fs.delete(metricsTmp, false);
+      throw new Superseded("leader epoch " + metrics.leaderEpoch() + " is not the newest any more: its model and"
+          + " metrics were not put in place");
+    }
+    replace(fs, modelTmp, modelPath);
+    replace(fs, metricsTmp, metricsPath);
     return new Written(fs.makeQualified(modelPath), fs.makeQualified(metricsPath));
+  }
+
+  /** Reads {@code metrics.json} from a job's output directory. */
+  public static Metrics readMetrics(Configuration conf, String outputDir) throws IOException {
+    Path p = new Path(outputDir, METRICS_FILE);
+    FileSystem fs = p.getFileSystem(conf);
+    try (InputStream in = fs.open(p)) {
+      return JSON.readValue(in, Metrics.class);
+    }
+  }
+
+  /**
+   * What is wrong with a job's output, if anything: metrics missing or unreadable, fewer steps
+   * than {@code steps}, the model missing, or not the length and checksum the metrics name.
+   */
+  public static Optional<String> verify(Configuration conf, String outputDir, long steps) {
+    Path dir = new Path(outputDir);
+    Metrics m;
+    try {
+      m = readMetrics(conf, outputDir);
+    } catch (FileNotFoundException e) {
+      return Optional.of(METRICS_FILE + " is missing in " + dir);
+    } catch (IOException e) {
+      return Optional.of(METRICS_FILE + " in " + dir + " cannot be read: " + e.getMessage());
+    }
+    if (m.steps() != steps) {
+      return Optional.of(METRICS_FILE + " says " + m.steps() + " steps were trained, not the job's " + steps);
+    }
+    Path model = new Path(dir, MODEL_FILE);
+    try {
+      FileSystem fs = model.getFileSystem(conf);
+      if (!fs.exists(model)) {
+        return Optional.of(MODEL_FILE + " is missing in " + dir);
+      }
+      CRC32 crc = new CRC32();
+      long length = 0;
+      byte[] buffer = new byte[1 << 16];
+      try (InputStream in = fs.open(model)) {
+        for (int n; (n = in.read(buffer)) > 0; ) {
+          crc.update(buffer, 0, n);
+          length += n;
+        }
+      }
+      if (length != m.modelBytes() || !Long.toHexString(crc.getValue()).equals(m.modelCrc32())) {
+        return Optional.of(MODEL_FILE + " in " + dir + " is not the model " + METRICS_FILE + " describes ("
+            + length + " bytes, crc32 " + Long.toHexString(crc.getValue()) + " against " + m.modelBytes() + " bytes, crc32 "
+            + m.modelCrc32() + ")");
+      }
+    } catch (IOException e) {
+      return Optional.of(MODEL_FILE + " in " + dir + " cannot be read: " + e.getMessage());
+    }
+    return Optional.empty();
   }
 
   private interface Body {
     void write(OutputStream out) throws IOException;
   }
 
-  private static void writeAtomically(FileSystem fs, Path target, Body body) throws IOException {
-    Path tmp = new Path(target.getParent(), "." + target.getName() + ".tmp");
+  private static Path writeTemporary(FileSystem fs, Path target, Body body) throws IOException {
+    // Unique: a superseded leader writing at the same time never touches the real one's file.
+    Path tmp = new Path(target.getParent(), "." + target.getName() + "." + java.util.UUID.randomUUID() + ".tmp");
     try (FSDataOutputStream out = fs.create(tmp, true)) {
       body.write(out);
     }
+    return tmp;
+  }
+
+  private static void replace(FileSystem fs, Path tmp, Path target) throws IOException {
     if (fs.exists(target)) {
       fs.delete(target, false);
     }
     if (!fs.rename(tmp, target)) {
       throw new IOException("could not rename " + tmp + " to " + target);
     }
+  }
+
+  private static OutputStream nonClosing(OutputStream out) {
+    return new java.io.FilterOutputStream(out) {
+      @Override
+      public void close() throws IOException {
+        flush();
+      }
+    };
   }
 }

@@ -9,7 +9,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.edl.thrift.JobMeta;
+import org.edl.worker.coord.CheckpointRef;
+import org.edl.worker.coord.JobPosition;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.checkpoint.CheckpointSchedule;
@@ -33,10 +34,10 @@ public final class PeriodicCheckpoints implements AutoCloseable {
   /** Under the job's output directory; stop-resume uses {@code checkpoints/restart-<k>} beside it. */
   static final String SUBDIRECTORY = "checkpoints/periodic";
 
-  /** Describes the model at a completed step in the leader's job meta-data. */
+  /** Describes the model at a completed step, at the leader's job position. */
   @FunctionalInterface
   interface MetaOf {
-    CheckpointMeta at(JobMeta meta, int workers);
+    CheckpointMeta at(JobPosition position, int workers);
   }
 
   private final Configuration conf;
@@ -93,14 +94,13 @@ public final class PeriodicCheckpoints implements AutoCloseable {
       LOG.warn("Periodic checkpoint skipped: not every worker reported step {} within {}", step, timeout);
       return;
     }
-    Optional<JobMeta> meta = coordinator.meta();
-    if (meta.isEmpty() || meta.get().getStep() != next.nextStep()
-        || meta.get().getSamplesSeen() != next.batchStart()) {
+    Optional<JobPosition> at = coordinator.position();
+    if (at.isEmpty() || at.get().step() != next.nextStep() || at.get().samplesSeen() != next.batchStart()) {
       LOG.warn("Periodic checkpoint skipped at step {}: the leader's job position {} disagrees with its loop's {}",
-          next.nextStep(), meta.map(m -> m.getStep() + "/" + m.getSamplesSeen()).orElse("(not leading)"), next);
+          next.nextStep(), at.map(m -> m.step() + "/" + m.samplesSeen()).orElse("(not leading)"), next);
       return;
     }
-    CheckpointMeta cm = metaOf.at(meta.get(), workers);
+    CheckpointMeta cm = metaOf.at(at.get(), workers);
     byte[] state;
     try {
       state = Checkpoint.snapshot(model);
@@ -116,9 +116,13 @@ public final class PeriodicCheckpoints implements AutoCloseable {
   private void write(CheckpointMeta cm, byte[] state, long blockedNanos) {
     long start = ticker.nanos();
     try {
-      Checkpoint c = Checkpoint.write(conf, directory, cm, state);
-      // Complete and renamed: from now on consistent recovery may go back to it.
-      coordinator.checkpointWritten(c.path().toString(), cm.toJobMeta());
+      // Renamed into place only while this leadership is the newest: a superseded leader's
+      // checkpoint never becomes one a recovery or a resubmission could take.
+      Checkpoint c = Checkpoint.write(conf, directory, cm, state, coordinator::stillLeading);
+      // Complete and renamed: from now on consistent recovery may go back to it, a successor too
+      // once the record names it (until then a successor goes back to the one before).
+      coordinator.checkpointWritten(new CheckpointRef(c.path().toString(), cm.toPosition()));
+      coordinator.awaitPublished(timeout);
       long written = ticker.nanos() - start;
       List<Path> deleted = Checkpoint.prune(conf, directory, keep);
       LOG.info("Periodic checkpoint {} ({} bytes) written in {} ms; training waited {} ms for it; {} older deleted",

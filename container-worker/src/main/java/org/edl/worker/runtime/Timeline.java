@@ -23,7 +23,12 @@ import org.edl.worker.data.BatchSlicer;
  * different processes are compared; on one machine that is exact, on a cluster as good as NTP.
  *
  * <p>Rows: {@code event,step,start_ms,end_ms,detail}; events {@code process}, {@code registered},
- * {@code ready}, {@code batch}, {@code switch} (detail: role and worker counts), {@code end}.
+ * {@code ready}, {@code batch}, {@code switch} (detail: role and worker counts), {@code lead}
+ * (detail: the leader epoch this worker claimed), {@code order} (detail: kind, the epoch of the
+ * leadership that gave it and the ring version it leads to: every order this worker went by, when
+ * it received it),
+ * {@code end}. The chaos benchmark checks from these that no order of a superseded leadership was
+ * carried out after a newer one began.
  */
 public final class Timeline implements WorkerListener {
   public static final String DIRECTORY = "timeline";
@@ -73,6 +78,18 @@ public final class Timeline implements WorkerListener {
     long stoppedMs = r.stoppedNanos() / 1_000_000;
     add("switch", r.atStep(), now - stoppedMs, now,
         r.role().name().toLowerCase(Locale.ROOT) + " " + r.workersBefore() + "->" + r.workersAfter());
+  }
+
+  @Override
+  public synchronized void leading(String workerId, long leaderEpoch) {
+    long now = clock.getAsLong();
+    add("lead", -1, now, now, "epoch " + leaderEpoch);
+  }
+
+  @Override
+  public synchronized void orderReceived(String workerId, String kind, long leaderEpoch, long topologyVersion) {
+    long now = clock.getAsLong();
+    add("order", -1, now, now, kind + " epoch " + leaderEpoch + " v" + topologyVersion);
   }
 
   /** The run is over; {@code how} says how it ended (finished, left, failed ...). */

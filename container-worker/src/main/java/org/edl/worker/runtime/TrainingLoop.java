@@ -52,6 +52,16 @@ public final class TrainingLoop {
     Resumed recover(long lastCompletedStep, ModelBroadcast.Position next, Exception cause) throws Exception;
   }
 
+  /**
+   * After the job's last step: returns once the job's output is written (by this worker if it
+   * leads), or throws {@link RecoveryNeeded} when a member failed before it was: the loop then
+   * recovers and trains on.
+   */
+  @FunctionalInterface
+  public interface Finisher {
+    void finish(ModelBroadcast.Position end) throws Exception;
+  }
+
   /** The ring to train on after a recovery and where to start; the model is already there. */
   public record Resumed(AllReduce ring, ModelBroadcast.Position from) {}
 
@@ -76,16 +86,21 @@ public final class TrainingLoop {
   private final WorkerListener listener;
   private final EpochOrder order;
   private final Recoverer recoverer;
+  private final Finisher finisher;
 
   public TrainingLoop(String workerId, JobSpec spec, Dataset data, TrainableModel model,
       BatchEnd batchEnd, Ticker ticker, WorkerListener listener) {
-    this(workerId, spec, data, model, batchEnd, ticker, listener, null);
+    this(workerId, spec, data, model, batchEnd, ticker, listener, null, null);
   }
 
-  /** @param recoverer how to survive a failed ring; null: a failure ends the run */
+  /**
+   * @param recoverer how to survive a failed ring; null: a failure ends the run
+   * @param finisher  what happens after the last step; null: the run just ends there
+   */
   public TrainingLoop(String workerId, JobSpec spec, Dataset data, TrainableModel model,
-      BatchEnd batchEnd, Ticker ticker, WorkerListener listener, Recoverer recoverer) {
+      BatchEnd batchEnd, Ticker ticker, WorkerListener listener, Recoverer recoverer, Finisher finisher) {
     this.recoverer = recoverer;
+    this.finisher = finisher;
     this.workerId = workerId;
     this.spec = spec;
     this.data = data;
@@ -107,7 +122,27 @@ public final class TrainingLoop {
     long step = fromStep;
     long batchStart = from.batchStart();
     int loggedWorkers = -1;
-    while (step < toStep) {
+    while (true) {
+      if (step >= toStep) {
+        if (finisher == null) {
+          break;
+        }
+        ModelBroadcast.Position end = new ModelBroadcast.Position(step, batchStart);
+        try {
+          finisher.finish(end);
+          break;
+        } catch (RecoveryNeeded e) {
+          if (recoverer == null) {
+            throw e;
+          }
+          Resumed r = recoverer.recover(step - 1, end, e);
+          ring = r.ring();
+          step = r.from().nextStep();
+          batchStart = r.from().batchStart();
+          loggedWorkers = -1;
+          continue;
+        }
+      }
       // The worker's own time runs from here (a test's pacing in beforeBatch included) to the
       // all-reduce; the all-reduce itself waits for the slowest member, so it is left out.
       long computeStart = ticker.nanos();

@@ -1,15 +1,13 @@
 package org.edl.worker.runtime;
 
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,10 +18,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.edl.thrift.Coordinator;
-import org.edl.thrift.JobMeta;
-import org.edl.thrift.JobProgress;
 import org.edl.thrift.Registration;
-import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
@@ -35,14 +30,17 @@ import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.PeerLink;
 import org.edl.worker.collective.Ring;
 import org.edl.worker.coord.AmAddressRecord;
-import org.edl.worker.coord.CheckpointCheck;
+import org.edl.worker.coord.CheckpointRef;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.HostPort;
+import org.edl.worker.coord.JobRecord;
 import org.edl.worker.coord.LeaderElection;
+import org.edl.worker.coord.LeaderFinder;
 import org.edl.worker.coord.MemberPresence;
+import org.edl.worker.coord.Wire;
+import org.edl.worker.coord.ZooKeeperLeaderStore;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.model.IncompatibleStateException;
 import org.edl.worker.model.TrainableModel;
 import org.edl.worker.rpc.RpcServer;
 import org.edl.worker.security.RefusalListener;
@@ -54,21 +52,21 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Start-up runs on two threads, as the design says: this (main) thread prepares the
  * execution context (data, model) while a background thread starts the data plane and the
- * coordinator server, runs for leadership, finds the leader and registers. A worker of the
- * first ring then waits for that ring and trains from step 0. A worker started while the job
- * runs (same application id, a new worker id) is a newcomer: the leader hands it the pending
+ * coordinator server, finds the leader and registers. A worker of the first ring (the job has
+ * no leader record yet) runs for leadership at once, waits for that ring and trains from step
+ * 0. A worker started while the job runs is a newcomer: the leader hands it the pending
  * topology; it reports ready once its context is prepared, waits for the switch order, forms
- * the new ring and receives the model and the job position from the order's broadcaster,
- * then trains from the next step. {@link ElasticMembership} then carries the worker through
- * later switches; it ends when the job's last step is done or when it leaves at a scheduled
- * step. Whoever leads at the end waits for every member's last report and writes the model.
+ * the new ring and receives the model and the job position from the order's broadcaster, then
+ * trains from the next step. Only ring members run for leadership: a newcomer becomes a
+ * candidate once it trains. {@link ElasticMembership} carries the worker through later
+ * switches, failures and the end, where the leader writes the model and every member waits for
+ * that before it exits.
  *
  * <p>Stop-resume: a stop for a restart ends every worker's run after the stop step
  * ({@link Ending#STOPPED}), the leader's after it wrote the checkpoint. A worker configured to
  * restore ({@link WorkerConfig#restoreFrom()}) reads the checkpoint before it joins, loads its
  * parameters on the main thread with the rest of the execution context, and, when its
- * coordinator leads the first ring, starts the job at the checkpoint's step and sample cursor;
- * every member of that ring starts where the leader says and checks it against its checkpoint.
+ * coordinator leads the first ring, starts the job at the checkpoint's step and sample cursor.
  */
 public final class Worker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
@@ -116,14 +114,21 @@ public final class Worker implements AutoCloseable {
   private volatile DataPlane dataPlane;
   private volatile LeaderElection election;
   private volatile LeaderConnection leader;
+  private volatile LeaderFinder finder;
   private volatile String selfAddress;
   private volatile ProgressReporter reporter;
+  private volatile HeartbeatSender heartbeat;
   /** The job's ZooKeeper client, once joinJob connected it. */
   private volatile CuratorFramework zk;
+  private volatile ZooKeeperLeaderStore store;
   /** Set once this worker trains in a ring: from then on a worker that leads reports progress. */
   private volatile boolean inRing;
-  /** The model's state before the first step (as the first ring starts it). */
-  private volatile byte[] initialState;
+  private final WorkerStorage storage;
+  /** The thread running {@link #run}, interrupted when the worker is fenced while it waits on ZooKeeper. */
+  private volatile Thread runner;
+  /** Why this worker is out of the job (its session expired); null while it is in. */
+  private volatile String fencedBecause;
+  private volatile ElasticMembership current;
 
   public Worker(WorkerConfig config) {
     this(config, ExecutionContext.FROM_SPEC, WorkerListener.NONE);
@@ -139,9 +144,16 @@ public final class Worker implements AutoCloseable {
     }
     this.coordinator = new CoordinatorService(config.spec(), config.ticker(), config.switchAllowance(),
         config.workerId());
-    coordinator.checkpointCheck(this::usableCheckpoint);
+    this.storage = new WorkerStorage(config, coordinator, listener, () -> reporter);
+    coordinator.checkpointCheck(storage::usableCheckpoint);
     this.startup = Executors.newSingleThreadExecutor(r -> thread(r, "edl-join-" + config.workerId()));
     this.leadershipEvents = Executors.newSingleThreadExecutor(r -> thread(r, "edl-leadership-" + config.workerId()));
+    // A coordinator that will never lead again gives up its place in the election at once.
+    coordinator.lifecycle().addListener((from, to) -> {
+      if (to.isFinal()) {
+        closeElection();
+      }
+    }, leadershipEvents);
   }
 
   /** Connections refused by this worker's coordinator server and data plane so far. */
@@ -156,6 +168,11 @@ public final class Worker implements AutoCloseable {
     return coordinator.isLeading();
   }
 
+  /** The leader epoch this worker's coordinator leads (or led) under; 0 if it never led. */
+  public long leaderEpoch() {
+    return coordinator.leaderEpoch();
+  }
+
   /**
    * Asks the leader to let this worker leave at a future step (graceful scale-in from inside
    * the worker). The worker's {@link #run} returns with {@link Ending#LEFT} at that step.
@@ -168,17 +185,29 @@ public final class Worker implements AutoCloseable {
     return l.call(c -> c.leave(config.workerId()));
   }
 
-  /** Runs the job until its last step, or until this worker leaves. */
+  /** Runs the job until its last step (and its output is written), or until this worker leaves. */
   public Outcome run() throws Exception {
+    runner = Thread.currentThread();
+    try {
+      return runJob();
+    } catch (Exception e) {
+      String why = fencedBecause;
+      if (why != null && !(e instanceof FencedException)) {
+        throw new FencedException(config.workerId() + " " + org.edl.worker.coord.CoordinatorState.FENCED + ": " + why, e);
+      }
+      throw e;
+    } finally {
+      runner = null;
+    }
+  }
+
+  private Outcome runJob() throws Exception {
     long started = config.ticker().nanos();
     LOG.info("Worker {} of {} starting: model {}, {} steps", config.workerId(), config.appId(),
         config.spec().model(), config.spec().steps());
-    Optional<Checkpoint> restore = readRestore();
-    restore.ifPresent(c -> {
-      coordinator.startFrom(c.meta().toJobMeta());
-      // Consistent recovery before the first periodic checkpoint goes back to this one.
-      coordinator.checkpointWritten(c.path().toString(), c.meta().toJobMeta());
-    });
+    Optional<Checkpoint> restore = storage.readRestore();
+    restore.ifPresent(c -> coordinator.startFrom(new CheckpointRef(c.path().toString(), c.meta().toPosition()),
+        config.spec().workers()));
     Future<Membership> joining = startup.submit(this::joinJob);
     ExecutionContext context;
     try {
@@ -186,35 +215,35 @@ public final class Worker implements AutoCloseable {
       LOG.info("Execution context ready: {} samples, {} parameters", context.data().size(),
           context.model().parameters().length);
       if (restore.isPresent()) {
-        restore(restore.get(), context);
+        storage.restore(restore.get(), context);
       }
     } catch (Exception | Error e) {
       joining.cancel(true);
       throw e;
     }
     TrainableModel model = context.model();
-    // Consistent recovery with no checkpoint yet goes back to this (the seeded initial state).
-    initialState = Checkpoint.snapshot(model);
+    storage.keepInitialState(model);
     Membership m = awaitMembership(joining);
 
     ElasticMembership membership;
     ModelBroadcast.Position from;
     if (m.registration().isPending()) {
-      Joined j = joinRunningJob(m, model, context.data());
+      Joined j = joinRunningJob(m, model, context.data(), started);
       membership = j.membership();
       from = j.from();
     } else {
-      from = firstRingStart(m.registration().getMeta(), restore);
+      from = storage.firstRingStart(m.registration().getMeta(), restore);
       Ring ring = Ring.form(dataPlane, ElasticMembership.toRingTopology(m.topology()), config.startupTimeout());
       LOG.info("Formed ring v{} as rank {} of {}", ring.version(), ring.rank(), ring.size());
-      membership = membership(model, ring, context.data());
+      membership = membership(model, ring, context.data(), started);
     }
-    coordinator.joined();
+    joinElection();
     inRing = true;
     startReportingIfLeading();
+    startHeartbeat(membership);
 
     TrainingLoop loop = new TrainingLoop(config.workerId(), config.spec(), context.data(), model,
-        membership, config.ticker(), listener, membership);
+        membership, config.ticker(), listener, membership, membership);
     TrainingLoop.Result result;
     try {
       result = loop.run(from, config.spec().steps(), membership.allReduce());
@@ -223,100 +252,24 @@ public final class Worker implements AutoCloseable {
       membership.close();
       throw e;
     }
+    // A periodic checkpoint still being written is committed while this worker still leads.
+    membership.finishRecords();
     // Its run is over: were it elected now (the last leader closing), there is no job to take over.
     coordinator.retire();
-    membership.finish();
 
-    Optional<ModelOutput.Written> written = Optional.empty();
     Optional<StopRecord> stop = membership.stopped();
-    boolean leading = !membership.left() && m.leader().isSelf();
-    if (leading && stop.isEmpty()) {
-      written = Optional.of(finish(model, result, started));
-    }
+    Optional<ModelOutput.Written> out = storage.written();
     Ring last = membership.ring();
     int rank = last == null ? -1 : last.rank();
     int workers = last == null ? stop.map(StopRecord::workers).orElse(0) : last.size();
     Ending ending = membership.left() ? Ending.LEFT : stop.isPresent() ? Ending.STOPPED : Ending.FINISHED;
     LOG.info("Worker {} {} after {} steps", config.workerId(), ending.name().toLowerCase(Locale.ROOT),
         result.stepsRun());
-    return new Outcome(config.workerId(), leading, rank, workers, result.stepsRun(),
-        model.parameters().clone(), written, ending, from.nextStep(), result.nextStep(), membership.switches(),
-        stop, written.isPresent() ? coordinator.summary().map(CoordinatorService.RunSummary::samples).orElse(-1L) : -1);
-  }
-
-  /** The checkpoint this worker restarts from, read (not yet loaded) before it joins anything. */
-  private Optional<Checkpoint> readRestore() throws IOException {
-    if (config.restoreFrom() == null) {
-      return Optional.empty();
-    }
-    try {
-      // A directory of periodic checkpoints: a damaged or partial newest one is skipped (WARN).
-      Checkpoint c = Checkpoint.readNewestValid(config.hadoopConf(), config.restoreFrom());
-      LOG.info("Restarting from checkpoint {}", c);
-      return Optional.of(c);
-    } catch (IOException e) {
-      throw restoreError(e);
-    }
-  }
-
-  /** Loads the checkpoint's parameters, once it is known to continue this job with this data. */
-  private void restore(Checkpoint c, ExecutionContext context) throws IOException {
-    try {
-      c.meta().requireContinuable(config.spec(), context.data().size(), c.path().toString());
-      c.restoreInto(context.model());
-    } catch (IOException e) {
-      throw restoreError(e);
-    }
-  }
-
-  private IOException restoreError(IOException e) {
-    String message = WorkerEnv.RESTORE_FROM + "=" + config.restoreFrom() + ": cannot restore: " + e.getMessage();
-    IOException wrapped = e instanceof IncompatibleStateException
-        ? new IncompatibleStateException(message) : new IOException(message);
-    wrapped.initCause(e);
-    return wrapped;
-  }
-
-  /**
-   * Where the first ring starts: the leader's job position (step 0, or a restored job's
-   * checkpoint). A worker must hold the parameters of that position: a restoring worker's own
-   * checkpoint must be the leader's, and a fresh one cannot join a restarted job's first ring.
-   */
-  private ModelBroadcast.Position firstRingStart(JobMeta meta, Optional<Checkpoint> restore) {
-    ModelBroadcast.Position from = new ModelBroadcast.Position(meta.getStep(),
-        meta.isSetSamplesSeen() ? meta.getSamplesSeen() : 0);
-    boolean fresh = from.nextStep() == 0 && from.batchStart() == 0;
-    if (restore.isPresent()) {
-      CheckpointMeta c = restore.get().meta();
-      if (c.nextStep() != from.nextStep() || c.samplesSeen() != from.batchStart()) {
-        throw new IllegalStateException("this worker restored step " + c.nextStep() + " (sample " + c.samplesSeen()
-            + ") from " + restore.get().path() + " but the leader starts the job at step " + from.nextStep()
-            + " (sample " + from.batchStart() + "): " + (fresh
-                ? "the leader was started without " + WorkerEnv.RESTORE_FROM
-                : "the workers were given different checkpoints"));
-      }
-    } else if (!fresh) {
-      throw new IllegalStateException("the job restarts at step " + from.nextStep() + " from a checkpoint, but "
-          + config.workerId() + " was started without " + WorkerEnv.RESTORE_FROM);
-    }
-    if (from.nextStep() > 0) {
-      LOG.info("Starting the restarted job at step {} (sample position {})", from.nextStep(), from.batchStart());
-    }
-    return from;
-  }
-
-  /** The leader's part of a stop for a restart: model and job position, as every member holds them. */
-  private Checkpoint writeCheckpoint(TrainableModel model, Dataset data, StopOrder order,
-      ModelBroadcast.Position next, int workers) throws IOException {
-    JobMeta meta = coordinator.meta().orElseThrow(
-        () -> new IllegalStateException("lost leadership before writing the checkpoint"));
-    if (meta.getStep() != next.nextStep() || meta.getSamplesSeen() != next.batchStart()) {
-      throw new IllegalStateException("the leader's job position (step " + meta.getStep() + ", sample "
-          + meta.getSamplesSeen() + ") disagrees with its own loop's (" + next + ")");
-    }
-    CheckpointMeta cm = CheckpointMeta.of(meta, workers, model.name(), model.parameters().length, data.size(),
-        config.spec().seed(), Instant.now());
-    return Checkpoint.write(config.hadoopConf(), order.getDirectory(), cm, model);
+    // The leader at the end: it wrote the model, or the checkpoint of a stop.
+    boolean ledTheEnd = out.isPresent() || stop.flatMap(StopRecord::checkpoint).isPresent();
+    return new Outcome(config.workerId(), ledTheEnd, rank, workers, result.stepsRun(),
+        model.parameters().clone(), out, ending, from.nextStep(), result.nextStep(), membership.switches(),
+        stop, out.isPresent() ? coordinator.summary().map(org.edl.worker.coord.RunSummary::samples).orElse(-1L) : -1);
   }
 
   private record Joined(ElasticMembership membership, ModelBroadcast.Position from) {}
@@ -326,7 +279,7 @@ public final class Worker implements AutoCloseable {
    * job position from the broadcaster. The existing workers train throughout, but for the
    * broadcast at the order's step.
    */
-  private Joined joinRunningJob(Membership m, TrainableModel model, Dataset data) throws Exception {
+  private Joined joinRunningJob(Membership m, TrainableModel model, Dataset data, long started) throws Exception {
     long version = m.topology().getVersion();
     m.leader().call(c -> {
       c.ready(config.workerId(), version);
@@ -358,7 +311,7 @@ public final class Worker implements AutoCloseable {
     }
     LOG.info("Joined topology v{} as rank {} of {}; starting at step {} (sample position {})",
         ring.version(), ring.rank(), ring.size(), from.nextStep(), from.batchStart());
-    ElasticMembership membership = membership(model, ring, data);
+    ElasticMembership membership = membership(model, ring, data, started);
     membership.record(new SwitchRecord(order.getTopologyVersion(), order.getAtStep(),
         SwitchRecord.Role.JOINER, order.getTopology().getRingSize() - order.getJoinersSize()
             + (order.isSetLeavers() ? order.getLeaversSize() : 0),
@@ -366,43 +319,33 @@ public final class Worker implements AutoCloseable {
     return new Joined(membership, from);
   }
 
-  private ElasticMembership membership(TrainableModel model, Ring ring, Dataset data) throws Exception {
-    ElasticMembership membership = new ElasticMembership(config.workerId(), dataPlane, leader,
-        coordinator, election, selfAddress, config.secret(), model, ring, config.rpcTimeout(),
-        config.ticker(), listener, this::startReportingIfLeading, config.spec().gpusPerWorker(),
-        (order, next, workers) -> writeCheckpoint(model, data, order, next, workers),
-        new PeriodicCheckpoints(config.hadoopConf(), config.spec().output(), config.spec().checkpointsKept(),
-            CheckpointSchedule.of(config.spec(), config.ticker()), coordinator, model,
-            (meta, workers) -> CheckpointMeta.of(meta, workers, model.name(), model.parameters().length,
-                data.size(), config.spec().seed(), Instant.now()),
-            config.ticker(), config.rpcTimeout(), listener, config.workerId()),
-        path -> restoreState(model, path));
+  private ElasticMembership membership(TrainableModel model, Ring ring, Dataset data, long started) throws Exception {
+    ElasticMembership.Context cx = new ElasticMembership.Context(config.workerId(), dataPlane, leader, coordinator,
+        new ElasticMembership.Candidacy() {
+          @Override
+          public void join() {
+            joinElection();
+          }
+
+          @Override
+          public void leave() {
+            coordinator.retire();
+            closeElection();
+          }
+        }, model, config.rpcTimeout(), config.ticker(), listener, this::startReportingIfLeading,
+        config.spec().gpusPerWorker());
+    PeriodicCheckpoints periodic = new PeriodicCheckpoints(config.hadoopConf(), config.spec().output(),
+        config.spec().checkpointsKept(), CheckpointSchedule.of(config.spec(), config.ticker()), coordinator, model,
+        (at, workers) -> CheckpointMeta.of(at, config.spec(), workers, model.name(), model.parameters().length,
+            data.size(), Instant.now(), coordinator.leaderEpoch()),
+        config.ticker(), config.rpcTimeout(), listener, config.workerId());
+    ElasticMembership.Duties duties = new ElasticMembership.Duties(
+        (order, next, workers) -> storage.writeCheckpoint(model, data, order, next, workers), periodic,
+        path -> storage.restoreState(model, path), (end, workers) -> storage.writeOutput(model, started));
+    ElasticMembership membership = new ElasticMembership(cx, duties, ring);
     resources.push(membership);
+    current = membership;
     return membership;
-  }
-
-  /** Consistent recovery's checkpoint, read back first: one damaged since it was written gives way to the one before. */
-  private Optional<CheckpointCheck.Usable> usableCheckpoint(String path, JobMeta meta) {
-    try {
-      String name = new org.apache.hadoop.fs.Path(path).getName();
-      return Checkpoint.newestValidUpTo(config.hadoopConf(), path).map(c -> c.path().getName().equals(name)
-          ? new CheckpointCheck.Usable(path, meta)
-          : new CheckpointCheck.Usable(c.path().toString(), c.meta().toJobMeta()));
-    } catch (IOException e) {
-      // Nothing better is known: the survivors try it and report what they find.
-      LOG.warn("Could not check checkpoint {} before recovery ({}); ordering it as it is", path, e.toString());
-      return Optional.of(new CheckpointCheck.Usable(path, meta));
-    }
-  }
-
-  /** Consistent recovery: the order's checkpoint, or (null) the state this worker started with. */
-  private void restoreState(TrainableModel model, String checkpoint) throws IOException {
-    if (checkpoint == null) {
-      model.readState(new DataInputStream(new ByteArrayInputStream(initialState)));
-      LOG.info("Restored the job's initial state (no checkpoint was written yet)");
-      return;
-    }
-    Checkpoint.read(config.hadoopConf(), checkpoint).restoreInto(model);
   }
 
   /** The leader reports progress to the AM; a worker that takes over starts reporting then. */
@@ -417,35 +360,20 @@ public final class Worker implements AutoCloseable {
     LOG.info("Reporting progress to the AM at {}", config.amAddress());
   }
 
+  private synchronized void startHeartbeat(ElasticMembership membership) {
+    if (heartbeat != null) {
+      return;
+    }
+    heartbeat = new HeartbeatSender(config.workerId(), finder, selfAddress, coordinator, config.secret(), leader,
+        membership::ringVersion, membership);
+    resources.push(heartbeat);
+    heartbeat.start();
+  }
+
   /** A new AM attempt listens elsewhere and publishes where in ZooKeeper. */
   private Optional<HostPort> currentAmAddress() throws Exception {
     CuratorFramework client = zk;
     return client == null ? Optional.empty() : AmAddressRecord.read(client, config.appId());
-  }
-
-  /** The leader's end of the job: wait for the last reports, then write model and metrics. */
-  private ModelOutput.Written finish(TrainableModel model, TrainingLoop.Result result, long started)
-      throws Exception {
-    long lastStep = result.nextStep() - 1;
-    if (!coordinator.awaitStepComplete(lastStep, config.rpcTimeout())) {
-      throw new TimeoutException("not every worker reported step " + lastStep + " within " + config.rpcTimeout());
-    }
-    CoordinatorService.RunSummary s = coordinator.summary().orElseThrow(
-        () -> new IllegalStateException("lost leadership before writing the model"));
-    double wall = (config.ticker().nanos() - started) / 1e9;
-    ModelOutput.Written out = ModelOutput.write(config.spec().output(), model,
-        new ModelOutput.Metrics(model.name(), s.workers(), s.steps(), s.samples(), s.firstLoss(), s.lastLoss(),
-            s.samplesPerSecond(), wall), config.hadoopConf());
-    LOG.info("Model written to {}, metrics to {}; loss {} -> {}", out.model(), out.metrics(),
-        s.firstLoss(), s.lastLoss());
-    ProgressReporter r = reporter;
-    if (r != null) {
-      JobProgress last = coordinator.progress().orElseThrow();
-      last.setModelPath(out.model().toString());
-      last.setMetricsPath(out.metrics().toString());
-      r.reportNow(last);
-    }
-    return out;
   }
 
   /** The background start-up thread: data plane, coordinator server, election, registration. */
@@ -469,17 +397,95 @@ public final class Worker implements AutoCloseable {
       throw new TimeoutException("ZooKeeper at " + config.zkConnect() + " not reachable within " + config.startupTimeout());
     }
     zk = curator;
+    curator.getConnectionStateListenable().addListener((client, state) -> {
+      if (state == org.apache.curator.framework.state.ConnectionState.LOST) {
+        fenceSelf("its ZooKeeper session ended, so its presence is gone and the leader declares it failed");
+      }
+    });
     // Before registering: a member the leader knows always has its presence node.
     resources.push(MemberPresence.start(curator, config.appId(), config.workerId(), coordinator::presence));
     selfAddress = config.host() + ":" + rpcServer.port();
-    LeaderRecordStore store = new LeaderRecordStore(curator, config.appId());
-    resources.push(store);
-    coordinator.recordStore(store::publish, store::read, store::awaitWritten);
-    election = new LeaderElection(curator, config.appId(), selfAddress, leadershipEvents);
-    election.addListener(new LeaderElection.Listener() {
+    ZooKeeperLeaderStore s = new ZooKeeperLeaderStore(curator, config.appId(), config.spec(),
+        () -> election == null ? null : election.ourPath(), config.zkSessionTimeout());
+    store = s;
+    resources.push(s);
+    s.prepare();
+    coordinator.store(s);
+    finder = new LeaderFinder(curator, config.appId());
+    if (firstRingWorker(s.read())) {
+      joinElection();
+    }
+
+    LeaderConnection connection = new LeaderConnection(finder, selfAddress, coordinator, config.secret(),
+        config.rpcTimeout(), config.startupTimeout());
+    resources.push(connection);
+    connection.attachToCurrent(Duration.ofMillis(left(deadline)));
+    WorkerInfo self = new WorkerInfo(config.workerId(), config.host(), dataPlane.port());
+    Registration reg = register(connection, self, deadline);
+    LOG.info("Registered with the leader at {}{}{}", connection.address(),
+        connection.isSelf() ? " (this worker)" : "", reg.isPending() ? " as a newcomer" : "");
+    leader = connection;
+    listener.registered(config.workerId(), reg.isPending());
+    Topology t = reg.isPending() ? reg.getTopology() : awaitRing(connection, self, reg.getTopology(), deadline);
+    return new Membership(connection, reg, t);
+  }
+
+  /**
+   * Whether this worker is one of the job's first ring: nothing was recorded yet, or the record
+   * is of an incarnation that stopped for the restart this worker belongs to.
+   */
+  private boolean firstRingWorker(Optional<JobRecord> record) {
+    return record.isEmpty() || (record.get().stoppedInto() != null && config.restoreFrom() != null);
+  }
+
+  /** Registers, coming back while the leader recovers from a failure (a newcomer then waits, it is not refused). */
+  private Registration register(LeaderConnection connection, WorkerInfo self, long deadline) throws Exception {
+    while (true) {
+      Registration reg = connection.call(c -> c.registerWorker(self));
+      if (!reg.isSetRetryAfterMs() || reg.getRetryAfterMs() <= 0) {
+        return reg;
+      }
+      if (left(deadline) <= 0) {
+        throw new TimeoutException("the leader did not take this worker within " + config.startupTimeout());
+      }
+      listener.registrationDeferred(config.workerId(), reg.getRetryAfterMs());
+      Thread.sleep(Math.min(reg.getRetryAfterMs(), left(deadline)));
+    }
+  }
+
+  private Topology awaitRing(LeaderConnection l, WorkerInfo self, Topology topology, long deadline) throws Exception {
+    Topology t = topology;
+    while (!Wire.contains(t, config.workerId())) {
+      if (left(deadline) <= 0) {
+        throw new TimeoutException("the ring did not form within " + config.startupTimeout() + ": "
+            + t.getRingSize() + " of " + config.spec().workers() + " workers in topology v" + t.getVersion());
+      }
+      long after = t.getVersion();
+      // Registering again is harmless, and a leader elected since the last look learns of this worker.
+      t = l.call(c -> {
+        c.registerWorker(self);
+        return c.awaitTopology(after, (int) Math.min(POLL_MS, left(deadline)));
+      });
+    }
+    LOG.info("Topology v{} with {} workers", t.getVersion(), t.getRingSize());
+    return t;
+  }
+
+  /** Runs for leadership (once): only ring members, or the first ring's workers, do. */
+  private synchronized void joinElection() {
+    if (election != null || coordinator.phase().isFinal()) {
+      return;
+    }
+    CuratorFramework client = zk;
+    LeaderElection e = new LeaderElection(client, config.appId(), selfAddress, leadershipEvents);
+    e.addListener(new LeaderElection.Listener() {
       @Override
       public void isLeader() {
-        coordinator.lead();
+        if (!coordinator.lead()) {
+          closeElection();
+          return;
+        }
+        listener.leading(config.workerId(), coordinator.leaderEpoch());
         // A successor takes over on this thread, possibly after its training thread already
         // followed the hand-over and asked: it must start reporting to the AM here too.
         if (inRing) {
@@ -489,38 +495,27 @@ public final class Worker implements AutoCloseable {
 
       @Override
       public void notLeader() {
-        coordinator.stepDown();
+        coordinator.fence("lost leadership (ZooKeeper connection suspended or lost, or the latch is gone)");
       }
     });
-    resources.push(election);
-    election.start();
-
-    LeaderConnection connection = new LeaderConnection(election, selfAddress, coordinator, config.secret(),
-        config.rpcTimeout(), config.startupTimeout());
-    resources.push(connection);
-    connection.attachToCurrent(Duration.ofMillis(left(deadline)));
-    WorkerInfo self = new WorkerInfo(config.workerId(), config.host(), dataPlane.port());
-    Registration reg = connection.call(c -> c.registerWorker(self));
-    LOG.info("Registered with the leader at {}{}{}", connection.address(),
-        connection.isSelf() ? " (this worker)" : "", reg.isPending() ? " as a newcomer" : "");
-    leader = connection;
-    listener.registered(config.workerId(), reg.isPending());
-    Topology t = reg.isPending() ? reg.getTopology() : awaitRing(connection, reg.getTopology(), deadline);
-    return new Membership(connection, reg, t);
+    election = e;
+    resources.push(e);
+    try {
+      e.start();
+    } catch (Exception ex) {
+      throw new IllegalStateException("could not join the election: " + ex, ex);
+    }
   }
 
-  private Topology awaitRing(LeaderConnection l, Topology topology, long deadline) throws Exception {
-    Topology t = topology;
-    while (!contains(t, config.workerId())) {
-      if (left(deadline) <= 0) {
-        throw new TimeoutException("the ring did not form within " + config.startupTimeout() + ": "
-            + t.getRingSize() + " of " + config.spec().workers() + " workers in topology v" + t.getVersion());
+  private void closeElection() {
+    LeaderElection e = election;
+    if (e != null) {
+      try {
+        e.close();
+      } catch (IOException ex) {
+        LOG.warn("Leaving the election failed: {}", ex.toString());
       }
-      long after = t.getVersion();
-      t = l.call(c -> c.awaitTopology(after, (int) Math.min(POLL_MS, left(deadline))));
     }
-    LOG.info("Topology v{} with {} workers", t.getVersion(), t.getRingSize());
-    return t;
   }
 
   private Membership awaitMembership(Future<Membership> joining) throws Exception {
@@ -538,10 +533,6 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  private static boolean contains(Topology t, String workerId) {
-    return t.getRing().stream().anyMatch(w -> w.getWorkerId().equals(workerId));
-  }
-
   private static long left(long deadlineNanos) {
     return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
   }
@@ -550,6 +541,35 @@ public final class Worker implements AutoCloseable {
     Thread t = new Thread(r, name);
     t.setDaemon(true);
     return t;
+  }
+
+  /** Where this worker's coordinator is (tests wait for a recovery to be under way). */
+  org.edl.worker.coord.Phase phase() {
+    return coordinator.phase();
+  }
+
+  /**
+   * This worker is out of the job for good: its coordinator never leads again, its ring is
+   * abandoned, and its training thread, which may be waiting on ZooKeeper or the leader, is
+   * woken so that it ends with {@link FencedException} (exit 4) rather than retrying for minutes.
+   */
+  private void fenceSelf(String why) {
+    if (fencedBecause != null) {
+      return;
+    }
+    fencedBecause = why;
+    LOG.warn("Worker {} is out of the job: {}", config.workerId(), why);
+    // On Curator's connection-state thread: nothing here may wait for the coordinator's lock.
+    coordinator.lifecycle().fence(why);
+    leadershipEvents.execute(() -> coordinator.fence(why));
+    ElasticMembership m = current;
+    if (m != null) {
+      m.fenced(why);
+    }
+    Thread t = runner;
+    if (t != null) {
+      t.interrupt();
+    }
   }
 
   /** This worker's ZooKeeper client (tests expire its session). */

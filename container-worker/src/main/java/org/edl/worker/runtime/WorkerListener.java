@@ -14,6 +14,9 @@ public interface WorkerListener {
   /** Registered with the leader; {@code newcomer}: joining a running job at a later switch. */
   default void registered(String workerId, boolean newcomer) {}
 
+  /** The leader is recovering from a failure and asked this newcomer to register again after {@code retryAfterMs}. */
+  default void registrationDeferred(String workerId, int retryAfterMs) {}
+
   /** About to run {@code step}. */
   default void beforeBatch(String workerId, long step) throws InterruptedException {}
 
@@ -43,4 +46,17 @@ public interface WorkerListener {
    * waited {@code blockedNanos} for it, the write took {@code writeNanos}.
    */
   default void checkpointed(String workerId, String path, long blockedNanos, long writeNanos) {}
+
+  /** This worker leads at the job's end: every member trained the last step, the model is about to be written. */
+  default void writingOutput(String workerId) throws Exception {}
+
+  /** This worker was elected and leads the job under {@code leaderEpoch}. */
+  default void leading(String workerId, long leaderEpoch) {}
+
+  /**
+   * This worker received an order of the leadership {@code leaderEpoch} and goes by it:
+   * {@code kind} is {@code switch}, {@code recovery}, {@code stop} or {@code finish};
+   * {@code topologyVersion} the ring it leads to (-1 for none).
+   */
+  default void orderReceived(String workerId, String kind, long leaderEpoch, long topologyVersion) {}
 }

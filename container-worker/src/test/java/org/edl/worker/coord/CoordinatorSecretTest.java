@@ -25,7 +25,9 @@ class CoordinatorSecretTest {
   void aWorkerWithTheWrongSecretIsRefusedAndTheRefusalIsReported() throws Exception {
     JobSecret secret = JobSecret.generate();
     CoordinatorService service = new CoordinatorService(CoordinatorStateTest.spec(2), Ticker.SYSTEM);
-    service.lead();
+    assertTrue(service.lead(), "elected with an unpersisted store: leads a fresh job");
+    assertEquals(Phase.FORMING, service.phase());
+    assertEquals(1, service.leaderEpoch());
     BlockingQueue<String> refusals = new LinkedBlockingQueue<>();
     try (RpcServer server = RpcServer.start("coordinator", new Coordinator.Processor<>(service),
         "127.0.0.1", 0, secret, TIMEOUT, (peer, cause) -> refusals.add(peer + " " + cause.getMessage()))) {
@@ -43,8 +45,11 @@ class CoordinatorSecretTest {
       try (CoordinatorClient client = CoordinatorClient.connect(address, secret, TIMEOUT)) {
         Registration r = client.registerWorker(new WorkerInfo("container_01", "127.0.0.1", 7001));
         assertEquals(0, r.getTopology().getVersion());
+        assertEquals(1, r.getLeaderEpoch());
       }
       assertEquals(1, server.refusedCount());
+    } finally {
+      service.retire();
     }
   }
 
@@ -60,6 +65,7 @@ class CoordinatorSecretTest {
       assertTrue(CoordinatorClient.isNotLeader(e), e.toString());
       Exception leave = assertThrows(Exception.class, () -> client.leave("container_01"));
       assertTrue(CoordinatorClient.isNotLeader(leave), leave.toString());
+      assertEquals(Phase.CANDIDATE, service.phase(), "asking it changes nothing");
     }
   }
 }

@@ -1,21 +1,16 @@
 package org.edl.worker.coord;
 
+import static org.edl.worker.coord.CoordTesting.member;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import org.edl.thrift.BatchRule;
-import org.edl.thrift.EdlError;
-import org.edl.thrift.Registration;
-import org.edl.thrift.SwitchOrder;
-import org.edl.thrift.SyncReply;
-import org.edl.thrift.SyncReport;
-import org.edl.thrift.Topology;
-import org.edl.thrift.WorkerInfo;
 import org.edl.worker.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
@@ -25,31 +20,24 @@ class ElasticScheduleTest {
   private final AtomicLong now = new AtomicLong(5_000_000_000L);
 
   private static JobSpec spec(int workers, int max) {
-    return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
-        workers, 1, max, 0, 512, 1, 1000, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "", "")
-        .validate();
+    return CoordTesting.spec(workers, 1, max, 1000);
   }
 
-  private CoordinatorState running(int workers, int max, String leaderId) throws EdlError {
-    CoordinatorState s = new CoordinatorState(spec(workers, max), now::get, T_A, leaderId);
+  private CoordinatorState running(int workers, int max, String leaderId) throws Refused {
+    CoordinatorState s = CoordTesting.leading(spec(workers, max), now::get, T_A, leaderId);
     for (int i = 1; i <= workers; i++) {
-      s.register(worker(i));
+      s.register(member(i));
     }
-    assertEquals(1, s.topologyVersion());
+    assertEquals(1, s.ring().version());
+    assertEquals(Phase.RUNNING, s.phase());
     return s;
   }
 
-  private static WorkerInfo worker(int i) {
-    return new WorkerInfo("c" + i, "127.0.0.1", 7000 + i);
-  }
-
-  /** Every listed worker reports {@code step} with a 10 ms batch; returns the last reply. */
-  private static SyncReply step(CoordinatorState s, long step, String... ids) throws EdlError {
-    SyncReply last = null;
+  /** Every listed worker reports {@code step} with a 10 ms batch; returns the last answer. */
+  private static SyncAnswer step(CoordinatorState s, long step, String... ids) throws Refused {
+    SyncAnswer last = null;
     for (String id : ids) {
-      SyncReport r = new SyncReport(id, step, 1.0, 0.010, 4);
-      r.setBatchStart(step * 12);
-      last = s.sync(r);
+      last = s.sync(CoordTesting.report(id, step, 1.0, 0.010, 4, step * 12));
     }
     return last;
   }
@@ -69,31 +57,36 @@ class ElasticScheduleTest {
     step(s, 0, "c1", "c2");
     step(s, 1, "c1", "c2");
 
-    Registration reg = s.register(worker(3));
-    assertTrue(reg.isPending());
-    assertEquals(2, reg.getTopology().getVersion());
-    assertEquals(List.of("c1", "c2", "c3"), ids(reg.getTopology()));
+    CoordinatorState.Admission reg = s.register(member(3));
+    assertTrue(reg.pending());
+    assertEquals(0, reg.retryAfterMs());
+    assertEquals(2, reg.ring().version());
+    assertEquals(List.of("c1", "c2", "c3"), reg.ring().ids());
     // v1 keeps training; its members see the pending topology but no order yet.
-    SyncReply r = step(s, 2, "c1", "c2");
-    assertEquals(2, r.getPendingTopology().getVersion());
-    assertFalse(r.isSetSwitchOrder());
+    SyncAnswer r = step(s, 2, "c1", "c2");
+    assertEquals(2, r.pending().orElseThrow().version());
+    assertTrue(r.order().isEmpty());
     assertTrue(s.orderFor("c3").isEmpty());
+    assertEquals(Phase.RUNNING, s.phase(), "a change waiting for newcomers is no switch yet");
 
-    SwitchOrder order = s.ready("c3").orElseThrow();
+    SwitchPlan order = s.ready("c3").orElseThrow();
+    assertEquals(Phase.CHANGING, s.phase());
     // Highest reported step 2, k = ceil(50 ms / 10 ms) = 5.
-    assertEquals(7, order.getAtStep());
-    assertEquals(2, order.getTopologyVersion());
-    assertEquals("c1", order.getBroadcasterId());
-    assertEquals(List.of("c3"), order.getJoiners());
-    assertFalse(order.isLeaderLeaves());
+    assertEquals(7, order.atStep());
+    assertEquals(2, order.version());
+    assertEquals("c1", order.broadcasterId());
+    assertEquals(List.of("c3"), order.joiners());
+    assertFalse(order.leaderLeaves());
+    assertEquals(1, order.leaderEpoch(), "every plan carries the leader epoch");
 
-    assertEquals(order, step(s, 3, "c1", "c2").getSwitchOrder());
+    assertEquals(order, step(s, 3, "c1", "c2").order().orElseThrow());
     for (long t = 4; t <= 7; t++) {
       step(s, t, "c1", "c2");
     }
-    assertEquals(2, s.topologyVersion(), "switched when step 7 completed");
+    assertEquals(2, s.ring().version(), "switched when step 7 completed");
+    assertEquals(Phase.RUNNING, s.phase());
     assertEquals(order, s.orderFor("c3").orElseThrow(), "a newcomer that asks late still learns its order");
-    assertThrows(EdlError.class, () -> step(s, 8, "c1", "c2", "c9"));
+    assertThrows(Refused.class, () -> step(s, 8, "c1", "c2", "c9"));
     step(s, 8, "c1", "c2");
     assertFalse(s.isComplete(8), "step 8 needs the newcomer's report too");
     step(s, 8, "c3");
@@ -103,15 +96,16 @@ class ElasticScheduleTest {
   @Test
   void reportsOfTheNewRingMayArriveBeforeTheSwitchStepCompletes() throws Exception {
     CoordinatorState s = running(2, 3, "c1");
-    s.register(worker(3));
-    SwitchOrder order = s.ready("c3").orElseThrow();
-    assertEquals(0, order.getAtStep(), "nothing reported yet: k = 1 after step -1");
+    s.register(member(3));
+    SwitchPlan order = s.ready("c3").orElseThrow();
+    assertEquals(0, order.atStep(), "nothing reported yet: k = 1 after step -1");
     step(s, 0, "c1");
     step(s, 1, "c3", "c1"); // the newcomer and a fast survivor are already at step 1
-    assertEquals(1, s.topologyVersion());
-    SyncReply last = step(s, 0, "c2");
-    assertEquals(2, s.topologyVersion());
-    assertEquals(order, last.getSwitchOrder(), "the report that completes the switch step still carries the order");
+    assertEquals(1, s.ring().version());
+    SyncAnswer last = step(s, 0, "c2");
+    assertEquals(2, s.ring().version());
+    assertEquals(order, last.order().orElseThrow(),
+        "the report that completes the switch step still carries the order");
     step(s, 1, "c2");
     assertTrue(s.isComplete(1));
   }
@@ -120,100 +114,116 @@ class ElasticScheduleTest {
   void aLeaveIsScheduledAtOnceAndTheLeaverIsGoneAfterTheStep() throws Exception {
     CoordinatorState s = running(3, 3, "c1");
     step(s, 0, "c1", "c2", "c3");
-    SwitchOrder order = s.leave("c2");
-    assertEquals(5, order.getAtStep());
-    assertEquals(List.of("c1", "c3"), ids(order.getTopology()));
-    assertFalse(order.isSetBroadcasterId(), "nobody to send the model to");
+    SwitchPlan order = s.leave("c2");
+    assertEquals(5, order.atStep());
+    assertEquals(List.of("c1", "c3"), order.next().ids());
+    assertNull(order.broadcasterId(), "nobody to send the model to");
     assertEquals(order, s.leave("c2"), "asking twice changes nothing");
     for (long t = 1; t <= 5; t++) {
       step(s, t, "c1", "c2", "c3");
     }
-    assertEquals(List.of("c1", "c3"), ids(s.topology()));
-    EdlError gone = assertThrows(EdlError.class, () -> step(s, 6, "c2"));
-    assertEquals("workerId", gone.getField());
-    assertThrows(EdlError.class, () -> s.leave("c2"));
+    assertEquals(List.of("c1", "c3"), s.ring().ids());
+    Refused gone = assertThrows(Refused.class, () -> step(s, 6, "c2"));
+    assertEquals("workerId", gone.field());
+    assertThrows(Refused.class, () -> s.leave("c2"));
   }
 
   @Test
   void aMigrationIsOneSwitchThatRemovesAndAdds() throws Exception {
     CoordinatorState s = running(2, 2, "c1");
     step(s, 0, "c1", "c2");
-    assertThrows(EdlError.class, () -> s.register(worker(3)), "max-workers=2 reached");
-    SwitchOrder leaving = s.leave("c2");
-    assertEquals(5, leaving.getAtStep(), "nothing else pending: scheduled at once");
+    assertThrows(Refused.class, () -> s.register(member(3)), "max-workers=2 reached");
+    SwitchPlan leaving = s.leave("c2");
+    assertEquals(5, leaving.atStep(), "nothing else pending: scheduled at once");
     // The AM asks the other way round for a migration: add first, then remove.
     CoordinatorState m = running(2, 3, "c1");
     step(m, 0, "c1", "c2");
-    m.register(worker(3));
-    SwitchOrder waiting = m.leave("c2");
-    assertEquals(-1, waiting.getAtStep(), "merged into the change that waits for c3");
-    SwitchOrder order = m.ready("c3").orElseThrow();
-    assertEquals(List.of("c1", "c3"), ids(order.getTopology()));
-    assertEquals(List.of("c3"), order.getJoiners());
-    assertEquals(List.of("c2"), order.getLeavers());
-    assertEquals("c1", order.getBroadcasterId());
-    assertEquals(2, order.getTopologyVersion(), "one version step for both");
+    m.register(member(3));
+    SwitchPlan waiting = m.leave("c2");
+    assertEquals(-1, waiting.atStep(), "merged into the change that waits for c3");
+    assertFalse(waiting.scheduled());
+    SwitchPlan order = m.ready("c3").orElseThrow();
+    assertEquals(List.of("c1", "c3"), order.next().ids());
+    assertEquals(List.of("c3"), order.joiners());
+    assertEquals(List.of("c2"), order.leavers());
+    assertEquals("c1", order.broadcasterId());
+    assertEquals(2, order.version(), "one version step for both");
   }
 
   @Test
   void aChangeAskedForWhileASwitchIsScheduledWaitsForTheNext() throws Exception {
     CoordinatorState s = running(3, 4, "c1");
     step(s, 0, "c1", "c2", "c3");
-    SwitchOrder first = s.leave("c3");
-    s.register(worker(4));
+    SwitchPlan first = s.leave("c3");
+    s.register(member(4));
     s.ready("c4");
     assertTrue(s.orderFor("c4").isEmpty(), "queued behind the scheduled leave");
-    for (long t = 1; t <= first.getAtStep(); t++) {
+    for (long t = 1; t <= first.atStep(); t++) {
       step(s, t, "c1", "c2", "c3");
     }
-    SwitchOrder second = s.orderFor("c4").orElseThrow();
-    assertEquals(3, second.getTopologyVersion());
-    assertEquals(List.of("c1", "c2", "c4"), ids(second.getTopology()));
+    SwitchPlan second = s.orderFor("c4").orElseThrow();
+    assertEquals(3, second.version());
+    assertEquals(List.of("c1", "c2", "c4"), second.next().ids());
+    assertEquals(Phase.CHANGING, s.phase(), "the queued change was scheduled once the first landed");
   }
 
+  /**
+   * The leader leaves at its switch: it ends HANDED_OVER, refuses further reports, and the
+   * record it publishes says it departed; a successor goes on from that record without a recovery.
+   */
   @Test
   void aLeaderThatLeavesHandsOverAndItsSuccessorCarriesOn() throws Exception {
     CoordinatorState s = running(3, 3, "c1");
     step(s, 0, "c1", "c2", "c3");
-    SwitchOrder order = s.leave("c1");
-    assertTrue(order.isLeaderLeaves());
-    for (long t = 1; t <= order.getAtStep(); t++) {
+    SwitchPlan order = s.leave("c1");
+    assertTrue(order.leaderLeaves());
+    for (long t = 1; t <= order.atStep(); t++) {
       step(s, t, "c1", "c2", "c3");
     }
     assertTrue(s.handedOver());
-    EdlError refused = assertThrows(EdlError.class, () -> step(s, order.getAtStep() + 1, "c2"));
-    assertEquals("coordinator", refused.getField(), "the old leader must not swallow reports");
+    assertEquals(Phase.HANDED_OVER, s.phase());
+    Refused refused = assertThrows(Refused.class, () -> step(s, order.atStep() + 1, "c2"));
+    assertEquals("coordinator", refused.field(), "the old leader must not swallow reports");
+    assertEquals(Refused.Kind.NOT_LEADER, refused.kind());
+    JobRecord record = s.record();
+    assertTrue(record.departed());
 
-    CoordinatorState next = CoordinatorState.resume(spec(3, 3), now::get, T_A, "c2", s.handoff());
-    assertEquals(order.getAtStep() + 1, next.meta().getStep());
-    assertEquals(List.of("c2", "c3"), ids(next.topology()));
-    assertEquals(12 * (order.getAtStep() + 1), next.meta().getSamplesSeen());
-    step(next, order.getAtStep() + 1, "c2", "c3");
-    assertTrue(next.isComplete(order.getAtStep() + 1));
+    CoordinatorState next = CoordTesting.successor(spec(3, 3), now::get, T_A, "c2", 2, record, Set.of("c2", "c3"));
+    assertEquals(Phase.RUNNING, next.phase());
+    assertEquals(2, next.leaderEpoch());
+    assertEquals(order.atStep() + 1, next.position().step());
+    assertEquals(List.of("c2", "c3"), next.ring().ids());
+    assertEquals(12 * (order.atStep() + 1), next.position().samplesSeen());
+    step(next, order.atStep() + 1, "c2", "c3");
+    assertTrue(next.isComplete(order.atStep() + 1));
   }
 
   @Test
   void aNewcomerStillPreparingIsHandedToTheSuccessorAndScheduledThereWhenReady() throws Exception {
     CoordinatorState s = running(3, 4, "c1");
     step(s, 0, "c1", "c2", "c3");
-    SwitchOrder leaving = s.leave("c1");
-    s.register(worker(4)); // arrives while the leader's leave is scheduled: queued
-    for (long t = 1; t <= leaving.getAtStep(); t++) {
+    SwitchPlan leaving = s.leave("c1");
+    s.register(member(4)); // arrives while the leader's leave is scheduled: queued
+    for (long t = 1; t <= leaving.atStep(); t++) {
       step(s, t, "c1", "c2", "c3");
     }
-    CoordinatorState.Handoff h = s.handoff();
-    SwitchOrder pending = h.pending().orElseThrow();
-    assertEquals(-1, pending.getAtStep());
-    assertEquals(List.of("c2", "c3", "c4"), ids(pending.getTopology()));
+    JobRecord record = s.record();
+    SwitchPlan pending = record.pending();
+    assertEquals(-1, pending.atStep());
+    assertEquals(List.of("c2", "c3", "c4"), pending.next().ids());
+    assertEquals(List.of("c4"), pending.joiners());
 
-    CoordinatorState next = CoordinatorState.resume(spec(3, 4), now::get, T_A, "c2", h);
-    long t = leaving.getAtStep() + 1;
+    CoordinatorState next = CoordTesting.successor(spec(3, 4), now::get, T_A, "c2", 2, record,
+        Set.of("c2", "c3", "c4"));
+    assertEquals(Phase.RUNNING, next.phase(), "c4 is not ready for the successor yet");
+    long t = leaving.atStep() + 1;
     step(next, t, "c2", "c3");
-    SwitchOrder order = next.ready("c4").orElseThrow();
-    assertEquals(List.of("c4"), order.getJoiners());
-    assertEquals("c2", order.getBroadcasterId());
-    assertEquals(3, order.getTopologyVersion());
-    assertEquals(t + 5, order.getAtStep());
+    SwitchPlan order = next.ready("c4").orElseThrow();
+    assertEquals(List.of("c4"), order.joiners());
+    assertEquals("c2", order.broadcasterId());
+    assertEquals(3, order.version());
+    assertEquals(t + 5, order.atStep());
+    assertEquals(2, order.leaderEpoch());
   }
 
   @Test
@@ -222,28 +232,21 @@ class ElasticScheduleTest {
     for (long t = 0; t < 997; t++) {
       step(s, t, "c1", "c2");
     }
-    s.register(worker(3));
-    assertEquals(999, s.ready("c3").orElseThrow().getAtStep(), "1000 steps: 996 + 5 is past the last, 999");
+    s.register(member(3));
+    assertEquals(999, s.ready("c3").orElseThrow().atStep(), "1000 steps: 996 + 5 is past the last, 999");
     CoordinatorState late = running(2, 3, "c1");
     for (long t = 0; t < 998; t++) {
       step(late, t, "c1", "c2");
     }
-    late.register(worker(3));
-    assertEquals(999, late.ready("c3").orElseThrow().getAtStep());
+    late.register(member(3));
+    assertEquals(999, late.ready("c3").orElseThrow().atStep());
   }
 
   @Test
   void membersThatDisagreeOnTheBatchStartAreRefused() throws Exception {
     CoordinatorState s = running(2, 2, "c1");
-    SyncReport a = new SyncReport("c1", 0, 1.0, 0.01, 6);
-    a.setBatchStart(0);
-    s.sync(a);
-    SyncReport b = new SyncReport("c2", 0, 1.0, 0.01, 6);
-    b.setBatchStart(6);
-    assertEquals("batchStart", assertThrows(EdlError.class, () -> s.sync(b)).getField());
-  }
-
-  private static List<String> ids(Topology t) {
-    return t.getRing().stream().map(WorkerInfo::getWorkerId).toList();
+    s.sync(CoordTesting.report("c1", 0, 1.0, 0.01, 6, 0));
+    assertEquals("batchStart", assertThrows(Refused.class,
+        () -> s.sync(CoordTesting.report("c2", 0, 1.0, 0.01, 6, 6))).field());
   }
 }

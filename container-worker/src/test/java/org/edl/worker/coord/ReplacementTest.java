@@ -7,14 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import org.edl.thrift.BatchRule;
-import org.edl.thrift.EdlError;
-import org.edl.thrift.SwitchOrder;
-import org.edl.thrift.SyncReply;
-import org.edl.thrift.SyncReport;
-import org.edl.thrift.Topology;
-import org.edl.thrift.WorkerInfo;
 import org.edl.worker.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
@@ -28,29 +22,25 @@ class ReplacementTest {
   private final AtomicLong now = new AtomicLong(5_000_000_000L);
 
   private static JobSpec spec(int workers, int max) {
-    return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
-        workers, 1, max, 0, 512, 1, 1000, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "", "")
-        .validate();
+    return CoordTesting.spec(workers, 1, max, 1000);
   }
 
-  private CoordinatorState running(int workers, int max, String leaderId) throws EdlError {
-    CoordinatorState s = new CoordinatorState(spec(workers, max), now::get, T_A, leaderId);
+  private CoordinatorState running(int workers, int max, String leaderId) throws Refused {
+    CoordinatorState s = CoordTesting.leading(spec(workers, max), now::get, T_A, leaderId);
     for (int i = 1; i <= workers; i++) {
       s.register(worker(i));
     }
     return s;
   }
 
-  private static WorkerInfo worker(int i) {
-    return new WorkerInfo("c" + i, "127.0.0.1", 7000 + i);
+  private static Member worker(int i) {
+    return CoordTesting.member(i);
   }
 
-  private static SyncReply step(CoordinatorState s, long step, String... ids) throws EdlError {
-    SyncReply last = null;
+  private static SyncAnswer step(CoordinatorState s, long step, String... ids) throws Refused {
+    SyncAnswer last = null;
     for (String id : ids) {
-      SyncReport r = new SyncReport(id, step, 1.0, 0.010, 4);
-      r.setBatchStart(step * 12);
-      last = s.sync(r);
+      last = s.sync(CoordTesting.report(id, step, 1.0, 0.010, 4, step * 12));
     }
     return last;
   }
@@ -64,30 +54,30 @@ class ReplacementTest {
   void theLeaversGoAtTheSwitchThatAdmitsTheAwaitedNewcomers() throws Exception {
     CoordinatorState s = running(3, 3, "c1");
     step(s, 0, "c1", "c2", "c3");
-    SwitchOrder announced = s.replace(List.of("c3"), 1);
-    assertEquals(-1, announced.getAtStep());
-    assertEquals(1, announced.getAwaitedJoiners());
-    assertEquals(List.of("c3"), announced.getLeavers());
+    SwitchPlan announced = s.replace(List.of("c3"), 1);
+    assertEquals(-1, announced.atStep());
+    assertEquals(1, announced.awaitedJoiners());
+    assertEquals(List.of("c3"), announced.leavers());
 
-    assertTrue(s.register(worker(4)).isPending());
-    assertEquals("workerId", assertThrows(EdlError.class, () -> s.register(worker(5))).getField(),
+    assertTrue(s.register(worker(4)).pending());
+    assertEquals("workerId", assertThrows(Refused.class, () -> s.register(worker(5))).field(),
         "only the awaited newcomer is admitted beyond the ring's size");
-    SwitchOrder order = s.ready("c4").orElseThrow();
-    assertEquals(2, order.getTopologyVersion(), "one version step for both");
-    assertEquals(5, order.getAtStep());
-    assertEquals(List.of("c4"), order.getJoiners());
-    assertEquals(List.of("c3"), order.getLeavers());
-    assertEquals(List.of("c1", "c2", "c4"), ids(order.getTopology()));
-    assertEquals("c1", order.getBroadcasterId());
-    assertFalse(order.isLeaderLeaves());
+    SwitchPlan order = s.ready("c4").orElseThrow();
+    assertEquals(2, order.version(), "one version step for both");
+    assertEquals(5, order.atStep());
+    assertEquals(List.of("c4"), order.joiners());
+    assertEquals(List.of("c3"), order.leavers());
+    assertEquals(List.of("c1", "c2", "c4"), order.next().ids());
+    assertEquals("c1", order.broadcasterId());
+    assertFalse(order.leaderLeaves());
 
-    for (long t = 1; t <= order.getAtStep(); t++) {
-      SyncReply r = step(s, t, "c1", "c2", "c3");
-      assertEquals(2, r.getSwitchOrder().getTopologyVersion(), "the same order to every member");
+    for (long t = 1; t <= order.atStep(); t++) {
+      SyncAnswer r = step(s, t, "c1", "c2", "c3");
+      assertEquals(2, r.order().orElseThrow().version(), "the same order to every member");
     }
-    assertEquals(List.of("c1", "c2", "c4"), ids(s.topology()));
-    step(s, order.getAtStep() + 1, "c1", "c2", "c4");
-    assertTrue(s.isComplete(order.getAtStep() + 1));
+    assertEquals(List.of("c1", "c2", "c4"), s.ring().ids());
+    step(s, order.atStep() + 1, "c1", "c2", "c4");
+    assertTrue(s.isComplete(order.atStep() + 1));
   }
 
   /** Until the newcomers come, the leavers are ordinary members: nothing waits for them. */
@@ -96,19 +86,19 @@ class ReplacementTest {
     CoordinatorState s = running(3, 3, "c1");
     s.replace(List.of("c2", "c3"), 2);
     for (long t = 0; t < 20; t++) {
-      SyncReply r = step(s, t, "c1", "c2", "c3");
-      assertFalse(r.isSetSwitchOrder());
+      SyncAnswer r = step(s, t, "c1", "c2", "c3");
+      assertTrue(r.order().isEmpty());
     }
-    assertEquals(20, s.meta().getStep());
+    assertEquals(20, s.position().step());
     s.register(worker(4));
     assertTrue(s.ready("c4").isEmpty(), "one of two newcomers: not yet");
     step(s, 20, "c1", "c2", "c3");
     s.register(worker(5));
-    SwitchOrder order = s.ready("c5").orElseThrow();
-    assertEquals(List.of("c4", "c5"), order.getJoiners());
-    assertEquals(List.of("c2", "c3"), order.getLeavers());
-    assertEquals(List.of("c1", "c4", "c5"), ids(order.getTopology()));
-    assertEquals(25, order.getAtStep());
+    SwitchPlan order = s.ready("c5").orElseThrow();
+    assertEquals(List.of("c4", "c5"), order.joiners());
+    assertEquals(List.of("c2", "c3"), order.leavers());
+    assertEquals(List.of("c1", "c4", "c5"), order.next().ids());
+    assertEquals(25, order.atStep());
   }
 
   /** The count is of newcomers still to come: one already waiting does not stand in for them. */
@@ -117,12 +107,12 @@ class ReplacementTest {
     CoordinatorState s = running(2, 4, "c1");
     step(s, 0, "c1", "c2");
     s.register(worker(3));
-    assertEquals(2, s.replace(List.of("c2"), 1).getAwaitedJoiners());
+    assertEquals(2, s.replace(List.of("c2"), 1).awaitedJoiners());
     assertTrue(s.ready("c3").isEmpty());
     s.register(worker(4));
-    SwitchOrder order = s.ready("c4").orElseThrow();
-    assertEquals(List.of("c3", "c4"), order.getJoiners());
-    assertEquals(List.of("c2"), order.getLeavers());
+    SwitchPlan order = s.ready("c4").orElseThrow();
+    assertEquals(List.of("c3", "c4"), order.joiners());
+    assertEquals(List.of("c2"), order.leavers());
   }
 
   @Test
@@ -130,30 +120,30 @@ class ReplacementTest {
     CoordinatorState s = running(3, 3, "c1");
     step(s, 0, "c1", "c2", "c3");
     s.replace(List.of("c3"), 1);
-    assertEquals(-1, s.replace(List.of("c3"), 1).getAtStep(), "a retried call");
-    EdlError twice = assertThrows(EdlError.class, () -> s.replace(List.of("c2"), 1));
-    assertEquals("leavers", twice.getField());
-    assertEquals("c2", twice.getValue());
+    assertEquals(-1, s.replace(List.of("c3"), 1).atStep(), "a retried call");
+    Refused twice = assertThrows(Refused.class, () -> s.replace(List.of("c2"), 1));
+    assertEquals("leavers", twice.field());
+    assertEquals("c2", twice.value());
 
     CoordinatorState t = running(3, 3, "c1");
     step(t, 0, "c1", "c2", "c3");
-    assertEquals("leavers", assertThrows(EdlError.class, () -> t.replace(List.of(), 1)).getField());
-    EdlError stranger = assertThrows(EdlError.class, () -> t.replace(List.of("c9"), 1));
-    assertEquals("c9", stranger.getValue());
-    EdlError none = assertThrows(EdlError.class, () -> t.replace(List.of("c3"), 0));
-    assertEquals("joiners", none.getField());
-    assertEquals("0", none.getValue());
-    EdlError everyone = assertThrows(EdlError.class, () -> t.replace(List.of("c1", "c2", "c3"), 3));
-    assertEquals("c1,c2,c3", everyone.getValue(), "nobody would be left to send the model");
+    assertEquals("leavers", assertThrows(Refused.class, () -> t.replace(List.of(), 1)).field());
+    Refused stranger = assertThrows(Refused.class, () -> t.replace(List.of("c9"), 1));
+    assertEquals("c9", stranger.value());
+    Refused none = assertThrows(Refused.class, () -> t.replace(List.of("c3"), 0));
+    assertEquals("joiners", none.field());
+    assertEquals("0", none.value());
+    Refused everyone = assertThrows(Refused.class, () -> t.replace(List.of("c1", "c2", "c3"), 3));
+    assertEquals("c1,c2,c3", everyone.value(), "nobody would be left to send the model");
     t.leave("c2");
-    assertEquals("c2", assertThrows(EdlError.class, () -> t.replace(List.of("c2"), 1)).getValue(),
+    assertEquals("c2", assertThrows(Refused.class, () -> t.replace(List.of("c2"), 1)).value(),
         "already leaving");
-    assertFalse(t.scheduled().get().isSetAwaitedJoiners(), "the refusals changed nothing");
+    assertEquals(0, t.scheduled().get().awaitedJoiners(), "the refusals changed nothing");
 
     CoordinatorState u = running(2, 2, "c1");
     step(u, 0, "c1", "c2");
     u.replace(List.of("c2"), 1);
-    assertEquals("directory", assertThrows(EdlError.class, () -> u.stopForRestart("/ckpt")).getField(),
+    assertEquals("directory", assertThrows(Refused.class, () -> u.stopForRestart("/ckpt")).field(),
         "no stop while the replacement waits for its newcomers");
   }
 
@@ -170,20 +160,20 @@ class ReplacementTest {
     assertFalse(s.cancelReplace(List.of("c2")), "not the pending one");
     assertTrue(s.cancelReplace(List.of("c3")));
     assertFalse(s.cancelReplace(List.of("c3")), "already withdrawn");
-    assertEquals(List.of("c1", "c2", "c3"), ids(s.latestTopology()), "no change pending any more");
+    assertEquals(List.of("c1", "c2", "c3"), s.latestRing().ids(), "no change pending any more");
     s.register(worker(4));
-    SwitchOrder order = s.ready("c4").orElseThrow();
-    assertEquals(List.of("c4"), order.getJoiners());
-    assertEquals(List.of(), order.getLeavers());
+    SwitchPlan order = s.ready("c4").orElseThrow();
+    assertEquals(List.of("c4"), order.joiners());
+    assertEquals(List.of(), order.leavers());
 
     CoordinatorState late = running(3, 3, "c1");
     step(late, 0, "c1", "c2", "c3");
     late.replace(List.of("c3"), 1);
     late.register(worker(4));
     late.ready("c4");
-    EdlError scheduled = assertThrows(EdlError.class, () -> late.cancelReplace(List.of("c3")));
-    assertEquals("leavers", scheduled.getField());
-    assertEquals(List.of("c3"), late.scheduled().orElseThrow().getLeavers(), "the switch stands");
+    Refused scheduled = assertThrows(Refused.class, () -> late.cancelReplace(List.of("c3")));
+    assertEquals("leavers", scheduled.field());
+    assertEquals(List.of("c3"), late.scheduled().orElseThrow().leavers(), "the switch stands");
   }
 
   /** The leader among the leavers: the one switch hands the job over, as a leaving leader's does. */
@@ -193,17 +183,21 @@ class ReplacementTest {
     step(s, 0, "c1", "c2", "c3");
     s.replace(List.of("c1"), 1);
     s.register(worker(4));
-    SwitchOrder order = s.ready("c4").orElseThrow();
-    assertTrue(order.isLeaderLeaves());
-    assertEquals("c2", order.getBroadcasterId());
-    for (long t = 1; t <= order.getAtStep(); t++) {
+    SwitchPlan order = s.ready("c4").orElseThrow();
+    assertTrue(order.leaderLeaves());
+    assertEquals("c2", order.broadcasterId());
+    for (long t = 1; t <= order.atStep(); t++) {
       step(s, t, "c1", "c2", "c3");
     }
     assertTrue(s.handedOver());
-    CoordinatorState next = CoordinatorState.resume(spec(3, 3), now::get, T_A, "c2", s.handoff());
-    assertEquals(List.of("c2", "c3", "c4"), ids(next.topology()));
-    step(next, order.getAtStep() + 1, "c2", "c3", "c4");
-    assertTrue(next.isComplete(order.getAtStep() + 1));
+    JobRecord record = s.record();
+    assertTrue(record.departed());
+    CoordinatorState next = CoordTesting.successor(spec(3, 3), now::get, T_A, "c2", 2, record,
+        Set.of("c2", "c3", "c4"));
+    assertEquals(Phase.RUNNING, next.phase(), "a graceful departure: no recovery");
+    assertEquals(List.of("c2", "c3", "c4"), next.ring().ids());
+    step(next, order.atStep() + 1, "c2", "c3", "c4");
+    assertTrue(next.isComplete(order.atStep() + 1));
   }
 
   /**
@@ -214,31 +208,29 @@ class ReplacementTest {
   void aWaitingReplacementIsHandedToTheSuccessor() throws Exception {
     CoordinatorState s = running(3, 3, "c1");
     step(s, 0, "c1", "c2", "c3");
-    SwitchOrder leaving = s.leave("c1");
-    assertEquals(-1, s.replace(List.of("c3"), 1).getAtStep(), "queued behind the leader's leave");
-    for (long t = 1; t <= leaving.getAtStep(); t++) {
+    SwitchPlan leaving = s.leave("c1");
+    assertEquals(-1, s.replace(List.of("c3"), 1).atStep(), "queued behind the leader's leave");
+    for (long t = 1; t <= leaving.atStep(); t++) {
       step(s, t, "c1", "c2", "c3");
     }
-    CoordinatorState.Handoff h = s.handoff();
-    SwitchOrder pending = h.pending().orElseThrow();
-    assertEquals(-1, pending.getAtStep());
-    assertEquals(1, pending.getAwaitedJoiners());
-    assertEquals(List.of("c3"), pending.getLeavers());
+    assertTrue(s.handedOver());
+    JobRecord record = s.record();
+    SwitchPlan pending = record.pending();
+    assertEquals(-1, pending.atStep());
+    assertEquals(1, pending.awaitedJoiners());
+    assertEquals(List.of("c3"), pending.leavers());
 
-    CoordinatorState next = CoordinatorState.resume(spec(3, 3), now::get, T_A, "c2", h);
-    long t = leaving.getAtStep() + 1;
+    CoordinatorState next = CoordTesting.successor(spec(3, 3), now::get, T_A, "c2", 2, record, Set.of("c2", "c3"));
+    assertTrue(next.scheduled().isEmpty(), "it still waits for its newcomer");
+    long t = leaving.atStep() + 1;
     step(next, t, "c2", "c3");
-    assertEquals(-1, next.replace(List.of("c3"), 1).getAtStep(), "the AM's retry finds it there");
+    assertEquals(-1, next.replace(List.of("c3"), 1).atStep(), "the AM's retry finds it there");
     next.register(worker(4));
-    SwitchOrder order = next.ready("c4").orElseThrow();
-    assertEquals(List.of("c4"), order.getJoiners());
-    assertEquals(List.of("c3"), order.getLeavers());
-    assertEquals(List.of("c2", "c4"), ids(order.getTopology()));
-    assertEquals(3, order.getTopologyVersion());
-    assertEquals(t + 5, order.getAtStep());
-  }
-
-  private static List<String> ids(Topology t) {
-    return t.getRing().stream().map(WorkerInfo::getWorkerId).toList();
+    SwitchPlan order = next.ready("c4").orElseThrow();
+    assertEquals(List.of("c4"), order.joiners());
+    assertEquals(List.of("c3"), order.leavers());
+    assertEquals(List.of("c2", "c4"), order.next().ids());
+    assertEquals(3, order.version());
+    assertEquals(t + 5, order.atStep());
   }
 }

@@ -8,11 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.edl.thrift.BatchRule;
-import org.edl.thrift.EdlError;
-import org.edl.thrift.SyncReply;
-import org.edl.thrift.SyncReport;
-import org.edl.thrift.WorkerInfo;
 import org.edl.worker.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
@@ -22,19 +17,17 @@ class StragglerRemovalStateTest {
   private final AtomicLong now = new AtomicLong(5_000_000_000L);
 
   private static JobSpec spec(int workers, int min, double factor, int batches) {
-    return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
-        workers, min, workers, 0, 512, 1, 1000, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "", "")
-        .withStragglers(factor, batches, false);
+    return CoordTesting.spec(workers, min, workers, 1000).withStragglers(factor, batches, false);
   }
 
-  private CoordinatorState running(JobSpec spec) throws EdlError {
+  private CoordinatorState running(JobSpec spec) throws Refused {
     return running(spec, T_A);
   }
 
-  private CoordinatorState running(JobSpec spec, Duration allowance) throws EdlError {
-    CoordinatorState s = new CoordinatorState(spec, now::get, allowance, "c1");
+  private CoordinatorState running(JobSpec spec, Duration allowance) throws Refused {
+    CoordinatorState s = CoordTesting.leading(spec, now::get, allowance, "c1");
     for (int i = 1; i <= spec.workers(); i++) {
-      s.register(new WorkerInfo("c" + i, "127.0.0.1", 7000 + i));
+      s.register(CoordTesting.member(i));
     }
     return s;
   }
@@ -43,17 +36,14 @@ class StragglerRemovalStateTest {
    * Every member of the ring running {@code step} reports it: 10 ms of compute, the listed ones
    * slower; every batch time (which includes the all-reduce) is the slowest one's, as in a ring.
    */
-  private SyncReply step(CoordinatorState s, long step, Map<String, Double> slow) throws EdlError {
-    List<String> ids = (s.scheduled().filter(o -> step > o.getAtStep()).isPresent()
-        ? s.scheduled().get().getTopology() : s.topology()).getRing().stream()
-        .map(WorkerInfo::getWorkerId).toList();
+  private SyncAnswer step(CoordinatorState s, long step, Map<String, Double> slow) throws Refused {
+    List<String> ids = (s.scheduled().filter(o -> step > o.atStep()).isPresent()
+        ? s.scheduled().get().next() : s.ring()).ids();
     double slowest = slow.values().stream().mapToDouble(Double::doubleValue).max().orElse(0.010);
-    SyncReply last = null;
+    SyncAnswer last = null;
     for (String id : ids) {
-      SyncReport r = new SyncReport(id, step, 1.0, Math.max(0.010, slowest), 4);
-      r.setBatchStart(step * 12);
-      r.setComputeSeconds(slow.getOrDefault(id, 0.010));
-      last = s.sync(r);
+      last = s.sync(new StepReport(id, step, 1.0, Math.max(0.010, slowest), 4, step * 12, 0,
+          slow.getOrDefault(id, 0.010), 0));
     }
     now.addAndGet(10_000_000L);
     return last;
@@ -67,12 +57,12 @@ class StragglerRemovalStateTest {
       step(s, step, c3Slow);
       assertTrue(s.scheduled().isEmpty(), "nothing before ten slow batches, step " + step);
     }
-    SyncReply named = step(s, 9, c3Slow);
-    assertEquals(List.of("c3"), s.scheduled().orElseThrow().getLeavers());
-    long at = s.scheduled().get().getAtStep();
+    SyncAnswer named = step(s, 9, c3Slow);
+    assertEquals(List.of("c3"), s.scheduled().orElseThrow().leavers());
+    long at = s.scheduled().get().atStep();
     assertTrue(at > 9, "a future step: " + at);
-    assertTrue(named.isSetPendingTopology() || s.scheduled().isPresent());
-    List<String> events = s.progress().getEvents();
+    assertTrue(named.pending().isPresent() || s.scheduled().isPresent());
+    List<String> events = s.progress().events();
     assertEquals(1, events.size());
     assertTrue(events.get(0).contains("c3") && events.get(0).contains("13.4 ms")
         && events.get(0).contains("10.0 ms") && events.get(0).contains("after step " + at), events.get(0));
@@ -80,8 +70,8 @@ class StragglerRemovalStateTest {
     for (long step = 10; step <= at; step++) {
       step(s, step, c3Slow);
     }
-    assertEquals(List.of("c1", "c2", "c4"), s.topology().getRing().stream().map(WorkerInfo::getWorkerId).toList());
-    assertEquals(2, s.topologyVersion());
+    assertEquals(List.of("c1", "c2", "c4"), s.ring().ids());
+    assertEquals(2, s.ring().version());
     assertTrue(s.scheduled().isEmpty());
   }
 
@@ -91,13 +81,11 @@ class StragglerRemovalStateTest {
     CoordinatorState s = running(spec(4, 1, 1.2, 3));
     for (long step = 0; step < 20; step++) {
       for (int i = 1; i <= 4; i++) {
-        SyncReport r = new SyncReport("c" + i, step, 1.0, 0.0134, 4);
-        r.setBatchStart(step * 12);
-        s.sync(r);
+        s.sync(CoordTesting.report("c" + i, step, 1.0, 0.0134, 4, step * 12));
       }
     }
     assertTrue(s.scheduled().isEmpty());
-    assertFalse(s.progress().isSetEvents());
+    assertTrue(s.progress().events().isEmpty());
   }
 
   @Test
@@ -108,25 +96,25 @@ class StragglerRemovalStateTest {
     while (s.scheduled().isEmpty()) {
       step(s, step++, twoSlow);
     }
-    assertEquals(List.of("c4"), s.scheduled().get().getLeavers(), "the slowest first, alone");
-    while (s.topologyVersion() == 1) {
-      assertEquals(List.of("c4"), s.scheduled().orElseThrow().getLeavers());
+    assertEquals(List.of("c4"), s.scheduled().get().leavers(), "the slowest first, alone");
+    while (s.ring().version() == 1) {
+      assertEquals(List.of("c4"), s.scheduled().orElseThrow().leavers());
       step(s, step++, twoSlow);
     }
     // c2 kept counting: it is named as soon as the first removal landed.
     step(s, step++, twoSlow);
-    assertEquals(List.of("c2"), s.scheduled().orElseThrow().getLeavers());
-    while (s.topologyVersion() == 2) {
+    assertEquals(List.of("c2"), s.scheduled().orElseThrow().leavers());
+    while (s.ring().version() == 2) {
       step(s, step++, twoSlow);
     }
-    assertEquals(2, s.topology().getRingSize(), "min-workers=2");
+    assertEquals(2, s.ring().size(), "min-workers=2");
     // c1 slow now, but the ring is at min-workers: it stays.
     for (int i = 0; i < 20; i++) {
       step(s, step++, Map.of("c1", 0.05));
     }
     assertTrue(s.scheduled().isEmpty());
-    assertEquals(2, s.topology().getRingSize());
-    assertEquals(2, s.progress().getEventsSize());
+    assertEquals(2, s.ring().size());
+    assertEquals(2, s.progress().events().size());
   }
 
   @Test
@@ -136,18 +124,18 @@ class StragglerRemovalStateTest {
     long step = 0;
     step(s, step++, Map.of());
     s.leave("c2");
-    assertTrue(s.scheduled().orElseThrow().getAtStep() >= 5);
-    while (s.topologyVersion() == 1) {
-      assertEquals(List.of("c2"), s.scheduled().orElseThrow().getLeavers());
-      assertFalse(s.progress().isSetEvents(), "c4 named while c2's leave is pending");
+    assertTrue(s.scheduled().orElseThrow().atStep() >= 5);
+    while (s.ring().version() == 1) {
+      assertEquals(List.of("c2"), s.scheduled().orElseThrow().leavers());
+      assertTrue(s.progress().events().isEmpty(), "c4 named while c2's leave is pending");
       step(s, step++, Map.of("c4", 0.05));
     }
     // c4 was slow all along, but it is named only once c2's change has landed.
-    while (s.topologyVersion() == 2 && step < 50) {
+    while (s.ring().version() == 2 && step < 50) {
       step(s, step++, Map.of("c4", 0.05));
     }
-    assertEquals(List.of("c1", "c3"), s.topology().getRing().stream().map(WorkerInfo::getWorkerId).toList());
-    assertEquals(1, s.progress().getEventsSize());
+    assertEquals(List.of("c1", "c3"), s.ring().ids());
+    assertEquals(1, s.progress().events().size());
 
     CoordinatorState off = running(spec(4, 1, 1.2, 3).withStragglers(0, 3, false));
     for (long i = 0; i < 20; i++) {

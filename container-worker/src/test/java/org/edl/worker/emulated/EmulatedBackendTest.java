@@ -131,8 +131,9 @@ class EmulatedBackendTest {
       workers.forEach(Worker::close);
       threads.shutdownNow();
     }
-    String metrics = Files.readString(dir.resolve("out").resolve(ModelOutput.METRICS_FILE));
-    assertTrue(metrics.contains("\"model\": \"emulated:cifar10\""), metrics);
+    ModelOutput.Metrics metrics = ModelOutput.readMetrics(new org.apache.hadoop.conf.Configuration(),
+        dir.resolve("out").toUri().toString());
+    assertEquals("emulated:cifar10", metrics.model());
   }
 
   static JobSpec spec(String model, int gpus) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.DataInputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -86,13 +85,12 @@ class DataParallelTrainingTest {
     }
     assertArrayEquals(leader.parameters(), restored.parameters());
 
-    String metrics = Files.readString(dir.resolve(ModelOutput.METRICS_FILE), StandardCharsets.UTF_8);
-    assertTrue(metrics.contains("\"model\": \"" + model + "\""), metrics);
-    assertTrue(metrics.contains("\"workers\": " + workers), metrics);
-    assertTrue(metrics.contains("\"steps\": " + STEPS), metrics);
-    double first = number(metrics, "first_loss");
-    double last = number(metrics, "last_loss");
-    assertTrue(last < first, "loss did not fall: " + metrics);
+    ModelOutput.Metrics metrics = ModelOutput.readMetrics(new Configuration(), dir.toUri().toString());
+    assertEquals(model, metrics.model());
+    assertEquals(workers, metrics.workers());
+    assertEquals(STEPS, metrics.steps());
+    assertTrue(metrics.lastLoss() < metrics.firstLoss(), "loss did not fall: " + metrics);
+    assertEquals(java.util.Optional.empty(), ModelOutput.verify(new Configuration(), dir.toUri().toString(), STEPS));
   }
 
   /** Runs {@code workers} workers of one fresh job to the end and returns their outcomes. */
@@ -142,8 +140,4 @@ class DataParallelTrainingTest {
     }
   }
 
-  private static double number(String json, String key) {
-    String tail = json.substring(json.indexOf("\"" + key + "\": ") + key.length() + 4);
-    return Double.parseDouble(tail.substring(0, tail.indexOf(',')).trim());
-  }
 }

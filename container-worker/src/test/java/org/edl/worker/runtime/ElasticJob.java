@@ -63,9 +63,21 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   final List<String> checkpoints = new CopyOnWriteArrayList<>();
   private final Map<String, Long> lastTrained = new ConcurrentHashMap<>();
   private final Map<String, Boolean> registered = new ConcurrentHashMap<>();
+  private final java.util.Set<String> deferred = ConcurrentHashMap.newKeySet();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private long gate = Long.MAX_VALUE;
+  /** Runs on the leader's training thread just before it writes the model (a test kills it there). */
+  volatile ThrowingConsumer onWritingOutput = workerId -> { };
+  /** Runs on a member's training thread when a switch order reaches it. */
+  volatile java.util.function.BiConsumer<String, SwitchOrder> onSwitchOrdered = (workerId, order) -> { };
+
+  /** A hook that may throw, as a worker's own code may. */
+  @FunctionalInterface
+  interface ThrowingConsumer {
+    void accept(String workerId) throws Exception;
+  }
+
   /** Milliseconds a worker sleeps before a step (its pace; a straggler sleeps longer). */
   volatile java.util.function.ToLongBiFunction<String, Long> paceMillis = (workerId, step) -> 0;
   private CuratorFramework control;
@@ -184,6 +196,10 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
     await(() -> lastTrained.getOrDefault(workerId, -1L) >= step, workerId + " to train step " + step);
   }
 
+  void awaitRecovered(String workerId) throws Exception {
+    await(() -> recoveries.containsKey(workerId), workerId + " to recover");
+  }
+
   void awaitCheckpoints(int count) throws Exception {
     await(() -> checkpoints.size() >= count, count + " periodic checkpoints");
   }
@@ -238,6 +254,15 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   }
 
   @Override
+  public void registrationDeferred(String workerId, int retryAfterMs) {
+    signal(() -> deferred.add(workerId));
+  }
+
+  void awaitDeferred(String workerId) throws Exception {
+    await(() -> deferred.contains(workerId), workerId + " to be asked to register again later");
+  }
+
+  @Override
   public void registered(String workerId, boolean newcomer) {
     signal(() -> registered.put(workerId, newcomer));
   }
@@ -273,6 +298,16 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   @Override
   public void readyToJoin(String workerId, long topologyVersion, long atNanos) {
     signal(() -> readyNanos.put(workerId, atNanos));
+  }
+
+  @Override
+  public void switchOrdered(String workerId, long reportedStep, SwitchOrder order) {
+    onSwitchOrdered.accept(workerId, order);
+  }
+
+  @Override
+  public void writingOutput(String workerId) throws Exception {
+    onWritingOutput.accept(workerId);
   }
 
   @Override

@@ -6,14 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Deque;
-import java.util.HexFormat;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -45,10 +38,10 @@ import org.junit.jupiter.api.io.TempDir;
  * and redoes the steps after it, approximate recovery redoes only the batch in flight.
  */
 class FailureRecoveryTest {
-  private static final String DATA = "synthetic:samples=600,features=12,classes=4,seed=11";
-  private static final int STEPS = 30;
-  private static final int BATCH = 24;
-  private static final int EVERY = 6;
+  static final String DATA = "synthetic:samples=600,features=12,classes=4,seed=11";
+  static final int STEPS = 30;
+  static final int BATCH = 24;
+  static final int EVERY = 6;
   /** The step in flight when the victim dies: the others have trained every step before it. */
   static final long FAIL_AT = 15;
   private static final AtomicInteger APPS = new AtomicInteger();
@@ -220,6 +213,10 @@ class FailureRecoveryTest {
   }
 
   private ElasticJob job(Recovery.Mode mode) {
+    return job(zk, out, mode);
+  }
+
+  static ElasticJob job(TestingServer zk, Path out, Recovery.Mode mode) {
     String appId = "application_7_" + APPS.incrementAndGet();
     ElasticJob job = new ElasticJob(zk, appId, spec(out.resolve(appId).toUri().toString(), mode),
         Duration.ofMillis(5));
@@ -243,49 +240,22 @@ class FailureRecoveryTest {
         job.start(id);
         job.awaitRegistered(id);
       }
-      String java = ProcessHandle.current().info().command().orElse("java");
-      Process child = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-          KillableWorkerMain.class.getName(), job.appId, victim, zk.getConnectString(),
-          job.spec.output(), HexFormat.of().formatHex(job.secret.bytes()), "consistent", Long.toString(FAIL_AT))
-          .redirectErrorStream(true).start();
-      CountDownLatch holding = new CountDownLatch(1);
-      Deque<String> tail = new ConcurrentLinkedDeque<>();
-      Thread reader = new Thread(() -> {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-          for (String line = r.readLine(); line != null; line = r.readLine()) {
-            tail.addLast(line);
-            if (tail.size() > 40) {
-              tail.pollFirst();
-            }
-            if (line.startsWith(KillableWorkerMain.MARKER)) {
-              holding.countDown();
-            }
-          }
-        } catch (IOException e) {
-          // the child is gone
-        }
-      });
-      reader.setDaemon(true);
-      reader.start();
-      try {
+      try (ChildWorker child = ChildWorker.start(job, victim, zk.getConnectString(), "consistent", FAIL_AT,
+          ZK_SESSION_TIMEOUT)) {
         job.awaitCheckpoints(1);
         job.holdBefore(FAIL_AT);
         job.awaitCheckpoints(2);
         for (String id : ids) {
           job.awaitTrained(id, FAIL_AT - 1);
         }
-        assertTrue(holding.await(ElasticJob.WAIT.toMillis(), TimeUnit.MILLISECONDS),
-            "the child did not reach step " + FAIL_AT + ": " + String.join("\n", tail));
+        child.await(ChildWorkerMain.HOLDING + FAIL_AT, ElasticJob.WAIT);
         // The two in-process workers begin the step and wait in its all-reduce for the child.
         job.release();
         for (String id : ids) {
           job.awaitBegun(id, FAIL_AT);
         }
-        child.destroyForcibly();
-        assertTrue(child.waitFor(ElasticJob.WAIT.toMillis(), TimeUnit.MILLISECONDS));
-        assertEquals(137, child.exitValue(), "killed by SIGKILL");
-      } finally {
-        child.destroyForcibly();
+        child.kill();
+        assertEquals(137, child.exitStatus(ElasticJob.WAIT), "killed by SIGKILL");
       }
 
       List<Worker.Outcome> survivors = survivors(job, ids, victim);

@@ -1,0 +1,4 @@
+package org.edl.worker.coord;
+
+/** A complete checkpoint and the job position it holds. */
+public record CheckpointRef(String path, JobPosition at) {}

@@ -1,0 +1,215 @@
+package org.edl.am;
+
+import java.util.List;
+import java.util.Map;
+import org.edl.am.FleetChange.Replacement;
+import org.edl.am.FleetChange.Restart;
+import org.edl.am.FleetChange.Shown;
+import org.edl.worker.runtime.WorkerEnv;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the fleet steers by, shared by {@link WorkerFleet} (what YARN reports) and
+ * {@link ElasticRequests} (the changes users and the scheduler ask for): the target, the phase,
+ * the one change under way, the leader's latest report and the last event for the status; and
+ * the steps every decision ends with: request what is missing, launch, end the change once it has
+ * landed, journal the intent for a later AM attempt. It decides nothing by itself. Main thread
+ * only, like the fleet.
+ */
+final class FleetState {
+  // The fleet's own log: an operator follows one logger for every decision.
+  private static final Logger LOG = LoggerFactory.getLogger(WorkerFleet.class);
+
+  final ContainerDriver driver;
+  final WorkerResource resource;
+  final int minWorkers;
+  final int maxWorkers;
+  final FleetBook book = new FleetBook();
+  FleetJournal journal = FleetJournal.NONE;
+  /** Worker failures counted so far, in this attempt and the ones before it. */
+  WorkerFailures failures = new WorkerFailures(0);
+  /** The intent last given to {@link #journal}; null: none yet. */
+  private FleetIntent journaled;
+  int target;
+  /** Stop-resume changes so far: each gets its own checkpoint directory. */
+  int restarts;
+  WorkerFleet.Phase phase = WorkerFleet.Phase.STARTING;
+  /** The change under way; null: none. */
+  FleetChange change;
+  /** Changes begun so far: a leader's answer names the one it answers. */
+  private int begun;
+  /** The leader's latest progress report; null before the first. */
+  LeaderReport latest;
+  /** What the last change did, for the status while the job runs (a departure, a refused leave). */
+  String lastEvent = "";
+  /** The checkpoint the job's first workers start from ({@code edl submit --resume-from}); null: none. */
+  String resumeFrom;
+
+  FleetState(ContainerDriver driver, WorkerResource resource, int target, int minWorkers, int maxWorkers) {
+    this.driver = driver;
+    this.resource = resource;
+    this.target = target;
+    this.minWorkers = minWorkers;
+    this.maxWorkers = maxWorkers;
+  }
+
+  /** Makes {@code next} the change under way; returns its number. */
+  int begin(FleetChange next) {
+    change = next;
+    return ++begun;
+  }
+
+  /** Whether change number {@code number} is still the one under way. */
+  boolean isCurrent(int number) {
+    return begun == number && change != null;
+  }
+
+  /** The change under way, which what the ring just lost joins; with none, a new {@link Replacement}. */
+  FleetChange changeOrReplacement() {
+    if (change == null) {
+      begin(new Replacement(Shown.since(latest)));
+    }
+    return change;
+  }
+
+  FleetChange.Departure departureOf(String containerId) {
+    return change == null ? null : change.departureOf(containerId);
+  }
+
+  /** Started, not departing, in launch order. */
+  List<String> runningWorkers() {
+    return book.ids().stream().filter(book::hasStarted).filter(id -> departureOf(id) == null).toList();
+  }
+
+  boolean isDone() {
+    return phase == WorkerFleet.Phase.SUCCEEDED || phase == WorkerFleet.Phase.FAILED;
+  }
+
+  boolean isRunning() {
+    return phase == WorkerFleet.Phase.RUNNING;
+  }
+
+  int withinLimits(int workers) {
+    return Math.min(maxWorkers, Math.max(minWorkers, workers));
+  }
+
+  /** Leavers still hold their containers: the fleet wants the target beside them. */
+  boolean wantsMore() {
+    return (phase == WorkerFleet.Phase.STARTING || isRunning()) && book.size() < target + departing();
+  }
+
+  private int departing() {
+    return (int) book.ids().stream().filter(id -> departureOf(id) != null).count();
+  }
+
+  /** @return whether anything was requested */
+  boolean requestMissing() {
+    int missing = target + departing() - book.size() - book.outstanding();
+    if (missing > 0 && wantsMore()) {
+      book.requested(missing);
+      LOG.info("Requesting {} worker containers of {}", missing, resource);
+      driver.requestContainers(missing, resource);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * After a change that did not happen: a worker that failed while it was leaving for it was not
+   * replaced then, but the target counts it again.
+   */
+  void replaceMissing() {
+    if (requestMissing() && isRunning()) {
+      change = changeOrReplacement().lost();
+    }
+  }
+
+  /**
+   * The ring lost {@code containerId}, which nobody asked to leave (failed, removed by the leader,
+   * preempted after its warning): the ring size reported so far counted it, so the change under
+   * way, or a new {@link Replacement}, waits for a later report; for a ring member that failed
+   * ({@code failedMember}), also for the leader to show its recovery. Whatever the target still
+   * counts is requested.
+   */
+  void lost(String containerId, boolean failedMember) {
+    if (isRunning()) {
+      FleetChange now = changeOrReplacement();
+      LeaderReport shown = now.shown().report();
+      change = failedMember && shown != null && shown.workers() > 0
+          ? now.lost(containerId, shown.workers()) : now.lost();
+    }
+    requestMissing();
+  }
+
+  /** Every worker stopped for the stop-resume under way: its new ones start from the checkpoint. */
+  void relaunch() {
+    StopResume plan = ((Restart) change).plan();
+    LOG.info("Every worker stopped; relaunching {} from {}", plan.size(), plan.directory());
+    lastEvent = "every worker stopped with a checkpoint in " + plan.directory() + "; relaunching " + plan.size();
+    requestMissing();
+  }
+
+  /**
+   * Training finished and every worker that was surely in the ring has exited: the leader waited
+   * for every member's last report before it exited, so a newcomer still running was never
+   * switched in (the leader schedules no switch past the last step) and would only wait for a
+   * switch that never comes. It is released; its completion is then ignored.
+   */
+  void releaseIfOnlyNewcomersRemain() {
+    if (!book.onlyNewcomersLeft()) {
+      return;
+    }
+    for (WorkerContainer c : book.containers()) {
+      LOG.info("Releasing {}: training finished before it joined the ring", c.id());
+      book.forget(c);
+      driver.release(c.id());
+    }
+    if (change instanceof FleetChange.Migration) {
+      change = null;
+    }
+  }
+
+  /**
+   * A container launched while the job runs is a newcomer until its change lands; one launched
+   * for a stop-resume, or among the first workers of a resumed job, starts from the checkpoint.
+   */
+  void launch(WorkerContainer c) {
+    List<Integer> indices = book.launch(c, isRunning(), resource.gpus());
+    LOG.info("Launching worker in {} on {} with GPUs {}", c.id(), c.host(), indices);
+    Map<String, String> env = change instanceof Restart r
+        ? Map.of(WorkerEnv.RESTORE_FROM, r.plan().directory(), WorkerEnv.FIRST_RING_WORKERS,
+            Integer.toString(r.plan().size()))
+        : resumeFrom != null && phase == WorkerFleet.Phase.STARTING
+            ? Map.of(WorkerEnv.RESTORE_FROM, resumeFrom) : Map.of();
+    driver.launch(c, new WorkerLaunch(indices, env));
+  }
+
+  /** Ends the change under way once everything it started has landed, and journals what is left. */
+  void settle() {
+    if (change != null && isRunning() && change.landed(new FleetView(target, book.ids(), book.containersIn()))) {
+      LOG.info("Change complete ({}): the leader reports {} workers", change.what(), target);
+      change = null;
+      book.newcomersJoined();
+    }
+    journal();
+  }
+
+  /** Keeps the intent for a later attempt when it changed; a failure costs only the failover. */
+  void journal() {
+    if (isDone()) {
+      return;
+    }
+    FleetIntent now = new FleetIntent(target, restarts, change, failures.all());
+    if (now.equals(journaled)) {
+      return;
+    }
+    try {
+      journal.record(now);
+      journaled = now;
+    } catch (Exception e) {
+      LOG.warn("Could not record the fleet's intent {}: a later AM attempt will not know the change"
+          + " under way", now, e);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package org.edl.am;
+
+import java.util.List;
+import java.util.Map;
+import org.edl.am.FleetChange.Migration;
+import org.edl.am.FleetChange.Restart;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a new AM attempt's fleet takes over from the dead one: the workers YARN kept running become
+ * the running job with the GPU indices they were launched with, and the change the old attempt
+ * had under way, as its {@link FleetJournal} kept it, goes on ({@link FleetChange#takenOver}).
+ */
+final class FleetTakeover {
+  // The fleet's own log: an operator follows one logger for every decision.
+  private static final Logger LOG = LoggerFactory.getLogger(WorkerFleet.class);
+
+  private FleetTakeover() {}
+
+  /** @param intent what the old attempt journalled last; null: nothing (its target is the workers left) */
+  static void adopt(FleetState state, Map<WorkerContainer, List<Integer>> running, FleetIntent intent) {
+    FleetBook book = state.book;
+    running.forEach(book::adopt);
+    state.phase = running.isEmpty() ? WorkerFleet.Phase.STARTING : WorkerFleet.Phase.RUNNING;
+    state.lastEvent = "adopted " + book.size() + " running workers from a previous ApplicationMaster attempt";
+    if (intent == null) {
+      state.target = state.withinLimits(book.size());
+    } else {
+      state.target = state.withinLimits(intent.target());
+      state.restarts = intent.restarts();
+      state.failures.restore(intent.failures());
+      FleetChange taken = intent.change() == null ? null : intent.change().takenOver(book::isLive);
+      if (taken != null) {
+        state.begin(taken);
+        if (taken instanceof Migration m && m.awaited() > 0) {
+          book.requested(m.awaited());
+          state.driver.requestContainersOn(m.awaited(), state.resource, m.toHost());
+        }
+      }
+      state.lastEvent += "; taking over its change (target " + state.target
+          + (taken == null ? "" : ", " + taken.what()) + ")";
+    }
+    LOG.info("{}: {}; target {}", state.lastEvent, book.ids(), state.target);
+    if (!(state.change instanceof Restart r) || r.stopping().isEmpty()) {
+      // The missing ones join the running ring like scale-out newcomers: a change until it shows them.
+      state.replaceMissing();
+    }
+    state.journal();
+  }
+}
