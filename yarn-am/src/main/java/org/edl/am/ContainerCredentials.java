@@ -7,7 +7,7 @@ import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
-import org.edl.worker.security.JobSecret;
+import org.edl.job.JobSecret;
 
 /** The job secret and tokens as YARN carries them in a container's credentials. */
 public final class ContainerCredentials {

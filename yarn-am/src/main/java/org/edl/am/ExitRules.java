@@ -14,7 +14,7 @@ import static org.edl.am.ExitVerdict.Kind.STOPPED_FOR_RESTART;
 
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.edl.am.FleetChange.Departure;
-import org.edl.worker.runtime.WorkerEnv;
+import org.edl.job.WorkerEnv;
 
 /**
  * What a worker container's end means for the job, as one pure function of how it ended, what the

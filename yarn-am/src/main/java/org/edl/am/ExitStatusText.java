@@ -1,7 +1,7 @@
 package org.edl.am;
 
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
-import org.edl.worker.runtime.WorkerEnv;
+import org.edl.job.WorkerEnv;
 
 /** Names a worker container's exit status for the operator: YARN's codes and the worker's own. */
 final class ExitStatusText {

@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
-import org.edl.worker.coord.JobPaths;
+import org.edl.job.JobPaths;
 
 /**
  * Where the fleet keeps its {@link FleetIntent} for a later AM attempt. The one in ZooKeeper

@@ -5,7 +5,7 @@ import java.util.Map;
 import org.edl.am.FleetChange.Replacement;
 import org.edl.am.FleetChange.Restart;
 import org.edl.am.FleetChange.Shown;
-import org.edl.worker.runtime.WorkerEnv;
+import org.edl.job.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

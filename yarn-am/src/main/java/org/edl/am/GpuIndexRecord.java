@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
-import org.edl.worker.coord.JobPaths;
+import org.edl.job.JobPaths;
 
 /**
  * The GPU indices each worker container was launched with, under

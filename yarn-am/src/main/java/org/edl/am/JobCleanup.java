@@ -3,10 +3,9 @@ package org.edl.am;
 import java.net.URI;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.zookeeper.KeeperException;
-import org.edl.worker.coord.JobPaths;
+import org.edl.job.JobPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.apache.thrift.TException;
+import org.edl.job.JobSpec;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
@@ -16,7 +17,6 @@ import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.ProfileResult;
 import org.edl.thrift.ScaleMode;
-import org.edl.worker.job.JobSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

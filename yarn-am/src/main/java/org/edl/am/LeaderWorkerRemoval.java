@@ -2,22 +2,21 @@ package org.edl.am;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.thrift.transport.TTransportException;
+import org.edl.job.JobSecret;
+import org.edl.job.rpc.LeaderClient;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.SwitchOrder;
-import org.edl.worker.coord.CoordinatorClient;
-import org.edl.worker.coord.LeaderLocator;
-import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@link WorkerRemoval} and {@link JobStopper} through the job's leader: found under {@code /edl/<appId>/leader} with
- * {@link LeaderLocator} and asked {@code leave(containerId)} (or, for a migration,
+ * {@link LeaderClient} and asked {@code leave(containerId)} (or, for a migration,
  * {@code replace(leavers, joiners)}, or for stop-resume {@code stopForRestart}). The calls run on one thread of
  * their own, never the AM's main thread, and each answer is posted back to the main thread.
  * The leader may move while it is asked (a leaving leader hands the job over), so "not the
@@ -136,7 +135,7 @@ public final class LeaderWorkerRemoval implements WorkerRemoval, JobStopper, Aut
 
   /** One call on the leader. */
   public interface LeaderCall<T> {
-    T apply(CoordinatorClient leader) throws Exception;
+    T apply(LeaderClient leader) throws Exception;
   }
 
   /**
@@ -148,10 +147,10 @@ public final class LeaderWorkerRemoval implements WorkerRemoval, JobStopper, Aut
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-      try (CoordinatorClient leader = LeaderLocator.connect(zk, appId, secret, max(left, Duration.ofSeconds(1)))) {
+      try (LeaderClient leader = LeaderClient.connect(zk, appId, secret, max(left, Duration.ofSeconds(1)))) {
         return call.apply(leader);
       } catch (Exception e) {
-        boolean retriable = CoordinatorClient.isNotLeader(e) || e instanceof TTransportException;
+        boolean retriable = LeaderClient.isNotLeader(e) || e instanceof TTransportException;
         if (!retriable || System.nanoTime() > deadline) {
           throw e;
         }

@@ -12,7 +12,7 @@ import org.apache.hadoop.yarn.api.records.LocalResource;
 import org.apache.hadoop.yarn.api.records.LocalResourceType;
 import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
 import org.apache.hadoop.yarn.api.records.URL;
-import org.edl.worker.runtime.WorkerEnv;
+import org.edl.job.WorkerEnv;
 
 /**
  * The job's HDFS staging directory {@code /user/<user>/.edl/<appId>/}, as the client writes it

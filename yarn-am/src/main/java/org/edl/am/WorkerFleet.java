@@ -9,9 +9,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.edl.am.FleetChange.Migration;
 import org.edl.am.FleetChange.Restart;
+import org.edl.job.WorkerEnv;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
-import org.edl.worker.runtime.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

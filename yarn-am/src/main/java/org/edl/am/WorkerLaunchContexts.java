@@ -8,7 +8,7 @@ import java.util.stream.Collectors;
 import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.LocalResource;
-import org.edl.worker.runtime.WorkerEnv;
+import org.edl.job.WorkerEnv;
 
 /**
  * Launch contexts of the job's workers: the same local resources (job.properties, jars), the

@@ -16,11 +16,11 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.client.JobControlConnection;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
+import org.edl.job.JobSpec;
+import org.edl.job.Recovery;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobStatus;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.job.Recovery;
 import org.edl.worker.runtime.PeriodicCheckpoints;
 
 /**

@@ -11,10 +11,10 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.client.JobControlConnection;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
+import org.edl.job.JobSpec;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.ScaleMode;
-import org.edl.worker.job.JobSpec;
 
 /**
  * {@code edl bench scaling}: in one run on the embedded cluster, the same job changes its size

@@ -14,19 +14,19 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
+import org.edl.job.JobSecret;
+import org.edl.job.JobSpec;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.SwitchOrder;
 import org.edl.worker.data.BatchSlicer;
 import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.emulated.EmulatedModel;
 import org.edl.worker.emulated.EmulatedModels;
-import org.edl.worker.job.JobSpec;
 import org.edl.worker.runtime.ExecutionContext;
 import org.edl.worker.runtime.SwitchRecord;
 import org.edl.worker.runtime.Worker;
 import org.edl.worker.runtime.WorkerConfig;
 import org.edl.worker.runtime.WorkerListener;
-import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,7 +84,7 @@ public final class StragglerBench {
 
   public Result run() throws Exception {
     if (!Files.isDirectory(options.profilesDir())) {
-      throw new org.edl.worker.job.InvalidInputException("profiles", options.profilesDir().toString(),
+      throw new org.edl.job.InvalidInputException("profiles", options.profilesDir().toString(),
           "no such directory; point --profiles at ../shared/data/profiles");
     }
     Path output = Files.createTempDirectory("edl-bench-stragglers");

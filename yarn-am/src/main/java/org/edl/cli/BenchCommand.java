@@ -135,7 +135,7 @@ public final class BenchCommand implements Runnable {
     public Integer call() throws Exception {
       java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
       if (!java.util.Set.of("all", "stragglers", "recovery").contains(part)) {
-        throw new org.edl.worker.job.InvalidInputException("part", part, "choose stragglers, recovery or all");
+        throw new org.edl.job.InvalidInputException("part", part, "choose stragglers, recovery or all");
       }
       if (!part.equals("stragglers")) {
         org.edl.bench.RecoveryReport recovery = new org.edl.bench.RecoveryReport(new org.edl.bench.RecoveryBench(
@@ -150,7 +150,7 @@ public final class BenchCommand implements Runnable {
         return 0;
       }
       if (!(speed > 0 && speed < 1)) {
-        throw new org.edl.worker.job.InvalidInputException("speed", speed, "must be between 0 and 1 (a slower worker)");
+        throw new org.edl.job.InvalidInputException("speed", speed, "must be between 0 and 1 (a slower worker)");
       }
       java.nio.file.Path dir = profiles != null ? profiles : SimulateCommand.defaultProfiles();
       org.edl.bench.StragglerBench.Result result = new org.edl.bench.StragglerBench(
@@ -226,12 +226,12 @@ public final class BenchCommand implements Runnable {
     /** A missing or foreign file is the user's mistake: one line, exit 2. */
     private static org.edl.bench.chaos.ChaosReport readForReplot(java.nio.file.Path csv) {
       if (!java.nio.file.Files.isRegularFile(csv)) {
-        throw new org.edl.worker.job.InvalidInputException("--replot", csv, "no such file");
+        throw new org.edl.job.InvalidInputException("--replot", csv, "no such file");
       }
       try {
         return org.edl.bench.chaos.ChaosReport.readCsv(csv);
       } catch (java.io.IOException e) {
-        throw new org.edl.worker.job.InvalidInputException("--replot", csv, e.getMessage());
+        throw new org.edl.job.InvalidInputException("--replot", csv, e.getMessage());
       }
     }
   }

@@ -8,12 +8,12 @@ import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import org.edl.cluster.ClusterSize;
 import org.edl.cluster.EmbeddedCluster;
-import org.edl.worker.job.InvalidInputException;
-import picocli.CommandLine;
+import org.edl.job.InvalidInputException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * {@code edl cluster}: runs the embedded cluster in the foreground for a person to use with the

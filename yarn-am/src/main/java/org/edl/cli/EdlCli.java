@@ -10,11 +10,11 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.edl.client.JobControlException;
-import org.edl.worker.job.InvalidInputException;
-import picocli.CommandLine;
+import org.edl.job.InvalidInputException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine;
 
 /**
  * {@code edl}: the command line, both as {@code bin/edl ...} and as

@@ -2,13 +2,13 @@ package org.edl.cli;
 
 import java.util.List;
 import java.util.Locale;
+import org.edl.job.InvalidInputException;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.ProfilePoint;
 import org.edl.thrift.ProfileResult;
 import org.edl.thrift.ScaleMode;
-import org.edl.worker.job.InvalidInputException;
 
 /** How the job-control commands print what the AM answered. Pure functions of the answer. */
 final class JobStatusText {

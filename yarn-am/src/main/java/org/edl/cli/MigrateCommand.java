@@ -2,8 +2,8 @@ package org.edl.cli;
 
 import java.io.PrintWriter;
 import org.apache.thrift.TException;
+import org.edl.job.InvalidInputException;
 import org.edl.thrift.JobControl;
-import org.edl.worker.job.InvalidInputException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -2,9 +2,9 @@ package org.edl.cli;
 
 import java.io.PrintWriter;
 import org.apache.thrift.TException;
+import org.edl.job.InvalidInputException;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.ScaleMode;
-import org.edl.worker.job.InvalidInputException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

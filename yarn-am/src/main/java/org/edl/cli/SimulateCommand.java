@@ -5,11 +5,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.edl.job.InvalidInputException;
 import org.edl.scheduler.core.policy.TiresiasParams;
 import org.edl.scheduler.sim.SimOptions;
 import org.edl.scheduler.sim.Simulation;
 import org.edl.scheduler.sim.TraceFormatException;
-import org.edl.worker.job.InvalidInputException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

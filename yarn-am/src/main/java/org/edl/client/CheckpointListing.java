@@ -15,10 +15,10 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.edl.am.StagingLayout;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSpec;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
 
 /**
  * {@code edl checkpoints}: every checkpoint under a directory (periodic ones in

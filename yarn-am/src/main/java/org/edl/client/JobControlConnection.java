@@ -1,8 +1,8 @@
 package org.edl.client;
 
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.edl.job.rpc.RpcConnection;
 import org.edl.thrift.JobControl;
-import org.edl.worker.rpc.RpcConnection;
 
 /** An authenticated connection to one job's AM; one caller at a time, like Thrift's clients. */
 public final class JobControlConnection implements AutoCloseable {

@@ -15,10 +15,10 @@ import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.thrift.transport.TTransportException;
 import org.edl.am.StagingLayout;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.rpc.RpcClient;
-import org.edl.worker.security.AuthenticationException;
-import org.edl.worker.security.JobSecret;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSecret;
+import org.edl.job.rpc.AuthenticationException;
+import org.edl.job.rpc.RpcClient;
 
 /**
  * Finds a running job's job-control endpoint the way {@code yarn} tools find an AM: the

@@ -7,7 +7,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.edl.am.StagingLayout;
-import org.edl.worker.security.JobSecret;
+import org.edl.job.JobSecret;
 
 /**
  * The job secret as a file in the staging directory, so that a later {@code edl status} or

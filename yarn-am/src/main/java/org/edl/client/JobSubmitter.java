@@ -33,12 +33,12 @@ import org.edl.am.ContainerClasspath;
 import org.edl.am.ContainerCredentials;
 import org.edl.am.JavaCommand;
 import org.edl.am.StagingLayout;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSecret;
+import org.edl.job.JobSpec;
+import org.edl.job.WorkerEnv;
 import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.data.SyntheticSpec;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.runtime.WorkerEnv;
-import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

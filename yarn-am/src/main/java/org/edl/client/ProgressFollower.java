@@ -9,12 +9,12 @@ import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.job.ModelOutput;
+import org.edl.job.rpc.RpcClient;
+import org.edl.job.rpc.RpcConnection;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobStatus;
-import org.edl.worker.rpc.RpcClient;
-import org.edl.worker.runtime.ModelOutput;
-import org.edl.worker.rpc.RpcConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,12 +2,12 @@ package org.edl.client;
 
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSpec;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.data.DatasetSummary;
 import org.edl.worker.data.SyntheticSpec;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
 import org.edl.worker.model.IncompatibleStateException;
 import org.edl.worker.model.ModelFactory;
 import org.edl.worker.model.TrainableModel;

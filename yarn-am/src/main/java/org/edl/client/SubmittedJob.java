@@ -1,8 +1,8 @@
 package org.edl.client;
 
 import org.apache.hadoop.yarn.api.records.ApplicationId;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.security.JobSecret;
+import org.edl.job.JobSecret;
+import org.edl.job.JobSpec;
 
 /**
  * A job the resource manager accepted.

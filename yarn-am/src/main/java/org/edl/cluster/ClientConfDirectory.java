@@ -8,7 +8,7 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.edl.worker.runtime.WorkerEnv;
+import org.edl.job.WorkerEnv;
 
 /**
  * A Hadoop client configuration directory, the kind {@code HADOOP_CONF_DIR} names: what the

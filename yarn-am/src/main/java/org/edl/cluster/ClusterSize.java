@@ -1,6 +1,6 @@
 package org.edl.cluster;
 
-import org.edl.worker.job.InvalidInputException;
+import org.edl.job.InvalidInputException;
 
 /**
  * How big the embedded cluster is: every NodeManager advertises the same resources.

@@ -412,7 +412,7 @@ public final class EmbeddedCluster implements AutoCloseable {
      */
     public Builder preemptionGraceMs(long graceMs) {
       if (graceMs < 0) {
-        throw new org.edl.worker.job.InvalidInputException("preemption-grace-ms", graceMs, "must be 0 or more");
+        throw new org.edl.job.InvalidInputException("preemption-grace-ms", graceMs, "must be 0 or more");
       }
       this.preemptionGraceMs = graceMs;
       return this;
@@ -452,7 +452,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     /**
-     * @throws org.edl.worker.job.InvalidInputException naming the first size that is out of range
+     * @throws org.edl.job.InvalidInputException naming the first size that is out of range
      */
     public EmbeddedCluster build() {
       return new EmbeddedCluster(new ClusterSize(nodes, gpusPerNode, nodeMemoryMb, nodeVcores).validate(), baseDir,

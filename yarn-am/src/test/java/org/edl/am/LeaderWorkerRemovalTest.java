@@ -18,6 +18,10 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
+import org.edl.job.JobSecret;
+import org.edl.job.JobSpec;
+import org.edl.job.rpc.RefusalListener;
+import org.edl.job.rpc.RpcServer;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.EdlError;
@@ -25,10 +29,6 @@ import org.edl.thrift.Registration;
 import org.edl.thrift.WorkerInfo;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.LeaderElection;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.rpc.RpcServer;
-import org.edl.worker.security.JobSecret;
-import org.edl.worker.security.RefusalListener;
 import org.junit.jupiter.api.Test;
 
 /**

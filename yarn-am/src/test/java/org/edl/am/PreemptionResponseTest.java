@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
-import org.edl.worker.runtime.WorkerEnv;
+import org.edl.job.WorkerEnv;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

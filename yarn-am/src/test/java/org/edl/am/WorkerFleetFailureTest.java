@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.edl.job.WorkerEnv;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
-import org.edl.worker.runtime.WorkerEnv;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

@@ -9,8 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.edl.job.WorkerEnv;
 import org.edl.thrift.ScaleMode;
-import org.edl.worker.runtime.WorkerEnv;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

@@ -15,8 +15,8 @@ import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.token.Token;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
-import org.edl.worker.runtime.WorkerEnv;
-import org.edl.worker.security.JobSecret;
+import org.edl.job.JobSecret;
+import org.edl.job.WorkerEnv;
 import org.junit.jupiter.api.Test;
 
 class WorkerLaunchContextsTest {

@@ -17,10 +17,10 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.cluster.EmbeddedCluster;
+import org.edl.job.ModelOutput;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.edl.worker.runtime.ModelOutput;
 import org.junit.jupiter.api.Test;
 
 /**

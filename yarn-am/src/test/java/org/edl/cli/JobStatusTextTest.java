@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
+import org.edl.job.InvalidInputException;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobState;
@@ -11,7 +12,6 @@ import org.edl.thrift.JobStatus;
 import org.edl.thrift.ProfilePoint;
 import org.edl.thrift.ProfileResult;
 import org.edl.thrift.ScaleMode;
-import org.edl.worker.job.InvalidInputException;
 import org.junit.jupiter.api.Test;
 
 /** The text the job-control commands print, from answers built by hand. */

@@ -25,9 +25,9 @@ import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.cluster.EmbeddedCluster;
+import org.edl.job.ModelOutput;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.edl.worker.runtime.ModelOutput;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -3,8 +3,8 @@ package org.edl.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Map;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.job.Recovery;
+import org.edl.job.JobSpec;
+import org.edl.job.Recovery;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

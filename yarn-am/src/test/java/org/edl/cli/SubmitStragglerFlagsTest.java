@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.edl.worker.job.JobSpec;
+import org.edl.job.JobSpec;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.Set;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSpec;
 import org.edl.thrift.BatchRule;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
 /** What a submission tells the scheduler plugin besides the job itself. */

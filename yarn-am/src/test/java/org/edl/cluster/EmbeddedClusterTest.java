@@ -43,7 +43,8 @@ import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.edl.worker.runtime.WorkerEnv;
+import org.edl.job.JobPaths;
+import org.edl.job.WorkerEnv;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer.OrderAnnotation;
@@ -158,8 +159,8 @@ class EmbeddedClusterTest {
     try (CuratorFramework zk = CuratorFrameworkFactory.newClient(connect, new RetryOneTime(100))) {
       zk.start();
       assertTrue(zk.blockUntilConnected((int) TIMEOUT_S, TimeUnit.SECONDS), "connected to " + connect);
-      zk.create().creatingParentsIfNeeded().forPath(WorkerEnv.ZK_ROOT + "/probe", "hello".getBytes(StandardCharsets.UTF_8));
-      assertEquals("hello", new String(zk.getData().forPath(WorkerEnv.ZK_ROOT + "/probe"), StandardCharsets.UTF_8));
+      zk.create().creatingParentsIfNeeded().forPath(JobPaths.ROOT + "/probe", "hello".getBytes(StandardCharsets.UTF_8));
+      assertEquals("hello", new String(zk.getData().forPath(JobPaths.ROOT + "/probe"), StandardCharsets.UTF_8));
     }
   }
 

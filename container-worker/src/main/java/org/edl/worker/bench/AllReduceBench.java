@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.security.JobSecret;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSecret;
 
 /**
  * {@code bin/edl bench allreduce}: ring all-reduce against the gather-broadcast baseline and the

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.edl.worker.job.InvalidInputException;
+import org.edl.job.InvalidInputException;
 
 /**
  * Options of {@code bin/edl bench allreduce}.

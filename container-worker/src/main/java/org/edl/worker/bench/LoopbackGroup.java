@@ -10,13 +10,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.edl.job.JobSecret;
 import org.edl.worker.collective.AllReduce;
 import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.GatherBroadcastAllReduce;
 import org.edl.worker.collective.Ring;
 import org.edl.worker.collective.RingAllReduce;
 import org.edl.worker.collective.RingTopology;
-import org.edl.worker.security.JobSecret;
 
 /**
  * {@code n} members in this JVM, one thread each, with real data planes on loopback and both

@@ -5,9 +5,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import org.edl.job.JobSecret;
 import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.PeerLink;
-import org.edl.worker.security.JobSecret;
 
 /**
  * The limit a collective on this machine is measured against: one TCP stream over loopback,

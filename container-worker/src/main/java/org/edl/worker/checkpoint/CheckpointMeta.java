@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Properties;
+import org.edl.job.JobSpec;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobMeta;
 import org.edl.worker.coord.JobPosition;
-import org.edl.worker.job.JobSpec;
 import org.edl.worker.model.IncompatibleStateException;
 
 /**

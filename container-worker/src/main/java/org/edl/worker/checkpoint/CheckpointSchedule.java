@@ -1,8 +1,8 @@
 package org.edl.worker.checkpoint;
 
 import java.time.Duration;
+import org.edl.job.JobSpec;
 import org.edl.worker.coord.Ticker;
-import org.edl.worker.job.JobSpec;
 
 /**
  * When the leader writes a periodic checkpoint: after every {@code everyBatches} batches or

@@ -21,10 +21,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import org.edl.worker.security.AuthenticationException;
-import org.edl.worker.security.JobSecret;
-import org.edl.worker.security.RefusalListener;
-import org.edl.worker.security.SecretHandshake;
+import org.edl.job.JobSecret;
+import org.edl.job.rpc.AuthenticationException;
+import org.edl.job.rpc.RefusalListener;
+import org.edl.job.rpc.SecretHandshake;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

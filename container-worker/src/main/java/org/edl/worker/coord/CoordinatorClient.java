@@ -2,9 +2,14 @@ package org.edl.worker.coord;
 
 import java.time.Duration;
 import java.util.List;
-import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.apache.thrift.transport.TTransportException;
+import org.edl.job.HostPort;
+import org.edl.job.JobSecret;
+import org.edl.job.rpc.AuthenticationException;
+import org.edl.job.rpc.LeaderClient;
+import org.edl.job.rpc.RpcClient;
+import org.edl.job.rpc.RpcConnection;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.Registration;
@@ -13,10 +18,6 @@ import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
-import org.edl.worker.rpc.RpcClient;
-import org.edl.worker.rpc.RpcConnection;
-import org.edl.worker.security.AuthenticationException;
-import org.edl.worker.security.JobSecret;
 
 /**
  * A worker's authenticated connection to the leader's {@link CoordinatorService}. Thrift
@@ -126,7 +127,6 @@ public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable
 
   /** Whether {@code e} is the leader saying it is not (yet) the leader: worth a retry. */
   public static boolean isNotLeader(Exception e) {
-    return (e instanceof EdlError err && "coordinator".equals(err.getField()))
-        || (e instanceof TApplicationException app && "not the leader".equals(app.getMessage()));
+    return LeaderClient.isNotLeader(e);
   }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
+import org.edl.job.JobSpec;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.FinishReply;
@@ -22,7 +23,6 @@ import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
-import org.edl.worker.job.JobSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

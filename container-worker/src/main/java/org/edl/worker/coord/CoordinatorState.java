@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import org.edl.worker.job.JobSpec;
+import org.edl.job.JobSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiFunction;
-import org.edl.worker.job.Recovery;
+import org.edl.job.Recovery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

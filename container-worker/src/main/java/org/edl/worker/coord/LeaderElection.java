@@ -2,26 +2,20 @@ package org.edl.worker.coord;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
-import org.apache.curator.framework.recipes.locks.LockInternals;
-import org.apache.curator.framework.recipes.locks.StandardLockInternalsDriver;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.zookeeper.KeeperException;
+import org.edl.job.JobPaths;
+import org.edl.job.LeaderAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +36,7 @@ public final class LeaderElection implements Closeable {
   public enum State { LATENT, STARTED, CLOSED }
 
   /** LeaderLatch names its nodes {@code ..latch-<sequence>}. */
-  static final String LATCH_PREFIX = "latch-";
+  static final String LATCH_PREFIX = LeaderAddress.LATCH_PREFIX;
 
   /** Hears leadership changes; called on the executor given to the election. */
   public interface Listener {
@@ -151,26 +145,7 @@ public final class LeaderElection implements Closeable {
   /** The same look-up for a process that is not a candidate itself. */
   public static String leaderAddressOtherThan(CuratorFramework client, String latchPath, String previous,
       Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      CountDownLatch changed = new CountDownLatch(1);
-      CuratorWatcher watcher = event -> changed.countDown();
-      try {
-        client.getChildren().usingWatcher(watcher).forPath(latchPath);
-      } catch (KeeperException.NoNodeException e) {
-        if (client.checkExists().usingWatcher(watcher).forPath(latchPath) != null) {
-          continue;
-        }
-      }
-      String leader = leaderOf(client, latchPath);
-      if (leader != null && !leader.equals(previous)) {
-        return leader;
-      }
-      long left = deadline - System.nanoTime();
-      if (left <= 0 || !changed.await(left, TimeUnit.NANOSECONDS)) {
-        throw new TimeoutException("leader " + previous + " was not succeeded at " + latchPath + " within " + timeout);
-      }
-    }
+    return LeaderAddress.awaitOtherThan(client, latchPath, previous, timeout);
   }
 
   /** Coordinator addresses of every candidate now in the election, this one included. */
@@ -181,51 +156,7 @@ public final class LeaderElection implements Closeable {
   /** The same look-up for a process that is not a candidate itself. */
   public static String leaderAddress(CuratorFramework client, String latchPath, Duration timeout)
       throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      CountDownLatch changed = new CountDownLatch(1);
-      CuratorWatcher watcher = event -> changed.countDown();
-      try {
-        client.getChildren().usingWatcher(watcher).forPath(latchPath);
-      } catch (KeeperException.NoNodeException e) {
-        // Nobody has joined yet: watch for the path to appear.
-        if (client.checkExists().usingWatcher(watcher).forPath(latchPath) != null) {
-          continue;
-        }
-      }
-      String leader = leaderOf(client, latchPath);
-      if (leader != null) {
-        return leader;
-      }
-      long left = deadline - System.nanoTime();
-      if (left <= 0 || !changed.await(left, TimeUnit.NANOSECONDS)) {
-        throw new TimeoutException("no leader elected at " + latchPath + " within " + timeout);
-      }
-    }
-  }
-
-  /**
-   * The id of the lowest-numbered latch node, as LeaderLatch elects; null if there is none.
-   * A node removed between listing and reading means that candidate left: try the next.
-   */
-  private static String leaderOf(CuratorFramework client, String latchPath) throws Exception {
-    List<String> sorted;
-    try {
-      sorted = LockInternals.getSortedChildren(LATCH_PREFIX,
-          StandardLockInternalsDriver::standardFixForSorting,
-          client.getChildren().forPath(latchPath));
-    } catch (KeeperException.NoNodeException e) {
-      return null;
-    }
-    for (String node : sorted) {
-      try {
-        byte[] id = client.getData().forPath(ZKPaths.makePath(latchPath, node));
-        return new String(id, StandardCharsets.UTF_8);
-      } catch (KeeperException.NoNodeException e) {
-        // gone meanwhile
-      }
-    }
-    return null;
+    return LeaderAddress.await(client, latchPath, timeout);
   }
 
   /** Leaves the election; listeners hear {@code notLeader} if this candidate was the leader. */

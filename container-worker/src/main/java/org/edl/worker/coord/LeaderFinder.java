@@ -2,6 +2,7 @@ package org.edl.worker.coord;
 
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
+import org.edl.job.JobPaths;
 
 /**
  * Where the job's leader listens, read from the election without taking part in it: newcomers

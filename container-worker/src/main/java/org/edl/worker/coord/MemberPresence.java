@@ -14,6 +14,7 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.edl.job.JobPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

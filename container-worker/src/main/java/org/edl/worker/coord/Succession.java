@@ -2,7 +2,7 @@ package org.edl.worker.coord;
 
 import java.util.Optional;
 import java.util.Set;
-import org.edl.worker.job.JobSpec;
+import org.edl.job.JobSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

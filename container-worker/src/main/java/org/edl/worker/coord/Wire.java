@@ -8,6 +8,7 @@ import org.apache.thrift.TDeserializer;
 import org.apache.thrift.TException;
 import org.apache.thrift.TSerializer;
 import org.apache.thrift.protocol.TCompactProtocol;
+import org.edl.job.JobSpec;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.FinishReply;
 import org.edl.thrift.HeartbeatReply;
@@ -23,7 +24,6 @@ import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
-import org.edl.worker.job.JobSpec;
 
 /**
  * The one place where the coordinator's values meet Thrift: each record to and from the struct

@@ -17,7 +17,8 @@ import org.apache.curator.framework.recipes.locks.StandardLockInternalsDriver;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
-import org.edl.worker.job.JobSpec;
+import org.edl.job.JobPaths;
+import org.edl.job.JobSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,7 +1,7 @@
 package org.edl.worker.data;
 
 import java.util.Locale;
-import org.edl.worker.job.InvalidInputException;
+import org.edl.job.InvalidInputException;
 
 /** The file formats a user's data set may come in, and the choice behind {@code --format auto}. */
 public enum DataFormat {

@@ -2,7 +2,7 @@ package org.edl.worker.data;
 
 import java.util.Arrays;
 import java.util.TreeSet;
-import org.edl.worker.job.InvalidInputException;
+import org.edl.job.InvalidInputException;
 
 /**
  * Collects the raw labels of a file (any numbers: -1/+1, 1..K, 0..K-1) and maps their sorted

@@ -4,7 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
 import java.util.Arrays;
-import org.edl.worker.job.InvalidInputException;
+import org.edl.job.InvalidInputException;
 
 /**
  * Reads LIBSVM text ({@code label idx:val idx:val ...}, 1-based indices, any order) into a dense

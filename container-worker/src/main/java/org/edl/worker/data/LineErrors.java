@@ -1,6 +1,6 @@
 package org.edl.worker.data;
 
-import org.edl.worker.job.InvalidInputException;
+import org.edl.job.InvalidInputException;
 
 /** Builds the one error format for a bad line: file, line number, field number and its text. */
 final class LineErrors {

@@ -2,7 +2,7 @@ package org.edl.worker.data;
 
 import java.util.HashSet;
 import java.util.Set;
-import org.edl.worker.job.InvalidInputException;
+import org.edl.job.InvalidInputException;
 
 /**
  * A generated data set named by a string, {@code synthetic:samples=N,features=F,classes=C,seed=S};

@@ -7,8 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSpec;
 
 /**
  * The profiled models the {@code emulated} backend can stand in for, with the parameter counts of

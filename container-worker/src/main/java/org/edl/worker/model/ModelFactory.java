@@ -1,10 +1,10 @@
 package org.edl.worker.model;
 
 import java.util.List;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSpec;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.data.DatasetSummary;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
 
 /** Builds a built-in model by its command-line name, sized to the data set. */
 public final class ModelFactory {

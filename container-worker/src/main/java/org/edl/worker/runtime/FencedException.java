@@ -1,5 +1,7 @@
 package org.edl.worker.runtime;
 
+import org.edl.job.WorkerEnv;
+
 /**
  * The leader declared this worker failed (it missed its sync, or its ZooKeeper session ended)
  * and refuses it: the job went on without it. The worker exits with

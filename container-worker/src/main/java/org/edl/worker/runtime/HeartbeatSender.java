@@ -5,11 +5,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.edl.job.JobSecret;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.HeartbeatReply;
 import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.LeaderFinder;
-import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

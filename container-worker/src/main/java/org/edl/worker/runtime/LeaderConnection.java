@@ -3,6 +3,8 @@ package org.edl.worker.runtime;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import org.apache.thrift.transport.TTransportException;
+import org.edl.job.JobSecret;
+import org.edl.job.rpc.AuthenticationException;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.FinishReply;
 import org.edl.thrift.HeartbeatReply;
@@ -14,8 +16,6 @@ import org.edl.thrift.SyncReply;
 import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.LeaderFinder;
-import org.edl.worker.security.AuthenticationException;
-import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

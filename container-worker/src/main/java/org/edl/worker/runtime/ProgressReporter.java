@@ -7,12 +7,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.edl.job.HostPort;
+import org.edl.job.JobSecret;
+import org.edl.job.rpc.RpcClient;
+import org.edl.job.rpc.RpcConnection;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
-import org.edl.worker.coord.HostPort;
-import org.edl.worker.rpc.RpcClient;
-import org.edl.worker.rpc.RpcConnection;
-import org.edl.worker.security.JobSecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

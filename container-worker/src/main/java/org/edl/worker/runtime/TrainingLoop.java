@@ -2,6 +2,7 @@ package org.edl.worker.runtime;
 
 import java.io.IOException;
 import java.util.Arrays;
+import org.edl.job.JobSpec;
 import org.edl.thrift.SyncReport;
 import org.edl.worker.collective.AllReduce;
 import org.edl.worker.collective.ModelBroadcast;
@@ -9,7 +10,6 @@ import org.edl.worker.coord.Ticker;
 import org.edl.worker.data.BatchSlicer;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.data.EpochOrder;
-import org.edl.worker.job.JobSpec;
 import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

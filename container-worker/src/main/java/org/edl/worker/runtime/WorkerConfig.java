@@ -5,13 +5,14 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.hadoop.conf.Configuration;
+import org.edl.job.HostPort;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSecret;
+import org.edl.job.JobSpec;
+import org.edl.job.Recovery;
+import org.edl.job.WorkerEnv;
 import org.edl.worker.coord.CoordinatorState;
-import org.edl.worker.coord.HostPort;
 import org.edl.worker.coord.Ticker;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.job.Recovery;
-import org.edl.worker.security.JobSecret;
 
 /**
  * Everything one worker needs, explicit, so that tests run several workers as threads of one

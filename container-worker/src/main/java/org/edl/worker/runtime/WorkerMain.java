@@ -7,9 +7,10 @@ import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.security.JobSecret;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSecret;
+import org.edl.job.JobSpec;
+import org.edl.job.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.edl.job.ModelOutput;
+import org.edl.job.WorkerEnv;
 import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.StopOrder;
@@ -171,7 +173,18 @@ final class WorkerStorage {
     org.edl.worker.coord.RunSummary s = coordinator.summary().orElseThrow(
         () -> new IllegalStateException("lost leadership before writing the model"));
     double wall = (config.ticker().nanos() - started) / 1e9;
-    ModelOutput.Written out = ModelOutput.write(config.spec().output(), model,
+    ModelOutput.State state = new ModelOutput.State() {
+      @Override
+      public int expectedBytes() {
+        return model.parameters().length * Float.BYTES + 256;
+      }
+
+      @Override
+      public void writeTo(java.io.DataOutputStream out) throws IOException {
+        model.writeState(out);
+      }
+    };
+    ModelOutput.Written out = ModelOutput.write(config.spec().output(), state,
         ModelOutput.Metrics.of(model.name(), s.workers(), s.steps(), s.samples(), s.firstLoss(), s.lastLoss(),
             s.samplesPerSecond(), wall, s.leaderEpoch()), config.hadoopConf(), coordinator::stillLeading);
     written = out;

@@ -9,9 +9,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSpec;
 import org.edl.thrift.BatchRule;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
 /** Every N batches or T minutes, whichever first, on an injected clock. */

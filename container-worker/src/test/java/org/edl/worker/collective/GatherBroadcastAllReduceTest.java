@@ -2,7 +2,7 @@ package org.edl.worker.collective;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.edl.worker.security.JobSecret;
+import org.edl.job.JobSecret;
 import org.junit.jupiter.api.Test;
 
 class GatherBroadcastAllReduceTest {

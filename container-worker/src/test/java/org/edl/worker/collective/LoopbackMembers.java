@@ -8,7 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.edl.worker.security.JobSecret;
+import org.edl.job.JobSecret;
 
 /** N workers in one JVM, each with a real data plane on loopback, run as N threads. */
 final class LoopbackMembers implements AutoCloseable {

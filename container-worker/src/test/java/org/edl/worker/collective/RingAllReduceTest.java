@@ -8,7 +8,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import org.edl.worker.security.JobSecret;
+import org.edl.job.JobSecret;
 import org.junit.jupiter.api.Test;
 
 class RingAllReduceTest {

@@ -3,8 +3,8 @@ package org.edl.worker.coord;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.edl.job.JobSpec;
 import org.edl.thrift.BatchRule;
-import org.edl.worker.job.JobSpec;
 
 /** What the coordinator's tests share: a small job, members, step reports and a leader at epoch 1. */
 final class CoordTesting {

@@ -9,12 +9,12 @@ import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.edl.job.JobSecret;
+import org.edl.job.rpc.AuthenticationException;
+import org.edl.job.rpc.RpcServer;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.Registration;
 import org.edl.thrift.WorkerInfo;
-import org.edl.worker.rpc.RpcServer;
-import org.edl.worker.security.AuthenticationException;
-import org.edl.worker.security.JobSecret;
 import org.junit.jupiter.api.Test;
 
 /** The leader's coordinator over real TCP: the job's secret gets in, any other is refused. */
@@ -58,7 +58,7 @@ class CoordinatorSecretTest {
     JobSecret secret = JobSecret.generate();
     CoordinatorService service = new CoordinatorService(CoordinatorStateTest.spec(2), Ticker.SYSTEM);
     try (RpcServer server = RpcServer.start("coordinator", new Coordinator.Processor<>(service),
-        "127.0.0.1", 0, secret, TIMEOUT, org.edl.worker.security.RefusalListener.NONE);
+        "127.0.0.1", 0, secret, TIMEOUT, org.edl.job.rpc.RefusalListener.NONE);
         CoordinatorClient client = CoordinatorClient.connect("127.0.0.1:" + server.port(), secret, TIMEOUT)) {
       Exception e = assertThrows(Exception.class,
           () -> client.registerWorker(new WorkerInfo("container_01", "127.0.0.1", 7001)));

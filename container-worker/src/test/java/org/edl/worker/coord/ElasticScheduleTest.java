@@ -11,7 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import org.edl.worker.job.JobSpec;
+import org.edl.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
 /** The leader's schedule of topology switches, driven report by report with a fixed clock. */

@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import org.edl.worker.job.JobSpec;
+import org.edl.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import org.edl.worker.job.JobSpec;
+import org.edl.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
 /** The leader's side of stop-resume: the stop step, who hears it, what it refuses; a restored start. */

@@ -1,14 +1,13 @@
 package org.edl.worker.coord;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.edl.worker.job.JobSpec;
+import org.edl.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
 /** The leader removes a straggler by its own leave, report by report with a fixed clock. */

@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.edl.job.JobSpec;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.LeaderRecord;
 import org.edl.thrift.SwitchOrder;
-import org.edl.worker.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
 /** The records as they cross the wire or go into ZooKeeper, and back. */

@@ -3,7 +3,7 @@ package org.edl.worker.data;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import org.edl.worker.job.InvalidInputException;
+import org.edl.job.InvalidInputException;
 import org.junit.jupiter.api.Test;
 
 class DataFormatTest {

@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
-import org.edl.worker.job.InvalidInputException;
+import org.edl.job.InvalidInputException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

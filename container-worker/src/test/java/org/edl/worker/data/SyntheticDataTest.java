@@ -11,7 +11,7 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.edl.worker.job.InvalidInputException;
+import org.edl.job.InvalidInputException;
 import org.junit.jupiter.api.Test;
 
 class SyntheticDataTest {

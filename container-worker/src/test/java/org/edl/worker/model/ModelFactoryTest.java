@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSpec;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.data.SyntheticData;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
 import org.junit.jupiter.api.Test;
 
 class ModelFactoryTest {

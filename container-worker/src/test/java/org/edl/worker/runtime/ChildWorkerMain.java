@@ -3,9 +3,10 @@ package org.edl.worker.runtime;
 import java.time.Duration;
 import java.util.HexFormat;
 import org.apache.hadoop.conf.Configuration;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.job.Recovery;
-import org.edl.worker.security.JobSecret;
+import org.edl.job.JobSecret;
+import org.edl.job.JobSpec;
+import org.edl.job.Recovery;
+import org.edl.job.WorkerEnv;
 
 /**
  * A worker of {@link FailureRecoveryTest}'s job in a JVM of its own, for real signals: SIGKILL

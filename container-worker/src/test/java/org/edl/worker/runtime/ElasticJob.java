@@ -21,12 +21,11 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
+import org.edl.job.JobSecret;
+import org.edl.job.JobSpec;
+import org.edl.job.rpc.LeaderClient;
 import org.edl.thrift.SwitchOrder;
-import org.edl.worker.coord.CoordinatorClient;
-import org.edl.worker.coord.LeaderLocator;
 import org.edl.worker.data.BatchSlicer;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.security.JobSecret;
 
 /**
  * One elastic job for a test: workers as threads of this JVM over a real ZooKeeper and real TCP,
@@ -141,31 +140,31 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
 
   /** Scale-in as the AM does it: find the leader through ZooKeeper and ask it. */
   SwitchOrder leave(String workerId) throws Exception {
-    try (CoordinatorClient leader = leader()) {
+    try (LeaderClient leader = leader()) {
       return leader.leave(workerId);
     }
   }
 
   /** Migration as the AM does it: announced to the leader before the newcomers start. */
   SwitchOrder replace(List<String> leavers, int joiners) throws Exception {
-    try (CoordinatorClient leader = leader()) {
+    try (LeaderClient leader = leader()) {
       return leader.replace(leavers, joiners);
     }
   }
 
   /** Stop-resume as the AM asks for it: through the leader found in ZooKeeper. */
   org.edl.thrift.StopOrder stopForRestart(String directory) throws Exception {
-    try (CoordinatorClient leader = leader()) {
+    try (LeaderClient leader = leader()) {
       return leader.stopForRestart(directory);
     }
   }
 
-  private CoordinatorClient leader() throws Exception {
+  private LeaderClient leader() throws Exception {
     if (control == null) {
       control = CuratorFrameworkFactory.newClient(zk.getConnectString(), new ExponentialBackoffRetry(100, 5));
       control.start();
     }
-    return LeaderLocator.connect(control, appId, secret, WAIT);
+    return LeaderClient.connect(control, appId, secret, WAIT);
   }
 
   /** Workers may start steps below {@code limit} only. */

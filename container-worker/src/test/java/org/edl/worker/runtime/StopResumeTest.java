@@ -20,13 +20,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
+import org.edl.job.JobSpec;
+import org.edl.job.WorkerEnv;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.StopOrder;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.data.SyntheticData;
-import org.edl.worker.job.JobSpec;
 import org.edl.worker.model.ModelFactory;
 import org.edl.worker.model.TrainableModel;
 import org.junit.jupiter.api.AfterAll;
@@ -214,7 +215,7 @@ class StopResumeTest {
 
   @Test
   void aRelaunchSizeOutsideTheJobsBoundsIsRefused() {
-    org.edl.worker.job.InvalidInputException e = assertThrows(org.edl.worker.job.InvalidInputException.class,
+    org.edl.job.InvalidInputException e = assertThrows(org.edl.job.InvalidInputException.class,
         () -> spec("a", 3).withWorkers(5));
     assertEquals("max-workers", e.field());
   }

@@ -9,10 +9,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSecret;
+import org.edl.job.JobSpec;
+import org.edl.job.WorkerEnv;
 import org.edl.thrift.BatchRule;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.security.JobSecret;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,8 +59,8 @@ class WorkerMainTest {
     assertEquals(3, WorkerConfig.fromEnvironment(env, job, JobSecret.generate(), new Configuration()).spec().workers());
     Map<String, String> bad = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
         WorkerEnv.NM_HOST, "h1", WorkerEnv.ZK_CONNECT, "zk:2181", WorkerEnv.FIRST_RING_WORKERS, "three");
-    org.edl.worker.job.InvalidInputException e = org.junit.jupiter.api.Assertions.assertThrows(
-        org.edl.worker.job.InvalidInputException.class,
+    org.edl.job.InvalidInputException e = org.junit.jupiter.api.Assertions.assertThrows(
+        org.edl.job.InvalidInputException.class,
         () -> WorkerConfig.fromEnvironment(bad, job, JobSecret.generate(), new Configuration()));
     org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("EDL_FIRST_RING_WORKERS"), e.getMessage());
   }
@@ -69,14 +70,14 @@ class WorkerMainTest {
     Map<String, String> base = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
         WorkerEnv.NM_HOST, "h1", WorkerEnv.ZK_CONNECT, "zk:2181");
     WorkerConfig plain = WorkerConfig.fromEnvironment(base, spec(), JobSecret.generate(), new Configuration());
-    assertEquals(org.edl.worker.job.Recovery.Mode.CONSISTENT, plain.spec().recovery().mode());
+    assertEquals(org.edl.job.Recovery.Mode.CONSISTENT, plain.spec().recovery().mode());
     assertEquals(WorkerConfig.DEFAULT_ZK_SESSION_TIMEOUT, plain.zkSessionTimeout());
 
     Map<String, String> env = new java.util.HashMap<>(base);
-    env.put(org.edl.worker.job.Recovery.APPROXIMATE_ENV, "1");
+    env.put(org.edl.job.Recovery.APPROXIMATE_ENV, "1");
     env.put(WorkerEnv.ZK_SESSION_TIMEOUT_MS, "2500");
     WorkerConfig config = WorkerConfig.fromEnvironment(env, spec(), JobSecret.generate(), new Configuration());
-    assertEquals(org.edl.worker.job.Recovery.Mode.APPROXIMATE, config.spec().recovery().mode(),
+    assertEquals(org.edl.job.Recovery.Mode.APPROXIMATE, config.spec().recovery().mode(),
         "USE_APPX_RECOVERY=1 wins over the spec's consistent");
     assertEquals(java.time.Duration.ofMillis(2500), config.zkSessionTimeout());
 

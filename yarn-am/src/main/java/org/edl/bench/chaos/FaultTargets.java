@@ -8,6 +8,7 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.thrift.TDeserializer;
 import org.apache.thrift.protocol.TCompactProtocol;
 import org.edl.client.SubmittedJob;
+import org.edl.job.JobPaths;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.LeaderRecord;
 
@@ -21,7 +22,7 @@ final class FaultTargets {
    * checkpoint or the fenced workers change (docs/architecture.md): {@code /edl/<appId>/job}.
    */
   static String leaderRecordPath(String appId) {
-    return "/edl/" + appId + "/job";
+    return JobPaths.job(appId);
   }
 
   private final YarnClient yarn;

@@ -33,7 +33,7 @@ public record JobOutput(long modelBytes, long metricsBytes, JsonNode metrics, St
     if (!o.problem().isEmpty() || o.modelBytes() < 0 || o.metricsBytes() < 0) {
       return o;
     }
-    return org.edl.worker.runtime.ModelOutput.verify(conf, outputDir, steps)
+    return org.edl.job.ModelOutput.verify(conf, outputDir, steps)
         .map(p -> new JobOutput(o.modelBytes(), o.metricsBytes(), o.metrics(), p)).orElse(o);
   }
 

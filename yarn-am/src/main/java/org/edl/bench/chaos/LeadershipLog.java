@@ -13,7 +13,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.edl.worker.runtime.ModelOutput;
+import org.edl.job.ModelOutput;
 import org.edl.worker.runtime.Timeline;
 
 /**

@@ -2,9 +2,9 @@ package org.edl.bench.chaos;
 
 import java.util.List;
 import java.util.OptionalLong;
+import org.edl.job.JobSpec;
+import org.edl.job.Recovery;
 import org.edl.thrift.BatchRule;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.job.Recovery;
 
 /**
  * The checks every chaos run gets: what EDL promises of a job that lost no more workers than it

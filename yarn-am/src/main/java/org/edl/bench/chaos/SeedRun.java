@@ -15,11 +15,11 @@ import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
+import org.edl.job.JobSpec;
+import org.edl.job.Recovery;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.job.Recovery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -14,11 +14,11 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.edl.client.SubmittedJob;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSecret;
+import org.edl.job.JobSpec;
+import org.edl.job.Recovery;
 import org.edl.thrift.BatchRule;
-import org.edl.worker.job.InvalidInputException;
-import org.edl.worker.job.JobSpec;
-import org.edl.worker.job.Recovery;
-import org.edl.worker.security.JobSecret;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

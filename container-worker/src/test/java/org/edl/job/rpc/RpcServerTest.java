@@ -1,4 +1,4 @@
-package org.edl.worker.rpc;
+package org.edl.job.rpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,13 +8,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.edl.job.JobSecret;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.ProfileResult;
-import org.edl.worker.security.AuthenticationException;
-import org.edl.worker.security.JobSecret;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

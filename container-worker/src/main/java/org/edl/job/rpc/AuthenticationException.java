@@ -1,4 +1,4 @@
-package org.edl.worker.security;
+package org.edl.job.rpc;
 
 import java.io.IOException;
 

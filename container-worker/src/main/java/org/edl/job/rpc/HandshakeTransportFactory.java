@@ -1,4 +1,4 @@
-package org.edl.worker.rpc;
+package org.edl.job.rpc;
 
 import java.net.Socket;
 import java.util.Set;
@@ -9,9 +9,6 @@ import org.apache.thrift.transport.TTransport;
 import org.apache.thrift.transport.TTransportException;
 import org.apache.thrift.transport.TTransportFactory;
 import org.apache.thrift.transport.layered.TFramedTransport;
-import org.edl.worker.security.AuthenticationException;
-import org.edl.worker.security.RefusalListener;
-import org.edl.worker.security.SecretHandshake;
 
 /**
  * The server's input-transport factory. {@code TThreadPoolServer} calls it on the connection's

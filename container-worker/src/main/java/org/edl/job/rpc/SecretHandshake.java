@@ -1,4 +1,4 @@
-package org.edl.worker.security;
+package org.edl.job.rpc;
 
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.edl.job.JobSecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

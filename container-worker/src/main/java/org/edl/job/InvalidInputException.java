@@ -1,4 +1,5 @@
-package org.edl.worker.job;
+package org.edl.job;
+
 
 /**
  * Input a user can get wrong (a flag, a config key, a data line): the message names the field

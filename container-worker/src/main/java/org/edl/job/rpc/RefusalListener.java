@@ -1,4 +1,5 @@
-package org.edl.worker.security;
+package org.edl.job.rpc;
+
 
 /** Told about every inbound connection refused by the handshake (a server counts and reports). */
 @FunctionalInterface

@@ -1,8 +1,9 @@
-package org.edl.worker.security;
+package org.edl.job;
 
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Objects;
+import org.edl.job.rpc.SecretHandshake;
 
 /**
  * The job's shared secret. The client creates it, the AM and workers get it in their YARN

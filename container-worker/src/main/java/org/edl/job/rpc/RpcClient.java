@@ -1,4 +1,4 @@
-package org.edl.worker.rpc;
+package org.edl.job.rpc;
 
 import java.time.Duration;
 import org.apache.thrift.TConfiguration;
@@ -6,9 +6,7 @@ import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.transport.TSocket;
 import org.apache.thrift.transport.TTransportException;
 import org.apache.thrift.transport.layered.TFramedTransport;
-import org.edl.worker.security.AuthenticationException;
-import org.edl.worker.security.JobSecret;
-import org.edl.worker.security.SecretHandshake;
+import org.edl.job.JobSecret;
 
 /** Opens authenticated connections to an {@link RpcServer}. */
 public final class RpcClient {

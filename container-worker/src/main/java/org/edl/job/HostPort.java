@@ -1,6 +1,5 @@
-package org.edl.worker.coord;
+package org.edl.job;
 
-import org.edl.worker.job.InvalidInputException;
 
 /** A {@code host:port} address as the election and the environment carry it. */
 public record HostPort(String host, int port) {

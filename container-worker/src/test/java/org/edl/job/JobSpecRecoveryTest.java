@@ -1,4 +1,4 @@
-package org.edl.worker.job;
+package org.edl.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

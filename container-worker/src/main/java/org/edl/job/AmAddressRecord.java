@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.job;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;

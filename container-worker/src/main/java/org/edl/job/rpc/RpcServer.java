@@ -1,4 +1,4 @@
-package org.edl.worker.rpc;
+package org.edl.job.rpc;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -9,9 +9,7 @@ import org.apache.thrift.server.TThreadPoolServer;
 import org.apache.thrift.transport.TServerSocket;
 import org.apache.thrift.transport.TTransportException;
 import org.apache.thrift.transport.layered.TFramedTransport;
-import org.edl.worker.security.JobSecret;
-import org.edl.worker.security.RefusalListener;
-import org.edl.worker.security.SecretHandshake;
+import org.edl.job.JobSecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

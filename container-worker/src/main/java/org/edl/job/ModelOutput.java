@@ -1,4 +1,4 @@
-package org.edl.worker.runtime;
+package org.edl.job;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -18,7 +18,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.edl.worker.model.TrainableModel;
 
 /**
  * Writes the trained model ({@code model.bin}) and {@code metrics.json} into the job's output
@@ -81,8 +80,19 @@ public final class ModelOutput {
 
   private ModelOutput() {}
 
+  /**
+   * The model's state as {@code model.bin} holds it: the worker passes its model's
+   * {@code writeState} and how many bytes it expects, so this package needs no worker class.
+   */
+  public interface State {
+    /** Bytes {@link #writeTo} will write, about: the buffer's first size. */
+    int expectedBytes();
+
+    void writeTo(DataOutputStream out) throws IOException;
+  }
+
   /** Writes unconditionally (a single process, a test). */
-  public static Written write(String outputDir, TrainableModel model, Metrics metrics, Configuration conf)
+  public static Written write(String outputDir, State model, Metrics metrics, Configuration conf)
       throws IOException {
     return write(outputDir, model, metrics, conf, () -> true);
   }
@@ -93,16 +103,16 @@ public final class ModelOutput {
    *
    * @throws Superseded the leadership ended; nothing was put in place
    */
-  public static Written write(String outputDir, TrainableModel model, Metrics metrics, Configuration conf,
+  public static Written write(String outputDir, State model, Metrics metrics, Configuration conf,
       BooleanSupplier stillLeading) throws IOException {
     Path dir = new Path(outputDir);
     FileSystem fs = dir.getFileSystem(conf);
     fs.mkdirs(dir);
     Path modelPath = new Path(dir, MODEL_FILE);
     Path metricsPath = new Path(dir, METRICS_FILE);
-    ByteArrayOutputStream state = new ByteArrayOutputStream(model.parameters().length * Float.BYTES + 256);
+    ByteArrayOutputStream state = new ByteArrayOutputStream(model.expectedBytes());
     DataOutputStream data = new DataOutputStream(state);
-    model.writeState(data);
+    model.writeTo(data);
     data.flush();
     byte[] bytes = state.toByteArray();
     CRC32 crc = new CRC32();

@@ -1,4 +1,4 @@
-package org.edl.worker.job;
+package org.edl.job;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,5 @@
-package org.edl.worker.coord;
+package org.edl.job;
+
 
 /**
  * The job's ZooKeeper layout, in one place:

@@ -1,4 +1,4 @@
-package org.edl.worker.rpc;
+package org.edl.job.rpc;
 
 import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.transport.TTransport;

@@ -1,10 +1,11 @@
-package org.edl.worker.runtime;
+package org.edl.job;
+
 
 /**
  * The contract between the ApplicationMaster and a worker container: the environment variables
- * the AM sets and the files it localises. The worker never imports the AM; both read this.
- * The job's secret is not here: it travels in the container's YARN credentials under
- * {@link org.edl.worker.security.JobSecret#CREDENTIALS_KEY}.
+ * the AM sets, the files it localises and the exit statuses it reads. The worker never imports
+ * the AM; both read this. The job's secret is not here: it travels in the container's YARN
+ * credentials under {@link JobSecret#CREDENTIALS_KEY}. The ZooKeeper layout is {@link JobPaths}.
  */
 public final class WorkerEnv {
   /** Class the worker container runs. */
@@ -54,8 +55,6 @@ public final class WorkerEnv {
    * to the AM, the AM to every worker. A dead leader is replaced only once its session expires.
    */
   public static final String ZK_SESSION_TIMEOUT_KEY = "edl.zookeeper.session-timeout-ms";
-  /** ZooKeeper root of all EDL jobs. */
-  public static final String ZK_ROOT = "/edl";
 
   /**
    * Exit status of a worker that finished training or stopped for a restart (the leader after
