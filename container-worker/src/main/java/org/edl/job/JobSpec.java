@@ -11,68 +11,31 @@ import org.edl.thrift.BatchRule;
 /**
  * Everything a job is submitted with. The client validates it, writes it as {@code job.properties}
  * into the job's HDFS staging directory, and the AM and every worker read the same file: one
- * source of truth, no flags re-parsed in containers.
+ * source of truth, no flags re-parsed in containers. Built with {@link #builder()}, whose
+ * {@link Builder#build()} validates; the fields are grouped by what they are about.
  *
- * @param name          YARN application name
- * @param model         built-in model ({@code softmax}, {@code mlp})
- * @param data          {@code synthetic:samples=..,features=..,classes=..,seed=..} or a path
- *                      (HDFS or any Hadoop file system) to a LIBSVM or CSV file
- * @param format        {@code libsvm}, {@code csv}, or {@code auto} (from the file extension)
- * @param workers       workers to start with
- * @param minWorkers    the job never runs with fewer
- * @param maxWorkers    the job never runs with more
- * @param gpusPerWorker {@code yarn.io/gpu} per worker container
- * @param workerMemoryMb memory per worker container
- * @param workerVcores  vcores per worker container
- * @param steps         mini-batches to train
- * @param batchSize     global batch (FIXED_GLOBAL) or per-worker batch (FIXED_PER_WORKER)
- * @param batchRule     how the batch and learning rate follow the worker count
- * @param learningRate  base learning rate (per-worker rule: scaled by the worker count)
- * @param hidden        hidden units of the MLP
- * @param seed          seed for initialisation and sample order
- * @param backend       compute backend: {@code cpu}, or {@code emulated} (a profiled model's step
- *                      time and real parameter count, see {@code org.edl.worker.emulated})
- * @param output        HDFS directory for the model and metrics; empty: the staging directory
- * @param queue         YARN queue; empty: the scheduler's default
- * @param checkpointEveryBatches the leader writes a periodic checkpoint after this many batches
- *                      (or {@code checkpointEveryMinutes}, whichever comes first); 0: never by count
- * @param checkpointEveryMinutes ... or after this many minutes; 0: never by time
- * @param checkpointsKept periodic checkpoints kept (the newest ones); older ones are deleted
- * @param resumeFrom    a checkpoint (or a directory of them) the job's first workers start from;
- *                      empty: from scratch
- * @param stragglerFactor  a worker slower than this x the median batch time is slow; 0: off
- * @param stragglerBatches consecutive slow batches after which the leader removes a worker; 0: off
- * @param replaceStragglers the AM starts a new container for each straggler the leader removed
- * @param recovery      how the job survives a failed worker (mode, sync timeout, failures allowed)
+ * @param name        YARN application name
+ * @param queue       YARN queue; empty: the scheduler's default
+ * @param training    model, backend, steps, batch, learning rate, seed
+ * @param data        the data set and its format
+ * @param scale       workers to start with, and the bounds the job stays within
+ * @param resources   what each worker container asks YARN for
+ * @param checkpoints the periodic checkpoint schedule and the checkpoint the job starts from
+ * @param stragglers  how slow workers are detected and replaced
+ * @param recovery    how the job survives a failed worker (mode, sync timeout, failures allowed)
+ * @param output      HDFS directory for the model and metrics; empty: the staging directory
  */
 public record JobSpec(
     String name,
-    String model,
-    String data,
-    String format,
-    int workers,
-    int minWorkers,
-    int maxWorkers,
-    int gpusPerWorker,
-    int workerMemoryMb,
-    int workerVcores,
-    long steps,
-    int batchSize,
-    BatchRule batchRule,
-    double learningRate,
-    int hidden,
-    long seed,
-    String backend,
-    String output,
     String queue,
-    long checkpointEveryBatches,
-    int checkpointEveryMinutes,
-    int checkpointsKept,
-    String resumeFrom,
-    double stragglerFactor,
-    int stragglerBatches,
-    boolean replaceStragglers,
-    Recovery recovery) {
+    Training training,
+    Data data,
+    Scale scale,
+    Resources resources,
+    Checkpoints checkpoints,
+    Stragglers stragglers,
+    Recovery recovery,
+    String output) {
 
   /** The paper's example: a checkpoint every 1000 batches or 10 minutes, whichever comes first. */
   public static final long DEFAULT_CHECKPOINT_EVERY_BATCHES = 1000;
@@ -89,22 +52,36 @@ public record JobSpec(
   public static final int DEFAULT_STRAGGLER_BATCHES = 10;
 
   /**
-   * A job with the default checkpoint schedule, started from scratch, without straggler
+   * A builder with the default checkpoint schedule, started from scratch, without straggler
    * detection (specs built in code: tests, benchmarks, the demo, where a paced worker must not be
-   * taken for a straggler); {@code edl submit} turns detection on by default.
+   * taken for a straggler), the default recovery, the default queue and output; {@code edl submit}
+   * turns detection on by default.
    */
-  public JobSpec(String name, String model, String data, String format, int workers, int minWorkers,
-      int maxWorkers, int gpusPerWorker, int workerMemoryMb, int workerVcores, long steps,
-      int batchSize, BatchRule batchRule, double learningRate, int hidden, long seed, String backend,
-      String output, String queue) {
-    this(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker, workerMemoryMb,
-        workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed, backend, output, queue,
-        DEFAULT_CHECKPOINT_EVERY_BATCHES, DEFAULT_CHECKPOINT_EVERY_MINUTES, DEFAULT_CHECKPOINTS_KEPT, "",
-        0, 0, false, Recovery.DEFAULT);
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding this job's fields, to build a changed copy. */
+  public Builder toBuilder() {
+    return new Builder()
+        .name(name).queue(queue).output(output)
+        .model(training.model()).backend(training.backend()).steps(training.steps())
+        .batchSize(training.batchSize()).batchRule(training.batchRule())
+        .learningRate(training.learningRate()).hidden(training.hidden()).seed(training.seed())
+        .data(data.source()).format(data.format())
+        .workers(scale.workers()).minWorkers(scale.minWorkers()).maxWorkers(scale.maxWorkers())
+        .gpusPerWorker(resources.gpusPerWorker()).workerMemoryMb(resources.memoryMb())
+        .workerVcores(resources.vcores())
+        .checkpoints(checkpoints.everyBatches(), checkpoints.everyMinutes(), checkpoints.kept())
+        .resumeFrom(checkpoints.resumeFrom())
+        .stragglers(stragglers.factor(), stragglers.batches(), stragglers.replace())
+        .recovery(recovery);
   }
 
   /** Checks every field on its own; the message names the flag and the value. */
   public JobSpec validate() {
+    String model = training.model();
+    String backend = training.backend();
     if ("emulated".equals(backend)) {
       if (!EMULATED_MODELS.contains(model)) {
         throw new InvalidInputException("model", model, "no emulation for this model; with --backend emulated choose one of "
@@ -113,15 +90,18 @@ public record JobSpec(
     } else if (!MODELS.contains(model)) {
       throw new InvalidInputException("model", model, "unknown model; choose one of " + sorted(MODELS));
     }
-    if (data == null || data.isBlank()) {
-      throw new InvalidInputException("data", data, "a data set is required");
+    if (data.source() == null || data.source().isBlank()) {
+      throw new InvalidInputException("data", data.source(), "a data set is required");
     }
-    if (!FORMATS.contains(format)) {
-      throw new InvalidInputException("format", format, "unknown format; choose one of " + sorted(FORMATS));
+    if (!FORMATS.contains(data.format())) {
+      throw new InvalidInputException("format", data.format(), "unknown format; choose one of " + sorted(FORMATS));
     }
     if (!BACKENDS.contains(backend)) {
       throw new InvalidInputException("backend", backend, "unknown backend; choose one of " + sorted(BACKENDS));
     }
+    int workers = scale.workers();
+    int minWorkers = scale.minWorkers();
+    int maxWorkers = scale.maxWorkers();
     positive("workers", workers);
     positive("min-workers", minWorkers);
     positive("max-workers", maxWorkers);
@@ -131,28 +111,33 @@ public record JobSpec(
     if (maxWorkers < workers) {
       throw new InvalidInputException("max-workers", maxWorkers, "less than --workers=" + workers);
     }
-    if (gpusPerWorker < 0) {
-      throw new InvalidInputException("gpus-per-worker", gpusPerWorker, "must be 0 or more");
+    if (resources.gpusPerWorker() < 0) {
+      throw new InvalidInputException("gpus-per-worker", resources.gpusPerWorker(), "must be 0 or more");
     }
-    positive("worker-memory", workerMemoryMb);
-    positive("worker-vcores", workerVcores);
-    positive("steps", steps);
+    positive("worker-memory", resources.memoryMb());
+    positive("worker-vcores", resources.vcores());
+    positive("steps", training.steps());
+    int batchSize = training.batchSize();
     positive("batch-size", batchSize);
-    if (batchRule == BatchRule.FIXED_GLOBAL && batchSize < maxWorkers) {
+    if (training.batchRule() == BatchRule.FIXED_GLOBAL && batchSize < maxWorkers) {
       throw new InvalidInputException("batch-size", batchSize,
           "a fixed global batch must give every worker at least one sample (max-workers=" + maxWorkers + ")");
     }
+    double learningRate = training.learningRate();
     if (!(learningRate > 0) || Double.isInfinite(learningRate)) {
       throw new InvalidInputException("learning-rate", learningRate, "must be a positive number");
     }
-    positive("hidden", hidden);
-    if (checkpointEveryBatches < 0) {
-      throw new InvalidInputException("checkpoint-every-batches", checkpointEveryBatches, "must be 0 (never) or more");
+    positive("hidden", training.hidden());
+    if (checkpoints.everyBatches() < 0) {
+      throw new InvalidInputException("checkpoint-every-batches", checkpoints.everyBatches(),
+          "must be 0 (never) or more");
     }
-    if (checkpointEveryMinutes < 0) {
-      throw new InvalidInputException("checkpoint-every-minutes", checkpointEveryMinutes, "must be 0 (never) or more");
+    if (checkpoints.everyMinutes() < 0) {
+      throw new InvalidInputException("checkpoint-every-minutes", checkpoints.everyMinutes(),
+          "must be 0 (never) or more");
     }
-    positive("checkpoints-kept", checkpointsKept);
+    positive("checkpoints-kept", checkpoints.kept());
+    double stragglerFactor = stragglers.factor();
     if (stragglerFactor != 0 && !(stragglerFactor > 1 && stragglerFactor < Double.POSITIVE_INFINITY)) {
       throw new InvalidInputException("straggler-factor", stragglerFactor,
           "must be above 1 (a multiple of the median batch time), or 0 to turn detection off");
@@ -161,8 +146,8 @@ public record JobSpec(
       throw new InvalidInputException("recovery", null, "missing");
     }
     recovery.validate();
-    if (stragglerBatches < 0) {
-      throw new InvalidInputException("straggler-batches", stragglerBatches,
+    if (stragglers.batches() < 0) {
+      throw new InvalidInputException("straggler-batches", stragglers.batches(),
           "must be at least 1, or 0 to turn detection off");
     }
     return this;
@@ -170,73 +155,79 @@ public record JobSpec(
 
   /** The per-worker learning rate under this job's batch rule. */
   public double learningRateFor(int workerCount) {
-    return batchRule == BatchRule.FIXED_PER_WORKER ? learningRate * workerCount : learningRate;
+    return training.learningRateFor(workerCount);
   }
 
   /** The global batch at {@code workerCount} workers under this job's batch rule. */
   public int globalBatchFor(int workerCount) {
-    return batchRule == BatchRule.FIXED_PER_WORKER ? batchSize * workerCount : batchSize;
+    return training.globalBatchFor(workerCount);
   }
 
   public Properties toProperties() {
     Properties p = new Properties();
     p.setProperty(PREFIX + "name", name);
-    p.setProperty(PREFIX + "model", model);
-    p.setProperty(PREFIX + "data", data);
-    p.setProperty(PREFIX + "format", format);
-    p.setProperty(PREFIX + "workers", Integer.toString(workers));
-    p.setProperty(PREFIX + "min-workers", Integer.toString(minWorkers));
-    p.setProperty(PREFIX + "max-workers", Integer.toString(maxWorkers));
-    p.setProperty(PREFIX + "gpus-per-worker", Integer.toString(gpusPerWorker));
-    p.setProperty(PREFIX + "worker-memory", Integer.toString(workerMemoryMb));
-    p.setProperty(PREFIX + "worker-vcores", Integer.toString(workerVcores));
-    p.setProperty(PREFIX + "steps", Long.toString(steps));
-    p.setProperty(PREFIX + "batch-size", Integer.toString(batchSize));
-    p.setProperty(PREFIX + "batch-rule", batchRule.name().toLowerCase(Locale.ROOT).replace('_', '-'));
-    p.setProperty(PREFIX + "learning-rate", Double.toString(learningRate));
-    p.setProperty(PREFIX + "hidden", Integer.toString(hidden));
-    p.setProperty(PREFIX + "seed", Long.toString(seed));
-    p.setProperty(PREFIX + "backend", backend);
+    p.setProperty(PREFIX + "model", training.model());
+    p.setProperty(PREFIX + "data", data.source());
+    p.setProperty(PREFIX + "format", data.format());
+    p.setProperty(PREFIX + "workers", Integer.toString(scale.workers()));
+    p.setProperty(PREFIX + "min-workers", Integer.toString(scale.minWorkers()));
+    p.setProperty(PREFIX + "max-workers", Integer.toString(scale.maxWorkers()));
+    p.setProperty(PREFIX + "gpus-per-worker", Integer.toString(resources.gpusPerWorker()));
+    p.setProperty(PREFIX + "worker-memory", Integer.toString(resources.memoryMb()));
+    p.setProperty(PREFIX + "worker-vcores", Integer.toString(resources.vcores()));
+    p.setProperty(PREFIX + "steps", Long.toString(training.steps()));
+    p.setProperty(PREFIX + "batch-size", Integer.toString(training.batchSize()));
+    p.setProperty(PREFIX + "batch-rule", training.batchRule().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    p.setProperty(PREFIX + "learning-rate", Double.toString(training.learningRate()));
+    p.setProperty(PREFIX + "hidden", Integer.toString(training.hidden()));
+    p.setProperty(PREFIX + "seed", Long.toString(training.seed()));
+    p.setProperty(PREFIX + "backend", training.backend());
     p.setProperty(PREFIX + "output", output);
     p.setProperty(PREFIX + "queue", queue);
-    p.setProperty(PREFIX + "checkpoint-every-batches", Long.toString(checkpointEveryBatches));
-    p.setProperty(PREFIX + "checkpoint-every-minutes", Integer.toString(checkpointEveryMinutes));
-    p.setProperty(PREFIX + "checkpoints-kept", Integer.toString(checkpointsKept));
-    p.setProperty(PREFIX + "resume-from", resumeFrom);
-    p.setProperty(PREFIX + "straggler-factor", Double.toString(stragglerFactor));
-    p.setProperty(PREFIX + "straggler-batches", Integer.toString(stragglerBatches));
-    p.setProperty(PREFIX + "replace-stragglers", Boolean.toString(replaceStragglers));
+    p.setProperty(PREFIX + "checkpoint-every-batches", Long.toString(checkpoints.everyBatches()));
+    p.setProperty(PREFIX + "checkpoint-every-minutes", Integer.toString(checkpoints.everyMinutes()));
+    p.setProperty(PREFIX + "checkpoints-kept", Integer.toString(checkpoints.kept()));
+    p.setProperty(PREFIX + "resume-from", checkpoints.resumeFrom());
+    p.setProperty(PREFIX + "straggler-factor", Double.toString(stragglers.factor()));
+    p.setProperty(PREFIX + "straggler-batches", Integer.toString(stragglers.batches()));
+    p.setProperty(PREFIX + "replace-stragglers", Boolean.toString(stragglers.replace()));
     p.setProperty(PREFIX + "recovery", recovery.mode().flag());
     p.setProperty(PREFIX + "sync-timeout-ms", Long.toString(recovery.syncTimeoutMs()));
     p.setProperty(PREFIX + "max-worker-failures", Integer.toString(recovery.maxWorkerFailures()));
     return p;
   }
 
+  /** Reads what {@link #toProperties} wrote (keys added later take their defaults when absent). */
   public static JobSpec fromProperties(Properties p) {
-    return new JobSpec(
-        get(p, "name"), get(p, "model"), get(p, "data"), get(p, "format"),
-        intOf(p, "workers"), intOf(p, "min-workers"), intOf(p, "max-workers"),
-        intOf(p, "gpus-per-worker"), intOf(p, "worker-memory"), intOf(p, "worker-vcores"),
-        longOf(p, "steps"), intOf(p, "batch-size"), batchRuleOf(get(p, "batch-rule")),
-        doubleOf(p, "learning-rate"), intOf(p, "hidden"), longOf(p, "seed"),
-        get(p, "backend"), p.getProperty(PREFIX + "output", ""), p.getProperty(PREFIX + "queue", ""),
+    // Parsed in the order of the file's keys, so a file with several mistakes names the same first one.
+    return builder()
+        .name(get(p, "name")).model(get(p, "model")).data(get(p, "data")).format(get(p, "format"))
+        .workers(intOf(p, "workers")).minWorkers(intOf(p, "min-workers")).maxWorkers(intOf(p, "max-workers"))
+        .gpusPerWorker(intOf(p, "gpus-per-worker")).workerMemoryMb(intOf(p, "worker-memory"))
+        .workerVcores(intOf(p, "worker-vcores"))
+        .steps(longOf(p, "steps")).batchSize(intOf(p, "batch-size")).batchRule(batchRuleOf(get(p, "batch-rule")))
+        .learningRate(doubleOf(p, "learning-rate")).hidden(intOf(p, "hidden")).seed(longOf(p, "seed"))
+        .backend(get(p, "backend")).output(p.getProperty(PREFIX + "output", ""))
+        .queue(p.getProperty(PREFIX + "queue", ""))
         // Absent in a job file written before periodic checkpoints: the defaults.
-        p.containsKey(PREFIX + "checkpoint-every-batches") ? longOf(p, "checkpoint-every-batches")
-            : DEFAULT_CHECKPOINT_EVERY_BATCHES,
-        p.containsKey(PREFIX + "checkpoint-every-minutes") ? intOf(p, "checkpoint-every-minutes")
-            : DEFAULT_CHECKPOINT_EVERY_MINUTES,
-        p.containsKey(PREFIX + "checkpoints-kept") ? intOf(p, "checkpoints-kept") : DEFAULT_CHECKPOINTS_KEPT,
-        p.getProperty(PREFIX + "resume-from", "").trim(),
-        p.containsKey(PREFIX + "straggler-factor") ? doubleOf(p, "straggler-factor") : 0,
-        p.containsKey(PREFIX + "straggler-batches") ? intOf(p, "straggler-batches") : 0,
-        Boolean.parseBoolean(p.getProperty(PREFIX + "replace-stragglers", "false").trim()),
+        .checkpoints(
+            p.containsKey(PREFIX + "checkpoint-every-batches") ? longOf(p, "checkpoint-every-batches")
+                : DEFAULT_CHECKPOINT_EVERY_BATCHES,
+            p.containsKey(PREFIX + "checkpoint-every-minutes") ? intOf(p, "checkpoint-every-minutes")
+                : DEFAULT_CHECKPOINT_EVERY_MINUTES,
+            p.containsKey(PREFIX + "checkpoints-kept") ? intOf(p, "checkpoints-kept") : DEFAULT_CHECKPOINTS_KEPT)
+        .resumeFrom(p.getProperty(PREFIX + "resume-from", "").trim())
+        .stragglers(
+            p.containsKey(PREFIX + "straggler-factor") ? doubleOf(p, "straggler-factor") : 0,
+            p.containsKey(PREFIX + "straggler-batches") ? intOf(p, "straggler-batches") : 0,
+            Boolean.parseBoolean(p.getProperty(PREFIX + "replace-stragglers", "false").trim()))
         // Absent in a job file written before failure recovery: the defaults.
-        new Recovery(
+        .recovery(new Recovery(
             Recovery.modeOf(p.getProperty(PREFIX + "recovery", Recovery.Mode.CONSISTENT.flag())),
             p.containsKey(PREFIX + "sync-timeout-ms") ? longOf(p, "sync-timeout-ms") : 0,
             p.containsKey(PREFIX + "max-worker-failures") ? intOf(p, "max-worker-failures")
                 : Recovery.DEFAULT_MAX_WORKER_FAILURES))
-        .validate();
+        .build();
   }
 
   public void write(OutputStream out) throws IOException {
@@ -260,67 +251,17 @@ public record JobSpec(
     };
   }
 
-  public JobSpec withOutput(String newOutput) {
-    return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
-        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, newOutput, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
-        resumeFrom, stragglerFactor, stragglerBatches, replaceStragglers, recovery);
-  }
-
   /**
    * The same job started with {@code count} workers (a stop-resume relaunch at a new size);
    * validated, so a count outside [min-workers, max-workers] is refused naming it.
    */
   public JobSpec withWorkers(int count) {
-    return new JobSpec(name, model, data, format, count, minWorkers, maxWorkers, gpusPerWorker,
-        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
-        resumeFrom, stragglerFactor, stragglerBatches, replaceStragglers, recovery).validate();
-  }
-
-  public JobSpec withData(String newData) {
-    return new JobSpec(name, model, newData, format, workers, minWorkers, maxWorkers, gpusPerWorker,
-        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept, resumeFrom,
-        stragglerFactor, stragglerBatches, replaceStragglers, recovery);
-  }
-
-  /** The same job with another periodic checkpoint schedule (validated). */
-  public JobSpec withCheckpoints(long everyBatches, int everyMinutes, int kept) {
-    return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
-        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue, everyBatches, everyMinutes, kept, resumeFrom, stragglerFactor,
-        stragglerBatches, replaceStragglers, recovery).validate();
-  }
-
-  /** The same job started from the checkpoint at {@code location} (empty: from scratch). */
-  public JobSpec withResumeFrom(String location) {
-    return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
-        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept,
-        location == null ? "" : location.trim(), stragglerFactor, stragglerBatches, replaceStragglers,
-        recovery);
-  }
-
-  /** The same job with straggler detection as given (0 for either number: off). */
-  public JobSpec withStragglers(double factor, int batches, boolean replace) {
-    return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
-        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept, resumeFrom,
-        factor, batches, replace, recovery).validate();
-  }
-
-  /** The same job with another way of surviving worker failures (validated). */
-  public JobSpec withRecovery(Recovery newRecovery) {
-    return new JobSpec(name, model, data, format, workers, minWorkers, maxWorkers, gpusPerWorker,
-        workerMemoryMb, workerVcores, steps, batchSize, batchRule, learningRate, hidden, seed,
-        backend, output, queue, checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept, resumeFrom,
-        stragglerFactor, stragglerBatches, replaceStragglers, newRecovery).validate();
+    return toBuilder().workers(count).build();
   }
 
   /** Whether the leader looks for stragglers at all. */
   public boolean detectsStragglers() {
-    return stragglerFactor > 0 && stragglerBatches > 0;
+    return stragglers.detects();
   }
 
   private static void positive(String field, long value) {
@@ -365,6 +306,170 @@ public record JobSpec(
       return Double.parseDouble(v);
     } catch (NumberFormatException e) {
       throw new InvalidInputException(PREFIX + key, v, "not a number");
+    }
+  }
+
+  /**
+   * Builds a {@link JobSpec} field by field, named as on the command line and in
+   * {@code job.properties}; {@link #build()} validates.
+   */
+  public static final class Builder {
+    private String name;
+    private String queue = "";
+    private String output = "";
+    private String model;
+    private String backend;
+    private long steps;
+    private int batchSize;
+    private BatchRule batchRule;
+    private double learningRate;
+    private int hidden;
+    private long seed;
+    private String data;
+    private String format;
+    private int workers;
+    private int minWorkers;
+    private int maxWorkers;
+    private int gpusPerWorker;
+    private int workerMemoryMb;
+    private int workerVcores;
+    private Checkpoints checkpoints = Checkpoints.DEFAULT;
+    private Stragglers stragglers = Stragglers.OFF;
+    private Recovery recovery = Recovery.DEFAULT;
+
+    private Builder() {}
+
+    public Builder name(String v) {
+      name = v;
+      return this;
+    }
+
+    public Builder queue(String v) {
+      queue = v;
+      return this;
+    }
+
+    public Builder output(String v) {
+      output = v;
+      return this;
+    }
+
+    public Builder model(String v) {
+      model = v;
+      return this;
+    }
+
+    public Builder backend(String v) {
+      backend = v;
+      return this;
+    }
+
+    public Builder steps(long v) {
+      steps = v;
+      return this;
+    }
+
+    public Builder batchSize(int v) {
+      batchSize = v;
+      return this;
+    }
+
+    public Builder batchRule(BatchRule v) {
+      batchRule = v;
+      return this;
+    }
+
+    public Builder learningRate(double v) {
+      learningRate = v;
+      return this;
+    }
+
+    public Builder hidden(int v) {
+      hidden = v;
+      return this;
+    }
+
+    public Builder seed(long v) {
+      seed = v;
+      return this;
+    }
+
+    public Builder data(String v) {
+      data = v;
+      return this;
+    }
+
+    public Builder format(String v) {
+      format = v;
+      return this;
+    }
+
+    public Builder workers(int v) {
+      workers = v;
+      return this;
+    }
+
+    public Builder minWorkers(int v) {
+      minWorkers = v;
+      return this;
+    }
+
+    public Builder maxWorkers(int v) {
+      maxWorkers = v;
+      return this;
+    }
+
+    public Builder gpusPerWorker(int v) {
+      gpusPerWorker = v;
+      return this;
+    }
+
+    public Builder workerMemoryMb(int v) {
+      workerMemoryMb = v;
+      return this;
+    }
+
+    public Builder workerVcores(int v) {
+      workerVcores = v;
+      return this;
+    }
+
+    /** The periodic checkpoint schedule; the checkpoint the job starts from is {@link #resumeFrom}. */
+    public Builder checkpoints(long everyBatches, int everyMinutes, int kept) {
+      checkpoints = new Checkpoints(everyBatches, everyMinutes, kept, checkpoints.resumeFrom());
+      return this;
+    }
+
+    /** The checkpoint at {@code location} the job starts from (null or empty: from scratch). */
+    public Builder resumeFrom(String location) {
+      checkpoints = new Checkpoints(checkpoints.everyBatches(), checkpoints.everyMinutes(), checkpoints.kept(),
+          location == null ? "" : location.trim());
+      return this;
+    }
+
+    /** Straggler detection as given (0 for either number: off). */
+    public Builder stragglers(double factor, int batches, boolean replace) {
+      stragglers = new Stragglers(factor, batches, replace);
+      return this;
+    }
+
+    public Builder recovery(Recovery v) {
+      recovery = v;
+      return this;
+    }
+
+    /**
+     * The job, validated.
+     *
+     * @throws InvalidInputException naming the first field that is wrong, and its value
+     */
+    public JobSpec build() {
+      return new JobSpec(name, queue,
+          new Training(model, backend, steps, batchSize, batchRule, learningRate, hidden, seed),
+          new Data(data, format),
+          new Scale(workers, minWorkers, maxWorkers),
+          new Resources(gpusPerWorker, workerMemoryMb, workerVcores),
+          checkpoints, stragglers, recovery, output).validate();
     }
   }
 }

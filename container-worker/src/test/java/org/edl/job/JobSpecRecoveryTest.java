@@ -13,14 +13,16 @@ import org.junit.jupiter.api.Test;
 
 class JobSpecRecoveryTest {
   private static JobSpec plain() {
-    return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
-        3, 1, 3, 0, 512, 1, 10, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "", "").validate();
+    return JobSpec.builder().name("t").model("softmax")
+        .data("synthetic:samples=64,features=4,classes=3,seed=1").format("auto").workers(3).minWorkers(1)
+        .maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(10).batchSize(12)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(8).seed(7).backend("cpu").build();
   }
 
   @Test
   void consistentIsTheDefaultAndSettingsSurviveTheJobFile() throws Exception {
     assertEquals(Recovery.DEFAULT, plain().recovery());
-    JobSpec spec = plain().withRecovery(new Recovery(Recovery.Mode.APPROXIMATE, 4000, 5));
+    JobSpec spec = plain().toBuilder().recovery(new Recovery(Recovery.Mode.APPROXIMATE, 4000, 5)).build();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     spec.write(out);
     assertEquals(spec, JobSpec.read(new ByteArrayInputStream(out.toByteArray())));
@@ -40,7 +42,7 @@ class JobSpecRecoveryTest {
     InvalidInputException e = assertThrows(InvalidInputException.class, () -> JobSpec.fromProperties(p));
     assertTrue(e.getMessage().contains("recovery") && e.getMessage().contains("optimistic"), e.getMessage());
     InvalidInputException t = assertThrows(InvalidInputException.class,
-        () -> plain().withRecovery(new Recovery(Recovery.Mode.CONSISTENT, -1, 3)));
+        () -> plain().toBuilder().recovery(new Recovery(Recovery.Mode.CONSISTENT, -1, 3)).build());
     assertTrue(t.getMessage().contains("sync-timeout-ms") && t.getMessage().contains("-1"), t.getMessage());
   }
 

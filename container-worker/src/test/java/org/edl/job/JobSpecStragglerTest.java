@@ -13,13 +13,15 @@ import org.junit.jupiter.api.Test;
 
 class JobSpecStragglerTest {
   private static JobSpec plain() {
-    return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
-        3, 1, 3, 0, 512, 1, 10, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "", "").validate();
+    return JobSpec.builder().name("t").model("softmax")
+        .data("synthetic:samples=64,features=4,classes=3,seed=1").format("auto").workers(3).minWorkers(1)
+        .maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(10).batchSize(12)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(8).seed(7).backend("cpu").build();
   }
 
   @Test
   void settingsSurviveTheJobFileAndAnOlderFileMeansOff() throws Exception {
-    JobSpec spec = plain().withStragglers(1.5, 7, true);
+    JobSpec spec = plain().toBuilder().stragglers(1.5, 7, true).build();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     spec.write(out);
     JobSpec read = JobSpec.read(new ByteArrayInputStream(out.toByteArray()));
@@ -32,19 +34,19 @@ class JobSpecStragglerTest {
     older.remove("edl.job.replace-stragglers");
     JobSpec fromOlder = JobSpec.fromProperties(older);
     assertFalse(fromOlder.detectsStragglers());
-    assertFalse(fromOlder.replaceStragglers());
-    assertEquals(7, spec.withWorkers(2).stragglerBatches(), "a relaunch keeps the settings");
+    assertFalse(fromOlder.stragglers().replace());
+    assertEquals(7, spec.withWorkers(2).stragglers().batches(), "a relaunch keeps the settings");
   }
 
   @Test
   void badValuesNameTheField() {
     InvalidInputException factor = assertThrows(InvalidInputException.class,
-        () -> plain().withStragglers(1.0, 10, false));
+        () -> plain().toBuilder().stragglers(1.0, 10, false).build());
     assertTrue(factor.getMessage().contains("straggler-factor=1.0"), factor.getMessage());
     InvalidInputException batches = assertThrows(InvalidInputException.class,
-        () -> plain().withStragglers(1.2, -1, false));
+        () -> plain().toBuilder().stragglers(1.2, -1, false).build());
     assertTrue(batches.getMessage().contains("straggler-batches=-1"), batches.getMessage());
-    assertFalse(plain().withStragglers(0, 10, false).detectsStragglers());
-    assertFalse(plain().withStragglers(1.2, 0, false).detectsStragglers());
+    assertFalse(plain().toBuilder().stragglers(0, 10, false).build().detectsStragglers());
+    assertFalse(plain().toBuilder().stragglers(1.2, 0, false).build().detectsStragglers());
   }
 }

@@ -81,8 +81,8 @@ public final class ApplicationMaster {
     }
     var credentials = UserGroupInformation.getCurrentUser().getCredentials();
     JobSecret secret = ContainerCredentials.secretFrom(credentials);
-    LOG.info("ApplicationMaster for {} ({} x {} workers, model {})", appId, spec.workers(),
-        spec.gpusPerWorker() + " GPU", spec.model());
+    LOG.info("ApplicationMaster for {} ({} x {} workers, model {})", appId, spec.scale().workers(),
+        spec.resources().gpusPerWorker() + " GPU", spec.training().model());
 
     ExecutorService mainThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "am-main"));
     YarnContainerDriver driver = new YarnContainerDriver(conf, YarnClientFactory.real(), mainThread,
@@ -93,24 +93,25 @@ public final class ApplicationMaster {
     zk.start();
     LeaderWorkerRemoval removal = new LeaderWorkerRemoval(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
     // Checked once every worker has exited after training: only a verified output is SUCCEEDED.
-    OutputCheck output = () -> ModelOutput.verify(conf, spec.output(), spec.steps());
+    OutputCheck output = () -> ModelOutput.verify(conf, spec.output(), spec.training().steps());
     WorkerFleet fleet = new WorkerFleet(driver, output, removal, removal, spec.output() + "/" + CHECKPOINTS,
-        new WorkerResource(spec.workerMemoryMb(), spec.workerVcores(), spec.gpusPerWorker()),
-        spec.workers(), spec.minWorkers(), spec.maxWorkers()).replaceRemovedWorkers(spec.replaceStragglers())
+        new WorkerResource(spec.resources().memoryMb(), spec.resources().vcores(), spec.resources().gpusPerWorker()),
+        spec.scale().workers(), spec.scale().minWorkers(),
+            spec.scale().maxWorkers()).replaceRemovedWorkers(spec.stragglers().replace())
         .toleratingWorkerFailures(spec.recovery().maxWorkerFailures());
     FleetJournal journal = FleetJournal.zooKeeper(zk, appId);
     fleet.journaling(journal);
-    fleet.startFrom(spec.resumeFrom());
+    fleet.startFrom(spec.checkpoints().resumeFrom());
     JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
         p -> driver.reportProgress(fraction(p)), new HdfsProfileStore(conf, spec.output(),
-            "EDL profile of " + appId + ": " + spec.model() + ", backend " + spec.backend()));
+            "EDL profile of " + appId + ": " + spec.training().model() + ", backend " + spec.training().backend()));
     try (zk; removal; RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
         "0.0.0.0", 0, secret, Duration.ofSeconds(10),
         (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()))) {
       WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),
           ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
           ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
-          spec.workerMemoryMb(), workerSettings());
+          spec.resources().memoryMb(), workerSettings());
       AmAddressRecord.publish(zk, appId, new HostPort(host, rpc.port()));
       GpuIndexRecord gpuRecord = new GpuIndexRecord(zk, appId);
       YarnContainerDriver.LaunchContextFactory recorded = (c, launch) -> {

@@ -132,7 +132,7 @@ public final class JobControlService implements JobControl.Iface {
   public ProfileResult profile(int minWorkers, int maxWorkers, int batches) throws TException {
     ProfileRun run = onMainThread("start profiling", () -> {
       requireNotProfiling("profile");
-      profile = ProfileRun.begin(fleet, spec.minWorkers(), spec.maxWorkers(), minWorkers, maxWorkers,
+      profile = ProfileRun.begin(fleet, spec.scale().minWorkers(), spec.scale().maxWorkers(), minWorkers, maxWorkers,
           batches, spec::globalBatchFor, System::nanoTime);
       return profile;
     });
@@ -225,9 +225,9 @@ public final class JobControlService implements JobControl.Iface {
     if (!f.diagnostics().isEmpty()) {
       s.setDiagnostics(f.diagnostics());
     }
-    s.setMinWorkers(spec.minWorkers());
-    s.setMaxWorkers(spec.maxWorkers());
-    s.setBackend(spec.backend());
+    s.setMinWorkers(spec.scale().minWorkers());
+    s.setMaxWorkers(spec.scale().maxWorkers());
+    s.setBackend(spec.training().backend());
     return s;
   }
 

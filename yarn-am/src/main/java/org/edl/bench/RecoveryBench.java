@@ -61,10 +61,11 @@ public final class RecoveryBench {
       Recovery.Mode recovery) throws Exception {
     int n = options.workers();
     Recovery r = recovery == null ? new Recovery(Recovery.Mode.CONSISTENT, 0, 0) : new Recovery(recovery, 0, 3);
-    JobSpec spec = new JobSpec("edl-bench-recovery-" + name, "mlp", data, "libsvm", n, 1, n, 1, 768, 1,
-        10_000_000L, options.perWorkerBatch(), BatchRule.FIXED_PER_WORKER, 0.05, options.hidden(), 1, "cpu", "", "")
-        .withCheckpoints(options.checkpointEvery(), 0, 3)
-        .withRecovery(r);
+    JobSpec spec = JobSpec.builder().name("edl-bench-recovery-" + name).model("mlp").data(data)
+        .format("libsvm").workers(n).minWorkers(1).maxWorkers(n).gpusPerWorker(1).workerMemoryMb(768)
+        .workerVcores(1).steps(10_000_000L).batchSize(options.perWorkerBatch())
+        .batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(options.hidden()).seed(1)
+        .backend("cpu").checkpoints(options.checkpointEvery(), 0, 3).recovery(r).build();
     SubmittedJob job = new JobSubmitter(conf, yarn).submit(spec);
     say("[" + name + "] submitted " + job.appId() + " (" + n + " workers, checkpoint every "
         + options.checkpointEvery() + " batches)");
@@ -94,7 +95,8 @@ public final class RecoveryBench {
             + end.getFinalApplicationStatus() + " " + end.getDiagnostics());
       }
       String checkpoints = PeriodicCheckpoints.directoryUnder(job.spec().output());
-      SubmittedJob resumed = new JobSubmitter(conf, yarn).submit(spec.withOutput("").withResumeFrom(checkpoints));
+      SubmittedJob resumed = new JobSubmitter(conf,
+          yarn).submit(spec.toBuilder().output("").resumeFrom(checkpoints).build());
       say("[" + name + "] resubmitted as " + resumed.appId() + " from " + checkpoints);
       try (JobControlConnection connection = BenchJob.connect(conf, yarn, resumed)) {
         BenchJob.awaitSize(connection.control(), options.phaseTimeout(), n, options.settleBatches(), name);
@@ -103,7 +105,7 @@ public final class RecoveryBench {
       BenchJob.awaitFinished(yarn, resumed);
       rows.addAll(batchRows(resumed.spec().output(), conf));
     }
-    RecoveryAnalysis.Cost c = RecoveryAnalysis.of(rows, killMs, stepAtKill, n, spec.gpusPerWorker());
+    RecoveryAnalysis.Cost c = RecoveryAnalysis.of(rows, killMs, stepAtKill, n, spec.resources().gpusPerWorker());
     say(String.format(Locale.ROOT, "[%s] training again %.2f s after the death; steps %d..%d redone (%d);"
         + " %.1f GPU-s lost", name, c.recoverySeconds(), c.firstStepAfter(), c.lastStepBefore(), c.stepsRedone(),
         c.lostGpuSeconds()));

@@ -61,11 +61,13 @@ public final class ScalingBench {
   private List<Result> runJob(Configuration conf, YarnClient yarn, CuratorFramework zk, String data,
       ScaleMode mode) throws Exception {
     String name = mode == ScaleMode.EDL ? "edl" : "stop-resume";
-    JobSpec spec = new JobSpec("edl-bench-scaling-" + name, options.model(), data, "libsvm", 4, 2, 8, 1,
-        768, 1, 10_000_000L, options.perWorkerBatch(), BatchRule.FIXED_PER_WORKER, 0.05,
-        options.hidden(), 1, options.backend(), "", "")
+    JobSpec spec = JobSpec.builder().name("edl-bench-scaling-" + name).model(options.model()).data(data)
+        .format("libsvm").workers(4).minWorkers(2).maxWorkers(8).gpusPerWorker(1).workerMemoryMb(768)
+        .workerVcores(1).steps(10_000_000L).batchSize(options.perWorkerBatch())
+        .batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(options.hidden()).seed(1)
+        .backend(options.backend())
         // No periodic checkpoints: their writes would land in some changes' windows and not others.
-        .withCheckpoints(0, 0, 1);
+        .checkpoints(0, 0, 1).build();
     SubmittedJob job = new JobSubmitter(conf, yarn).submit(spec);
     say("[" + name + "] submitted " + job.appId() + " (4 workers, backend " + options.backend() + ")");
     List<Request> requests = new ArrayList<>();
@@ -100,14 +102,14 @@ public final class ScalingBench {
     ScalingAnalysis analysis = new ScalingAnalysis(Timelines.read(job.spec().output(), conf));
     List<Result> results = new ArrayList<>();
     for (Request r : requests) {
-      ScalingAnalysis.Cost c = analysis.cost(r.atMs(), r.before(), r.after(), spec.gpusPerWorker());
+      ScalingAnalysis.Cost c = analysis.cost(r.atMs(), r.before(), r.after(), spec.resources().gpusPerWorker());
       results.add(new Result(r.operation(), mode, c.stopSeconds(), c.endToEndSeconds(), c.lossGpuSeconds()));
     }
     double stop = 0;
     double loss = 0;
     long lastChange = -1;
     for (Request r : profile) {
-      ScalingAnalysis.Cost c = analysis.cost(r.atMs(), r.before(), r.after(), spec.gpusPerWorker());
+      ScalingAnalysis.Cost c = analysis.cost(r.atMs(), r.before(), r.after(), spec.resources().gpusPerWorker());
       stop += c.stopSeconds();
       loss += c.lossGpuSeconds();
       lastChange = c.step();

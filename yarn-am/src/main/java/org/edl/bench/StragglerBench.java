@@ -90,12 +90,13 @@ public final class StragglerBench {
     Path output = Files.createTempDirectory("edl-bench-stragglers");
     String appId = "application_" + System.currentTimeMillis() + "_0001";
     int samples = Math.max(65_536, 2 * options.workers() * options.perWorkerBatch());
-    JobSpec spec = new JobSpec("bench-stragglers", options.model(),
-        "synthetic:samples=" + samples + ",features=2,classes=2,seed=1", "auto", options.workers(), 1,
-        options.workers(), 1, 1024, 1, options.steps(), options.perWorkerBatch(), BatchRule.FIXED_PER_WORKER,
-        0.1, 1, 1, "emulated", output.toUri().toString(), "")
-        .withCheckpoints(0, 0, 1)
-        .withStragglers(options.factor(), options.window(), false);
+    JobSpec spec = JobSpec.builder().name("bench-stragglers").model(options.model())
+        .data("synthetic:samples=" + samples + ",features=2,classes=2,seed=1").format("auto")
+        .workers(options.workers()).minWorkers(1).maxWorkers(options.workers()).gpusPerWorker(1)
+        .workerMemoryMb(1024).workerVcores(1).steps(options.steps()).batchSize(options.perWorkerBatch())
+        .batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.1).hidden(1).seed(1).backend("emulated")
+        .output(output.toUri().toString()).checkpoints(0, 0, 1)
+        .stragglers(options.factor(), options.window(), false).build();
     Recorder recorder = new Recorder(options.slowFrom());
     JobSecret secret = JobSecret.generate();
     ExecutorService threads = Executors.newCachedThreadPool();
@@ -118,7 +119,7 @@ public final class StragglerBench {
         WorkerConfig config = WorkerConfig.of(appId, id, host, zk.getConnectString(), null, spec,
             secret, new Configuration()).withProfilesDir(options.profilesDir()).withStartupTimeout(WAIT);
         ExecutionContext.Factory context = c -> new ExecutionContext(
-            DatasetLoader.load(c.spec().data(), c.spec().format(), c.hadoopConf()),
+            DatasetLoader.load(c.spec().data().source(), c.spec().data().format(), c.hadoopConf()),
             EmulatedModels.create(c.spec(), c.profilesDir(), sleeperFor(id, recorder)));
         Worker worker = new Worker(config, context, recorder);
         workers.add(worker);

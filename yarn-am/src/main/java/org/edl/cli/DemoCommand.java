@@ -54,8 +54,10 @@ public final class DemoCommand implements Callable<Integer> {
         SyntheticData.writeLibsvm(DATA_SPEC, o);
       }
       out.println("Wrote " + DATA_SPEC.substring("synthetic:".length()) + " as LIBSVM to " + data);
-      JobSpec spec = new JobSpec("edl-demo", "mlp", data.toString(), "libsvm", workers, workers,
-          workers, 1, 768, 1, steps, 256, BatchRule.FIXED_GLOBAL, 0.1, 32, 1, "cpu", "", "");
+      JobSpec spec = JobSpec.builder().name("edl-demo").model("mlp").data(data.toString()).format("libsvm")
+          .workers(workers).minWorkers(workers).maxWorkers(workers).gpusPerWorker(1).workerMemoryMb(768)
+          .workerVcores(1).steps(steps).batchSize(256).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1)
+          .hidden(32).seed(1).backend("cpu").build();
       int exit;
       try (YarnClient yarn = SubmitCommand.startYarnClient(conf)) {
         SubmittedJob job = new JobSubmitter(conf, yarn).submit(spec);

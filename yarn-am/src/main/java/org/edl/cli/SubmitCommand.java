@@ -103,8 +103,8 @@ public final class SubmitCommand implements Callable<Integer> {
     spec.validate(); // before connecting anywhere
     Configuration conf = cli.configuration();
     spec = ResumeCheck.resolve(conf, spec); // before submitting anything
-    if (!spec.resumeFrom().isEmpty()) {
-      cli.spec.commandLine().getOut().println("Resuming from checkpoint " + spec.resumeFrom());
+    if (!spec.checkpoints().resumeFrom().isEmpty()) {
+      cli.spec.commandLine().getOut().println("Resuming from checkpoint " + spec.checkpoints().resumeFrom());
     }
     try (YarnClient yarn = startYarnClient(conf)) {
       return submitAndFollow(conf, yarn, spec, priority, cli.spec.commandLine().getOut());
@@ -135,14 +135,17 @@ public final class SubmitCommand implements Callable<Integer> {
   }
 
   JobSpec toSpec() {
-    return new JobSpec(name == null ? "edl-" + model : name, model, data, format, workers,
-        minWorkers == null ? workers : minWorkers, maxWorkers == null ? workers : maxWorkers,
-        gpusPerWorker, workerMemoryMb, workerVcores, steps, batchSize, JobSpec.batchRuleOf(batchRule),
-        learningRate, hidden, seed, "cpu", output, queue, checkpointEveryBatches, checkpointEveryMinutes,
-        checkpointsKept, resumeFrom == null ? "" : resumeFrom.trim(),
-        offOr("straggler-factor", stragglerFactor, Double::parseDouble).doubleValue(),
-        offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers,
-        new Recovery(recoveryMode(), syncTimeoutMs, maxWorkerFailures));
+    return JobSpec.builder().name(name == null ? "edl-" + model : name).model(model).data(data)
+        .format(format).workers(workers).minWorkers(minWorkers == null ? workers : minWorkers)
+        .maxWorkers(maxWorkers == null ? workers : maxWorkers).gpusPerWorker(gpusPerWorker)
+        .workerMemoryMb(workerMemoryMb).workerVcores(workerVcores).steps(steps).batchSize(batchSize)
+        .batchRule(JobSpec.batchRuleOf(batchRule)).learningRate(learningRate).hidden(hidden).seed(seed)
+        .backend("cpu").output(output).queue(queue)
+        .checkpoints(checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept)
+        .resumeFrom(resumeFrom == null ? "" : resumeFrom.trim())
+        .stragglers(offOr("straggler-factor", stragglerFactor, Double::parseDouble).doubleValue(),
+            offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers)
+        .recovery(new Recovery(recoveryMode(), syncTimeoutMs, maxWorkerFailures)).build();
   }
 
   /** The flag wins; without it {@code USE_APPX_RECOVERY=1} asks for approximate recovery. */

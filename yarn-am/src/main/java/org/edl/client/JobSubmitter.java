@@ -92,7 +92,7 @@ public final class JobSubmitter {
 
   /** The tags a job's application carries (see {@link #MIN_GPUS_TAG}). */
   public static java.util.Set<String> applicationTags(JobSpec spec) {
-    return java.util.Set.of(MIN_GPUS_TAG + (long) spec.minWorkers() * spec.gpusPerWorker());
+    return java.util.Set.of(MIN_GPUS_TAG + (long) spec.scale().minWorkers() * spec.resources().gpusPerWorker());
   }
 
   public SubmittedJob submit(JobSpec requested) throws IOException, YarnException {
@@ -110,7 +110,7 @@ public final class JobSubmitter {
     checkFitsLargestNode(spec);
     FileSystem fs = FileSystem.get(conf);
     spec = qualifyData(spec, fs);
-    DatasetLoader.validate(spec.data(), spec.format(), conf);
+    DatasetLoader.validate(spec.data().source(), spec.data().format(), conf);
 
     YarnClientApplication app = yarn.createApplication();
     ApplicationId appId = app.getNewApplicationResponse().getApplicationId();
@@ -119,10 +119,11 @@ public final class JobSubmitter {
     boolean submitted = false;
     try {
       if (spec.output().isEmpty()) {
-        spec = spec.withOutput(fs.makeQualified(
-            new org.apache.hadoop.fs.Path(fs.getHomeDirectory(), "edl/" + appId)).toString());
+        spec = spec.toBuilder().output(fs.makeQualified(
+            new org.apache.hadoop.fs.Path(fs.getHomeDirectory(), "edl/" + appId)).toString()).build();
       } else {
-        spec = spec.withOutput(fs.makeQualified(new org.apache.hadoop.fs.Path(spec.output())).toString());
+        spec = spec.toBuilder()
+            .output(fs.makeQualified(new org.apache.hadoop.fs.Path(spec.output())).toString()).build();
       }
       JobSecret secret = JobSecret.generate();
       writeStaging(fs, staging, spec);
@@ -182,12 +183,12 @@ public final class JobSubmitter {
       largestMemory = Math.max(largestMemory, capability.getMemorySize());
       largestGpus = Math.max(largestGpus, gpusOf(capability));
     }
-    if (spec.gpusPerWorker() > largestGpus) {
-      throw new InvalidInputException("gpus-per-worker", spec.gpusPerWorker(),
+    if (spec.resources().gpusPerWorker() > largestGpus) {
+      throw new InvalidInputException("gpus-per-worker", spec.resources().gpusPerWorker(),
           "more than any node has (largest: " + largestGpus + " " + ResourceInformation.GPU_URI + ")");
     }
-    if (spec.workerMemoryMb() > largestMemory) {
-      throw new InvalidInputException("worker-memory", spec.workerMemoryMb(),
+    if (spec.resources().memoryMb() > largestMemory) {
+      throw new InvalidInputException("worker-memory", spec.resources().memoryMb(),
           "more than any node has (largest: " + largestMemory + " MB)");
     }
   }
@@ -202,15 +203,15 @@ public final class JobSubmitter {
   }
 
   private static JobSpec qualifyData(JobSpec spec, FileSystem fs) {
-    if (SyntheticSpec.isSynthetic(spec.data())) {
+    if (SyntheticSpec.isSynthetic(spec.data().source())) {
       return spec;
     }
     try {
       // Workers may not share this client's default file system or working directory.
-      return spec.withData(new org.apache.hadoop.fs.Path(spec.data()).makeQualified(fs.getUri(),
-          fs.getWorkingDirectory()).toString());
+      return spec.toBuilder().data(new org.apache.hadoop.fs.Path(spec.data().source()).makeQualified(fs.getUri(),
+          fs.getWorkingDirectory()).toString()).build();
     } catch (IllegalArgumentException e) {
-      throw new InvalidInputException("data", spec.data(), "not a valid path: " + e.getMessage());
+      throw new InvalidInputException("data", spec.data().source(), "not a valid path: " + e.getMessage());
     }
   }
 

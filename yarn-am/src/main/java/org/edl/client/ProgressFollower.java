@@ -46,8 +46,8 @@ public final class ProgressFollower {
 
   /** Follows the job to its end; returns the process exit code (0 when it SUCCEEDED). */
   public int follow(SubmittedJob job) throws Exception {
-    out.println("Submitted " + job.appId() + " (" + job.spec().workers() + " x " + job.spec().model()
-        + ", " + job.spec().steps() + " steps)");
+    out.println("Submitted " + job.appId() + " (" + job.spec().scale().workers() + " x " + job.spec().training().model()
+        + ", " + job.spec().training().steps() + " steps)");
     out.flush();
     ApplicationReport report;
     try {

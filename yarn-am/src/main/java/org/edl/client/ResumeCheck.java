@@ -27,7 +27,7 @@ public final class ResumeCheck {
    * @throws InvalidInputException naming {@code resume-from} and the path
    */
   public static JobSpec resolve(Configuration conf, JobSpec spec) {
-    String location = spec.resumeFrom();
+    String location = spec.checkpoints().resumeFrom();
     if (location.isEmpty()) {
       return spec;
     }
@@ -38,15 +38,16 @@ public final class ResumeCheck {
       throw new InvalidInputException("resume-from", location, "no usable checkpoint: " + e.getMessage());
     }
     CheckpointMeta m = c.meta();
-    String model = "emulated".equals(spec.backend()) ? "emulated:" + spec.model() : spec.model();
+    String model = "emulated".equals(spec.training().backend())
+        ? "emulated:" + spec.training().model() : spec.training().model();
     if (!m.model().equals(model)) {
       throw new InvalidInputException("resume-from", location, "checkpoint " + c.path() + " holds model "
           + m.model() + "; this job trains " + model);
     }
     // The data's size and shape are known here only for synthetic data; the workers check a file's.
     int samples = m.epochSize();
-    if (SyntheticSpec.isSynthetic(spec.data()) && "cpu".equals(spec.backend())) {
-      SyntheticSpec s = SyntheticSpec.parse(spec.data());
+    if (SyntheticSpec.isSynthetic(spec.data().source()) && "cpu".equals(spec.training().backend())) {
+      SyntheticSpec s = SyntheticSpec.parse(spec.data().source());
       samples = s.samples();
       TrainableModel shaped = ModelFactory.create(spec, new DatasetSummary(s.samples(), s.features(), s.classes()));
       if (shaped.parameters().length != m.parameterCount()) {
@@ -59,10 +60,10 @@ public final class ResumeCheck {
     } catch (IncompatibleStateException e) {
       throw new InvalidInputException("resume-from", location, e.getMessage());
     }
-    if (m.nextStep() >= spec.steps()) {
+    if (m.nextStep() >= spec.training().steps()) {
       throw new InvalidInputException("resume-from", location, "checkpoint " + c.path() + " is at step "
-          + m.nextStep() + ": nothing left of the job's steps=" + spec.steps());
+          + m.nextStep() + ": nothing left of the job's steps=" + spec.training().steps());
     }
-    return spec.withResumeFrom(c.path().toString());
+    return spec.toBuilder().resumeFrom(c.path().toString()).build();
   }
 }

@@ -64,9 +64,11 @@ class AmFailoverEndToEndTest {
 
   @Test
   void aKilledAmIsReplacedByAnAttemptThatAdoptsTheRunningWorkers() throws Exception {
-    JobSpec spec = new JobSpec("am-failover-e2e", "mlp",
-        "synthetic:samples=8192,features=128,classes=10,seed=5", "auto", 2, 2, 2, 1, 512, 1, STEPS,
-        256, BatchRule.FIXED_GLOBAL, 0.05, 128, 1, "cpu", "", "").validate();
+    JobSpec spec = JobSpec.builder().name("am-failover-e2e").model("mlp")
+        .data("synthetic:samples=8192,features=128,classes=10,seed=5").format("auto").workers(2)
+        .minWorkers(2).maxWorkers(2).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(STEPS)
+        .batchSize(256).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(128).seed(1)
+        .backend("cpu").build();
     SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
     try {
       ApplicationReport first = Await.until("the first AM to register", () -> yarn.getApplicationReport(job.appId()),

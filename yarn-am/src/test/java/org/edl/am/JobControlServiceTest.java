@@ -148,8 +148,11 @@ class JobControlServiceTest {
   }
 
   private static JobSpec spec() {
-    return new JobSpec("control", "softmax", "synthetic:samples=64,features=4,classes=2,seed=1",
-        "auto", 2, 1, 3, 1, 512, 1, 100, 16, BatchRule.FIXED_GLOBAL, 0.1, 8, 1, "cpu", "out", "").validate();
+    return JobSpec.builder().name("control").model("softmax")
+        .data("synthetic:samples=64,features=4,classes=2,seed=1").format("auto").workers(2).minWorkers(1)
+        .maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(100).batchSize(16)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(8).seed(1).backend("cpu").output("out")
+        .build();
   }
 
   private static JobProgress progress(int workers) {

@@ -50,9 +50,10 @@ class LeaderWorkerRemovalTest {
   @Test
   void theLeaderHoldsTheReplacementUntilTheNewcomerComes() throws Exception {
     JobSecret secret = JobSecret.generate();
-    JobSpec spec = new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1",
-        "auto", 2, 1, 2, 0, 512, 1, 1000, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "", "")
-        .validate();
+    JobSpec spec = JobSpec.builder().name("t").model("softmax")
+        .data("synthetic:samples=64,features=4,classes=3,seed=1").format("auto").workers(2).minWorkers(1)
+        .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(1000).batchSize(12)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(8).seed(7).backend("cpu").build();
     CoordinatorService leader = new CoordinatorService(spec, System::nanoTime, Duration.ofMillis(50), "c1");
     leader.lead();
     leader.registerWorker(new WorkerInfo("c1", "h1", 7001));
@@ -95,9 +96,10 @@ class LeaderWorkerRemovalTest {
   @Test
   void aReplacementWhoseAnswerIsLostIsWithdrawn() throws Exception {
     JobSecret secret = JobSecret.generate();
-    JobSpec spec = new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1",
-        "auto", 2, 1, 2, 0, 512, 1, 1000, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "", "")
-        .validate();
+    JobSpec spec = JobSpec.builder().name("t").model("softmax")
+        .data("synthetic:samples=64,features=4,classes=3,seed=1").format("auto").workers(2).minWorkers(1)
+        .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(1000).batchSize(12)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(8).seed(7).backend("cpu").build();
     CoordinatorService leader = new CoordinatorService(spec, System::nanoTime, Duration.ofMillis(50), "c1");
     leader.lead();
     leader.registerWorker(new WorkerInfo("c1", "h1", 7001));

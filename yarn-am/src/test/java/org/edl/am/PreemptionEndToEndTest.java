@@ -68,9 +68,11 @@ class PreemptionEndToEndTest {
   }
 
   private static JobSpec spec(String name, int workers, int min, int max) {
-    return new JobSpec(name, "mlp", "synthetic:samples=4096,features=16,classes=4,seed=5", "auto",
-        workers, min, max, 1, 512, 1, STEPS, 64, BatchRule.FIXED_GLOBAL, 0.05, 16, 1, "cpu", "", "")
-        .validate();
+    return JobSpec.builder().name(name).model("mlp")
+        .data("synthetic:samples=4096,features=16,classes=4,seed=5").format("auto").workers(workers)
+        .minWorkers(min).maxWorkers(max).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(STEPS)
+        .batchSize(64).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(16).seed(1)
+        .backend("cpu").build();
   }
 
   /** A user's session: their own YARN client and file system, as `edl submit` run by them has. */

@@ -72,9 +72,11 @@ class ScaleEndToEndTest {
   void aRunningJobGrowsByOneContainerShrinksBackAndStillSucceeds() throws Exception {
     // An MLP big enough that a step is mostly computation: its pace then follows the machine's
     // like the newcomers' start-up does, so the job outlives the changes on slow and fast hosts.
-    JobSpec spec = new JobSpec("scale-e2e", "mlp",
-        "synthetic:samples=8192,features=128,classes=10,seed=5", "auto", 2, 2, 3, 1, 512, 1, STEPS,
-        256, BatchRule.FIXED_GLOBAL, 0.05, 128, 1, "cpu", "", "").validate();
+    JobSpec spec = JobSpec.builder().name("scale-e2e").model("mlp")
+        .data("synthetic:samples=8192,features=128,classes=10,seed=5").format("auto").workers(2)
+        .minWorkers(2).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(STEPS)
+        .batchSize(256).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(128).seed(1)
+        .backend("cpu").build();
     SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
     ApplicationReport running = Await.until("the AM to register", () -> yarn.getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
@@ -97,9 +99,11 @@ class ScaleEndToEndTest {
    */
   @Test
   void stopResumeRelaunchesEveryWorkerFromTheCheckpoint() throws Exception {
-    JobSpec spec = new JobSpec("stop-resume-e2e", "mlp",
-        "synthetic:samples=8192,features=128,classes=10,seed=5", "auto", 2, 2, 3, 1, 512, 1, STEPS,
-        256, BatchRule.FIXED_GLOBAL, 0.05, 128, 1, "cpu", "", "").validate();
+    JobSpec spec = JobSpec.builder().name("stop-resume-e2e").model("mlp")
+        .data("synthetic:samples=8192,features=128,classes=10,seed=5").format("auto").workers(2)
+        .minWorkers(2).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(STEPS)
+        .batchSize(256).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(128).seed(1)
+        .backend("cpu").build();
     SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
     ApplicationReport running = Await.until("the AM to register", () -> yarn.getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
@@ -122,7 +126,8 @@ class ScaleEndToEndTest {
       assertTrue(three.getProgress().getStep() > stepBefore,
           "training went on from the checkpoint, not from step 0: " + three.getProgress());
       FileSystem fs = FileSystem.get(cluster.configuration());
-      Path checkpoints = new Path(spec.withOutput(job.spec().output()).output(), "checkpoints/restart-1");
+      Path checkpoints = new Path(spec.toBuilder().output(job.spec().output()).build().output(),
+          "checkpoints/restart-1");
       assertTrue(fs.exists(checkpoints), "the checkpoint is kept with the job: " + checkpoints);
     } catch (Throwable t) {
       t.addSuppressed(new AssertionError("application diagnostics: "

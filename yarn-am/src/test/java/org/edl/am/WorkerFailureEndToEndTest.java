@@ -147,7 +147,7 @@ class WorkerFailureEndToEndTest {
   void aLeaderKilledAtTheEndIsSucceededByOneThatWritesTheModel() throws Exception {
     // Slower steps than the short spec's, so that a report (one a second) lands within the last steps.
     JobSpec spec = slowSpec("leader-at-the-end-e2e");
-    Killed killed = startAndKill(spec, spec.steps() - 40, WorkerFailureEndToEndTest::theLeader);
+    Killed killed = startAndKill(spec, spec.training().steps() - 40, WorkerFailureEndToEndTest::theLeader);
     assertFinishedAsPromised(killed);
     ModelOutput.Metrics m = ModelOutput.readMetrics(cluster.configuration(), killed.job.spec().output());
     assertTrue(m.leaderEpoch() >= 2, "written by the successor: " + m);
@@ -171,11 +171,12 @@ class WorkerFailureEndToEndTest {
 
   /** Slower steps than the short spec's (about 20 a second here), so that a fault lands where it is meant to. */
   private static JobSpec slowSpec(String name) {
-    return new JobSpec(name, "mlp", "synthetic:samples=4096,features=128,classes=4,seed=7",
-        "auto", 3, 3, 3, 1, 512, 1, 600, BATCH, BatchRule.FIXED_GLOBAL, 0.05, 256, 1, "cpu", "", "")
-        .withCheckpoints(CHECKPOINT_EVERY, 0, 100)
-        .withRecovery(new Recovery(Recovery.Mode.CONSISTENT, 3_000, 3))
-        .validate();
+    return JobSpec.builder().name(name).model("mlp")
+        .data("synthetic:samples=4096,features=128,classes=4,seed=7").format("auto").workers(3)
+        .minWorkers(3).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(600)
+        .batchSize(BATCH).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(256).seed(1)
+        .backend("cpu").checkpoints(CHECKPOINT_EVERY, 0, 100)
+        .recovery(new Recovery(Recovery.Mode.CONSISTENT, 3_000, 3)).build();
   }
 
   /** Starts the job, pauses a follower's JVM at step {@code at} for {@code pause}, then continues it. */
@@ -207,11 +208,11 @@ class WorkerFailureEndToEndTest {
 
   /** A small MLP with a checkpoint every 100 steps (all kept) and a short sync timeout. */
   private static JobSpec shortSpec(String name, Recovery.Mode mode) {
-    return new JobSpec(name, "mlp", "synthetic:samples=4096,features=32,classes=4,seed=7", "auto", 3, 3, 3, 1,
-        512, 1, SHORT_STEPS, BATCH, BatchRule.FIXED_GLOBAL, 0.05, 32, 1, "cpu", "", "")
-        .withCheckpoints(CHECKPOINT_EVERY, 0, 100)
-        .withRecovery(new Recovery(mode, 3_000, 3))
-        .validate();
+    return JobSpec.builder().name(name).model("mlp")
+        .data("synthetic:samples=4096,features=32,classes=4,seed=7").format("auto").workers(3).minWorkers(3)
+        .maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(SHORT_STEPS)
+        .batchSize(BATCH).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(32).seed(1)
+        .backend("cpu").checkpoints(CHECKPOINT_EVERY, 0, 100).recovery(new Recovery(mode, 3_000, 3)).build();
   }
 
   private static ApplicationReport awaitSucceededWithReplacement(Killed killed) throws Exception {
@@ -246,10 +247,10 @@ class WorkerFailureEndToEndTest {
     FileSystem fs = FileSystem.get(conf);
     String output = killed.job.spec().output();
     assertTrue(fs.getFileStatus(new Path(output, ModelOutput.MODEL_FILE)).getLen() > 0);
-    long steps = killed.job.spec().steps();
+    long steps = killed.job.spec().training().steps();
     ModelOutput.Metrics metrics = ModelOutput.readMetrics(conf, output);
     assertEquals(steps, metrics.steps(), metrics.toString());
-    assertEquals(steps * killed.job.spec().batchSize(), metrics.samplesSeen(), metrics.toString());
+    assertEquals(steps * killed.job.spec().training().batchSize(), metrics.samplesSeen(), metrics.toString());
     assertEquals(java.util.Optional.empty(), ModelOutput.verify(conf, output, steps));
     List<String> kept = Checkpoint.list(conf, PeriodicCheckpoints.directoryUnder(output)).stream()
         .map(p -> p.getName()).toList();
@@ -269,16 +270,19 @@ class WorkerFailureEndToEndTest {
   }
 
   private static Killed startAndKillOneWorker(String name) throws Exception {
-    JobSpec spec = new JobSpec(name, "mlp", "synthetic:samples=8192,features=128,classes=10,seed=5",
-        "auto", 3, 3, 3, 1, 512, 1, STEPS, 256, BatchRule.FIXED_GLOBAL, 0.05, 128, 1, "cpu", "", "")
-        .validate();
+    JobSpec spec = JobSpec.builder().name(name).model("mlp")
+        .data("synthetic:samples=8192,features=128,classes=10,seed=5").format("auto").workers(3)
+        .minWorkers(3).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(STEPS)
+        .batchSize(256).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(128).seed(1)
+        .backend("cpu").build();
     // Any member: the AM treats the leader like any other worker.
     return startAndKill(spec, (job, workers) -> workers.get(workers.size() - 1));
   }
 
   /** Starts the job, waits for three workers training (and the first checkpoint, if due), kills one. */
   private static Killed startAndKill(JobSpec spec, Victim choose) throws Exception {
-    return startAndKill(spec, spec.checkpointEveryBatches() > 0 ? spec.checkpointEveryBatches() + 5 : 5, choose);
+    return startAndKill(spec, spec.checkpoints().everyBatches() > 0 ? spec.checkpoints().everyBatches() + 5 : 5,
+        choose);
   }
 
   /** As {@link #startAndKill(JobSpec, Victim)}, killing once the leader reports step {@code trainedTo}. */
@@ -289,7 +293,7 @@ class WorkerFailureEndToEndTest {
     JobStatus training = withAm(report, job, am -> Await.until("three workers training", am::status,
         s -> s.getState() == JobState.RUNNING && s.isSetProgress()
             && s.getProgress().getWorkers() == 3 && s.getProgress().getStep() >= trainedTo));
-    List<String> checkpoints = spec.checkpointEveryBatches() > 0
+    List<String> checkpoints = spec.checkpoints().everyBatches() > 0
         ? Await.until("the first periodic checkpoint", () -> checkpointNames(job), names -> !names.isEmpty())
         : List.of();
     List<String> workers = List.copyOf(training.getContainers());

@@ -195,9 +195,11 @@ class JobControlEndToEndTest {
   }
 
   private static JobSpec longJob(int workers) {
-    return new JobSpec("edl-control-test", "softmax", "synthetic:samples=2048,features=8,classes=3,seed=5",
-        "auto", workers, workers, MAX_WORKERS, 1, 512, 1, 100_000_000L, 64,
-        JobSpec.batchRuleOf("fixed-global"), 0.1, 8, 1, "cpu", "", "");
+    return JobSpec.builder().name("edl-control-test").model("softmax")
+        .data("synthetic:samples=2048,features=8,classes=3,seed=5").format("auto").workers(workers)
+        .minWorkers(workers).maxWorkers(MAX_WORKERS).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1)
+        .steps(100_000_000L).batchSize(64).batchRule(JobSpec.batchRuleOf("fixed-global")).learningRate(0.1)
+        .hidden(8).seed(1).backend("cpu").build();
   }
 
   /** What the AM and YARN each say about a job's worker containers. */

@@ -19,17 +19,17 @@ class SubmitStragglerFlagsTest {
   @Test
   void detectionIsOnByDefaultWithTheIssuesNumbers() {
     JobSpec spec = parse();
-    assertEquals(JobSpec.DEFAULT_STRAGGLER_FACTOR, spec.stragglerFactor());
-    assertEquals(JobSpec.DEFAULT_STRAGGLER_BATCHES, spec.stragglerBatches());
-    assertFalse(spec.replaceStragglers());
+    assertEquals(JobSpec.DEFAULT_STRAGGLER_FACTOR, spec.stragglers().factor());
+    assertEquals(JobSpec.DEFAULT_STRAGGLER_BATCHES, spec.stragglers().batches());
+    assertFalse(spec.stragglers().replace());
   }
 
   @Test
   void numbersOffAndReplacement() {
     JobSpec spec = parse("--straggler-factor", "1.5", "--straggler-batches", "4", "--replace-stragglers");
-    assertEquals(1.5, spec.stragglerFactor());
-    assertEquals(4, spec.stragglerBatches());
-    assertTrue(spec.replaceStragglers());
+    assertEquals(1.5, spec.stragglers().factor());
+    assertEquals(4, spec.stragglers().batches());
+    assertTrue(spec.stragglers().replace());
     assertFalse(parse("--straggler-factor", "off").detectsStragglers());
     assertFalse(parse("--straggler-batches", "OFF").detectsStragglers());
     assertFalse(parse("--straggler-batches", "0").detectsStragglers());

@@ -13,8 +13,10 @@ import org.junit.jupiter.api.Test;
 class JobSubmitterTagsTest {
   @Test
   void theMinGpusTagIsMinWorkersTimesGpusPerWorker() {
-    JobSpec spec = new JobSpec("tags", "mlp", "synthetic:samples=64,features=4,classes=2,seed=1", "auto",
-        6, 2, 8, 4, 512, 1, 10, 8, BatchRule.FIXED_GLOBAL, 0.05, 8, 1, "cpu", "", "").validate();
+    JobSpec spec = JobSpec.builder().name("tags").model("mlp")
+        .data("synthetic:samples=64,features=4,classes=2,seed=1").format("auto").workers(6).minWorkers(2)
+        .maxWorkers(8).gpusPerWorker(4).workerMemoryMb(512).workerVcores(1).steps(10).batchSize(8)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(8).seed(1).backend("cpu").build();
     assertEquals(Set.of("edl-min-gpus=8"), JobSubmitter.applicationTags(spec));
   }
 

@@ -70,8 +70,9 @@ public record CheckpointMeta(long nextStep, int epoch, List<Integer> finishedChu
     for (int i = 0; i < at.finishedChunks(); i++) {
       chunks.add(i);
     }
-    return new CheckpointMeta(at.step(), at.dataEpoch(), chunks, at.samplesSeen(), spec.batchRule(),
-        spec.batchSize(), spec.learningRate(), at.lastLoss(), workers, model, parameterCount, epochSize, spec.seed(),
+    return new CheckpointMeta(at.step(), at.dataEpoch(), chunks, at.samplesSeen(), spec.training().batchRule(),
+        spec.training().batchSize(), spec.training().learningRate(), at.lastLoss(), workers, model, parameterCount,
+            epochSize, spec.training().seed(),
         writtenAt, leaderEpoch);
   }
 
@@ -108,23 +109,23 @@ public record CheckpointMeta(long nextStep, int epoch, List<Integer> finishedChu
    */
   public void requireContinuable(JobSpec spec, int dataSamples, String where) throws IncompatibleStateException {
     List<String> diffs = new ArrayList<>();
-    if (batchRule != spec.batchRule()) {
-      diffs.add("batch-rule " + ruleText(batchRule) + " vs " + ruleText(spec.batchRule()));
+    if (batchRule != spec.training().batchRule()) {
+      diffs.add("batch-rule " + ruleText(batchRule) + " vs " + ruleText(spec.training().batchRule()));
     }
-    if (batchSize != spec.batchSize()) {
-      diffs.add("batch-size " + batchSize + " vs " + spec.batchSize());
+    if (batchSize != spec.training().batchSize()) {
+      diffs.add("batch-size " + batchSize + " vs " + spec.training().batchSize());
     }
-    if (Double.compare(baseLearningRate, spec.learningRate()) != 0) {
-      diffs.add("learning-rate " + baseLearningRate + " vs " + spec.learningRate());
+    if (Double.compare(baseLearningRate, spec.training().learningRate()) != 0) {
+      diffs.add("learning-rate " + baseLearningRate + " vs " + spec.training().learningRate());
     }
-    if (seed != spec.seed()) {
-      diffs.add("seed " + seed + " vs " + spec.seed());
+    if (seed != spec.training().seed()) {
+      diffs.add("seed " + seed + " vs " + spec.training().seed());
     }
     if (epochSize != dataSamples) {
       diffs.add("data samples " + epochSize + " vs " + dataSamples);
     }
-    if (nextStep > spec.steps()) {
-      diffs.add("next step " + nextStep + " is past the job's steps=" + spec.steps());
+    if (nextStep > spec.training().steps()) {
+      diffs.add("next step " + nextStep + " is past the job's steps=" + spec.training().steps());
     }
     if (!diffs.isEmpty()) {
       throw new IncompatibleStateException("checkpoint " + where

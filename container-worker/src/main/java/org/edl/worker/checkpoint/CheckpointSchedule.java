@@ -27,8 +27,8 @@ public final class CheckpointSchedule {
   }
 
   public static CheckpointSchedule of(JobSpec spec, Ticker ticker) {
-    return new CheckpointSchedule(spec.checkpointEveryBatches(),
-        Duration.ofMinutes(spec.checkpointEveryMinutes()), ticker);
+    return new CheckpointSchedule(spec.checkpoints().everyBatches(),
+        Duration.ofMinutes(spec.checkpoints().everyMinutes()), ticker);
   }
 
   public boolean enabled() {

@@ -115,18 +115,20 @@ public final class CoordinatorState {
     this.guard = settings.guard();
     this.pauseNanos = settings.pauseAfter().isZero() ? Long.MAX_VALUE : settings.pauseAfter().toNanos();
     this.changes = changes;
-    this.ledger = new StepLedger(position, spec.batchSize(), firstLoss);
+    this.ledger = new StepLedger(position, spec.training().batchSize(), firstLoss);
     this.failures = new FailureRecovery(spec.recovery().mode(),
         new FailureDetector(Duration.ofMillis(spec.recovery().syncTimeoutMs())), initial);
     failures.checkpointCheck(settings.checkpointCheck());
-    this.stragglers = new StragglerDetector(spec.stragglerFactor(), spec.stragglerBatches(), spec.minWorkers());
+    this.stragglers = new StragglerDetector(spec.stragglers().factor(), spec.stragglers().batches(),
+        spec.scale().minWorkers());
     this.graceUntilStep = position.step() + GRACE_STEPS - 1;
   }
 
   /** A state leading a fresh job (tests of the decisions): leader unknown, epoch 1, nothing guarded. */
   public CoordinatorState(JobSpec spec, Ticker ticker) {
     this(spec, ticker, Settings.DEFAULT, null, 1, new Lifecycle("test"),
-        new ChangeSchedule(null, spec.workers(), spec.maxWorkers(), spec.steps() - 1), JobPosition.START,
+        new ChangeSchedule(null, spec.scale().workers(), spec.scale().maxWorkers(), spec.training().steps() - 1),
+            JobPosition.START,
         JobPosition.START, Double.NaN);
     lifecycle.move(Phase.CANDIDATE, Phase.FORMING);
   }
@@ -139,7 +141,8 @@ public final class CoordinatorState {
       long leaderEpoch, Lifecycle lifecycle, Optional<JobPosition> restoredFrom) {
     JobPosition start = restoredFrom.orElse(JobPosition.START);
     CoordinatorState s = new CoordinatorState(spec, ticker, settings, leaderId, leaderEpoch, lifecycle,
-        new ChangeSchedule(leaderId, spec.workers(), spec.maxWorkers(), spec.steps() - 1), start, start,
+        new ChangeSchedule(leaderId, spec.scale().workers(), spec.scale().maxWorkers(), spec.training().steps() - 1),
+            start, start,
         Double.NaN);
     lifecycle.move(Phase.CANDIDATE, Phase.FORMING);
     return s;
@@ -342,7 +345,7 @@ public final class CoordinatorState {
     }
     long t = Math.max(ledger.highestReported(), ledger.position().step() - 1);
     long atStep = t + switchDelaySteps(allowanceNanos, ledger.meanBatchSeconds(changes.ring().ids()));
-    long last = spec.steps() - 1;
+    long last = spec.training().steps() - 1;
     if (atStep > last) {
       atStep = Math.max(t + 1, last);
     }
@@ -401,7 +404,7 @@ public final class CoordinatorState {
         return;
       }
       long step = ledger.position().step();
-      if (step >= spec.steps()) {
+      if (step >= spec.training().steps()) {
         return;
       }
       Optional<StepLedger.Completed> done = ledger.completeNext(changes.membersFor(step).ids(), now);
@@ -424,7 +427,8 @@ public final class CoordinatorState {
         scheduleIfReady();
       }
       removeStraggler(step, done.get().computeSeconds());
-      if (ledger.position().step() >= spec.steps() && (phase() == Phase.RUNNING || phase() == Phase.CHANGING)) {
+      if (ledger.position().step() >= spec.training().steps()
+          && (phase() == Phase.RUNNING || phase() == Phase.CHANGING)) {
         recordVersion++;
         to(Phase.FINISHING);
       }
@@ -623,7 +627,7 @@ public final class CoordinatorState {
     recordVersion++;
     if (stop != null && ledger.position().step() <= stop.atStep()) {
       to(Phase.STOPPING);
-    } else if (ledger.position().step() >= spec.steps()) {
+    } else if (ledger.position().step() >= spec.training().steps()) {
       to(Phase.FINISHING);
     } else {
       to(Phase.RUNNING);
@@ -687,7 +691,7 @@ public final class CoordinatorState {
   public Progress progress() {
     JobPosition p = ledger.position();
     long last = ledger.lastCompletionNanos();
-    return new Progress(p.step(), spec.steps(), p.lastLoss(), ledger.recentSamplesPerSecond(),
+    return new Progress(p.step(), spec.training().steps(), p.lastLoss(), ledger.recentSamplesPerSecond(),
         changes.ring().size(), p.dataEpoch(), p.samplesSeen(), last < 0 ? Double.NaN : last / 1e9,
         ledger.firstLoss(), events(), leaderEpoch, changes.ring().version(), changes.ring().ids(),
         List.copyOf(failures.fenced().keySet()), phase(), output);
@@ -706,7 +710,7 @@ public final class CoordinatorState {
     if (!ledger.hasReported(id)) {
       return false;
     }
-    long finalStep = spec.steps() - 1;
+    long finalStep = spec.training().steps() - 1;
     if (stop != null) {
       finalStep = Math.min(finalStep, stop.atStep());
     }

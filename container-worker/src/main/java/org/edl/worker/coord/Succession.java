@@ -55,7 +55,7 @@ public final class Succession {
       }
       restart.from().ifPresent(s::checkpointWritten);
       LOG.info("Coordinator active with leader epoch {}: waiting for {} workers to register{}", leaderEpoch,
-          restart.firstRingSize() > 0 ? restart.firstRingSize() : spec.workers(),
+          restart.firstRingSize() > 0 ? restart.firstRingSize() : spec.scale().workers(),
           restart.from().map(c -> "; the first ring starts at step " + c.at().step()).orElse(""));
     } else {
       JobRecord j = r.get();
@@ -86,7 +86,8 @@ public final class Succession {
    */
   public static CoordinatorState takeOver(JobSpec spec, Ticker ticker, CoordinatorState.Settings settings,
       String leaderId, long leaderEpoch, Lifecycle lifecycle, JobRecord r, Set<String> present) {
-    ChangeSchedule changes = ChangeSchedule.inherited(leaderId, spec.maxWorkers(), spec.steps() - 1, r.ring(),
+    ChangeSchedule changes = ChangeSchedule.inherited(leaderId, spec.scale().maxWorkers(),
+        spec.training().steps() - 1, r.ring(),
         Optional.ofNullable(r.pending()));
     CoordinatorState s = new CoordinatorState(spec, ticker, settings, leaderId, leaderEpoch, lifecycle, changes,
         r.position(), r.initial(), r.firstLoss());
@@ -110,7 +111,7 @@ public final class Succession {
     if (r.departed()) {
       LOG.info("Taking over from leader {}, which left at a switch: going on from step {} on topology {}",
           r.leaderId(), step, r.ring().describe());
-      Phase start = step >= spec.steps() ? Phase.FINISHING
+      Phase start = step >= spec.training().steps() ? Phase.FINISHING
           : changes.scheduled().isPresent() ? Phase.CHANGING : Phase.RUNNING;
       lifecycle.move(Phase.CANDIDATE, start);
       if (start == Phase.RUNNING) {

@@ -64,7 +64,8 @@ public final class Wire {
   }
 
   public static JobMeta meta(JobPosition p, JobSpec spec) {
-    JobMeta m = new JobMeta(p.step(), p.dataEpoch(), spec.batchRule(), spec.batchSize(), spec.learningRate());
+    JobMeta m = new JobMeta(p.step(), p.dataEpoch(), spec.training().batchRule(), spec.training().batchSize(),
+        spec.training().learningRate());
     m.setSamplesSeen(p.samplesSeen());
     List<Integer> chunks = new ArrayList<>(p.finishedChunks());
     for (int i = 0; i < p.finishedChunks(); i++) {

@@ -32,18 +32,19 @@ public final class EmulatedModels {
   /** The job's emulated model, its profile read from {@code profilesDir/<model>/placements.csv}. */
   public static EmulatedModel create(JobSpec spec, Path profilesDir, EmulatedModel.Sleeper sleeper)
       throws IOException {
-    Integer parameters = PARAMETERS.get(spec.model());
+    Integer parameters = PARAMETERS.get(spec.training().model());
     if (parameters == null) {
-      throw new InvalidInputException("model", spec.model(), "no emulation; choose one of "
+      throw new InvalidInputException("model", spec.training().model(), "no emulation; choose one of "
           + String.join(", ", new TreeMap<>(PARAMETERS).keySet()));
     }
-    Path file = placementsFile(profilesDir, spec.model());
+    Path file = placementsFile(profilesDir, spec.training().model());
     if (!Files.isRegularFile(file)) {
       throw new InvalidInputException("profile", file.toString(), "no measured profile for the emulated "
-          + spec.model() + " (the worker reads profiles from EDL_PROFILES_DIR)");
+          + spec.training().model() + " (the worker reads profiles from EDL_PROFILES_DIR)");
     }
     try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      return new EmulatedModel(StepProfile.read(spec.model(), in), parameters, spec.gpusPerWorker(), sleeper);
+      return new EmulatedModel(StepProfile.read(spec.training().model(), in), parameters,
+          spec.resources().gpusPerWorker(), sleeper);
     }
   }
 

@@ -41,12 +41,14 @@ public final class ModelFactory {
 
   /** The job's model ({@code model}, {@code hidden}, {@code seed}) sized to {@code data}. */
   public static ClassifierModel create(JobSpec spec, Dataset data) {
-    return create(spec.model(), data.featureCount(), data.classCount(), spec.hidden(), spec.seed());
+    return create(spec.training().model(), data.featureCount(), data.classCount(), spec.training().hidden(),
+        spec.training().seed());
   }
 
   /** The same, sized from a summary, for code that has not loaded the data (the client). */
   public static ClassifierModel create(JobSpec spec, DatasetSummary shape) {
-    return create(spec.model(), shape.features(), shape.classes(), spec.hidden(), spec.seed());
+    return create(spec.training().model(), shape.features(), shape.classes(), spec.training().hidden(),
+        spec.training().seed());
   }
 
   private static InvalidInputException unknown(String name) {

@@ -25,12 +25,13 @@ public record ExecutionContext(Dataset data, TrainableModel model) {
    * gives the sample order).
    */
   public static final Factory FROM_SPEC = config -> {
-    Dataset data = DatasetLoader.load(config.spec().data(), config.spec().format(), config.hadoopConf());
-    if ("emulated".equals(config.spec().backend())) {
+    Dataset data = DatasetLoader.load(config.spec().data().source(), config.spec().data().format(),
+        config.hadoopConf());
+    if ("emulated".equals(config.spec().training().backend())) {
       EmulatedModel model = EmulatedModels.create(config.spec(), config.profilesDir(), EmulatedModel.Sleeper.PARK);
       LOG.warn("EMULATED backend: {} has the real size ({} parameters) but no real compute; batch times"
           + " come from the measured profile in {}", model.name(), model.parameters().length,
-          EmulatedModels.placementsFile(config.profilesDir(), config.spec().model()));
+          EmulatedModels.placementsFile(config.profilesDir(), config.spec().training().model()));
       return new ExecutionContext(data, model);
     }
     return new ExecutionContext(data, ModelFactory.create(config.spec(), data));

@@ -108,7 +108,7 @@ public final class TrainingLoop {
     this.batchEnd = batchEnd;
     this.ticker = ticker;
     this.listener = listener;
-    this.order = new EpochOrder(data.size(), spec.seed());
+    this.order = new EpochOrder(data.size(), spec.training().seed());
   }
 
   /** Runs from {@code from} until step {@code toStep} (exclusive) or until batch end says stop. */

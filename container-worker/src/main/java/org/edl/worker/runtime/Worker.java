@@ -205,10 +205,10 @@ public final class Worker implements AutoCloseable {
   private Outcome runJob() throws Exception {
     long started = config.ticker().nanos();
     LOG.info("Worker {} of {} starting: model {}, {} steps", config.workerId(), config.appId(),
-        config.spec().model(), config.spec().steps());
+        config.spec().training().model(), config.spec().training().steps());
     Optional<Checkpoint> restore = storage.readRestore();
     restore.ifPresent(c -> coordinator.startFrom(new CheckpointRef(c.path().toString(), c.meta().toPosition()),
-        config.spec().workers()));
+        config.spec().scale().workers()));
     Future<Membership> joining = startup.submit(this::joinJob);
     ExecutionContext context;
     try {
@@ -247,7 +247,7 @@ public final class Worker implements AutoCloseable {
         membership, config.ticker(), listener, membership, membership);
     TrainingLoop.Result result;
     try {
-      result = loop.run(from, config.spec().steps(), membership.allReduce());
+      result = loop.run(from, config.spec().training().steps(), membership.allReduce());
     } catch (FencedException e) {
       // The job went on without this worker: let go of its ring at once, not when it is closed.
       membership.close();
@@ -334,9 +334,9 @@ public final class Worker implements AutoCloseable {
             closeElection();
           }
         }, model, config.rpcTimeout(), config.ticker(), listener, this::startReportingIfLeading,
-        config.spec().gpusPerWorker());
+        config.spec().resources().gpusPerWorker());
     PeriodicCheckpoints periodic = new PeriodicCheckpoints(config.hadoopConf(), config.spec().output(),
-        config.spec().checkpointsKept(), CheckpointSchedule.of(config.spec(), config.ticker()), coordinator, model,
+        config.spec().checkpoints().kept(), CheckpointSchedule.of(config.spec(), config.ticker()), coordinator, model,
         (at, workers) -> CheckpointMeta.of(at, config.spec(), workers, model.name(), model.parameters().length,
             data.size(), Instant.now(), coordinator.leaderEpoch()),
         config.ticker(), config.rpcTimeout(), listener, config.workerId());
@@ -459,7 +459,7 @@ public final class Worker implements AutoCloseable {
     while (!Wire.contains(t, config.workerId())) {
       if (left(deadline) <= 0) {
         throw new TimeoutException("the ring did not form within " + config.startupTimeout() + ": "
-            + t.getRingSize() + " of " + config.spec().workers() + " workers in topology v" + t.getVersion());
+            + t.getRingSize() + " of " + config.spec().scale().workers() + " workers in topology v" + t.getVersion());
       }
       long after = t.getVersion();
       // Registering again is harmless, and a leader elected since the last look learns of this worker.

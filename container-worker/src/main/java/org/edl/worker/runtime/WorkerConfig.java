@@ -155,7 +155,7 @@ public record WorkerConfig(
     }
     if (Recovery.approximateRequested(env.get(Recovery.APPROXIMATE_ENV))) {
       // The paper's switch, set in the job's (so the container's) environment: it wins over the spec.
-      spec = spec.withRecovery(spec.recovery().withMode(Recovery.Mode.APPROXIMATE));
+      spec = spec.toBuilder().recovery(spec.recovery().withMode(Recovery.Mode.APPROXIMATE)).build();
     }
     String am = env.getOrDefault(WorkerEnv.AM_ADDRESS, "").trim();
     WorkerConfig config = of(required(env, WorkerEnv.APP_ID), required(env, WorkerEnv.CONTAINER_ID),

@@ -68,14 +68,16 @@ class CheckpointScheduleTest {
 
   @Test
   void theJobSpecCarriesTheScheduleWithThePapersDefaults() {
-    JobSpec spec = new JobSpec("j", "softmax", "synthetic:samples=10", "auto", 1, 1, 1, 0, 512, 1, 10, 4,
-        BatchRule.FIXED_PER_WORKER, 0.1, 8, 1, "cpu", "", "").validate();
-    assertEquals(1000, spec.checkpointEveryBatches());
-    assertEquals(10, spec.checkpointEveryMinutes());
-    assertEquals(3, spec.checkpointsKept());
-    assertEquals("", spec.resumeFrom());
+    JobSpec spec = JobSpec.builder().name("j").model("softmax").data("synthetic:samples=10").format("auto")
+        .workers(1).minWorkers(1).maxWorkers(1).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
+        .steps(10).batchSize(4).batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.1).hidden(8).seed(1)
+        .backend("cpu").build();
+    assertEquals(1000, spec.checkpoints().everyBatches());
+    assertEquals(10, spec.checkpoints().everyMinutes());
+    assertEquals(3, spec.checkpoints().kept());
+    assertEquals("", spec.checkpoints().resumeFrom());
 
-    JobSpec custom = spec.withCheckpoints(50, 0, 2).withResumeFrom("hdfs:///ckpts");
+    JobSpec custom = spec.toBuilder().checkpoints(50, 0, 2).resumeFrom("hdfs:///ckpts").build();
     Properties p = custom.toProperties();
     assertEquals(custom, JobSpec.fromProperties(p));
     // A job file written before periodic checkpoints reads with the defaults.
@@ -85,11 +87,12 @@ class CheckpointScheduleTest {
     p.remove("edl.job.resume-from");
     assertEquals(spec, JobSpec.fromProperties(p));
 
-    InvalidInputException e = assertThrows(InvalidInputException.class, () -> spec.withCheckpoints(-1, 10, 3));
+    InvalidInputException e = assertThrows(InvalidInputException.class, () -> spec.toBuilder().checkpoints(-1, 10,
+        3).build());
     assertTrue(e.getMessage().contains("checkpoint-every-batches"), e.getMessage());
-    e = assertThrows(InvalidInputException.class, () -> spec.withCheckpoints(10, -2, 3));
+    e = assertThrows(InvalidInputException.class, () -> spec.toBuilder().checkpoints(10, -2, 3).build());
     assertTrue(e.getMessage().contains("checkpoint-every-minutes"), e.getMessage());
-    e = assertThrows(InvalidInputException.class, () -> spec.withCheckpoints(10, 10, 0));
+    e = assertThrows(InvalidInputException.class, () -> spec.toBuilder().checkpoints(10, 10, 0).build());
     assertTrue(e.getMessage().contains("checkpoints-kept"), e.getMessage());
     p.setProperty("edl.job.checkpoints-kept", "many");
     e = assertThrows(InvalidInputException.class, () -> JobSpec.fromProperties(p));

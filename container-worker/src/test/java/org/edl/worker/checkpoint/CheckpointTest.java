@@ -128,11 +128,15 @@ class CheckpointTest {
   void aJobWithAnotherRuleOrDataIsRefusedButAnotherWorkerCountIsNot() throws IOException {
     SoftmaxRegression m = new SoftmaxRegression(7, 3, 1);
     CheckpointMeta cm = meta(m, 50);
-    JobSpec same = new JobSpec("t", "softmax", "synthetic:samples=600,features=7,classes=3,seed=3", "auto",
-        2, 1, 4, 0, 512, 1, 200, 8, BatchRule.FIXED_PER_WORKER, 0.05, 8, 3, "cpu", "", "").validate();
+    JobSpec same = JobSpec.builder().name("t").model("softmax")
+        .data("synthetic:samples=600,features=7,classes=3,seed=3").format("auto").workers(2).minWorkers(1)
+        .maxWorkers(4).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(200).batchSize(8)
+        .batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(8).seed(3).backend("cpu").build();
     cm.requireContinuable(same, 600, "c");
-    JobSpec globalRule = new JobSpec("t", "softmax", "synthetic:samples=600,features=7,classes=3,seed=3", "auto",
-        2, 1, 4, 0, 512, 1, 200, 8, BatchRule.FIXED_GLOBAL, 0.05, 8, 3, "cpu", "", "").validate();
+    JobSpec globalRule = JobSpec.builder().name("t").model("softmax")
+        .data("synthetic:samples=600,features=7,classes=3,seed=3").format("auto").workers(2).minWorkers(1)
+        .maxWorkers(4).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(200).batchSize(8)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(8).seed(3).backend("cpu").build();
     IncompatibleStateException e = assertThrows(IncompatibleStateException.class,
         () -> cm.requireContinuable(globalRule, 600, "c"));
     assertTrue(e.getMessage().contains("batch-rule fixed-per-worker vs fixed-global"), e.getMessage());

@@ -12,9 +12,11 @@ final class CoordTesting {
 
   /** Softmax on 64 synthetic samples, global batch 12, {@code steps} steps. */
   static JobSpec spec(int workers, int min, int max, long steps) {
-    return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
-        workers, min, max, 0, 512, 1, steps, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "", "")
-        .validate();
+    return JobSpec.builder().name("t").model("softmax")
+        .data("synthetic:samples=64,features=4,classes=3,seed=1").format("auto").workers(workers)
+        .minWorkers(min).maxWorkers(max).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(steps)
+        .batchSize(12).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(8).seed(7).backend("cpu")
+        .build();
   }
 
   static Member member(String id, int port) {

@@ -32,7 +32,7 @@ class RecoveryDecisionTest {
   private final AtomicLong now = new AtomicLong(1_000 * S);
 
   private static JobSpec spec(Recovery.Mode mode, int max) {
-    return CoordTesting.spec(3, 1, max, 10).withRecovery(new Recovery(mode, 2_000, 3));
+    return CoordTesting.spec(3, 1, max, 10).toBuilder().recovery(new Recovery(mode, 2_000, 3)).build();
   }
 
   private CoordinatorState state(Recovery.Mode mode) throws Refused {

@@ -16,7 +16,7 @@ class StragglerRemovalStateTest {
   private final AtomicLong now = new AtomicLong(5_000_000_000L);
 
   private static JobSpec spec(int workers, int min, double factor, int batches) {
-    return CoordTesting.spec(workers, min, workers, 1000).withStragglers(factor, batches, false);
+    return CoordTesting.spec(workers, min, workers, 1000).toBuilder().stragglers(factor, batches, false).build();
   }
 
   private CoordinatorState running(JobSpec spec) throws Refused {
@@ -25,7 +25,7 @@ class StragglerRemovalStateTest {
 
   private CoordinatorState running(JobSpec spec, Duration allowance) throws Refused {
     CoordinatorState s = CoordTesting.leading(spec, now::get, allowance, "c1");
-    for (int i = 1; i <= spec.workers(); i++) {
+    for (int i = 1; i <= spec.scale().workers(); i++) {
       s.register(CoordTesting.member(i));
     }
     return s;
@@ -136,7 +136,7 @@ class StragglerRemovalStateTest {
     assertEquals(List.of("c1", "c3"), s.ring().ids());
     assertEquals(1, s.progress().events().size());
 
-    CoordinatorState off = running(spec(4, 1, 1.2, 3).withStragglers(0, 3, false));
+    CoordinatorState off = running(spec(4, 1, 1.2, 3).toBuilder().stragglers(0, 3, false).build());
     for (long i = 0; i < 20; i++) {
       step(off, i, Map.of("c4", 0.05));
     }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class SuccessorStateTest {
   private static final Duration T_A = Duration.ofMillis(20);
   private final AtomicLong now = new AtomicLong(5_000_000_000L);
-  private final JobSpec spec = CoordTesting.spec(3, 1, 3, 1000).withStragglers(1.2, 3, false);
+  private final JobSpec spec = CoordTesting.spec(3, 1, 3, 1000).toBuilder().stragglers(1.2, 3, false).build();
   private final JobSpec spec4 = CoordTesting.spec(4, 1, 4, 1000);
 
   private CoordinatorState running() throws Refused {
@@ -35,7 +35,7 @@ class SuccessorStateTest {
   private CoordinatorState running(JobSpec job) throws Refused {
     CoordinatorState s = CoordTesting.leading(job, now::get, T_A, "c1");
     Set<String> all = new java.util.HashSet<>();
-    for (int i = 1; i <= job.workers(); i++) {
+    for (int i = 1; i <= job.scale().workers(); i++) {
       s.register(CoordTesting.member(i));
       all.add("c" + i);
     }

@@ -35,8 +35,10 @@ class ZooKeeperLeaderStoreTest {
   private static int apps;
 
   private static JobSpec spec() {
-    return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto", 2, 1, 2, 0, 512,
-        1, 10, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "", "").validate();
+    return JobSpec.builder().name("t").model("softmax")
+        .data("synthetic:samples=64,features=4,classes=3,seed=1").format("auto").workers(2).minWorkers(1)
+        .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(10).batchSize(12)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(8).seed(7).backend("cpu").build();
   }
 
   private static JobRecord record(long epoch) {

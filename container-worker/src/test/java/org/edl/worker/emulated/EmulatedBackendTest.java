@@ -88,9 +88,11 @@ class EmulatedBackendTest {
     InvalidInputException softmax = assertThrows(InvalidInputException.class, () -> spec("softmax", 0));
     assertTrue(softmax.getMessage().contains("emulated"), softmax.getMessage());
     assertThrows(InvalidInputException.class, () -> spec("ncf", 0));
-    InvalidInputException cpu = assertThrows(InvalidInputException.class, () -> new JobSpec("t", "imagenet",
-        "synthetic:samples=8,features=2,classes=2,seed=1", "auto", 1, 1, 1, 0, 512, 1, 3, 4,
-        BatchRule.FIXED_PER_WORKER, 0.1, 4, 1, "cpu", "", "").validate());
+    InvalidInputException cpu = assertThrows(InvalidInputException.class, () -> JobSpec.builder().name("t")
+        .model("imagenet").data("synthetic:samples=8,features=2,classes=2,seed=1").format("auto").workers(1)
+        .minWorkers(1).maxWorkers(1).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(3)
+        .batchSize(4).batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.1).hidden(4).seed(1)
+        .backend("cpu").build());
     assertEquals("model", cpu.field());
     InvalidInputException noProfile = assertThrows(InvalidInputException.class,
         () -> EmulatedModels.create(spec("bert", 0), dir, n -> {}));
@@ -107,9 +109,11 @@ class EmulatedBackendTest {
         2,4,0.003,0.001
         2,8,0.005,0.001
         """);
-    JobSpec spec = new JobSpec("t", "cifar10", "synthetic:samples=64,features=2,classes=2,seed=1", "auto",
-        2, 1, 2, 0, 512, 1, 3, 8, BatchRule.FIXED_PER_WORKER, 0.1, 4, 1, "emulated",
-        dir.resolve("out").toUri().toString(), "").validate();
+    JobSpec spec = JobSpec.builder().name("t").model("cifar10")
+        .data("synthetic:samples=64,features=2,classes=2,seed=1").format("auto").workers(2).minWorkers(1)
+        .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(3).batchSize(8)
+        .batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.1).hidden(4).seed(1).backend("emulated")
+        .output(dir.resolve("out").toUri().toString()).build();
     JobSecret secret = JobSecret.generate();
     ExecutorService threads = Executors.newFixedThreadPool(2);
     List<Worker> workers = new ArrayList<>();
@@ -137,7 +141,9 @@ class EmulatedBackendTest {
   }
 
   static JobSpec spec(String model, int gpus) {
-    return new JobSpec("t", model, "synthetic:samples=64,features=2,classes=2,seed=1", "auto", 1, 1, 4,
-        gpus, 512, 1, 3, 20, BatchRule.FIXED_PER_WORKER, 0.1, 4, 1, "emulated", "", "").validate();
+    return JobSpec.builder().name("t").model(model).data("synthetic:samples=64,features=2,classes=2,seed=1")
+        .format("auto").workers(1).minWorkers(1).maxWorkers(4).gpusPerWorker(gpus).workerMemoryMb(512)
+        .workerVcores(1).steps(3).batchSize(20).batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.1)
+        .hidden(4).seed(1).backend("emulated").build();
   }
 }

@@ -25,8 +25,10 @@ class ModelFactoryTest {
   @Test
   void jobSpecAndDataSetDecideTheShape() {
     Dataset data = SyntheticData.generate("synthetic:samples=50,features=6,classes=3,seed=1");
-    JobSpec spec = new JobSpec("t", "mlp", "synthetic:", "auto", 1, 1, 1, 0, 512, 1, 10, 8,
-        BatchRule.FIXED_GLOBAL, 0.1, 11, 5, "cpu", "", "");
+    JobSpec spec = JobSpec.builder().name("t").model("mlp").data("synthetic:").format("auto").workers(1)
+        .minWorkers(1).maxWorkers(1).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(10)
+        .batchSize(8).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(11).seed(5).backend("cpu")
+        .build();
     Mlp m = assertInstanceOf(Mlp.class, ModelFactory.create(spec, data));
     assertEquals(6, m.featureCount());
     assertEquals(11, m.hiddenCount());

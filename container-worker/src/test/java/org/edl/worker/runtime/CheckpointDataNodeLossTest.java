@@ -58,8 +58,10 @@ class CheckpointDataNodeLossTest {
     String appId = "application_9_41";
     String output = hdfs.getFileSystem().getUri() + "/user/edl/" + appId;
     // About 3.2 million parameters (13 MB): a write that lasts long enough to be interrupted.
-    JobSpec spec = new JobSpec("datanode-loss", "mlp", DATA, "auto", 2, 1, 2, 0, 512, 1, STEPS, 4,
-        BatchRule.FIXED_PER_WORKER, 0.05, 4000, 3, "cpu", output, "").withCheckpoints(EVERY, 0, 10);
+    JobSpec spec = JobSpec.builder().name("datanode-loss").model("mlp").data(DATA).format("auto").workers(2)
+        .minWorkers(1).maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(STEPS)
+        .batchSize(4).batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(4000).seed(3)
+        .backend("cpu").output(output).checkpoints(EVERY, 0, 10).build();
     List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2));
     List<Worker.Outcome> outcomes = new ArrayList<>();
     List<String> written;

@@ -62,7 +62,7 @@ class DamagedCheckpointRecoveryTest {
     Configuration conf = hdfs.getConfiguration(0);
     // Keeps every checkpoint: pruning would delete the older ones the test checks are intact.
     ElasticJob job = new ElasticJob(zk, appId, FailureRecoveryTest.spec(output, Recovery.Mode.CONSISTENT)
-        .withCheckpoints(6, 0, 10), Duration.ofMillis(5));
+        .toBuilder().checkpoints(6, 0, 10).build(), Duration.ofMillis(5));
     job.rpcTimeout = FailureRecoveryTest.RPC_TIMEOUT;
     job.zkSessionTimeout = FailureRecoveryTest.ZK_SESSION_TIMEOUT;
     try (job) {

@@ -97,9 +97,10 @@ class DataParallelTrainingTest {
   /** Runs {@code workers} workers of one fresh job to the end and returns their outcomes. */
   private List<Worker.Outcome> train(String model, int workers) throws Exception {
     String appId = "application_1_" + APPS.incrementAndGet();
-    JobSpec spec = new JobSpec("test", model, DATA, "auto", workers, 1, 4, 0, 512, 1, STEPS,
-        GLOBAL_BATCH, BatchRule.FIXED_GLOBAL, 0.5, 16, 3, "cpu",
-        out.resolve(model + "-" + workers).toUri().toString(), "").validate();
+    JobSpec spec = JobSpec.builder().name("test").model(model).data(DATA).format("auto").workers(workers)
+        .minWorkers(1).maxWorkers(4).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(STEPS)
+        .batchSize(GLOBAL_BATCH).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.5).hidden(16).seed(3)
+        .backend("cpu").output(out.resolve(model + "-" + workers).toUri().toString()).build();
     JobSecret secret = JobSecret.generate();
     ExecutorService threads = Executors.newFixedThreadPool(workers);
     List<Worker> running = new ArrayList<>();

@@ -47,8 +47,10 @@ class ElasticScalingTest {
 
   private ElasticJob job(int workers, int maxWorkers, BatchRule rule, int batch, Duration allowance) {
     String appId = "application_7_" + APPS.incrementAndGet();
-    JobSpec spec = new JobSpec("elastic", "softmax", DATA, "auto", workers, 1, maxWorkers, 0, 512, 1,
-        STEPS, batch, rule, 0.3, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "").validate();
+    JobSpec spec = JobSpec.builder().name("elastic").model("softmax").data(DATA).format("auto")
+        .workers(workers).minWorkers(1).maxWorkers(maxWorkers).gpusPerWorker(0).workerMemoryMb(512)
+        .workerVcores(1).steps(STEPS).batchSize(batch).batchRule(rule).learningRate(0.3).hidden(16).seed(3)
+        .backend("cpu").output(out.resolve(appId).toUri().toString()).build();
     return new ElasticJob(zk, appId, spec, allowance);
   }
 
@@ -315,9 +317,11 @@ class ElasticScalingTest {
     int samples = 1000;
     int perWorker = 4;
     String appId = "application_7_" + APPS.incrementAndGet();
-    JobSpec spec = new JobSpec("elastic", "softmax", "synthetic:samples=" + samples + ",features=12,classes=4,seed=11",
-        "auto", 2, 1, 3, 0, 512, 1, 180, perWorker, BatchRule.FIXED_PER_WORKER, 0.05, 16, 3, "cpu",
-        out.resolve(appId).toUri().toString(), "").validate();
+    JobSpec spec = JobSpec.builder().name("elastic").model("softmax")
+        .data("synthetic:samples=" + samples + ",features=12,classes=4,seed=11").format("auto").workers(2)
+        .minWorkers(1).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(180)
+        .batchSize(perWorker).batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(16).seed(3)
+        .backend("cpu").output(out.resolve(appId).toUri().toString()).build();
     try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ZERO)) {
       String a = ElasticJob.id(appId, 1);
       String b = ElasticJob.id(appId, 2);
@@ -397,9 +401,10 @@ class ElasticScalingTest {
 
   private void halfTheRingLeaves(int leaderAt) throws Exception {
     String appId = "application_7_" + APPS.incrementAndGet();
-    JobSpec spec = new JobSpec("elastic", "softmax", DATA, "auto", 8, 1, 8, 0, 512, 1,
-        STEPS, 24, BatchRule.FIXED_GLOBAL, 0.3, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "")
-        .withCheckpoints(10, 0, 3).validate();
+    JobSpec spec = JobSpec.builder().name("elastic").model("softmax").data(DATA).format("auto").workers(8)
+        .minWorkers(1).maxWorkers(8).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(STEPS)
+        .batchSize(24).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16).seed(3).backend("cpu")
+        .output(out.resolve(appId).toUri().toString()).checkpoints(10, 0, 3).build();
     try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ofMillis(5))) {
       List<String> ids = new java.util.ArrayList<>();
       for (int i = 1; i <= 8; i++) {

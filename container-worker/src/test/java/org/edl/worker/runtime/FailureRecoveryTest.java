@@ -206,10 +206,11 @@ class FailureRecoveryTest {
   static final Duration ZK_SESSION_TIMEOUT = Duration.ofSeconds(4);
 
   static JobSpec spec(String output, Recovery.Mode mode) {
-    return new JobSpec("recovery", "softmax", DATA, "auto", 3, 1, 3, 0, 512, 1, STEPS, BATCH,
-        BatchRule.FIXED_GLOBAL, 0.3, 16, 3, "cpu", output, "")
-        .withCheckpoints(EVERY, 0, 3)
-        .withRecovery(new Recovery(mode, 5_000, 3));
+    return JobSpec.builder().name("recovery").model("softmax").data(DATA).format("auto").workers(3)
+        .minWorkers(1).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(STEPS)
+        .batchSize(BATCH).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16).seed(3)
+        .backend("cpu").output(output).checkpoints(EVERY, 0, 3).recovery(new Recovery(mode, 5_000, 3))
+        .build();
   }
 
   private ElasticJob job(Recovery.Mode mode) {

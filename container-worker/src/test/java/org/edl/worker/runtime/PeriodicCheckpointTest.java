@@ -48,8 +48,10 @@ class PeriodicCheckpointTest {
   void theLeaderWritesACheckpointEveryFewBatchesAndKeepsTheLastK() throws Exception {
     String appId = "application_9_1";
     String output = out.resolve(appId).toUri().toString();
-    JobSpec spec = new JobSpec("periodic", "softmax", DATA, "auto", 2, 1, 2, 0, 512, 1, STEPS, 4,
-        BatchRule.FIXED_PER_WORKER, 0.05, 16, 3, "cpu", output, "").withCheckpoints(EVERY, 0, KEPT);
+    JobSpec spec = JobSpec.builder().name("periodic").model("softmax").data(DATA).format("auto").workers(2)
+        .minWorkers(1).maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(STEPS)
+        .batchSize(4).batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(16).seed(3)
+        .backend("cpu").output(output).checkpoints(EVERY, 0, KEPT).build();
     List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2));
     List<Worker.Outcome> outcomes = new ArrayList<>();
     List<String> written;
@@ -95,7 +97,7 @@ class PeriodicCheckpointTest {
     // from it (the directory: its newest) finishes with the parameters of the job that wrote it.
     Checkpoint newest = Checkpoint.readNewestValid(conf, directory);
     String resumed = "application_9_2";
-    JobSpec again = spec.withOutput(out.resolve(resumed).toUri().toString()).withCheckpoints(0, 0, KEPT);
+    JobSpec again = spec.toBuilder().output(out.resolve(resumed).toUri().toString()).checkpoints(0, 0, KEPT).build();
     List<Worker.Outcome> second = new ArrayList<>();
     try (ElasticJob job = new ElasticJob(zk, resumed, again, Duration.ZERO)) {
       for (int i = 1; i <= 2; i++) {

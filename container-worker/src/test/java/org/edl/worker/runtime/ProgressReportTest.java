@@ -49,9 +49,11 @@ class ProgressReportTest {
     JobSecret secret = JobSecret.generate();
     BlockingQueue<JobProgress> reports = new LinkedBlockingQueue<>();
     JobControl.Iface am = new RecordingJobControl(reports);
-    JobSpec spec = new JobSpec("test", "softmax", "synthetic:samples=300,features=6,classes=3,seed=5",
-        "auto", 2, 1, 2, 0, 512, 1, STEPS, 20, BatchRule.FIXED_GLOBAL, 0.5, 8, 3, "cpu",
-        out.toUri().toString(), "").validate();
+    JobSpec spec = JobSpec.builder().name("test").model("softmax")
+        .data("synthetic:samples=300,features=6,classes=3,seed=5").format("auto").workers(2).minWorkers(1)
+        .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(STEPS).batchSize(20)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.5).hidden(8).seed(3).backend("cpu")
+        .output(out.toUri().toString()).build();
     try (TestingServer zk = new TestingServer();
         RpcServer amServer = RpcServer.start("job-control", new JobControl.Processor<>(am), "127.0.0.1", 0,
             secret, Duration.ofSeconds(10), RefusalListener.NONE)) {
@@ -94,9 +96,11 @@ class ProgressReportTest {
     JobSecret secret = JobSecret.generate();
     BlockingQueue<JobProgress> reports = new LinkedBlockingQueue<>();
     long steps = 1500;
-    JobSpec spec = new JobSpec("test", "softmax", "synthetic:samples=300,features=6,classes=3,seed=5",
-        "auto", 2, 1, 2, 0, 512, 1, steps, 20, BatchRule.FIXED_GLOBAL, 0.5, 8, 3, "cpu",
-        out.toUri().toString(), "").validate();
+    JobSpec spec = JobSpec.builder().name("test").model("softmax")
+        .data("synthetic:samples=300,features=6,classes=3,seed=5").format("auto").workers(2).minWorkers(1)
+        .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(steps).batchSize(20)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.5).hidden(8).seed(3).backend("cpu")
+        .output(out.toUri().toString()).build();
     try (TestingServer zk = new TestingServer();
         RpcServer amServer = RpcServer.start("job-control", new JobControl.Processor<>(new RecordingJobControl(reports)),
             "127.0.0.1", 0, secret, Duration.ofSeconds(10), RefusalListener.NONE)) {
@@ -151,9 +155,11 @@ class ProgressReportTest {
     long steps = 1500;
     String appId = "application_9_0003";
     JobProgress first = null;
-    JobSpec spec = new JobSpec("test", "softmax", "synthetic:samples=300,features=6,classes=3,seed=5",
-        "auto", 2, 1, 2, 0, 512, 1, steps, 20, BatchRule.FIXED_GLOBAL, 0.5, 8, 3, "cpu",
-        out.toUri().toString(), "").validate();
+    JobSpec spec = JobSpec.builder().name("test").model("softmax")
+        .data("synthetic:samples=300,features=6,classes=3,seed=5").format("auto").workers(2).minWorkers(1)
+        .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(steps).batchSize(20)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.5).hidden(8).seed(3).backend("cpu")
+        .output(out.toUri().toString()).build();
     try (TestingServer zk = new TestingServer();
         CuratorFramework am = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100))) {
       am.start();

@@ -310,10 +310,11 @@ class ProtocolFaultTest {
 
   private ElasticJob job(int workers, int max, Recovery.Mode mode) {
     String appId = "application_12_" + System.nanoTime();
-    JobSpec spec = new JobSpec("protocol", "softmax", DATA, "auto", workers, 1, max, 0, 512, 1, STEPS, BATCH,
-        BatchRule.FIXED_GLOBAL, 0.3, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "")
-        .withCheckpoints(EVERY, 0, 3)
-        .withRecovery(new Recovery(mode, 5_000, 3));
+    JobSpec spec = JobSpec.builder().name("protocol").model("softmax").data(DATA).format("auto")
+        .workers(workers).minWorkers(1).maxWorkers(max).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
+        .steps(STEPS).batchSize(BATCH).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16)
+        .seed(3).backend("cpu").output(out.resolve(appId).toUri().toString()).checkpoints(EVERY, 0, 3)
+        .recovery(new Recovery(mode, 5_000, 3)).build();
     ElasticJob job = new ElasticJob(ZK.server(), appId, spec, Duration.ofMillis(5));
     job.rpcTimeout = FailureRecoveryTest.RPC_TIMEOUT;
     job.zkSessionTimeout = FailureRecoveryTest.ZK_SESSION_TIMEOUT;

@@ -62,8 +62,10 @@ class StopResumeTest {
   }
 
   private JobSpec spec(String appId, int workers) {
-    return new JobSpec("stop-resume", "softmax", DATA, "auto", workers, 1, 4, 0, 512, 1, STEPS, PER_WORKER,
-        BatchRule.FIXED_PER_WORKER, 0.05, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "").validate();
+    return JobSpec.builder().name("stop-resume").model("softmax").data(DATA).format("auto").workers(workers)
+        .minWorkers(1).maxWorkers(4).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(STEPS)
+        .batchSize(PER_WORKER).batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(16).seed(3)
+        .backend("cpu").output(out.resolve(appId).toUri().toString()).build();
   }
 
   /**

@@ -46,9 +46,10 @@ class StragglerRemovalTest {
   @Test
   void theSlowWorkerIsRemovedWithinTheWindowAndTheOthersTrainOn() throws Exception {
     String appId = "application_9_" + APPS.incrementAndGet();
-    JobSpec spec = new JobSpec("stragglers", "softmax", DATA, "auto", 4, 2, 4, 0, 512, 1, STEPS, 24,
-        BatchRule.FIXED_GLOBAL, 0.3, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "")
-        .withStragglers(1.2, WINDOW, false);
+    JobSpec spec = JobSpec.builder().name("stragglers").model("softmax").data(DATA).format("auto")
+        .workers(4).minWorkers(2).maxWorkers(4).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
+        .steps(STEPS).batchSize(24).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16).seed(3)
+        .backend("cpu").output(out.resolve(appId).toUri().toString()).stragglers(1.2, WINDOW, false).build();
     try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ofMillis(5))) {
       List<String> ids = new ArrayList<>();
       for (int i = 1; i <= 4; i++) {
@@ -102,9 +103,10 @@ class StragglerRemovalTest {
   void aWorkerAtThreeQuartersSpeedIsRemovedAndTheJobKeepsEverySample() throws Exception {
     String appId = "application_9_" + APPS.incrementAndGet();
     long steps = 60;
-    JobSpec spec = new JobSpec("three-quarters", "softmax", DATA, "auto", 3, 2, 3, 0, 512, 1, steps, 24,
-        BatchRule.FIXED_GLOBAL, 0.3, 16, 3, "cpu", out.resolve(appId).toUri().toString(), "")
-        .withStragglers(1.2, WINDOW, false);
+    JobSpec spec = JobSpec.builder().name("three-quarters").model("softmax").data(DATA).format("auto")
+        .workers(3).minWorkers(2).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
+        .steps(steps).batchSize(24).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16).seed(3)
+        .backend("cpu").output(out.resolve(appId).toUri().toString()).stragglers(1.2, WINDOW, false).build();
     try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ofMillis(5))) {
       List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2), ElasticJob.id(appId, 3));
       String slow = ids.get(1);

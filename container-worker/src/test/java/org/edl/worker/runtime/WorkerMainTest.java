@@ -52,11 +52,15 @@ class WorkerMainTest {
 
   @Test
   void aRelaunchSetsTheFirstRingSizeThroughTheEnvironment() {
-    JobSpec job = new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
-        2, 1, 4, 0, 512, 1, 10, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "file:///tmp/x", "").validate();
+    JobSpec job = JobSpec.builder().name("t").model("softmax")
+        .data("synthetic:samples=64,features=4,classes=3,seed=1").format("auto").workers(2).minWorkers(1)
+        .maxWorkers(4).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(10).batchSize(12)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(8).seed(7).backend("cpu")
+        .output("file:///tmp/x").build();
     Map<String, String> env = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
         WorkerEnv.NM_HOST, "h1", WorkerEnv.ZK_CONNECT, "zk:2181", WorkerEnv.FIRST_RING_WORKERS, "3");
-    assertEquals(3, WorkerConfig.fromEnvironment(env, job, JobSecret.generate(), new Configuration()).spec().workers());
+    assertEquals(3, WorkerConfig.fromEnvironment(env, job, JobSecret.generate(),
+        new Configuration()).spec().scale().workers());
     Map<String, String> bad = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
         WorkerEnv.NM_HOST, "h1", WorkerEnv.ZK_CONNECT, "zk:2181", WorkerEnv.FIRST_RING_WORKERS, "three");
     org.edl.job.InvalidInputException e = org.junit.jupiter.api.Assertions.assertThrows(
@@ -88,8 +92,11 @@ class WorkerMainTest {
   }
 
   private static JobSpec spec() {
-    return new JobSpec("t", "softmax", "synthetic:samples=64,features=4,classes=3,seed=1", "auto",
-        1, 1, 1, 0, 512, 1, 10, 12, BatchRule.FIXED_GLOBAL, 0.1, 8, 7, "cpu", "file:///tmp/x", "").validate();
+    return JobSpec.builder().name("t").model("softmax")
+        .data("synthetic:samples=64,features=4,classes=3,seed=1").format("auto").workers(1).minWorkers(1)
+        .maxWorkers(1).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(10).batchSize(12)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(8).seed(7).backend("cpu")
+        .output("file:///tmp/x").build();
   }
 
   @Test

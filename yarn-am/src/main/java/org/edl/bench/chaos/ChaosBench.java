@@ -179,7 +179,8 @@ public final class ChaosBench {
       }
     });
     return new ChaosRun(evidence.seed(), schedule.compact(), evidence.outcome(), finalStep,
-        evidence.job().spec().steps(), passed(verdicts, RunChecks.SAMPLES), passed(verdicts, RunChecks.MODEL),
+        evidence.job().spec().training().steps(), passed(verdicts, RunChecks.SAMPLES), passed(verdicts,
+            RunChecks.MODEL),
         longest, String.join("; ", note));
   }
 

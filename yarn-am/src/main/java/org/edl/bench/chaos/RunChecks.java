@@ -95,7 +95,7 @@ public final class RunChecks {
 
     @Override
     public Verdict check(RunEvidence run) {
-      long wanted = run.job().spec().steps();
+      long wanted = run.job().spec().training().steps();
       OptionalLong steps = run.output().metric("steps");
       if (steps.isEmpty()) {
         return Verdict.failed("no steps in metrics.json; the AM last reported step " + run.lastReportedStep()
@@ -120,10 +120,11 @@ public final class RunChecks {
     @Override
     public Verdict check(RunEvidence run) {
       JobSpec spec = run.job().spec();
-      if (spec.recovery().mode() != Recovery.Mode.CONSISTENT || spec.batchRule() != BatchRule.FIXED_GLOBAL) {
-        return Verdict.ok("not checked: " + spec.recovery().mode().flag() + " recovery, " + spec.batchRule());
+      if (spec.recovery().mode() != Recovery.Mode.CONSISTENT || spec.training().batchRule() != BatchRule.FIXED_GLOBAL) {
+        return Verdict.ok("not checked: " + spec.recovery().mode().flag() + " recovery, "
+            + spec.training().batchRule());
       }
-      long wanted = spec.steps() * spec.globalBatchFor(spec.workers());
+      long wanted = spec.training().steps() * spec.globalBatchFor(spec.scale().workers());
       OptionalLong seen = run.output().metric("samples_seen");
       if (seen.isEmpty()) {
         return Verdict.failed("no samples_seen in metrics.json");

@@ -56,10 +56,13 @@ final class SeedRun {
   /** The job every seed runs: an MLP on the CPU with a fixed global batch, so that the samples it must count are known. */
   JobSpec spec(long seed) {
     int n = options.workers();
-    return new JobSpec("edl-bench-chaos-" + seed, "mlp", data, "libsvm", n, 1, n, 1, 768, 1, options.steps(),
-        options.globalBatch(), BatchRule.FIXED_GLOBAL, 0.05, options.hidden(), 1, "cpu", "", "")
-        .withCheckpoints(options.checkpointEvery(), 0, 3)
-        .withRecovery(new Recovery(Recovery.Mode.CONSISTENT, options.syncTimeoutMs(), options.maxWorkerFailures()));
+    return JobSpec.builder().name("edl-bench-chaos-" + seed).model("mlp").data(data).format("libsvm")
+        .workers(n).minWorkers(1).maxWorkers(n).gpusPerWorker(1).workerMemoryMb(768).workerVcores(1)
+        .steps(options.steps()).batchSize(options.globalBatch()).batchRule(BatchRule.FIXED_GLOBAL)
+        .learningRate(0.05).hidden(options.hidden()).seed(1).backend("cpu")
+        .checkpoints(options.checkpointEvery(), 0, 3)
+        .recovery(new Recovery(Recovery.Mode.CONSISTENT, options.syncTimeoutMs(), options.maxWorkerFailures()))
+        .build();
   }
 
   RunEvidence run(long seed, FaultSchedule schedule) throws Exception {
@@ -136,7 +139,8 @@ final class SeedRun {
       leaderships = new LeadershipLog(Map.of(), List.of(), -1, -1);
     }
     return new RunEvidence(seed, job, outcome, end == null ? "" : end.getDiagnostics(), lastStep,
-        JobOutput.read(conf, job.spec().output(), job.spec().steps()), faults, failures.total(), expected, leaderships);
+        JobOutput.read(conf, job.spec().output(), job.spec().training().steps()), faults, failures.total(), expected,
+            leaderships);
   }
 
   /** Every worker in the ring and a step done: from here on the schedule's clock runs. */

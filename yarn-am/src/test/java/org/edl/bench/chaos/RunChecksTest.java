@@ -31,9 +31,11 @@ class RunChecksTest {
   Path dir;
 
   private SubmittedJob job(Recovery.Mode mode) {
-    JobSpec spec = new JobSpec("chaos-test", "mlp", "synthetic:samples=10,features=2,classes=2", "auto", 4, 1, 4, 1,
-        768, 1, STEPS, BATCH, BatchRule.FIXED_GLOBAL, 0.05, 16, 1, "cpu", dir.toUri().toString(), "")
-        .withRecovery(new Recovery(mode, 10_000, 3));
+    JobSpec spec = JobSpec.builder().name("chaos-test").model("mlp")
+        .data("synthetic:samples=10,features=2,classes=2").format("auto").workers(4).minWorkers(1)
+        .maxWorkers(4).gpusPerWorker(1).workerMemoryMb(768).workerVcores(1).steps(STEPS).batchSize(BATCH)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(16).seed(1).backend("cpu")
+        .output(dir.toUri().toString()).recovery(new Recovery(mode, 10_000, 3)).build();
     return new SubmittedJob(ApplicationId.newInstance(1_700_000_000_000L, 7), spec, JobSecret.generate(), "staging");
   }
 

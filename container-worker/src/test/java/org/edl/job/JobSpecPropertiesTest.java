@@ -1,0 +1,72 @@
+package org.edl.job;
+
+import static java.util.Map.entry;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import org.edl.thrift.BatchRule;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code job.properties} is read by the AM and the workers of a running job: the grouped
+ * {@link JobSpec} writes and reads the same keys and values as the flat one did.
+ */
+class JobSpecPropertiesTest {
+  private static final Map<String, String> FILE = Map.ofEntries(
+      entry("edl.job.name", "n"), entry("edl.job.model", "mlp"), entry("edl.job.data", "hdfs:///d.csv"),
+      entry("edl.job.format", "csv"), entry("edl.job.workers", "2"), entry("edl.job.min-workers", "1"),
+      entry("edl.job.max-workers", "4"), entry("edl.job.gpus-per-worker", "1"),
+      entry("edl.job.worker-memory", "2048"), entry("edl.job.worker-vcores", "2"), entry("edl.job.steps", "100"),
+      entry("edl.job.batch-size", "64"), entry("edl.job.batch-rule", "fixed-per-worker"),
+      entry("edl.job.learning-rate", "0.05"), entry("edl.job.hidden", "32"), entry("edl.job.seed", "9"),
+      entry("edl.job.backend", "cpu"), entry("edl.job.output", "hdfs:///out"), entry("edl.job.queue", "q"),
+      entry("edl.job.checkpoint-every-batches", "50"), entry("edl.job.checkpoint-every-minutes", "5"),
+      entry("edl.job.checkpoints-kept", "2"), entry("edl.job.resume-from", "hdfs:///ck"),
+      entry("edl.job.straggler-factor", "1.5"), entry("edl.job.straggler-batches", "7"),
+      entry("edl.job.replace-stragglers", "true"), entry("edl.job.recovery", "approximate"),
+      entry("edl.job.sync-timeout-ms", "4000"), entry("edl.job.max-worker-failures", "5"));
+
+  private static JobSpec spec() {
+    return JobSpec.builder().name("n").model("mlp").data("hdfs:///d.csv").format("csv").workers(2).minWorkers(1)
+        .maxWorkers(4).gpusPerWorker(1).workerMemoryMb(2048).workerVcores(2).steps(100).batchSize(64)
+        .batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(32).seed(9).backend("cpu")
+        .output("hdfs:///out").queue("q").checkpoints(50, 5, 2).resumeFrom("hdfs:///ck").stragglers(1.5, 7, true)
+        .recovery(new Recovery(Recovery.Mode.APPROXIMATE, 4000, 5)).build();
+  }
+
+  @Test
+  void writesTheKeysAndValuesOfEveryEarlierJobFile() {
+    Properties p = spec().toProperties();
+    Map<String, String> written = new TreeMap<>();
+    p.stringPropertyNames().forEach(k -> written.put(k, p.getProperty(k)));
+    assertEquals(new TreeMap<>(FILE), written);
+  }
+
+  @Test
+  void readsAFileWrittenBeforeTheGrouping() throws Exception {
+    StringBuilder file = new StringBuilder("#EDL job specification\n#Thu Jan 01 00:00:00 UTC 2026\n");
+    FILE.forEach((k, v) -> file.append(k).append('=').append(v.replace(":", "\\:")).append('\n'));
+    JobSpec read = JobSpec.read(new ByteArrayInputStream(file.toString().getBytes(StandardCharsets.ISO_8859_1)));
+    assertEquals(spec(), read);
+    assertEquals(new Scale(2, 1, 4), read.scale());
+    assertEquals(new Resources(1, 2048, 2), read.resources());
+    assertEquals(new Checkpoints(50, 5, 2, "hdfs:///ck"), read.checkpoints());
+    assertEquals(new Stragglers(1.5, 7, true), read.stragglers());
+    assertEquals(new Data("hdfs:///d.csv", "csv"), read.data());
+  }
+
+  @Test
+  void theBuilderValidatesNamingTheFieldAndTheValue() {
+    InvalidInputException e = assertThrows(InvalidInputException.class,
+        () -> spec().toBuilder().minWorkers(3).workers(2).build());
+    assertEquals("min-workers=3: more than --workers=2", e.getMessage());
+    e = assertThrows(InvalidInputException.class, () -> spec().toBuilder().format("parquet").build());
+    assertEquals("format", e.field());
+    assertEquals("parquet", e.value());
+  }
+}
