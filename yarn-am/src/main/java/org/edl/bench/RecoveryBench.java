@@ -34,7 +34,7 @@ import org.edl.worker.runtime.PeriodicCheckpoints;
 public final class RecoveryBench {
   static final String DATA_SPEC = "synthetic:samples=16384,features=256,classes=10,seed=5";
 
-  /** What to run; see {@link org.edl.cli.BenchCommand.Faults} for the flags. */
+  /** What to run; see {@link org.edl.devtools.BenchCommand.Faults} for the flags. */
   public record Options(int workers, int perWorkerBatch, int hidden, int checkpointEvery, int settleBatches,
       Duration phaseTimeout) {}
 

@@ -26,7 +26,7 @@ import org.edl.thrift.ScaleMode;
 public final class ScalingBench {
   static final String DATA_SPEC = "synthetic:samples=16384,features=256,classes=10,seed=5";
 
-  /** What to run; see {@link org.edl.cli.BenchCommand.Scaling} for the flags. */
+  /** What to run; see {@link org.edl.devtools.BenchCommand.Scaling} for the flags. */
   public record Options(String backend, String model, int perWorkerBatch, int hidden,
       int profileBatches, int settleBatches, Duration phaseTimeout) {}
 

@@ -46,7 +46,7 @@ public final class StragglerBench {
   private static final Duration WAIT = Duration.ofMinutes(10);
   private static final int GPUS_PER_NODE = 4;
 
-  /** What to run; see {@link org.edl.cli.BenchCommand.Faults} for the flags. */
+  /** What to run; see {@link org.edl.devtools.BenchCommand.Faults} for the flags. */
   public record Options(int workers, String model, int perWorkerBatch, double speed, int warmupBatches,
       int normalBatches, int afterBatches, double factor, int window, Path profilesDir) {
 

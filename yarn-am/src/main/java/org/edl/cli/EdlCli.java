@@ -20,13 +20,17 @@ import picocli.CommandLine;
  * {@code edl}: the command line, both as {@code bin/edl ...} and as
  * {@code yarn jar edl-am-<version>.jar ...}. A mistake the user can fix (an unknown flag, a bad
  * value, input the job would fail on) prints one line, {@code edl: <message>}, and exits 2;
- * anything else exits 1, with a stack trace only under {@code --verbose}.
+ * anything else exits 1, with a stack trace only under {@code --verbose}. The commands that need
+ * the embedded cluster or drive benchmarks ({@code demo}, {@code cluster}, {@code bench}) are not
+ * among these: they live in {@code org.edl.devtools}, which the {@code yarn jar} distribution
+ * leaves out, and {@code bin/edl} runs {@code org.edl.devtools.EdlTools}, which adds them through
+ * {@link #execute(String[], PrintStream, PrintStream, List)}.
  */
 @Command(name = "edl", mixinStandardHelpOptions = true, versionProvider = EdlCli.Version.class,
     description = "Elastic deep-learning training on Hadoop YARN.",
     subcommands = {SubmitCommand.class, StatusCommand.class, ScaleOutCommand.class,
-        ScaleInCommand.class, MigrateCommand.class, ProfileCommand.class, DemoCommand.class,
-        ClusterCommand.class, BenchCommand.class, CheckpointsCommand.class, SimulateCommand.class, CommandLine.HelpCommand.class})
+        ScaleInCommand.class, MigrateCommand.class, ProfileCommand.class, CheckpointsCommand.class,
+        SimulateCommand.class})
 public final class EdlCli implements Runnable {
   /** Exit code of a user error. */
   public static final int USAGE = 2;
@@ -51,10 +55,20 @@ public final class EdlCli implements Runnable {
 
   /** Runs one command line; returns the exit code. */
   public static int execute(String[] args, PrintStream out, PrintStream err) {
+    return execute(args, out, err, List.of());
+  }
+
+  /**
+   * Runs one command line with {@code moreCommands} (picocli {@code @Command} objects) added
+   * before {@code help}; returns the exit code.
+   */
+  public static int execute(String[] args, PrintStream out, PrintStream err, List<Object> moreCommands) {
     PrintWriter o = new PrintWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), true);
     PrintWriter e = new PrintWriter(new java.io.OutputStreamWriter(err, StandardCharsets.UTF_8), true);
     boolean verbose = Arrays.asList(args).contains("--verbose");
     CommandLine cmd = new CommandLine(new EdlCli());
+    moreCommands.forEach(cmd::addSubcommand);
+    cmd.addSubcommand(new CommandLine.HelpCommand());
     cmd.setOut(o);
     cmd.setErr(e);
     cmd.setParameterExceptionHandler((ex, a) -> {

@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
 @Command(name = "simulate", mixinStandardHelpOptions = true,
     description = "Replay a job trace through scheduling policies on a simulated clock; writes jobs.csv,"
         + " summary.csv, charts and report.html.")
-final class SimulateCommand implements Callable<Integer> {
+public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--trace", required = true, description = "Philly CSV (timestamp,duration,num_gpus,...,cluster)"
       + " or Philly cluster_job_log JSON.")
   Path trace;
@@ -87,7 +87,7 @@ final class SimulateCommand implements Callable<Integer> {
   }
 
   /** {@code shared/data/profiles} next to the checkout, where the project keeps its data. */
-  static Path defaultProfiles() {
+  public static Path defaultProfiles() {
     String home = System.getProperty("edl.home", ".");
     return Path.of(home).toAbsolutePath().getParent().resolve("shared/data/profiles");
   }

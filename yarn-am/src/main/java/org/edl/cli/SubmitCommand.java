@@ -127,7 +127,8 @@ public final class SubmitCommand implements Callable<Integer> {
     return exit;
   }
 
-  static YarnClient startYarnClient(Configuration conf) {
+  /** A started YARN client of {@code conf} (the demo submits through it too). */
+  public static YarnClient startYarnClient(Configuration conf) {
     YarnClient yarn = YarnClient.createYarnClient();
     yarn.init(conf);
     yarn.start();

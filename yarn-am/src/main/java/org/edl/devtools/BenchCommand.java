@@ -1,4 +1,4 @@
-package org.edl.cli;
+package org.edl.devtools;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -152,7 +152,7 @@ public final class BenchCommand implements Runnable {
       if (!(speed > 0 && speed < 1)) {
         throw new org.edl.job.InvalidInputException("speed", speed, "must be between 0 and 1 (a slower worker)");
       }
-      java.nio.file.Path dir = profiles != null ? profiles : SimulateCommand.defaultProfiles();
+      java.nio.file.Path dir = profiles != null ? profiles : org.edl.cli.SimulateCommand.defaultProfiles();
       org.edl.bench.StragglerBench.Result result = new org.edl.bench.StragglerBench(
           new org.edl.bench.StragglerBench.Options(workers, model, batch, speed, 10, phaseBatches, phaseBatches,
               factor, window, dir), console).run();
@@ -260,7 +260,7 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      java.nio.file.Path p = profiles == null ? SimulateCommand.defaultProfiles() : profiles;
+      java.nio.file.Path p = profiles == null ? org.edl.cli.SimulateCommand.defaultProfiles() : profiles;
       java.nio.file.Path t = trace == null ? p.getParent().resolve("traces/philly-jobs.csv") : trace;
       org.edl.scheduler.sim.SimulatorBench.run(t, p, sizes, policies, out, System.out, System.err);
       return 0;

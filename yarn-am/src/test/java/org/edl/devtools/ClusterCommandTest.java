@@ -1,4 +1,4 @@
-package org.edl.cli;
+package org.edl.devtools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

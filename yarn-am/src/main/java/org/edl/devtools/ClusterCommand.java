@@ -1,4 +1,4 @@
-package org.edl.cli;
+package org.edl.devtools;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package org.edl.cli;
+package org.edl.devtools;
 
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.cli.SubmitCommand;
 import org.edl.client.JobSubmitter;
 import org.edl.client.ProgressFollower;
 import org.edl.client.SubmittedJob;
@@ -17,8 +18,9 @@ import org.edl.job.JobSpec;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.data.SyntheticData;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code edl demo}: the whole system on this machine. Starts the embedded cluster (2 nodes x 4
@@ -31,8 +33,8 @@ import picocli.CommandLine.ParentCommand;
 public final class DemoCommand implements Callable<Integer> {
   static final String DATA_SPEC = "synthetic:samples=8192,features=32,classes=4,seed=11";
 
-  @ParentCommand
-  EdlCli cli;
+  @Spec
+  CommandSpec spec;
 
   @Option(names = "--workers", defaultValue = "4", description = "Workers (default: ${DEFAULT-VALUE}).")
   int workers;
@@ -41,7 +43,7 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    PrintWriter out = cli.spec.commandLine().getOut();
+    PrintWriter out = spec.commandLine().getOut();
     out.println("Starting the embedded cluster (2 nodes x 4 yarn.io/gpu, HDFS, ZooKeeper)...");
     out.flush();
     try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start()) {
