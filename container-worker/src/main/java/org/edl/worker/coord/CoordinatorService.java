@@ -256,8 +256,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         changed.awaitNanos(left);
       }
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+      throw interrupted();
     } finally {
       lock.unlock();
     }
@@ -283,8 +282,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         changed.awaitNanos(left);
       }
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+      throw interrupted();
     } finally {
       lock.unlock();
     }
@@ -347,8 +345,7 @@ public final class CoordinatorService implements Coordinator.Iface {
     } catch (Refused r) {
       throw Wire.error(r);
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+      throw interrupted();
     } finally {
       lock.unlock();
     }
@@ -379,8 +376,7 @@ public final class CoordinatorService implements Coordinator.Iface {
     } catch (Refused r) {
       throw Wire.error(r);
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+      throw interrupted();
     } finally {
       lock.unlock();
     }
@@ -684,5 +680,11 @@ public final class CoordinatorService implements Coordinator.Iface {
 
   static String ringText(Topology t) {
     return Wire.ring(t).describe();
+  }
+
+  /** A call's wait ended by the server stopping: the caller sees an error, not a reply. */
+  private static TApplicationException interrupted() {
+    Thread.currentThread().interrupt();
+    return new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
   }
 }
