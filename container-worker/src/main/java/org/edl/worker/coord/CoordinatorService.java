@@ -678,10 +678,6 @@ public final class CoordinatorService implements Coordinator.Iface {
     }
   }
 
-  static String ringText(Topology t) {
-    return Wire.ring(t).describe();
-  }
-
   /** A call's wait ended by the server stopping: the caller sees an error, not a reply. */
   private static TApplicationException interrupted() {
     Thread.currentThread().interrupt();
