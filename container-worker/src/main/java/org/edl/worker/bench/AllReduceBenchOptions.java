@@ -72,7 +72,8 @@ public record AllReduceBenchOptions(long maxBytes, int iterations, Path outDir, 
       commandLine(flags).parseArgs(args);
     } catch (UnmatchedArgumentException e) {
       throw new InvalidInputException("option", e.getUnmatched().isEmpty() ? "" : e.getUnmatched().get(0),
-          "unknown; known options: --max-bytes, --iterations, --out-dir, --members, --chunk-bytes");
+          "unknown; known options: " + String.join(", ", e.getCommandLine().getCommandSpec().options().stream()
+              .map(OptionSpec::longestName).toList()));
     } catch (MissingParameterException e) {
       String name = e.getMissing().isEmpty() || !(e.getMissing().get(0) instanceof OptionSpec o) ? "option"
           : o.longestName().replaceFirst("^--", "");
