@@ -24,7 +24,7 @@ public final class BenchCommand implements Runnable {
    * {@code edl bench allreduce}: the benchmark's own options, mixed in; a bad value is reported
    * like every other edl user error (one line, exit 2).
    */
-  @Command(name = "allreduce", mixinStandardHelpOptions = true, sortOptions = false,
+  @Command(name = "allreduce", mixinStandardHelpOptions = true, sortOptions = false, sortSynopsis = false,
       description = "Ring all-reduce against gather-broadcast and the loopback limit; writes allreduce.csv"
           + " and allreduce.png.")
   static final class AllReduce implements Callable<Integer> {

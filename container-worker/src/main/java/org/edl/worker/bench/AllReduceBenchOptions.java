@@ -86,7 +86,7 @@ public record AllReduceBenchOptions(long maxBytes, int iterations, Path outDir, 
 
   private static CommandLine commandLine(Flags flags) {
     CommandSpec spec = CommandSpec.forAnnotatedObject(flags).name(COMMAND);
-    spec.usageMessage().sortOptions(false);
+    spec.usageMessage().sortOptions(false).sortSynopsis(false);
     return new CommandLine(spec);
   }
 
