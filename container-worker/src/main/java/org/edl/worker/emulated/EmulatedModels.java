@@ -43,7 +43,7 @@ public final class EmulatedModels {
           + spec.model() + " (the worker reads profiles from EDL_PROFILES_DIR)");
     }
     try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      return new EmulatedModel(StepProfile.read(spec.model(), in), parameters, spec.gpusPerWorker(), sleeper);
+      return new EmulatedModel(StepProfile.read(spec.model(), file.toString(), in), parameters, spec.gpusPerWorker(), sleeper);
     }
   }
 
