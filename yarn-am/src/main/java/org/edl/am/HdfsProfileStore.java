@@ -8,6 +8,8 @@ import java.io.Writer;
 import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVPrinter;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -29,6 +31,7 @@ import org.jfree.data.xy.XYSeriesCollection;
 public final class HdfsProfileStore implements ProfileStore {
   public static final String TABLE = "profile.csv";
   public static final String CHART = "profile.png";
+  private static final CSVFormat CSV = CSVFormat.DEFAULT.builder().setRecordSeparator('\n').build();
 
   private final Configuration conf;
   private final String outputDir;
@@ -45,10 +48,11 @@ public final class HdfsProfileStore implements ProfileStore {
     Path dir = new Path(outputDir);
     FileSystem fs = dir.getFileSystem(conf);
     Path table = fs.makeQualified(new Path(dir, TABLE));
-    try (Writer w = new OutputStreamWriter(fs.create(table, true), StandardCharsets.UTF_8)) {
-      w.write("workers,samples_per_second,batches\n");
+    try (Writer w = new OutputStreamWriter(fs.create(table, true), StandardCharsets.UTF_8);
+        CSVPrinter csv = CSV.print(w)) {
+      csv.printRecord("workers", "samples_per_second", "batches");
       for (ProfilePoint p : result.getPoints()) {
-        w.write(String.format(Locale.ROOT, "%d,%.1f,%d%n", p.getWorkers(), p.getSamplesPerSecond(), p.getBatches()));
+        csv.printRecord(p.getWorkers(), String.format(Locale.ROOT, "%.1f", p.getSamplesPerSecond()), p.getBatches());
       }
     }
     Path chart = fs.makeQualified(new Path(dir, CHART));

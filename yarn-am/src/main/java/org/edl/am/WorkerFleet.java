@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *   themselves.</li>
  *   <li>{@link #scaleIn}: by count (the newest workers first) or by naming containers, never
  *   below min-workers. The target shrinks at once; the leader is asked to remove them at a
- *   future step, and each leaves the ring there and exits 0. A leaver that exits non-zero is a
+ *   future step, and each leaves the ring there and exits 3 ({@code EXIT_LEFT}). A leaver that exits non-zero is a
  *   worker failure like any other (within the limit it has left: nothing is replaced).
  *   A leave the leader refuses puts the container back into the target.</li>
  *   <li>{@link #migrate}: the workers on one host are replaced by as many on another in one

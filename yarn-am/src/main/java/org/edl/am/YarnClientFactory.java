@@ -1,6 +1,7 @@
 package org.edl.am;
 
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
+import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
 import org.apache.hadoop.yarn.client.api.async.NMClientAsync;
 
@@ -10,6 +11,9 @@ public interface YarnClientFactory {
       AMRMClientAsync.AbstractCallbackHandler handler);
 
   NMClientAsync nodeManagerClient(NMClientAsync.AbstractCallbackHandler handler);
+
+  /** The client for questions about the cluster itself (which nodes run). */
+  YarnClient clusterClient();
 
   /** The real clients. */
   static YarnClientFactory real() {
@@ -23,6 +27,11 @@ public interface YarnClientFactory {
       @Override
       public NMClientAsync nodeManagerClient(NMClientAsync.AbstractCallbackHandler handler) {
         return NMClientAsync.createNMClientAsync(handler);
+      }
+
+      @Override
+      public YarnClient clusterClient() {
+        return YarnClient.createYarnClient();
       }
     };
   }

@@ -95,7 +95,7 @@ public final class YarnContainerDriver implements ContainerDriver {
     resourceManager = clients.resourceManagerClient(heartbeatMs, new ResourceManagerCallbacks());
     resourceManager.init(conf);
     resourceManager.start();
-    cluster = YarnClient.createYarnClient();
+    cluster = clients.clusterClient();
     cluster.init(conf);
     cluster.start();
     return resourceManager.registerApplicationMaster(host, rpcPort, this.trackingUrl);

@@ -4,6 +4,7 @@ import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -28,17 +29,14 @@ public final class RecoveryReport {
   }
 
   public void writeCsv(Path csv) throws IOException {
-    StringBuilder s = new StringBuilder(CSV_HEADER).append('\n');
+    List<List<Object>> rows = new ArrayList<>();
     for (RecoveryBench.Result r : results) {
       RecoveryAnalysis.Cost c = r.cost();
-      s.append(String.format(Locale.ROOT, "%s,%.3f,%d,%.3f,%.4f,%d,%d,%d%n", r.mode(), c.recoverySeconds(),
-          c.stepsRedone(), c.lostGpuSeconds(), c.batchSeconds(), c.lastStepBefore(), c.firstStepAfter(),
-          c.workersAfter()));
+      rows.add(List.of(r.mode(), BenchCsv.fixed(3, c.recoverySeconds()), c.stepsRedone(),
+          BenchCsv.fixed(3, c.lostGpuSeconds()), BenchCsv.fixed(4, c.batchSeconds()), c.lastStepBefore(),
+          c.firstStepAfter(), c.workersAfter()));
     }
-    if (csv.getParent() != null) {
-      Files.createDirectories(csv.getParent());
-    }
-    Files.writeString(csv, s.toString());
+    BenchCsv.write(csv, CSV_HEADER, rows);
   }
 
   public String table() {

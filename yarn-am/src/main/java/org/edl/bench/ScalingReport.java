@@ -4,6 +4,7 @@ import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -31,13 +32,12 @@ public final class ScalingReport {
   }
 
   public void writeCsv(Path csv) throws IOException {
-    StringBuilder s = new StringBuilder(CSV_HEADER).append('\n');
+    List<List<Object>> rows = new ArrayList<>();
     for (ScalingBench.Result r : results) {
-      s.append(String.format(Locale.ROOT, "%s,%s,%.3f,%.3f,%.3f%n", r.operation(), r.modeName(),
-          r.stopSeconds(), r.endToEndSeconds(), r.lossGpuSeconds()));
+      rows.add(List.of(r.operation(), r.modeName(), BenchCsv.fixed(3, r.stopSeconds()),
+          BenchCsv.fixed(3, r.endToEndSeconds()), BenchCsv.fixed(3, r.lossGpuSeconds())));
     }
-    createParent(csv);
-    Files.writeString(csv, s.toString());
+    BenchCsv.write(csv, CSV_HEADER, rows);
   }
 
   /** One row per operation: both modes side by side and EDL as a fraction of stop-resume. */
@@ -96,20 +96,20 @@ public final class ScalingReport {
 
   /** Reads a CSV {@link #writeCsv} wrote, to redraw or compare an earlier run. */
   public static ScalingReport readCsv(Path csv) throws IOException {
-    List<String> lines = Files.readAllLines(csv);
-    if (lines.isEmpty() || !lines.get(0).equals(CSV_HEADER)) {
+    List<BenchCsv.Row> lines = BenchCsv.read(csv);
+    if (lines.isEmpty() || !String.join(",", lines.get(0).fields()).equals(CSV_HEADER)) {
       throw new IOException(csv + ": expected the header " + CSV_HEADER);
     }
-    List<ScalingBench.Result> rows = new java.util.ArrayList<>();
-    for (int i = 1; i < lines.size(); i++) {
-      String[] f = lines.get(i).split(",");
-      if (f.length != 5) {
-        throw new IOException(csv + ":" + (i + 1) + ": expected 5 fields but got: " + lines.get(i));
+    String source = csv.toString();
+    List<ScalingBench.Result> rows = new ArrayList<>();
+    for (BenchCsv.Row f : lines.subList(1, lines.size())) {
+      if (f.size() != 5) {
+        throw new IOException(csv + ":" + f.line() + ": expected 5 fields but got: " + String.join(",", f.fields()));
       }
-      org.edl.thrift.ScaleMode mode = f[1].equals("edl") ? org.edl.thrift.ScaleMode.EDL
+      org.edl.thrift.ScaleMode mode = f.get(1).equals("edl") ? org.edl.thrift.ScaleMode.EDL
           : org.edl.thrift.ScaleMode.STOP_RESUME;
-      rows.add(new ScalingBench.Result(f[0], mode, Double.parseDouble(f[2]), Double.parseDouble(f[3]),
-          Double.parseDouble(f[4])));
+      rows.add(new ScalingBench.Result(f.get(0), mode, BenchCsv.number(source, f, 2, "stop_s"),
+          BenchCsv.number(source, f, 3, "end_to_end_s"), BenchCsv.number(source, f, 4, "loss_gpu_s")));
     }
     return new ScalingReport(rows);
   }

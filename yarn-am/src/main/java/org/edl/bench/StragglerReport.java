@@ -5,6 +5,7 @@ import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -37,16 +38,12 @@ public final class StragglerReport {
   }
 
   public void writeCsv(Path csv) throws IOException {
-    StringBuilder s = new StringBuilder(CSV_HEADER).append('\n');
-    s.append(String.format(Locale.ROOT, "normal,%.4f,%n", 1.0));
-    s.append(String.format(Locale.ROOT, "straggling,%.4f,%n", r.straggling() / r.normal()));
-    s.append(String.format(Locale.ROOT, "after-removal,%.4f,%n", r.afterRemoval() / r.normal()));
-    s.append(String.format(Locale.ROOT, "detect,,%.3f%n", r.detectSeconds()));
-    s.append(String.format(Locale.ROOT, "remove,,%.3f%n", r.removeSeconds()));
-    if (csv.getParent() != null) {
-      Files.createDirectories(csv.getParent());
-    }
-    Files.writeString(csv, s.toString());
+    BenchCsv.write(csv, CSV_HEADER, List.of(
+        List.of("normal", BenchCsv.fixed(4, 1.0), ""),
+        List.of("straggling", BenchCsv.fixed(4, r.straggling() / r.normal()), ""),
+        List.of("after-removal", BenchCsv.fixed(4, r.afterRemoval() / r.normal()), ""),
+        List.of("detect", "", BenchCsv.fixed(3, r.detectSeconds())),
+        List.of("remove", "", BenchCsv.fixed(3, r.removeSeconds()))));
   }
 
   public String table() {

@@ -1,8 +1,8 @@
 package org.edl.bench;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,19 +17,32 @@ import org.edl.worker.runtime.Timeline;
 
 /**
  * The timelines every worker container of one job wrote ({@link Timeline}), read back for
- * analysis: the rows of all containers, keyed by container id.
+ * analysis: the rows of all containers, keyed by container id. A detail with a comma is quoted in
+ * the file; one that was not (an older worker) is taken whole all the same.
  */
 public record Timelines(Map<String, List<Row>> byWorker) {
 
   /** One timeline row; times are wall-clock milliseconds. */
   public record Row(String event, long step, long startMs, long endMs, String detail) {
-    static Row parse(String line, String where) {
-      String[] f = line.split(",", 5);
-      if (f.length < 4) {
-        throw new IllegalArgumentException(where + ": expected " + Timeline.HEADER + " but got: " + line);
+    static Row parse(BenchCsv.Row f, String file) {
+      if (f.size() < 4) {
+        throw new IllegalArgumentException(file + ":" + f.line() + ": expected " + Timeline.HEADER + " but got: "
+            + String.join(",", f.fields()));
       }
-      return new Row(f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
-          f.length > 4 ? f[4] : "");
+      try {
+        return new Row(f.get(0), BenchCsv.whole(file, f, 1, "step"), BenchCsv.whole(file, f, 2, "start_ms"),
+            BenchCsv.whole(file, f, 3, "end_ms"), f.size() > 4 ? String.join(",", f.fields().subList(4, f.size())) : "");
+      } catch (IOException e) {
+        throw new IllegalArgumentException(e.getMessage(), e);
+      }
+    }
+  }
+
+  /** The rows of one worker's timeline file, its header left out. */
+  static List<BenchCsv.Row> records(FileSystem fs, Path file) throws IOException {
+    try (Reader r = new InputStreamReader(fs.open(file), StandardCharsets.UTF_8)) {
+      List<BenchCsv.Row> rows = BenchCsv.read(r, file.toString());
+      return rows.isEmpty() ? rows : rows.subList(1, rows.size());
     }
   }
 
@@ -47,15 +60,8 @@ public record Timelines(Map<String, List<Row>> byWorker) {
         continue;
       }
       List<Row> list = new ArrayList<>();
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(fs.open(f.getPath()), StandardCharsets.UTF_8))) {
-        String line = r.readLine(); // header
-        int n = 1;
-        while ((line = r.readLine()) != null) {
-          n++;
-          if (!line.isBlank()) {
-            list.add(Row.parse(line, f.getPath() + ":" + n));
-          }
-        }
+      for (BenchCsv.Row record : records(fs, f.getPath())) {
+        list.add(Row.parse(record, f.getPath().toString()));
       }
       rows.put(name.substring(0, name.length() - ".csv".length()), Collections.unmodifiableList(list));
     }

@@ -70,7 +70,11 @@ abstract class JobControlCommand implements Callable<Integer> {
   /** Sends the request and prints its outcome, ending with the job's status. */
   abstract void run(JobControl.Iface control, PrintWriter out) throws TException;
 
-  /** Status answers at once; a scale or migrate request may answer only when it is done. */
+  /**
+   * How long to wait for the AM to be found and to answer. A scale or migrate request answers once
+   * the change is accepted (the AM gives up on its side after 10 s); the margin is for finding an
+   * AM that is still starting or failing over.
+   */
   Duration defaultTimeout() {
     return Duration.ofMinutes(10);
   }

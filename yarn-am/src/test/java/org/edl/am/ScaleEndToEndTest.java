@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  * real AM, real worker containers, real ZooKeeper leader. 2 -> 3 (a new YARN container joins
  * and the leader reports 3 workers while training goes on), a refused scale-out beyond
  * max-workers, 3 -> 2 (the newest container leaves at a scheduled step and completes with exit
- * status 0: a leaver that failed would fail the job), and the job still succeeds. On the way a
+ * status 3, EXIT_LEFT, which the AM takes as the scale-in done), and the job still succeeds. On the way a
  * profile at 3 workers stores its table and chart beside the model.
  */
 class ScaleEndToEndTest {

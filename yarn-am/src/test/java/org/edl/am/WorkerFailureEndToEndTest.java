@@ -137,17 +137,20 @@ class WorkerFailureEndToEndTest {
   }
 
   /**
-   * kill -9 of the leader's container within its last steps: whether it dies before the last
-   * step, after it and before the model is written, or while writing it, the job succeeds only
-   * with a model and metrics that verify, written by the leadership that finished the job (before,
-   * the AM took the leader's exit 137 for a mid-training failure, then the followers' exit 0 for
-   * success, and declared SUCCEEDED without model.bin).
+   * kill -9 of the leader's container within its last steps, before it wrote the model: the job
+   * succeeds only with a model and metrics that verify, written by the leadership that finished
+   * the job (before, the AM took the leader's exit 137 for a mid-training failure, then the
+   * followers' exit 0 for success, and declared SUCCEEDED without model.bin). Where exactly in
+   * the last steps the kill lands is up to the machine's speed; the exact moments (after the last
+   * step, while writing) are ProtocolFaultTest's. So that the kill cannot come after the write on
+   * a fast run (the AM reports once a second, a step here can take 8 ms), the leader's JVM is
+   * paused first and killed only once the test has seen no metrics.json.
    */
   @Test
   void aLeaderKilledAtTheEndIsSucceededByOneThatWritesTheModel() throws Exception {
-    // Slower steps than the short spec's, so that a report (one a second) lands within the last steps.
     JobSpec spec = slowSpec("leader-at-the-end-e2e");
-    Killed killed = startAndKill(spec, spec.training().steps() - 40, WorkerFailureEndToEndTest::theLeader);
+    Killed killed = startAndKill(spec, spec.training().steps() - 300, WorkerFailureEndToEndTest::theLeader,
+        WorkerFailureEndToEndTest::pausedBeforeTheOutput);
     assertFinishedAsPromised(killed);
     ModelOutput.Metrics m = ModelOutput.readMetrics(cluster.configuration(), killed.job.spec().output());
     assertTrue(m.leaderEpoch() >= 2, "written by the successor: " + m);
@@ -169,7 +172,7 @@ class WorkerFailureEndToEndTest {
     assertTrue(end.getDiagnostics().contains("worker failures: 1 of 3"), "only the paused one: " + end.getDiagnostics());
   }
 
-  /** Slower steps than the short spec's (about 20 a second here), so that a fault lands where it is meant to. */
+  /** Slower steps than the short spec's (8 to 40 ms each here, by the load), so that a fault lands where it is meant to. */
   private static JobSpec slowSpec(String name) {
     return JobSpec.builder().name(name).model("mlp")
         .data("synthetic:samples=4096,features=128,classes=4,seed=7").format("auto").workers(3)
@@ -287,6 +290,26 @@ class WorkerFailureEndToEndTest {
 
   /** As {@link #startAndKill(JobSpec, Victim)}, killing once the leader reports step {@code trainedTo}. */
   private static Killed startAndKill(JobSpec spec, long trainedTo, Victim choose) throws Exception {
+    return startAndKill(spec, trainedTo, choose, (job, victim) -> {});
+  }
+
+  /** Pauses the victim's JVM and checks that the job's output is not written yet. */
+  private static void pausedBeforeTheOutput(SubmittedJob job, String victim) throws Exception {
+    org.edl.bench.chaos.ContainerProcesses processes = new org.edl.bench.chaos.ContainerProcesses();
+    processes.pause(processes.find(victim));
+    Path metrics = new Path(job.spec().output(), ModelOutput.METRICS_FILE);
+    assertFalse(FileSystem.get(cluster.configuration()).exists(metrics),
+        "the job wrote its output before the leader could be paused; kill earlier");
+  }
+
+  /** Runs just before the kill, with the victim chosen. */
+  @FunctionalInterface
+  private interface BeforeKill {
+    void run(SubmittedJob job, String victim) throws Exception;
+  }
+
+  private static Killed startAndKill(JobSpec spec, long trainedTo, Victim choose, BeforeKill beforeKill)
+      throws Exception {
     SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
     ApplicationReport report = Await.until("the AM to register", () -> yarn.getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
@@ -299,6 +322,7 @@ class WorkerFailureEndToEndTest {
     List<String> workers = List.copyOf(training.getContainers());
     assertEquals(3, workers.size());
     String victim = choose.among(job, workers);
+    beforeKill.run(job, victim);
     yarn.signalToContainer(ContainerId.fromString(victim), SignalContainerCommand.FORCEFUL_SHUTDOWN);
     return new Killed(job, report, new HashSet<>(workers), victim, training.getProgress().getStep(), checkpoints);
   }

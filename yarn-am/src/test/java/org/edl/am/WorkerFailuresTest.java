@@ -56,10 +56,16 @@ class WorkerFailuresTest {
     assertEquals(Kind.FAILURE_FATAL, judge(new WorkerFailures(0), killed("c1"), STEADY).kind());
   }
 
+  /**
+   * After training finished a failure is counted and nothing more (the job's output decides its
+   * end); while training, losing the last ring member fails the job however many failures remain.
+   */
   @Test
-  void finishedTrainingOrNoModelLeftFailsTheJobWithinTheLimit() {
-    assertEquals(Kind.FAILURE_FATAL, judge(new WorkerFailures(3), killed("c1"),
+  void afterTrainingAFailureIsOnlyCountedAndWithNoModelLeftItFailsTheJob() {
+    WorkerFailures finished = new WorkerFailures(3);
+    assertEquals(Kind.AFTER_TRAINING, judge(finished, killed("c1"),
         new Circumstances(true, false, null, false, true)).kind());
+    assertEquals(1, finished.count());
     ExitVerdict alone = judge(new WorkerFailures(3), killed("c1"),
         new Circumstances(false, false, null, false, false));
     assertEquals(Kind.FAILURE_FATAL, alone.kind());

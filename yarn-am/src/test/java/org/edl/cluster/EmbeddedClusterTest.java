@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -124,7 +125,8 @@ class EmbeddedClusterTest {
             .header("Accept", "application/json").build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(200, rest.statusCode(), rest.body());
-    assertTrue(rest.body().contains("STARTED"), rest.body());
+    assertEquals("STARTED", new ObjectMapper().readTree(rest.body()).path("clusterInfo").path("state").asText(),
+        rest.body());
     HttpResponse<String> page = http.send(
         HttpRequest.newBuilder(URI.create(cluster.resourceManagerWebUrl() + "/cluster/nodes")).build(),
         HttpResponse.BodyHandlers.ofString());

@@ -84,10 +84,9 @@ public final class AllReduceBench {
     }
 
     Path csv = options.outDir().resolve("allreduce.csv");
-    List<String> lines = new ArrayList<>();
-    lines.add(BandwidthPoint.CSV_HEADER);
-    points.forEach(p -> lines.add(p.csv()));
-    Files.write(csv, lines, StandardCharsets.UTF_8);
+    try (var out = Files.newBufferedWriter(csv, StandardCharsets.UTF_8)) {
+      BandwidthPoint.writeCsv(points, out);
+    }
     Path png = options.outDir().resolve("allreduce.png");
     BandwidthPlot.write(points, "All-reduce bus bandwidth, loopback TCP ("
         + Runtime.getRuntime().availableProcessors() + " cores)", png);

@@ -6,9 +6,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.edl.job.InvalidInputException;
+import picocli.CommandLine;
+import picocli.CommandLine.MissingParameterException;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * Options of {@code bin/edl bench allreduce}.
+ * Options of {@code bin/edl bench allreduce}, declared once for picocli in {@link Flags}: the
+ * CLI's subcommand mixes them in, and {@link #parse} (for {@link AllReduceBench#main} and tests)
+ * parses with them.
  *
  * @param maxBytes    largest message; sizes run from 1 KiB up by powers of 4, then this one
  * @param iterations  timed iterations per point (messages under 1 MiB run 10 times as many)
@@ -20,51 +29,65 @@ public record AllReduceBenchOptions(long maxBytes, int iterations, Path outDir, 
     int chunkBytes) {
   public static final long MIN_BYTES = 1024;
   public static final long LIMIT_BYTES = 1L << 30;
-  public static final String USAGE = String.join("\n",
-      "usage: edl bench allreduce [--max-bytes SIZE] [--iterations N] [--out-dir DIR]",
-      "                           [--members N,N,...] [--chunk-bytes SIZE]",
-      "  --max-bytes    largest message, e.g. 256MiB (default 256MiB; 1KiB..1GiB, whole floats)",
-      "  --iterations   timed iterations per point, after warm-up (default 8)",
-      "  --out-dir      directory for allreduce.csv and allreduce.png (default docs/benchmarks)",
-      "  --members      ring sizes (default 2,4)",
-      "  --chunk-bytes  ring chunk size (default 1MiB)");
+  private static final String COMMAND = "edl bench allreduce";
+  public static final String USAGE = commandLine(new Flags()).getUsageMessage();
+
+  /**
+   * The options as the command line gives them. Values stay text until {@link #toOptions}, so
+   * that an error names the option and the value as typed (a list such as {@code 2,1} whole).
+   */
+  public static class Flags {
+    @Option(names = "--max-bytes", paramLabel = "SIZE", defaultValue = "256MiB",
+        description = "largest message, e.g. 256MiB (default ${DEFAULT-VALUE}; 1KiB..1GiB, whole floats)")
+    String maxBytes;
+    @Option(names = "--iterations", paramLabel = "N", defaultValue = "8",
+        description = "timed iterations per point, after warm-up (default ${DEFAULT-VALUE})")
+    String iterations;
+    @Option(names = "--out-dir", paramLabel = "DIR", defaultValue = "docs/benchmarks",
+        description = "directory for allreduce.csv and allreduce.png (default ${DEFAULT-VALUE})")
+    String outDir;
+    @Option(names = "--members", paramLabel = "N,N,...", defaultValue = "2,4",
+        description = "ring sizes (default ${DEFAULT-VALUE})")
+    String members;
+    @Option(names = "--chunk-bytes", paramLabel = "SIZE", defaultValue = "1MiB",
+        description = "ring chunk size (default ${DEFAULT-VALUE})")
+    String chunkBytes;
+
+    /** The options these flags give, checked; every error names the option and the value. */
+    public AllReduceBenchOptions toOptions() {
+      return new AllReduceBenchOptions(bytes("max-bytes", maxBytes), (int) whole("iterations", iterations, 1, 100_000),
+          Path.of(outDir), memberList(members), (int) Math.min(Integer.MAX_VALUE, bytes("chunk-bytes", chunkBytes)))
+          .validate();
+    }
+  }
 
   public static AllReduceBenchOptions defaults() {
-    return new AllReduceBenchOptions(256L << 20, 8, Path.of("docs", "benchmarks"), List.of(2, 4), 1 << 20);
+    return parse();
   }
 
   /** Parses {@code --name value} or {@code --name=value}; every error names the option and value. */
   public static AllReduceBenchOptions parse(String... args) {
-    AllReduceBenchOptions o = defaults();
-    long maxBytes = o.maxBytes;
-    int iterations = o.iterations;
-    Path outDir = o.outDir;
-    List<Integer> members = o.members;
-    int chunkBytes = o.chunkBytes;
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      String name = arg;
-      String value;
-      int eq = arg.indexOf('=');
-      if (arg.startsWith("--") && eq > 0) {
-        name = arg.substring(0, eq);
-        value = arg.substring(eq + 1);
-      } else if (arg.startsWith("--") && i + 1 < args.length) {
-        value = args[++i];
-      } else {
-        value = null;
-      }
-      switch (name) {
-        case "--max-bytes" -> maxBytes = bytes("max-bytes", need(name, value));
-        case "--iterations" -> iterations = (int) whole("iterations", need(name, value), 1, 100_000);
-        case "--out-dir" -> outDir = Path.of(need(name, value));
-        case "--members" -> members = memberList(need(name, value));
-        case "--chunk-bytes" -> chunkBytes = (int) Math.min(Integer.MAX_VALUE, bytes("chunk-bytes", need(name, value)));
-        default -> throw new InvalidInputException("option", arg,
-            "unknown; known options: --max-bytes, --iterations, --out-dir, --members, --chunk-bytes");
-      }
+    Flags flags = new Flags();
+    try {
+      commandLine(flags).parseArgs(args);
+    } catch (UnmatchedArgumentException e) {
+      throw new InvalidInputException("option", e.getUnmatched().isEmpty() ? "" : e.getUnmatched().get(0),
+          "unknown; known options: " + String.join(", ", e.getCommandLine().getCommandSpec().options().stream()
+              .map(OptionSpec::longestName).toList()));
+    } catch (MissingParameterException e) {
+      String name = e.getMissing().isEmpty() || !(e.getMissing().get(0) instanceof OptionSpec o) ? "option"
+          : o.longestName().replaceFirst("^--", "");
+      throw new InvalidInputException(name, null, "needs a value");
+    } catch (ParameterException e) {
+      throw new InvalidInputException("option", String.join(" ", args), e.getMessage());
     }
-    return new AllReduceBenchOptions(maxBytes, iterations, outDir, members, chunkBytes).validate();
+    return flags.toOptions();
+  }
+
+  private static CommandLine commandLine(Flags flags) {
+    CommandSpec spec = CommandSpec.forAnnotatedObject(flags).name(COMMAND);
+    spec.usageMessage().sortOptions(false).sortSynopsis(false);
+    return new CommandLine(spec);
   }
 
   public AllReduceBenchOptions validate() {
@@ -97,13 +120,6 @@ public record AllReduceBenchOptions(long maxBytes, int iterations, Path outDir, 
   /** Timed iterations for one message size: small messages are cheap and noisy, so run more. */
   public int iterationsFor(long bytes) {
     return bytes < (1 << 20) ? iterations * 10 : iterations;
-  }
-
-  private static String need(String name, String value) {
-    if (value == null) {
-      throw new InvalidInputException(name.replaceFirst("^--", ""), null, "needs a value");
-    }
-    return value;
   }
 
   /** A byte count such as {@code 65536}, {@code 64KiB}, {@code 256MiB}, {@code 1GiB}, {@code 64M}. */

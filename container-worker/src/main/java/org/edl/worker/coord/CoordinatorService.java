@@ -256,8 +256,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         changed.awaitNanos(left);
       }
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+      throw interrupted();
     } finally {
       lock.unlock();
     }
@@ -283,8 +282,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         changed.awaitNanos(left);
       }
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+      throw interrupted();
     } finally {
       lock.unlock();
     }
@@ -347,8 +345,7 @@ public final class CoordinatorService implements Coordinator.Iface {
     } catch (Refused r) {
       throw Wire.error(r);
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+      throw interrupted();
     } finally {
       lock.unlock();
     }
@@ -379,8 +376,7 @@ public final class CoordinatorService implements Coordinator.Iface {
     } catch (Refused r) {
       throw Wire.error(r);
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+      throw interrupted();
     } finally {
       lock.unlock();
     }
@@ -488,17 +484,7 @@ public final class CoordinatorService implements Coordinator.Iface {
    * then every member waiting in {@code awaitFinish} is told it may exit.
    */
   public void finished(JobOutput output, Duration timeout) throws Refused {
-    lock.lock();
-    try {
-      if (state == null) {
-        throw new Refused(Refused.Kind.NOT_LEADER, "coordinator", String.valueOf(selfId), "never led");
-      }
-      state.finished(output);
-      publish();
-    } finally {
-      lock.unlock();
-    }
-    store.awaitPublished(timeout);
+    recordAndAwait(s -> s.finished(output), timeout);
     lock.lock();
     try {
       changed.signalAll();
@@ -512,18 +498,26 @@ public final class CoordinatorService implements Coordinator.Iface {
    * returns, so that the restarted job's workers lead afresh), and this worker leads no more.
    */
   public void stopped(String checkpoint, Duration timeout) throws Refused {
+    recordAndAwait(s -> s.stopped(checkpoint), timeout);
+    retire();
+  }
+
+  /**
+   * Applies an end of the job to the state this worker led, publishes the record and waits for it
+   * to be written: what follows (members told to exit, the election given up) needs it durable.
+   */
+  private void recordAndAwait(Ending end, Duration timeout) throws Refused {
     lock.lock();
     try {
       if (state == null) {
         throw new Refused(Refused.Kind.NOT_LEADER, "coordinator", String.valueOf(selfId), "never led");
       }
-      state.stopped(checkpoint);
+      end.apply(state);
       publish();
     } finally {
       lock.unlock();
     }
     store.awaitPublished(timeout);
-    retire();
   }
 
   /** Waits until every member of the final ring heard that the output is written (at most {@code timeout}). */
@@ -644,6 +638,12 @@ public final class CoordinatorService implements Coordinator.Iface {
     T apply(CoordinatorState s) throws Refused, EdlError;
   }
 
+  /** The job's end (output written, or stopped for a restart) as the state this worker led records it. */
+  @FunctionalInterface
+  private interface Ending {
+    void apply(CoordinatorState s) throws Refused;
+  }
+
   private <T> T decide(Decision<T> d) throws EdlError {
     lock.lock();
     try {
@@ -682,7 +682,9 @@ public final class CoordinatorService implements Coordinator.Iface {
     }
   }
 
-  static String ringText(Topology t) {
-    return Wire.ring(t).describe();
+  /** A call's wait ended by the server stopping: the caller sees an error, not a reply. */
+  private static TApplicationException interrupted() {
+    Thread.currentThread().interrupt();
+    return new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
   }
 }

@@ -148,11 +148,6 @@ public final class LeaderElection implements Closeable {
     return LeaderAddress.awaitOtherThan(client, latchPath, previous, timeout);
   }
 
-  /** Coordinator addresses of every candidate now in the election, this one included. */
-  public List<String> participants() throws Exception {
-    return latch.getParticipants().stream().map(p -> p.getId()).toList();
-  }
-
   /** The same look-up for a process that is not a candidate itself. */
   public static String leaderAddress(CuratorFramework client, String latchPath, Duration timeout)
       throws Exception {

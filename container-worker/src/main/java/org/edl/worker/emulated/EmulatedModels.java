@@ -43,7 +43,7 @@ public final class EmulatedModels {
           + spec.training().model() + " (the worker reads profiles from EDL_PROFILES_DIR)");
     }
     try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      return new EmulatedModel(StepProfile.read(spec.training().model(), in), parameters,
+      return new EmulatedModel(StepProfile.read(spec.training().model(), file.toString(), in), parameters,
           spec.resources().gpusPerWorker(), sleeper);
     }
   }

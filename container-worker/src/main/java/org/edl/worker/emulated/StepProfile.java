@@ -1,12 +1,17 @@
 package org.edl.worker.emulated;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVRecord;
 import org.edl.job.InvalidInputException;
 
 /**
@@ -16,6 +21,10 @@ import org.edl.job.InvalidInputException;
  * is not emulated, it is the real all-reduce of a gradient of the model's real size.
  */
 public final class StepProfile {
+  private static final List<String> COLUMNS = List.of("placement", "local_bsz", "step_time", "sync_time");
+  /** Empty lines come back as records so that each record's line can be counted. */
+  private static final CSVFormat FORMAT = CSVFormat.DEFAULT.builder().setIgnoreEmptyLines(false).build();
+
   private final String model;
   /** placement -> local batch -> compute seconds. */
   private final Map<String, TreeMap<Integer, Double>> compute;
@@ -25,37 +34,72 @@ public final class StepProfile {
     this.compute = compute;
   }
 
+  /** As {@link #read(String, String, Reader)}, the model's name standing for the file in errors. */
   public static StepProfile read(String model, Reader csv) throws IOException {
+    return read(model, model, csv);
+  }
+
+  /**
+   * Reads {@code csv}, named {@code source} in errors. The rules are the simulator's for the same
+   * files (its {@code CsvRows}), which this module cannot share: RFC 4180, columns found by their
+   * trimmed names in the first line, blank lines skipped, values trimmed; an error names the
+   * file, the line, the field and the value.
+   */
+  public static StepProfile read(String model, String source, Reader csv) throws IOException {
     Map<String, TreeMap<Integer, Double>> compute = new TreeMap<>();
-    BufferedReader in = new BufferedReader(csv);
-    String header = in.readLine();
-    if (header == null || !header.trim().equals("placement,local_bsz,step_time,sync_time")) {
-      throw new InvalidInputException("profile", model, "expected the header placement,local_bsz,step_time,sync_time, found " + header);
-    }
-    String line;
-    int number = 1;
-    while ((line = in.readLine()) != null) {
-      number++;
-      if (line.isBlank()) {
-        continue;
+    try (CSVParser parser = FORMAT.parse(csv)) {
+      Iterator<CSVRecord> records = parser.iterator();
+      List<String> header = records.hasNext() ? records.next().toList() : List.of();
+      Map<String, Integer> column = new HashMap<>();
+      for (int i = 0; i < header.size(); i++) {
+        column.put(header.get(i).trim(), i);
       }
-      String[] f = line.split(",");
-      try {
-        if (f.length != 4) {
-          throw new NumberFormatException(f.length + " fields");
+      if (!column.keySet().containsAll(COLUMNS)) {
+        throw new InvalidInputException("profile", source, "expected the header " + String.join(",", COLUMNS)
+            + ", found " + (header.isEmpty() ? null : String.join(",", header)));
+      }
+      long linesRead = parser.getCurrentLineNumber();
+      while (true) {
+        long line = linesRead + 1;
+        CSVRecord r;
+        try {
+          if (!records.hasNext()) {
+            break;
+          }
+          r = records.next();
+        } catch (IllegalStateException | UncheckedIOException e) {
+          // A quote left open or text after a closing quote.
+          throw new InvalidInputException("profile", source + " line " + line,
+              String.valueOf(e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
         }
-        double step = Double.parseDouble(f[2]);
-        double sync = Double.parseDouble(f[3]);
-        compute.computeIfAbsent(f[0].trim(), k -> new TreeMap<>())
-            .put(Integer.parseInt(f[1].trim()), Math.max(0, step - sync));
-      } catch (NumberFormatException e) {
-        throw new InvalidInputException("profile", model + " line " + number, "not placement,local_bsz,step_time,sync_time: " + line);
+        linesRead = parser.getCurrentLineNumber();
+        if (r.size() == 1 && r.get(0).isBlank()) {
+          continue;
+        }
+        if (r.size() < header.size()) {
+          throw new InvalidInputException("profile", source + " line " + line, "field '"
+              + header.get(r.size()).trim() + "' = '': line has " + r.size() + " fields, the header " + header.size());
+        }
+        String placement = r.get(column.get("placement")).trim();
+        int localBatch = (int) number(source, line, "local_bsz", r.get(column.get("local_bsz")), true);
+        double step = number(source, line, "step_time", r.get(column.get("step_time")), false);
+        double sync = number(source, line, "sync_time", r.get(column.get("sync_time")), false);
+        compute.computeIfAbsent(placement, k -> new TreeMap<>()).put(localBatch, Math.max(0, step - sync));
       }
     }
     if (compute.isEmpty()) {
       throw new InvalidInputException("profile", model, "has no measurements");
     }
     return new StepProfile(model, compute);
+  }
+
+  private static double number(String source, long line, String field, String value, boolean whole) {
+    try {
+      return whole ? Integer.parseInt(value.trim()) : Double.parseDouble(value.trim());
+    } catch (NumberFormatException e) {
+      throw new InvalidInputException("profile", source + " line " + line, "field '" + field + "' = '" + value
+          + "': not a " + (whole ? "whole number" : "number"));
+    }
   }
 
   public String model() {

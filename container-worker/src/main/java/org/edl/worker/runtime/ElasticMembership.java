@@ -534,10 +534,6 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
         .map(w -> new RingTopology.Member(w.getWorkerId(), w.getHost(), w.getDataPort())).toList());
   }
 
-  Optional<SwitchOrder> pendingOrder() {
-    return Optional.ofNullable(order);
-  }
-
   @Override
   public void close() {
     duties.periodic().close();

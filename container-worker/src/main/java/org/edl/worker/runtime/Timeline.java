@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.LongSupplier;
+import org.apache.commons.csv.CSVFormat;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -33,6 +34,8 @@ import org.edl.worker.data.BatchSlicer;
 public final class Timeline implements WorkerListener {
   public static final String DIRECTORY = "timeline";
   public static final String HEADER = "event,step,start_ms,end_ms,detail";
+  /** One row as CSV (a detail with a comma or a quote is quoted). */
+  private static final CSVFormat ROW = CSVFormat.DEFAULT;
 
   private final LongSupplier clock;
   private final List<String> rows = new ArrayList<>();
@@ -120,6 +123,6 @@ public final class Timeline implements WorkerListener {
   }
 
   private void add(String event, long step, long startMs, long endMs, String detail) {
-    rows.add(event + "," + step + "," + startMs + "," + endMs + "," + detail);
+    rows.add(ROW.format(event, step, startMs, endMs, detail));
   }
 }

@@ -157,13 +157,6 @@ public final class Worker implements AutoCloseable {
     }, leadershipEvents);
   }
 
-  /** Connections refused by this worker's coordinator server and data plane so far. */
-  public long refusedConnections() {
-    RpcServer rpc = rpcServer;
-    DataPlane plane = dataPlane;
-    return (rpc == null ? 0 : rpc.refusedCount()) + (plane == null ? 0 : plane.refusedCount());
-  }
-
   /** Whether this worker's coordinator leads the job now. */
   public boolean isLeading() {
     return coordinator.isLeading();

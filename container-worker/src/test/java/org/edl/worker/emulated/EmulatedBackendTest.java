@@ -53,6 +53,10 @@ class EmulatedBackendTest {
     InvalidInputException bad = assertThrows(InvalidInputException.class,
         () -> StepProfile.read("m", new StringReader("placement,local_bsz,step_time,sync_time\n1,x,0.1,0\n")));
     assertTrue(bad.getMessage().contains("line 2"), bad.getMessage());
+    assertTrue(bad.getMessage().contains("field 'local_bsz' = 'x'"), bad.getMessage());
+    InvalidInputException open = assertThrows(InvalidInputException.class, () -> StepProfile.read("m",
+        "/p/m/placements.csv", new StringReader("placement,local_bsz,step_time,sync_time\n1,2,0.1,0\n\n\"1,2\n")));
+    assertTrue(open.getMessage().startsWith("profile=/p/m/placements.csv line 4: "), open.getMessage());
   }
 
   @Test

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.edl.bench.BenchCsv;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.annotations.CategoryTextAnnotation;
@@ -52,16 +53,12 @@ public final class ChaosReport {
   }
 
   public void writeCsv(Path csv) throws IOException {
-    StringBuilder s = new StringBuilder(CSV_HEADER).append('\n');
+    List<List<Object>> rows = new ArrayList<>();
     for (ChaosRun r : runs) {
-      s.append(r.seed()).append(',').append(quoted(r.faults())).append(',').append(quoted(r.outcome())).append(',')
-          .append(r.finalStep()).append(',').append(r.steps()).append(',').append(r.samplesOk()).append(',')
-          .append(r.modelOk()).append(',').append(seconds(r.recoverySecondsMax())).append('\n');
+      rows.add(List.of(r.seed(), r.faults(), r.outcome(), r.finalStep(), r.steps(), r.samplesOk(), r.modelOk(),
+          seconds(r.recoverySecondsMax())));
     }
-    if (csv.getParent() != null) {
-      Files.createDirectories(csv.getParent());
-    }
-    Files.writeString(csv, s.toString());
+    BenchCsv.write(csv, CSV_HEADER, rows);
   }
 
   /**
@@ -70,26 +67,20 @@ public final class ChaosReport {
    * @throws IOException the file cannot be read, or its header or a row is not what this writes
    */
   public static ChaosReport readCsv(Path csv) throws IOException {
-    List<String> lines = Files.readAllLines(csv);
-    if (lines.isEmpty() || !lines.get(0).trim().equals(CSV_HEADER)) {
+    List<BenchCsv.Row> lines = BenchCsv.read(csv);
+    if (lines.isEmpty() || !String.join(",", lines.get(0).fields()).trim().equals(CSV_HEADER)) {
       throw new IOException(csv + " is not a chaos.csv: its first line should be " + CSV_HEADER);
     }
+    String source = csv.toString();
     List<ChaosRun> runs = new ArrayList<>();
-    for (int i = 1; i < lines.size(); i++) {
-      if (lines.get(i).isBlank()) {
-        continue;
-      }
-      List<String> f = fields(lines.get(i));
+    for (BenchCsv.Row f : lines.subList(1, lines.size())) {
       if (f.size() != 8) {
-        throw new IOException(csv + " line " + (i + 1) + ": 8 fields expected, " + f.size() + " found");
+        throw new IOException(csv + " line " + f.line() + ": 8 fields expected, " + f.size() + " found");
       }
-      try {
-        runs.add(new ChaosRun(Long.parseLong(f.get(0)), f.get(1), f.get(2), Long.parseLong(f.get(3)),
-            Long.parseLong(f.get(4)), Boolean.parseBoolean(f.get(5)), Boolean.parseBoolean(f.get(6)),
-            f.get(7).isEmpty() ? Double.NaN : Double.parseDouble(f.get(7)), ""));
-      } catch (NumberFormatException e) {
-        throw new IOException(csv + " line " + (i + 1) + ": " + e.getMessage(), e);
-      }
+      runs.add(new ChaosRun(BenchCsv.whole(source, f, 0, "seed"), f.get(1), f.get(2),
+          BenchCsv.whole(source, f, 3, "final_step"), BenchCsv.whole(source, f, 4, "steps"),
+          Boolean.parseBoolean(f.get(5)), Boolean.parseBoolean(f.get(6)),
+          f.get(7).isEmpty() ? Double.NaN : BenchCsv.number(source, f, 7, "recovery_s_max"), ""));
     }
     return new ChaosReport(runs);
   }
@@ -157,41 +148,5 @@ public final class ChaosReport {
 
   private static String seconds(double s) {
     return Double.isNaN(s) ? "NaN" : String.format(Locale.ROOT, "%.2f", s);
-  }
-
-  /** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */
-  static String quoted(String field) {
-    if (field.contains(",") || field.contains("\"") || field.contains("\n") || field.contains("\r")) {
-      return '"' + field.replace("\"", "\"\"") + '"';
-    }
-    return field;
-  }
-
-  static List<String> fields(String line) {
-    List<String> out = new ArrayList<>();
-    StringBuilder f = new StringBuilder();
-    boolean inQuotes = false;
-    for (int i = 0; i < line.length(); i++) {
-      char c = line.charAt(i);
-      if (inQuotes) {
-        if (c == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
-          f.append('"');
-          i++;
-        } else if (c == '"') {
-          inQuotes = false;
-        } else {
-          f.append(c);
-        }
-      } else if (c == '"') {
-        inQuotes = true;
-      } else if (c == ',') {
-        out.add(f.toString());
-        f.setLength(0);
-      } else {
-        f.append(c);
-      }
-    }
-    out.add(f.toString());
-    return out;
   }
 }

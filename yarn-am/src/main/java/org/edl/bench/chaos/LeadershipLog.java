@@ -1,9 +1,9 @@
 package org.edl.bench.chaos;
 
-import java.io.BufferedReader;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +13,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.edl.bench.BenchCsv;
 import org.edl.job.ModelOutput;
 import org.edl.worker.runtime.Timeline;
 
@@ -53,17 +54,19 @@ public record LeadershipLog(Map<Long, Long> claimedAtMs, List<Act> acts, long ou
     }
     for (FileStatus f : files) {
       String worker = f.getPath().getName().replace(".csv", "");
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(fs.open(f.getPath()), StandardCharsets.UTF_8))) {
-        for (String line = r.readLine(); line != null; line = r.readLine()) {
-          String[] cols = line.split(",", 5);
-          if (cols.length < 5) {
-            continue;
-          }
-          if (cols[0].equals("lead")) {
-            claimed.merge(epochIn(cols[4]), Long.parseLong(cols[2]), Math::min);
-          } else if (cols[0].equals("order")) {
-            acts.add(new Act(epochIn(cols[4]), Long.parseLong(cols[2]), worker + " received " + cols[4]));
-          }
+      List<BenchCsv.Row> rows;
+      try (Reader r = new InputStreamReader(fs.open(f.getPath()), StandardCharsets.UTF_8)) {
+        rows = BenchCsv.read(r, f.getPath().toString());
+      }
+      for (BenchCsv.Row row : rows) {
+        if (row.size() < 5) {
+          continue;
+        }
+        String detail = String.join(",", row.fields().subList(4, row.size()));
+        if (row.get(0).equals("lead")) {
+          claimed.merge(epochIn(detail), Long.parseLong(row.get(2)), Math::min);
+        } else if (row.get(0).equals("order")) {
+          acts.add(new Act(epochIn(detail), Long.parseLong(row.get(2)), worker + " received " + detail));
         }
       }
     }

@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * Reads the FairScheduler's state into the policy core's {@link ClusterSnapshot}, in GPUs.
  *
  * <ul>
- *   <li>A "user" is the application's leaf queue (one per user under the {@code user}
- *       placement rule), with that queue's weight.
+ *   <li>A "user" is the application's leaf queue (one per user under the
+ *       {@code nestedUserQueue} placement rule of the shipped allocation file), with that queue's weight.
  *   <li>A job's guaranteed minimum comes from its application tag {@value #MIN_GPUS_TAG}N
  *       (EDL's client sets it from the job's minimum workers). Its oldest containers up to N
  *       GPUs are guaranteed and the newer ones elastic extras. An application without the tag

@@ -10,7 +10,7 @@
  *   <li>{@link org.edl.scheduler.rm.GpuFairPreemptionPolicy}: a {@code SchedulingEditPolicy}
  *       that runs the preemption planner, warns the application masters and kills after a
  *       grace period.
- *   <li>{@link org.edl.scheduler.rm.ValidatingFairScheduler}: the FairScheduler itself, refusing
+ *   <li>{@link org.edl.scheduler.rm.EdlFairScheduler}: the FairScheduler itself, refusing
  *       a bad allocation file with an error naming file, queue and value.
  * </ul>
  */

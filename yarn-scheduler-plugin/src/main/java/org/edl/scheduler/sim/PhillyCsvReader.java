@@ -1,21 +1,18 @@
 package org.edl.scheduler.sim;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Philly CSV of the Pollux artifact: {@code timestamp,duration,num_gpus,gpu_time,cluster}, and
  * optionally {@code model} or {@code application} (the Pollux workload files' name for it).
- * Columns are found by name, so their order does not matter; blank lines are ignored.
+ * Columns are found by name, so their order does not matter; blank lines are ignored; read with
+ * Commons CSV ({@link CsvRows}), so a quoted field may hold a comma.
  */
 public final class PhillyCsvReader {
   private static final Logger LOG = LoggerFactory.getLogger(PhillyCsvReader.class);
@@ -29,53 +26,39 @@ public final class PhillyCsvReader {
     String name = file.toString();
     List<TraceJob> jobs = new ArrayList<>();
     int skipped = 0;
-    try (BufferedReader in = Files.newBufferedReader(file)) {
-      String header = in.readLine();
-      if (header == null) {
-        throw new TraceFormatException(name, 1, "header", "", "empty file");
-      }
-      Map<String, Integer> col = new HashMap<>();
-      String[] names = header.split(",", -1);
-      for (int i = 0; i < names.length; i++) {
-        col.put(names[i].trim(), i);
-      }
+    try (CsvRows csv = CsvRows.open(file)) {
+      List<String> names = csv.header();
       for (String required : List.of("timestamp", "duration", "num_gpus", "cluster")) {
-        if (!col.containsKey(required)) {
-          throw new TraceFormatException(name, 1, required, header, "header lacks this column");
+        if (csv.column(required) < 0) {
+          throw new TraceFormatException(name, 1, required, csv.headerLine(), "header lacks this column");
         }
       }
-      int ts = col.get("timestamp");
-      int dur = col.get("duration");
-      int gpus = col.get("num_gpus");
-      int user = col.get("cluster");
-      int model = col.getOrDefault("model", col.getOrDefault("application", -1));
-      String line;
-      long lineNo = 1;
-      while ((line = in.readLine()) != null) {
-        lineNo++;
-        if (line.isBlank()) {
-          continue;
-        }
+      int ts = csv.column("timestamp");
+      int dur = csv.column("duration");
+      int gpus = csv.column("num_gpus");
+      int user = csv.column("cluster");
+      int model = csv.column("model") >= 0 ? csv.column("model") : csv.column("application");
+      for (CsvRows.Row f = csv.next(); f != null; f = csv.next()) {
+        long lineNo = f.line();
         try {
-          String[] f = line.split(",", -1);
-          if (f.length < names.length) {
-            throw new TraceFormatException(name, lineNo, names[Math.min(f.length, names.length - 1)], "",
-                "line has " + f.length + " fields, the header " + names.length);
+          if (f.size() < names.size()) {
+            throw new TraceFormatException(name, lineNo, names.get(Math.min(f.size(), names.size() - 1)).trim(), "",
+                "line has " + f.size() + " fields, the header " + names.size());
           }
-          long submit = TraceReaders.parseTime(name, lineNo, "timestamp", f[ts]);
-          double d = number(name, lineNo, "duration", f[dur]);
+          long submit = TraceReaders.parseTime(name, lineNo, "timestamp", f.get(ts));
+          double d = number(name, lineNo, "duration", f.get(dur));
           if (d < 0) {
-            throw new TraceFormatException(name, lineNo, "duration", f[dur], "negative");
+            throw new TraceFormatException(name, lineNo, "duration", f.get(dur), "negative");
           }
-          double g = number(name, lineNo, "num_gpus", f[gpus]);
+          double g = number(name, lineNo, "num_gpus", f.get(gpus));
           if (g < 1 || g != Math.rint(g)) {
-            throw new TraceFormatException(name, lineNo, "num_gpus", f[gpus], "not a whole number >= 1");
+            throw new TraceFormatException(name, lineNo, "num_gpus", f.get(gpus), "not a whole number >= 1");
           }
-          String u = f[user].trim();
+          String u = f.get(user).trim();
           if (u.isEmpty()) {
-            throw new TraceFormatException(name, lineNo, "cluster", f[user], "empty");
+            throw new TraceFormatException(name, lineNo, "cluster", f.get(user), "empty");
           }
-          String m = model >= 0 && !f[model].isBlank() ? f[model].trim() : null;
+          String m = model >= 0 && !f.get(model).isBlank() ? f.get(model).trim() : null;
           jobs.add(new TraceJob(jobs.size(), submit, d, (int) g, u, m));
         } catch (TraceFormatException e) {
           if (!skipBad) {

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import org.apache.commons.csv.CSVPrinter;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
@@ -55,29 +56,41 @@ public final class SimReport {
   }
 
   private void writeJobs(Path f) throws IOException {
-    try (BufferedWriter w = Files.newBufferedWriter(f)) {
-      w.write("policy,job,user,model,gpus,submit_s,start_s,finish_s,jct_s,wait_s,scale_ops,preemptions\n");
+    try (BufferedWriter w = Files.newBufferedWriter(f); CSVPrinter csv = CsvRows.printer(w)) {
+      csv.printRecord("policy", "job", "user", "model", "gpus", "submit_s", "start_s", "finish_s", "jct_s", "wait_s",
+          "scale_ops", "preemptions");
       for (SimResult r : results) {
         for (SimResult.SimJobResult j : r.jobs()) {
-          w.write(String.format(Locale.ROOT, "%s,%d,%s,%s,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d%n", r.policy(), j.id(),
-              j.user(), j.model(), j.gpus(), j.submitS(), j.startS(), j.finishS(), j.jctS(), j.startS() - j.submitS(),
-              j.scaleOps(), j.preemptions()));
+          csv.printRecord(r.policy(), j.id(), j.user(), String.valueOf(j.model()), j.gpus(), tenth(j.submitS()),
+              tenth(j.startS()), tenth(j.finishS()), tenth(j.jctS()), tenth(j.startS() - j.submitS()), j.scaleOps(),
+              j.preemptions());
         }
       }
     }
   }
 
-  static String summaryCsv(List<SimResult> results) {
-    StringBuilder b = new StringBuilder("policy,cluster_gpus,scaling,jobs,avg_jct_s,median_jct_s,p95_jct_s,p99_jct_s,"
-        + "makespan_s,mean_gpu_util,cluster_efficiency,events,wall_s\n");
-    for (SimResult r : results) {
-      double[] s = r.sortedJct();
-      b.append(String.format(Locale.ROOT, "%s,%d,%s,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.4f,%.4f,%d,%.2f%n", r.policy(),
-          r.clusterGpus(), r.mechanism(), s.length, r.averageJct(), SimResult.quantile(s, 0.5),
-          SimResult.quantile(s, 0.95), SimResult.quantile(s, 0.99), r.makespanS(), r.meanUtilisation(),
-          r.meanEfficiency(), r.events(), r.wallS()));
+  static String summaryCsv(List<SimResult> results) throws IOException {
+    StringBuilder b = new StringBuilder();
+    try (CSVPrinter csv = CsvRows.printer(b)) {
+      csv.printRecord("policy", "cluster_gpus", "scaling", "jobs", "avg_jct_s", "median_jct_s", "p95_jct_s",
+          "p99_jct_s", "makespan_s", "mean_gpu_util", "cluster_efficiency", "events", "wall_s");
+      for (SimResult r : results) {
+        double[] s = r.sortedJct();
+        csv.printRecord(r.policy(), r.clusterGpus(), r.mechanism(), s.length, tenth(r.averageJct()),
+            tenth(SimResult.quantile(s, 0.5)), tenth(SimResult.quantile(s, 0.95)), tenth(SimResult.quantile(s, 0.99)),
+            tenth(r.makespanS()), fixed(4, r.meanUtilisation()), fixed(4, r.meanEfficiency()), r.events(),
+            fixed(2, r.wallS()));
+      }
     }
     return b.toString();
+  }
+
+  private static String tenth(double v) {
+    return String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  private static String fixed(int decimals, double v) {
+    return String.format(Locale.ROOT, "%." + decimals + "f", v);
   }
 
   /** The summary as a Markdown table, JCTs in hours. */

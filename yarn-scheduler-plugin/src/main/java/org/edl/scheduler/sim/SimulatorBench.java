@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.commons.csv.CSVPrinter;
 import org.edl.scheduler.core.policy.ClusterPolicy;
 
 /**
@@ -32,8 +33,8 @@ public final class SimulatorBench {
     out.printf(Locale.ROOT, "read %d jobs in %.2f s%n", trace.jobs().size(), (System.nanoTime() - readStart) / 1e9);
     Map<String, ThroughputModel> models = ThroughputModel.readAll(profiles, 512);
     ThroughputModel[] assigned = ModelAssigner.assign(trace, models, 1);
-    List<String> rows = new ArrayList<>();
-    rows.add("policy,cluster_gpus,jobs,avg_jct_s,p99_jct_s,wall_s,peak_heap_mib");
+    List<List<Object>> rows = new ArrayList<>();
+    rows.add(List.of("policy", "cluster_gpus", "jobs", "avg_jct_s", "p99_jct_s", "wall_s", "peak_heap_mib"));
     out.println("| policy | GPUs | jobs | avg JCT (s) | p99 JCT (s) | wall (s) | events/s | peak heap (MiB) |");
     out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
     int n = trace.jobs().size();
@@ -56,8 +57,9 @@ public final class SimulatorBench {
           }
           double[] s = r.sortedJct();
           double mib = peak / (1024.0 * 1024);
-          rows.add(String.format(Locale.ROOT, "%s,%d,%d,%.1f,%.1f,%.2f,%.0f", p, size, len, r.averageJct(),
-              SimResult.quantile(s, 0.99), r.wallS(), mib));
+          rows.add(List.of(p, size, len, String.format(Locale.ROOT, "%.1f", r.averageJct()),
+              String.format(Locale.ROOT, "%.1f", SimResult.quantile(s, 0.99)),
+              String.format(Locale.ROOT, "%.2f", r.wallS()), String.format(Locale.ROOT, "%.0f", mib)));
           out.printf(Locale.ROOT, "| %s | %d | %d | %.0f | %.0f | %.2f | %.0f | %.0f |%n", p, size, len, r.averageJct(),
               SimResult.quantile(s, 0.99), r.wallS(), r.events() / r.wallS(), mib);
         }
@@ -65,7 +67,9 @@ public final class SimulatorBench {
     }
     Files.createDirectories(outDir);
     Path csv = outDir.resolve("simulator.csv");
-    Files.write(csv, rows);
+    try (CSVPrinter printer = CsvRows.printer(Files.newBufferedWriter(csv))) {
+      printer.printRecords(rows);
+    }
     out.println("Wrote " + csv);
   }
 

@@ -1,6 +1,5 @@
 package org.edl.scheduler.sim;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +17,8 @@ import java.util.TreeMap;
  * ({@code "4"}, {@code "14"} = 1 + 4, {@code "444"}, ...). Above that, {@code scalability.csv}
  * gives counts from 6 to 64 replicas; between two measured counts throughput is interpolated
  * linearly in the GPU count, and above the largest it keeps that count's per-GPU throughput.
- * {@link #speedup} is throughput at n over throughput at 1.
+ * {@link #speedup} is throughput at n over throughput at 1. The files are read by the rules of
+ * {@link CsvRows}, the same as the worker's emulated backend reads placements.csv by.
  */
 public final class ThroughputModel {
   private final String name;
@@ -82,6 +82,9 @@ public final class ThroughputModel {
     Map<String, Double> byPlacement = new HashMap<>();
     forEachRow(dir.resolve("placements.csv"), (file, line, f) -> {
       String placement = f.get("placement");
+      if (placement == null) {
+        throw new TraceFormatException(file, line, "placement", "null", "not a string of digits");
+      }
       int gpus = 0;
       for (char c : placement.toCharArray()) {
         if (c < '0' || c > '9') {
@@ -131,30 +134,18 @@ public final class ThroughputModel {
   }
 
   private interface Row {
-    void accept(String file, long line, Map<String, String> fields);
+    void accept(String file, long line, CsvRows.Row fields);
   }
 
   private static void forEachRow(Path csv, Row row) throws IOException {
-    try (BufferedReader in = Files.newBufferedReader(csv)) {
-      String[] header = in.readLine().split(",");
-      String l;
-      long line = 1;
-      while ((l = in.readLine()) != null) {
-        line++;
-        if (l.isBlank()) {
-          continue;
-        }
-        String[] f = l.split(",", -1);
-        Map<String, String> m = new HashMap<>();
-        for (int i = 0; i < header.length && i < f.length; i++) {
-          m.put(header[i].trim(), f[i].trim());
-        }
-        row.accept(csv.toString(), line, m);
+    try (CsvRows rows = CsvRows.open(csv)) {
+      for (CsvRows.Row r = rows.next(); r != null; r = rows.next()) {
+        row.accept(rows.file(), r.line(), r);
       }
     }
   }
 
-  private static double num(String file, long line, String field, Map<String, String> f) {
+  private static double num(String file, long line, String field, CsvRows.Row f) {
     String v = f.get(field);
     try {
       return Double.parseDouble(v);

@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVPrinter;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -38,26 +40,29 @@ public final class SchedulerBenchmarks {
         .jvmArgsAppend("-Xmx2g")
         .build();
     Collection<RunResult> results = new Runner(opts).run();
-    List<String> lines = new ArrayList<>();
-    lines.add("case,impl,ops_per_s");
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("case", "impl", "ops_per_s"));
     for (RunResult r : results) {
       String bench = r.getParams().getBenchmark();
       double score = r.getPrimaryResult().getScore();
-      String row;
+      List<String> row;
       if (bench.endsWith("sortUserQueues")) {
         String impl = r.getParams().getParam("impl");
         row = switch (impl) {
-          case "edl" -> "sort_1000_user_queues,edl";
-          case "drf" -> "sort_1000_user_queues,stock";
-          default -> "sort_1000_user_queues_fairshare,stock";
+          case "edl" -> List.of("sort_1000_user_queues", "edl");
+          case "drf" -> List.of("sort_1000_user_queues", "stock");
+          default -> List.of("sort_1000_user_queues_fairshare", "stock");
         };
       } else {
-        row = "preemption_plan_1000u_1000n_100000c,edl";
+        row = List.of("preemption_plan_1000u_1000n_100000c", "edl");
       }
-      lines.add(row + "," + String.format(Locale.ROOT, "%.1f", score));
+      rows.add(List.of(row.get(0), row.get(1), String.format(Locale.ROOT, "%.1f", score)));
     }
     Files.createDirectories(csv.toAbsolutePath().getParent());
-    Files.write(csv, lines);
-    System.out.println(String.join("\n", lines));
+    CSVFormat format = CSVFormat.DEFAULT.builder().setRecordSeparator('\n').build();
+    try (CSVPrinter printer = format.print(Files.newBufferedWriter(csv))) {
+      printer.printRecords(rows);
+    }
+    System.out.print(Files.readString(csv));
   }
 }

@@ -91,6 +91,21 @@ class TraceReadersTest {
   }
 
   @Test
+  void malformedJsonNamesTheLineAndTheField() throws Exception {
+    Path f = write("broken.json", "[\n"
+        + " {\"vc\": \"a\", \"submitted_time\": \"2017-10-03 02:45:21\", \"attempts\": []},\n"
+        + " {\"vc\": \"a\",\n"
+        + "  \"submitted_time\": 2017-10-03}\n"
+        + "]\n");
+    TraceFormatException e = assertThrows(TraceFormatException.class, () -> TraceReaders.read(f, true));
+    assertTrue(e.getMessage().startsWith(f + ":4: field 'submitted_time'"), e.getMessage());
+    assertTrue(e.getMessage().contains("malformed JSON"), e.getMessage());
+    Path trailing = write("trailing.json", "[]\n]\n");
+    TraceFormatException t = assertThrows(TraceFormatException.class, () -> TraceReaders.read(trailing, false));
+    assertTrue(t.getMessage().startsWith(trailing + ":2: "), t.getMessage());
+  }
+
+  @Test
   void throughputModelFollowsTheProfilesAndInterpolates() throws Exception {
     Path profiles = SimTestData.profiles();
     var models = ThroughputModel.readAll(profiles, 256);

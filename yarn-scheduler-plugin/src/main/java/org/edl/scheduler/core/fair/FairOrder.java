@@ -30,8 +30,9 @@ public final class FairOrder {
 
   /**
    * {@link #compareUsers} without the name: 0 when the two are equally starved, so that a caller
-   * can break the tie its own way (the ResourceManager falls back to the stock DRF order, which
-   * matters on a cluster or queue where nobody holds GPUs).
+   * can break the tie its own way (the ResourceManager's {@code UserFairPolicy} goes on with
+   * memory held relative to weight, then the queue name, which matters on a cluster or queue
+   * where nobody holds GPUs).
    */
   public static int compareStarvation(long heldA, double weightA, long heldB, double weightB) {
     int c = Double.compare(usage(heldA, weightA), usage(heldB, weightB));

@@ -5,8 +5,9 @@
  *   <li>{@link org.edl.scheduler.core.fair.FairOrder}: the two orders of the two-level heap
  *       (users by GPUs held relative to weight; a user's requests by priority, then submit
  *       time). The ResourceManager's {@code SchedulingPolicy} classes call these directly.
- *   <li>{@link org.edl.scheduler.core.fair.UserHeap}: the allocator. Pops the most starved user,
- *       places its first request, updates the count, repeats while GPUs are free.
+ *   <li>{@link org.edl.scheduler.core.fair.UserHeap}: the simulator's allocator (in the
+ *       ResourceManager the FairScheduler allocates, ordered by {@code FairOrder}). Pops the most
+ *       starved user, places its first request, updates the count, repeats while GPUs are free.
  *   <li>{@link org.edl.scheduler.core.fair.DeservedShares}: weighted max-min water-filling over
  *       each active user's demand.
  *   <li>{@link org.edl.scheduler.core.fair.PreemptionPlanner}: which elastic extras to take back so
