@@ -19,7 +19,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.edl.job.JobPaths;
 import org.edl.job.JobSpec;
 import org.edl.thrift.BatchRule;
-import org.edl.worker.testing.ZooKeeperServer;
+import org.edl.testing.ZooKeeperServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -34,7 +34,7 @@ import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.coord.Phase;
 import org.edl.worker.coord.Wire;
-import org.edl.worker.testing.ZooKeeperServer;
+import org.edl.testing.ZooKeeperServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
