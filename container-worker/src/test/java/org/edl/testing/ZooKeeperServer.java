@@ -1,5 +1,8 @@
 package org.edl.testing;
 
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -61,5 +64,12 @@ public final class ZooKeeperServer
 
   public String connectString() {
     return server().getConnectString();
+  }
+
+  /** A started Curator client of this server; the caller closes it. */
+  public CuratorFramework newClient() {
+    CuratorFramework client = CuratorFrameworkFactory.newClient(connectString(), new ExponentialBackoffRetry(100, 5));
+    client.start();
+    return client;
   }
 }

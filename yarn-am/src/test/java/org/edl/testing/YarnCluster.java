@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.function.UnaryOperator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.cluster.EmbeddedCluster;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -74,5 +75,11 @@ public final class YarnCluster implements BeforeAllCallback, AfterAllCallback {
 
   public FileSystem fileSystem() throws IOException {
     return FileSystem.get(configuration());
+  }
+
+  /** {@code relative} in the test user's HDFS home directory, fully qualified. */
+  public Path home(String relative) throws IOException {
+    FileSystem fs = fileSystem();
+    return fs.makeQualified(new Path(fs.getHomeDirectory(), relative));
   }
 }
