@@ -67,7 +67,7 @@ class ContainerProcessesTest {
     awaitState(jvm, 'T');
     assertTrue(processes.isAlive(jvm), "a stopped process is alive");
     processes.resume(jvm);
-    Await.until("the JVM to continue", () -> state(jvm) != 'T', SHORT);
+    Await.until("the JVM to continue", () -> state(jvm), c -> c != 'T', SHORT);
 
     processes.kill(jvm);
     Await.until("the JVM to die", () -> !processes.isAlive(jvm), SHORT);
@@ -153,6 +153,6 @@ class ContainerProcessesTest {
   }
 
   private static void awaitState(ContainerProcesses.ContainerProcess p, char s) {
-    Await.until("state " + s + " of pid " + p.pid(), () -> state(p) == s, SHORT);
+    Await.until("state " + s + " of pid " + p.pid(), () -> state(p), c -> c == s, SHORT);
   }
 }
