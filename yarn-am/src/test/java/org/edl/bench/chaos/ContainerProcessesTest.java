@@ -126,7 +126,8 @@ class ContainerProcessesTest {
   private static String javaCommand() throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
     Path classes = Paths.get(Sleeper.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    return "'" + java + "' -Xmx32m -cp '" + classes + "' " + Sleeper.class.getName();
+    // Quoted: unquoted, bash would expand the $Sleeper of the nested class's name to nothing.
+    return "'" + java + "' -Xmx32m -cp '" + classes + "' '" + Sleeper.class.getName() + "'";
   }
 
   private ContainerProcesses.ContainerProcess awaitFound(String id) throws Exception {
