@@ -8,18 +8,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -38,18 +39,18 @@ class CheckpointDataNodeLossTest {
   static Path base;
 
   private static MiniDFSCluster hdfs;
-  private static TestingServer zk;
+
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @BeforeAll
   static void start() throws Exception {
     hdfs = new MiniDFSCluster.Builder(new Configuration(), base.resolve("dfs").toFile()).numDataNodes(4).build();
     hdfs.waitActive();
-    zk = new TestingServer();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    zk.close();
     hdfs.shutdown();
   }
 
@@ -68,7 +69,7 @@ class CheckpointDataNodeLossTest {
     String directory = PeriodicCheckpoints.directoryUnder(output);
     Configuration conf = hdfs.getConfiguration(0);
     FileSystem fs = hdfs.getFileSystem();
-    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ZERO)) {
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ZERO)) {
       // Held after the checkpoint's step: the leader's writer runs while the workers wait.
       job.holdBefore(EVERY + 1);
       ids.forEach(job::start);

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -21,10 +20,12 @@ import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.edl.job.ModelOutput;
 import org.edl.job.Recovery;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,18 +40,18 @@ class DamagedCheckpointRecoveryTest {
   static Path base;
 
   private static MiniDFSCluster hdfs;
-  private static TestingServer zk;
+
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @BeforeAll
   static void start() throws Exception {
     hdfs = new MiniDFSCluster.Builder(new Configuration(), base.resolve("dfs").toFile()).numDataNodes(1).build();
     hdfs.waitActive();
-    zk = new TestingServer();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    zk.close();
     hdfs.shutdown();
   }
 
@@ -61,8 +62,9 @@ class DamagedCheckpointRecoveryTest {
     FileSystem fs = hdfs.getFileSystem();
     Configuration conf = hdfs.getConfiguration(0);
     // Keeps every checkpoint: pruning would delete the older ones the test checks are intact.
-    ElasticJob job = new ElasticJob(zk, appId, FailureRecoveryTest.spec(output, Recovery.Mode.CONSISTENT)
-        .toBuilder().checkpoints(6, 0, 10).build(), Duration.ofMillis(5));
+    ElasticJob job = new ElasticJob(ZK.connectString(), appId,
+        FailureRecoveryTest.spec(output, Recovery.Mode.CONSISTENT).toBuilder().checkpoints(6, 0, 10).build(),
+        Duration.ofMillis(5));
     job.rpcTimeout = FailureRecoveryTest.RPC_TIMEOUT;
     job.zkSessionTimeout = FailureRecoveryTest.ZK_SESSION_TIMEOUT;
     try (job) {

@@ -60,7 +60,7 @@ class ProtocolFaultTest {
    */
   @Test
   void aLeaderPausedPastItsSessionIsSucceededAndNeverActsAgainWhenItWakes() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.CONSISTENT)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.connectString(), out, Recovery.Mode.CONSISTENT)) {
       String paused = ElasticJob.id(job.appId, 1);
       List<String> ids = List.of(ElasticJob.id(job.appId, 2), ElasticJob.id(job.appId, 3));
       job.holdBefore(FAIL_AT);
@@ -105,7 +105,7 @@ class ProtocolFaultTest {
    */
   @Test
   void aLeaderThatDiesBeforeWritingTheModelIsSucceededByOneThatWritesIt() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.CONSISTENT)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.connectString(), out, Recovery.Mode.CONSISTENT)) {
       AtomicReference<String> killed = new AtomicReference<>();
       AtomicReference<Double> firstLoss = new AtomicReference<>();
       job.onWritingOutput = id -> {
@@ -240,7 +240,7 @@ class ProtocolFaultTest {
    */
   @Test
   void aPausedFollowerIsTheOneFencedAndTheOthersGoOn() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.APPROXIMATE)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.connectString(), out, Recovery.Mode.APPROXIMATE)) {
       List<String> ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2));
       String paused = ElasticJob.id(job.appId, 3);
       job.holdBefore(FAIL_AT);
@@ -278,7 +278,7 @@ class ProtocolFaultTest {
    */
   @Test
   void aReplacementArrivingDuringARecoveryWaitsAndJoins() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.CONSISTENT)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.connectString(), out, Recovery.Mode.CONSISTENT)) {
       List<String> ids = FailureRecoveryTest.startAndHold(job);
       String leader = leader(job, ids);
       String victim = FailureRecoveryTest.follower(job, ids);
@@ -315,7 +315,7 @@ class ProtocolFaultTest {
         .steps(STEPS).batchSize(BATCH).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16)
         .seed(3).backend("cpu").output(out.resolve(appId).toUri().toString()).checkpoints(EVERY, 0, 3)
         .recovery(new Recovery(mode, 5_000, 3)).build();
-    ElasticJob job = new ElasticJob(ZK.server(), appId, spec, Duration.ofMillis(5));
+    ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5));
     job.rpcTimeout = FailureRecoveryTest.RPC_TIMEOUT;
     job.zkSessionTimeout = FailureRecoveryTest.ZK_SESSION_TIMEOUT;
     return job;
