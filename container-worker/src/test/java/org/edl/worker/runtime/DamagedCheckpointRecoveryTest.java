@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,16 +16,13 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.RemoteIterator;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.edl.job.ModelOutput;
 import org.edl.job.Recovery;
+import org.edl.testing.HdfsCluster;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.worker.checkpoint.Checkpoint;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The newest periodic checkpoint is damaged on a real HDFS (MiniDFSCluster) after it was
@@ -36,31 +32,18 @@ import org.junit.jupiter.api.io.TempDir;
  * sample once; every other file the job wrote is still there, byte for byte.
  */
 class DamagedCheckpointRecoveryTest {
-  @TempDir
-  static Path base;
-
-  private static MiniDFSCluster hdfs;
+  @RegisterExtension
+  static final HdfsCluster HDFS = new HdfsCluster(1);
 
   @RegisterExtension
   static final ZooKeeperServer ZK = new ZooKeeperServer();
 
-  @BeforeAll
-  static void start() throws Exception {
-    hdfs = new MiniDFSCluster.Builder(new Configuration(), base.resolve("dfs").toFile()).numDataNodes(1).build();
-    hdfs.waitActive();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    hdfs.shutdown();
-  }
-
   @Test
   void consistentRecoverySkipsADamagedNewestCheckpointForTheOneBefore() throws Exception {
     String appId = "application_9_51";
-    String output = hdfs.getFileSystem().getUri() + "/user/edl/" + appId;
-    FileSystem fs = hdfs.getFileSystem();
-    Configuration conf = hdfs.getConfiguration(0);
+    String output = HDFS.uri("/user/edl/" + appId);
+    FileSystem fs = HDFS.fileSystem();
+    Configuration conf = HDFS.configuration();
     // Keeps every checkpoint: pruning would delete the older ones the test checks are intact.
     ElasticJob job = new ElasticJob(ZK.connectString(), appId,
         FailureRecoveryTest.spec(output, Recovery.Mode.CONSISTENT).toBuilder().checkpoints(6, 0, 10).build(),
