@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
+import org.edl.testing.Await;
 import org.edl.testing.HdfsCluster;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
@@ -95,18 +95,8 @@ class CheckpointDataNodeLossTest {
   }
 
   /** Waits for the leader's writer to create its temporary checkpoint directory. */
-  private static void awaitWriteInProgress(FileSystem fs, org.apache.hadoop.fs.Path directory) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (fs.exists(directory)) {
-        for (FileStatus s : fs.listStatus(directory)) {
-          if (s.getPath().getName().endsWith(".tmp")) {
-            return;
-          }
-        }
-      }
-      Thread.sleep(5);
-    }
-    throw new TimeoutException("no checkpoint write began under " + directory + " within " + WAIT);
+  private static void awaitWriteInProgress(FileSystem fs, org.apache.hadoop.fs.Path directory) {
+    Await.until("a checkpoint write to begin under " + directory, () -> fs.exists(directory)
+        && Arrays.stream(fs.listStatus(directory)).anyMatch(s -> s.getPath().getName().endsWith(".tmp")), WAIT);
   }
 }

@@ -16,11 +16,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
+import org.edl.testing.Await;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
@@ -180,16 +180,8 @@ class FailureRecoveryTest {
     }
   }
 
-  private static void awaitGone(CuratorFramework client, String path) throws Exception {
-    long deadline = System.nanoTime() + ElasticJob.WAIT.toNanos();
-    while (true) {
-      CountDownLatch changed = new CountDownLatch(1);
-      if (client.checkExists().usingWatcher((CuratorWatcher) e -> changed.countDown()).forPath(path) == null) {
-        return;
-      }
-      long left = deadline - System.nanoTime();
-      assertTrue(left > 0 && changed.await(left, TimeUnit.NANOSECONDS), path + " still exists");
-    }
+  private static void awaitGone(CuratorFramework client, String path) {
+    Await.until(path + " to be gone", () -> client.checkExists().forPath(path) == null, ElasticJob.WAIT);
   }
 
   static final Duration RPC_TIMEOUT = Duration.ofSeconds(20);

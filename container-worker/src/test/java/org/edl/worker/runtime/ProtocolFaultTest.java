@@ -29,6 +29,7 @@ import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
 import org.edl.job.Recovery;
 import org.edl.job.WorkerEnv;
+import org.edl.testing.Await;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
@@ -321,25 +322,14 @@ class ProtocolFaultTest {
     return job;
   }
 
-  private static String leader(ElasticJob job, List<String> ids) throws Exception {
-    long deadline = System.nanoTime() + ElasticJob.WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      for (String id : ids) {
-        if (job.worker(id).isLeading()) {
-          return id;
-        }
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("nobody of " + ids + " leads");
+  private static String leader(ElasticJob job, List<String> ids) {
+    return Await.until("one of " + ids + " to lead",
+        () -> ids.stream().filter(id -> job.worker(id).isLeading()).findFirst().orElse(null), id -> true,
+        ElasticJob.WAIT);
   }
 
-  private static void awaitPhase(Worker w, Phase phase) throws Exception {
-    long deadline = System.nanoTime() + ElasticJob.WAIT.toNanos();
-    while (w.phase() != phase) {
-      assertTrue(System.nanoTime() < deadline, "still " + w.phase() + ", not " + phase);
-      Thread.sleep(20);
-    }
+  private static void awaitPhase(Worker w, Phase phase) {
+    Await.until("the worker to reach phase " + phase, w::phase, p -> p == phase, ElasticJob.WAIT);
   }
 
   /** The first loss the leader published in ZooKeeper. */
