@@ -13,8 +13,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.edl.job.JobPaths;
 import org.edl.job.JobSpec;
 import org.edl.testing.Await;
@@ -51,8 +49,7 @@ class ZooKeeperLeaderStoreTest {
   private record Candidate(CuratorFramework client, LeaderElection election, ZooKeeperLeaderStore store)
       implements AutoCloseable {
     static Candidate join(String appId, String address) throws Exception {
-      CuratorFramework c = CuratorFrameworkFactory.newClient(ZK.connectString(), new ExponentialBackoffRetry(100, 3));
-      c.start();
+      CuratorFramework c = ZK.newClient();
       LeaderElection e = new LeaderElection(c, appId, address, Runnable::run);
       ZooKeeperLeaderStore s = new ZooKeeperLeaderStore(c, appId, spec(), e::ourPath, Duration.ofSeconds(10));
       s.prepare();

@@ -14,8 +14,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.AmAddressRecord;
 import org.edl.job.HostPort;
@@ -164,8 +162,7 @@ class ProgressReportTest {
         .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(steps).batchSize(20)
         .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.5).hidden(8).seed(3).backend("cpu")
         .output(out.toUri().toString()).build();
-    try (CuratorFramework am = CuratorFrameworkFactory.newClient(zk.connectString(), new RetryOneTime(100))) {
-      am.start();
+    try (CuratorFramework am = zk.newClient()) {
       RpcServer firstAm = RpcServer.start("job-control", new JobControl.Processor<>(new RecordingJobControl(toFirst)),
           "127.0.0.1", 0, secret, Duration.ofSeconds(10), RefusalListener.NONE);
       AmAddressRecord.publish(am, appId, new HostPort("127.0.0.1", firstAm.port()));

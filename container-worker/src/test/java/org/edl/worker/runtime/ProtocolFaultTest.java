@@ -21,8 +21,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.JobPaths;
 import org.edl.job.JobSpec;
@@ -30,12 +28,12 @@ import org.edl.job.ModelOutput;
 import org.edl.job.Recovery;
 import org.edl.job.WorkerEnv;
 import org.edl.testing.Await;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.coord.Phase;
 import org.edl.worker.coord.Wire;
-import org.edl.testing.ZooKeeperServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -334,8 +332,7 @@ class ProtocolFaultTest {
 
   /** The first loss the leader published in ZooKeeper. */
   private static double publishedFirstLoss(ElasticJob job) throws Exception {
-    try (CuratorFramework c = CuratorFrameworkFactory.newClient(ZK.connectString(), new ExponentialBackoffRetry(100, 3))) {
-      c.start();
+    try (CuratorFramework c = ZK.newClient()) {
       return Wire.jobRecord(c.getData().forPath(JobPaths.job(job.appId))).firstLoss();
     }
   }
