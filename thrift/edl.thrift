@@ -1,7 +1,7 @@
 /*
  * EDL control protocol. Thrift carries control only; gradients and model broadcasts move over
  * the TCP data plane (container-worker, org.edl.worker.collective). Every connection, control
- * and data alike, first passes the job-secret handshake (org.edl.worker.security).
+ * and data alike, first passes the job-secret handshake (org.edl.job.rpc, container-worker).
  *
  * After editing this file run thrift/generate.sh and commit the regenerated Java:
  * IdlRegenerationTest fails when the two disagree.

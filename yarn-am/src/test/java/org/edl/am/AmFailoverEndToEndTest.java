@@ -15,22 +15,20 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
-import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
-import org.edl.cluster.EmbeddedCluster;
 import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
 import org.edl.job.rpc.RpcClient;
 import org.edl.job.rpc.RpcConnection;
 import org.edl.testing.Await;
+import org.edl.testing.YarnCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Kill the AM: its container is shut down forcefully in the middle of training on the embedded
@@ -41,26 +39,8 @@ import org.junit.jupiter.api.Test;
 class AmFailoverEndToEndTest {
   private static final long STEPS = 4_000;
 
-  private static EmbeddedCluster cluster;
-  private static YarnClient yarn;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
-    yarn = YarnClient.createYarnClient();
-    yarn.init(cluster.configuration());
-    yarn.start();
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (yarn != null) {
-      yarn.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension
+  static final YarnCluster CLUSTER = new YarnCluster();
 
   @Test
   void aKilledAmIsReplacedByAnAttemptThatAdoptsTheRunningWorkers() throws Exception {
@@ -69,9 +49,9 @@ class AmFailoverEndToEndTest {
         .minWorkers(2).maxWorkers(2).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(STEPS)
         .batchSize(256).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(128).seed(1)
         .backend("cpu").build();
-    SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
+    SubmittedJob job = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec);
     try {
-      ApplicationReport first = Await.until("the first AM to register", () -> yarn.getApplicationReport(job.appId()),
+      ApplicationReport first = Await.until("the first AM to register", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
           r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
       assertEquals(1, first.getCurrentApplicationAttemptId().getAttemptId());
       JobStatus before = withAm(first, job, am -> Await.until("two workers training", am::status,
@@ -80,12 +60,12 @@ class AmFailoverEndToEndTest {
       List<String> workers = List.copyOf(before.getContainers());
       assertEquals(2, workers.size());
 
-      ContainerId amContainer = yarn.getApplicationAttemptReport(first.getCurrentApplicationAttemptId())
+      ContainerId amContainer = CLUSTER.yarn().getApplicationAttemptReport(first.getCurrentApplicationAttemptId())
           .getAMContainerId();
-      yarn.signalToContainer(amContainer, SignalContainerCommand.FORCEFUL_SHUTDOWN);
+      CLUSTER.yarn().signalToContainer(amContainer, SignalContainerCommand.FORCEFUL_SHUTDOWN);
 
       ApplicationReport second = Await.until("a second AM attempt to register",
-          () -> yarn.getApplicationReport(job.appId()),
+          () -> CLUSTER.yarn().getApplicationReport(job.appId()),
           r -> r.getCurrentApplicationAttemptId().getAttemptId() == 2 && r.getRpcPort() > 0
               && r.getYarnApplicationState() == YarnApplicationState.RUNNING);
       assertNotEquals(first.getHost() + ":" + first.getRpcPort(), second.getHost() + ":" + second.getRpcPort(),
@@ -99,16 +79,16 @@ class AmFailoverEndToEndTest {
       assertEquals(2, after.getProgress().getWorkers());
     } catch (Throwable t) {
       t.addSuppressed(new AssertionError("application diagnostics: "
-          + yarn.getApplicationReport(job.appId()).getDiagnostics()));
-      yarn.killApplication(job.appId());
+          + CLUSTER.yarn().getApplicationReport(job.appId()).getDiagnostics()));
+      CLUSTER.yarn().killApplication(job.appId());
       throw t;
     }
-    ApplicationReport end = Await.until("the job to end", () -> yarn.getApplicationReport(job.appId()),
+    ApplicationReport end = Await.until("the job to end", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
         r -> EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED,
             YarnApplicationState.KILLED).contains(r.getYarnApplicationState()));
     assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
     assertTrue(end.getDiagnostics().contains("all 2 workers finished training"), end.getDiagnostics());
-    FileSystem fs = FileSystem.get(cluster.configuration());
+    FileSystem fs = CLUSTER.fileSystem();
     Path model = new Path(job.spec().output(), ModelOutput.MODEL_FILE);
     assertTrue(fs.exists(model), "the model is written: " + model);
   }

@@ -7,18 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.TestingServer;
 import org.edl.am.FleetChange.Migration;
 import org.edl.am.FleetChange.Replacement;
 import org.edl.am.FleetChange.Restart;
 import org.edl.am.FleetChange.ScaleIn;
 import org.edl.am.FleetChange.ScaleOut;
 import org.edl.am.FleetChange.Shown;
+import org.edl.testing.ZooKeeperServer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class FleetJournalTest {
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
+
   @Test
   void anIntentSurvivesItsTextAndEqualIntentsGiveEqualText() {
     List<FleetIntent> changes = List.of(
@@ -48,9 +50,7 @@ class FleetJournalTest {
 
   @Test
   void theZooKeeperJournalKeepsTheLastIntentUnderTheJobAndGoesWithIt() throws Exception {
-    try (TestingServer server = new TestingServer();
-        CuratorFramework zk = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
-      zk.start();
+    try (CuratorFramework zk = ZK.newClient()) {
       FleetJournal journal = FleetJournal.zooKeeper(zk, "application_1_0001");
       assertEquals(Optional.empty(), journal.last());
       journal.record(new FleetIntent(3, 0, new ScaleIn(List.of("c3"), Shown.NOTHING)));

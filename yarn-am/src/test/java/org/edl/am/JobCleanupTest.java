@@ -8,22 +8,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
+import org.edl.testing.ZooKeeperServer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class JobCleanupTest {
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
+
   @TempDir
   Path tmp;
 
   @Test
   void deletesTheJobsZooKeeperSubtreeAndNoOtherJobsAndToleratesItsAbsence() throws Exception {
-    try (TestingServer server = new TestingServer();
-        CuratorFramework zk = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
-      zk.start();
+    try (CuratorFramework zk = ZK.newClient()) {
       zk.create().creatingParentsIfNeeded().forPath("/edl/application_1_0001/am", "h:1".getBytes());
       zk.create().creatingParentsIfNeeded().forPath("/edl/application_1_0001/gpus/c1", "0".getBytes());
       zk.create().creatingParentsIfNeeded().forPath("/edl/application_1_0002/am", "h:2".getBytes());

@@ -15,13 +15,11 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.test.TestingServer;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.job.rpc.RefusalListener;
 import org.edl.job.rpc.RpcServer;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.EdlError;
@@ -30,13 +28,18 @@ import org.edl.thrift.WorkerInfo;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.LeaderElection;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The AM's side of a migration against a real leader: a {@link CoordinatorService} served over
- * Thrift and elected through a real ZooKeeper ({@link TestingServer}), found the way the AM finds
+ * Thrift and elected through a real ZooKeeper ({@link ZooKeeperServer}), found the way the AM finds
  * it. Answers come back on the executor given as the main thread (here: a queue).
  */
 class LeaderWorkerRemovalTest {
+  /** A server of its own per test: both tests elect a leader for the same application. */
+  @RegisterExtension
+  final ZooKeeperServer zk = new ZooKeeperServer();
+
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final String APP = "application_9_1";
 
@@ -58,12 +61,9 @@ class LeaderWorkerRemovalTest {
     leader.lead();
     leader.registerWorker(new WorkerInfo("c1", "h1", 7001));
     leader.registerWorker(new WorkerInfo("c2", "h1", 7002));
-    try (TestingServer zk = new TestingServer();
-        CuratorFramework client = CuratorFrameworkFactory.newClient(zk.getConnectString(),
-            new ExponentialBackoffRetry(100, 5));
+    try (CuratorFramework client = zk.newClient();
         RpcServer rpc = RpcServer.start("coordinator", new Coordinator.Processor<>(leader), "127.0.0.1",
             0, secret, WAIT, RefusalListener.NONE)) {
-      client.start();
       try (LeaderElection election = new LeaderElection(client, APP, "127.0.0.1:" + rpc.port(), Runnable::run);
           LeaderWorkerRemoval removal = new LeaderWorkerRemoval(client, APP, secret, WAIT, mainThread::add)) {
         election.start();
@@ -117,12 +117,9 @@ class LeaderWorkerRemovalTest {
           }
           return result;
         });
-    try (TestingServer zk = new TestingServer();
-        CuratorFramework client = CuratorFrameworkFactory.newClient(zk.getConnectString(),
-            new ExponentialBackoffRetry(100, 5));
+    try (CuratorFramework client = zk.newClient();
         RpcServer rpc = RpcServer.start("coordinator", new Coordinator.Processor<>(losesReplaceAnswers),
             "127.0.0.1", 0, secret, WAIT, RefusalListener.NONE)) {
-      client.start();
       try (LeaderElection election = new LeaderElection(client, APP, "127.0.0.1:" + rpc.port(), Runnable::run);
           LeaderWorkerRemoval removal = new LeaderWorkerRemoval(client, APP, secret, WAIT, mainThread::add)) {
         election.start();

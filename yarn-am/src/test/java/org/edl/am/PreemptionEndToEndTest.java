@@ -19,19 +19,19 @@ import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
-import org.edl.cluster.EmbeddedCluster;
 import org.edl.job.JobSpec;
 import org.edl.job.WorkerEnv;
 import org.edl.job.rpc.RpcClient;
 import org.edl.job.rpc.RpcConnection;
 import org.edl.testing.Await;
+import org.edl.testing.YarnCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fair GPU sharing seen from real EDL jobs: the embedded cluster's ResourceManager runs the
@@ -46,24 +46,17 @@ class PreemptionEndToEndTest {
   /** Short, so a test whose leave comes late still ends soon; the leave normally beats it. */
   private static final long GRACE_MS = 20_000;
 
-  private static EmbeddedCluster cluster;
+  @RegisterExtension
+  static final YarnCluster CLUSTER = new YarnCluster(b -> b.preemptionGraceMs(GRACE_MS));
 
   @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).preemptionGraceMs(GRACE_MS).build().start();
+  static void makeHomeDirectories() throws Exception {
     // The users' home directories, as an administrator makes them on a real cluster.
-    FileSystem fs = FileSystem.get(cluster.configuration());
+    FileSystem fs = CLUSTER.fileSystem();
     for (String user : List.of("alice", "bob", "carol", "dave")) {
       Path home = new Path("/user/" + user);
       fs.mkdirs(home);
       fs.setOwner(home, user, null);
-    }
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
     }
   }
 
@@ -81,7 +74,7 @@ class PreemptionEndToEndTest {
       UserGroupInformation ugi = UserGroupInformation.createRemoteUser(name);
       YarnClient yarn = ugi.doAs((PrivilegedExceptionAction<YarnClient>) () -> {
         YarnClient y = YarnClient.createYarnClient();
-        y.init(cluster.configuration());
+        y.init(CLUSTER.configuration());
         y.start();
         return y;
       });
@@ -94,7 +87,7 @@ class PreemptionEndToEndTest {
 
     SubmittedJob submit(JobSpec spec, int priority) throws Exception {
       return ugi.doAs((PrivilegedExceptionAction<SubmittedJob>) () ->
-          new JobSubmitter(cluster.configuration(), yarn).withPriority(priority).submit(spec));
+          new JobSubmitter(CLUSTER.configuration(), yarn).withPriority(priority).submit(spec));
     }
 
     ApplicationReport registered(SubmittedJob job) throws Exception {

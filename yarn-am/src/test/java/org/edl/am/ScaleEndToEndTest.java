@@ -14,15 +14,14 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
-import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
-import org.edl.cluster.EmbeddedCluster;
 import org.edl.job.JobSpec;
 import org.edl.job.WorkerEnv;
 import org.edl.job.rpc.RpcClient;
 import org.edl.job.rpc.RpcConnection;
 import org.edl.testing.Await;
+import org.edl.testing.YarnCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobControl;
@@ -31,9 +30,8 @@ import org.edl.thrift.JobStatus;
 import org.edl.thrift.ProfilePoint;
 import org.edl.thrift.ProfileResult;
 import org.edl.thrift.ScaleMode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A running job changes size through the AM's job-control endpoint on the embedded cluster:
@@ -47,26 +45,8 @@ class ScaleEndToEndTest {
   /** Enough steps that the job outlives both changes; the test waits on state, never on time. */
   private static final long STEPS = 8_000;
 
-  private static EmbeddedCluster cluster;
-  private static YarnClient yarn;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
-    yarn = YarnClient.createYarnClient();
-    yarn.init(cluster.configuration());
-    yarn.start();
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (yarn != null) {
-      yarn.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension
+  static final YarnCluster CLUSTER = new YarnCluster();
 
   @Test
   void aRunningJobGrowsByOneContainerShrinksBackAndStillSucceeds() throws Exception {
@@ -77,8 +57,8 @@ class ScaleEndToEndTest {
         .minWorkers(2).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(STEPS)
         .batchSize(256).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(128).seed(1)
         .backend("cpu").build();
-    SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
-    ApplicationReport running = Await.until("the AM to register", () -> yarn.getApplicationReport(job.appId()),
+    SubmittedJob job = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec);
+    ApplicationReport running = Await.until("the AM to register", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
 
     try {
@@ -104,8 +84,8 @@ class ScaleEndToEndTest {
         .minWorkers(2).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(STEPS)
         .batchSize(256).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(128).seed(1)
         .backend("cpu").build();
-    SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
-    ApplicationReport running = Await.until("the AM to register", () -> yarn.getApplicationReport(job.appId()),
+    SubmittedJob job = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec);
+    ApplicationReport running = Await.until("the AM to register", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
     try (RpcConnection connection = RpcClient.open(running.getHost(), running.getRpcPort(), job.secret(),
         Duration.ofSeconds(30))) {
@@ -125,16 +105,16 @@ class ScaleEndToEndTest {
           "every worker was relaunched: " + three.getContainers() + " after " + first);
       assertTrue(three.getProgress().getStep() > stepBefore,
           "training went on from the checkpoint, not from step 0: " + three.getProgress());
-      FileSystem fs = FileSystem.get(cluster.configuration());
+      FileSystem fs = CLUSTER.fileSystem();
       Path checkpoints = new Path(spec.toBuilder().output(job.spec().output()).build().output(),
           "checkpoints/restart-1");
       assertTrue(fs.exists(checkpoints), "the checkpoint is kept with the job: " + checkpoints);
     } catch (Throwable t) {
       t.addSuppressed(new AssertionError("application diagnostics: "
-          + yarn.getApplicationReport(job.appId()).getDiagnostics()));
+          + CLUSTER.yarn().getApplicationReport(job.appId()).getDiagnostics()));
       throw t;
     } finally {
-      yarn.killApplication(job.appId());
+      CLUSTER.yarn().killApplication(job.appId());
     }
   }
 
@@ -177,7 +157,7 @@ class ScaleEndToEndTest {
         ProfilePoint at3 = profile.getPoints().get(0);
         assertEquals(3, at3.getWorkers());
         assertTrue(at3.getBatches() >= 20 && at3.getSamplesPerSecond() > 0, at3.toString());
-        FileSystem fs = FileSystem.get(cluster.configuration());
+        FileSystem fs = CLUSTER.fileSystem();
         List<String> table = new String(fs.open(new Path(profile.getTablePath())).readAllBytes(),
             StandardCharsets.UTF_8).lines().toList();
         assertEquals(List.of("workers,samples_per_second,batches"), table.subList(0, 1));
@@ -205,7 +185,7 @@ class ScaleEndToEndTest {
   static String cli(String... args) {
     List<String> a = new ArrayList<>(List.of(args));
     a.add(1, "--conf");
-    a.add(2, cluster.confDir().toString());
+    a.add(2, CLUSTER.cluster().confDir().toString());
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
     int code = org.edl.cli.EdlCli.execute(a.toArray(String[]::new),
@@ -216,7 +196,7 @@ class ScaleEndToEndTest {
   }
 
   private static ApplicationReport ended(SubmittedJob job) throws Exception {
-    return Await.until("the job to end", () -> yarn.getApplicationReport(job.appId()),
+    return Await.until("the job to end", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
         r -> EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED,
             YarnApplicationState.KILLED).contains(r.getYarnApplicationState()));
   }

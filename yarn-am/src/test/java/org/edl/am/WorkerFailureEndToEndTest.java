@@ -21,12 +21,10 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
-import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.thrift.TDeserializer;
 import org.apache.thrift.protocol.TCompactProtocol;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
-import org.edl.cluster.EmbeddedCluster;
 import org.edl.job.JobPaths;
 import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
@@ -34,6 +32,7 @@ import org.edl.job.Recovery;
 import org.edl.job.rpc.RpcClient;
 import org.edl.job.rpc.RpcConnection;
 import org.edl.testing.Await;
+import org.edl.testing.YarnCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobState;
@@ -41,9 +40,8 @@ import org.edl.thrift.JobStatus;
 import org.edl.thrift.LeaderRecord;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.runtime.PeriodicCheckpoints;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Kill a worker: one of three worker containers is shut down forcefully (SIGKILL, exit 137)
@@ -55,26 +53,8 @@ import org.junit.jupiter.api.Test;
 class WorkerFailureEndToEndTest {
   private static final long STEPS = 4_000;
 
-  private static EmbeddedCluster cluster;
-  private static YarnClient yarn;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
-    yarn = YarnClient.createYarnClient();
-    yarn.init(cluster.configuration());
-    yarn.start();
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (yarn != null) {
-      yarn.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension
+  static final YarnCluster CLUSTER = new YarnCluster();
 
   /**
    * Only what the AM does: the failure shows in the status naming the container and its exit
@@ -97,7 +77,7 @@ class WorkerFailureEndToEndTest {
       assertEquals(3, after.getTargetWorkers(), "the target stays");
       assertFalse(after.getContainers().contains(killed.victim));
     } finally {
-      yarn.killApplication(killed.job.appId());
+      CLUSTER.yarn().killApplication(killed.job.appId());
     }
   }
 
@@ -152,7 +132,7 @@ class WorkerFailureEndToEndTest {
     Killed killed = startAndKill(spec, spec.training().steps() - 300, WorkerFailureEndToEndTest::theLeader,
         WorkerFailureEndToEndTest::pausedBeforeTheOutput);
     assertFinishedAsPromised(killed);
-    ModelOutput.Metrics m = ModelOutput.readMetrics(cluster.configuration(), killed.job.spec().output());
+    ModelOutput.Metrics m = ModelOutput.readMetrics(CLUSTER.configuration(), killed.job.spec().output());
     assertTrue(m.leaderEpoch() >= 2, "written by the successor: " + m);
   }
 
@@ -167,7 +147,7 @@ class WorkerFailureEndToEndTest {
     JobSpec spec = slowSpec("paused-follower-e2e");
     Killed paused = startAndPause(spec, 150, Duration.ofSeconds(12));
     assertFinishedAsPromised(paused);
-    ApplicationReport end = yarn.getApplicationReport(paused.job.appId());
+    ApplicationReport end = CLUSTER.yarn().getApplicationReport(paused.job.appId());
     assertTrue(end.getDiagnostics().contains(paused.victim + " on "), end.getDiagnostics());
     assertTrue(end.getDiagnostics().contains("worker failures: 1 of 3"), "only the paused one: " + end.getDiagnostics());
   }
@@ -184,8 +164,8 @@ class WorkerFailureEndToEndTest {
 
   /** Starts the job, pauses a follower's JVM at step {@code at} for {@code pause}, then continues it. */
   private static Killed startAndPause(JobSpec spec, long at, Duration pause) throws Exception {
-    SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
-    ApplicationReport report = Await.until("the AM to register", () -> yarn.getApplicationReport(job.appId()),
+    SubmittedJob job = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec);
+    ApplicationReport report = Await.until("the AM to register", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
     JobStatus training = withAm(report, job, am -> Await.until("three workers training", am::status,
         s -> s.getState() == JobState.RUNNING && s.isSetProgress()
@@ -229,10 +209,10 @@ class WorkerFailureEndToEndTest {
     } catch (org.apache.thrift.transport.TTransportException finished) {
       // The AM ended between two polls: the application report below says how.
     } catch (Throwable t) {
-      yarn.killApplication(killed.job.appId());
+      CLUSTER.yarn().killApplication(killed.job.appId());
       throw t;
     }
-    ApplicationReport end = Await.until("the job to end", () -> yarn.getApplicationReport(killed.job.appId()),
+    ApplicationReport end = Await.until("the job to end", () -> CLUSTER.yarn().getApplicationReport(killed.job.appId()),
         r -> EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED,
             YarnApplicationState.KILLED).contains(r.getYarnApplicationState()), Duration.ofMinutes(6));
     assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
@@ -246,7 +226,7 @@ class WorkerFailureEndToEndTest {
    */
   private static void assertFinishedAsPromised(Killed killed) throws Exception {
     awaitSucceededWithReplacement(killed);
-    Configuration conf = cluster.configuration();
+    Configuration conf = CLUSTER.configuration();
     FileSystem fs = FileSystem.get(conf);
     String output = killed.job.spec().output();
     assertTrue(fs.getFileStatus(new Path(output, ModelOutput.MODEL_FILE)).getLen() > 0);
@@ -298,7 +278,7 @@ class WorkerFailureEndToEndTest {
     org.edl.bench.chaos.ContainerProcesses processes = new org.edl.bench.chaos.ContainerProcesses();
     processes.pause(processes.find(victim));
     Path metrics = new Path(job.spec().output(), ModelOutput.METRICS_FILE);
-    assertFalse(FileSystem.get(cluster.configuration()).exists(metrics),
+    assertFalse(CLUSTER.fileSystem().exists(metrics),
         "the job wrote its output before the leader could be paused; kill earlier");
   }
 
@@ -310,8 +290,8 @@ class WorkerFailureEndToEndTest {
 
   private static Killed startAndKill(JobSpec spec, long trainedTo, Victim choose, BeforeKill beforeKill)
       throws Exception {
-    SubmittedJob job = new JobSubmitter(cluster.configuration(), yarn).submit(spec);
-    ApplicationReport report = Await.until("the AM to register", () -> yarn.getApplicationReport(job.appId()),
+    SubmittedJob job = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec);
+    ApplicationReport report = Await.until("the AM to register", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
     JobStatus training = withAm(report, job, am -> Await.until("three workers training", am::status,
         s -> s.getState() == JobState.RUNNING && s.isSetProgress()
@@ -323,21 +303,21 @@ class WorkerFailureEndToEndTest {
     assertEquals(3, workers.size());
     String victim = choose.among(job, workers);
     beforeKill.run(job, victim);
-    yarn.signalToContainer(ContainerId.fromString(victim), SignalContainerCommand.FORCEFUL_SHUTDOWN);
+    CLUSTER.yarn().signalToContainer(ContainerId.fromString(victim), SignalContainerCommand.FORCEFUL_SHUTDOWN);
     return new Killed(job, report, new HashSet<>(workers), victim, training.getProgress().getStep(), checkpoints);
   }
 
   private static List<String> checkpointNames(SubmittedJob job) throws Exception {
     String directory = PeriodicCheckpoints.directoryUnder(job.spec().output());
-    if (!FileSystem.get(cluster.configuration()).exists(new Path(directory))) {
+    if (!CLUSTER.fileSystem().exists(new Path(directory))) {
       return List.of();
     }
-    return Checkpoint.list(cluster.configuration(), directory).stream().map(Path::getName).toList();
+    return Checkpoint.list(CLUSTER.configuration(), directory).stream().map(Path::getName).toList();
   }
 
   /** The leader, as it last published itself in ZooKeeper ({@code /edl/<appId>/job}). */
   private static String theLeader(SubmittedJob job, List<String> workers) throws Exception {
-    try (CuratorFramework zk = CuratorFrameworkFactory.newClient(cluster.zkConnectString(),
+    try (CuratorFramework zk = CuratorFrameworkFactory.newClient(CLUSTER.cluster().zkConnectString(),
         new ExponentialBackoffRetry(200, 5))) {
       zk.start();
       LeaderRecord record = new LeaderRecord();

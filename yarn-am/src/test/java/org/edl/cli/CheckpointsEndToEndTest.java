@@ -12,16 +12,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
-import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.edl.cluster.EmbeddedCluster;
 import org.edl.job.ModelOutput;
+import org.edl.testing.YarnCluster;
 import org.edl.worker.checkpoint.Checkpoint;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Periodic checkpoints through {@code edl submit} on the embedded cluster (real AM, worker
@@ -32,38 +29,18 @@ import org.junit.jupiter.api.Test;
 class CheckpointsEndToEndTest {
   private static final Pattern APP_ID = Pattern.compile("application_\\d+_\\d+");
   private static final String DATA = "synthetic:samples=1024,features=8,classes=3,seed=5";
-  private static EmbeddedCluster cluster;
-  private static YarnClient yarn;
-  private static FileSystem fs;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
-    yarn = YarnClient.createYarnClient();
-    yarn.init(cluster.configuration());
-    yarn.start();
-    fs = FileSystem.get(cluster.configuration());
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (yarn != null) {
-      yarn.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension
+  static final YarnCluster CLUSTER = new YarnCluster();
 
   @Test
   void aJobWritesPeriodicCheckpointsTheyAreListedAndANewJobResumesFromThem() throws Exception {
     Result first = edl(submit("--steps", "60", "--checkpoint-every-batches", "10", "--checkpoints-kept", "2"));
     assertEquals(0, first.code, first.out + first.err);
     String appId = appIdIn(first.out);
-    Path output = fs.makeQualified(new Path(fs.getHomeDirectory(), "edl/" + appId));
+    Path output = CLUSTER.home("edl/" + appId);
 
     // The staging directory is gone once the job ended: the default output directory is found.
-    Result listed = edl("checkpoints", "--conf", cluster.confDir().toString(), appId);
+    Result listed = edl("checkpoints", "--conf", CLUSTER.cluster().confDir().toString(), appId);
     assertEquals(0, listed.code, listed.out + listed.err);
     List<String> rows = listed.out.lines().filter(l -> l.matches("^\\d+ .*")).toList();
     assertTrue(!rows.isEmpty() && rows.size() <= 2, "at least one, at most the 2 kept: " + listed.out);
@@ -80,26 +57,26 @@ class CheckpointsEndToEndTest {
     // After that line: the checkpoint's path names the first job's application.
     String second = appIdIn(resumed.out.substring(resumed.out.indexOf('\n', resumed.out.indexOf("Resuming"))));
     assertFalse(second.equals(appId), second);
-    ApplicationReport report = yarn.getApplicationReport(org.apache.hadoop.yarn.api.records.ApplicationId
+    ApplicationReport report = CLUSTER.yarn().getApplicationReport(org.apache.hadoop.yarn.api.records.ApplicationId
         .fromString(second));
     assertEquals("SUCCEEDED", report.getFinalApplicationStatus().name(), report.getDiagnostics());
     // The same seed from scratch would start with the first job's first loss; from the
     // checkpoint it starts where the first job had trained to.
-    double fresh = ModelOutput.readMetrics(cluster.configuration(), output.toString()).firstLoss();
-    Path secondOutput = fs.makeQualified(new Path(fs.getHomeDirectory(), "edl/" + second));
-    double restored = ModelOutput.readMetrics(cluster.configuration(), secondOutput.toString()).firstLoss();
+    double fresh = ModelOutput.readMetrics(CLUSTER.configuration(), output.toString()).firstLoss();
+    Path secondOutput = CLUSTER.home("edl/" + second);
+    double restored = ModelOutput.readMetrics(CLUSTER.configuration(), secondOutput.toString()).firstLoss();
     assertTrue(restored < fresh, "first loss " + restored + " resumed vs " + fresh + " from scratch");
-    assertFalse(fs.exists(new Path(secondOutput, "checkpoints/periodic")), "0 and 0: no periodic checkpoints");
+    assertFalse(CLUSTER.fileSystem().exists(new Path(secondOutput, "checkpoints/periodic")), "0 and 0: no periodic checkpoints");
 
-    int apps = yarn.getApplications().size();
+    int apps = CLUSTER.yarn().getApplications().size();
     Result missing = edl(submit("--steps", "80", "--resume-from", "/no/such/checkpoints"));
     assertUserError(missing, "resume-from=/no/such/checkpoints", "does not exist");
     Result incompatible = edl(submit("--steps", "80", "--seed", "2", "--resume-from", newest.toString()));
     assertUserError(incompatible, "resume-from=" + newest, "seed 1 vs 2");
     Result done = edl(submit("--steps", "5", "--resume-from", newest.toString()));
     assertUserError(done, "resume-from=" + newest, "steps=5");
-    assertEquals(apps, yarn.getApplications().size(), "a refused --resume-from submits nothing");
-    assertTrue(Checkpoint.list(cluster.configuration(), output + "/checkpoints/periodic").contains(newest));
+    assertEquals(apps, CLUSTER.yarn().getApplications().size(), "a refused --resume-from submits nothing");
+    assertTrue(Checkpoint.list(CLUSTER.configuration(), output + "/checkpoints/periodic").contains(newest));
   }
 
   private static void assertUserError(Result r, String... fragments) {
@@ -112,7 +89,7 @@ class CheckpointsEndToEndTest {
   }
 
   private static String[] submit(String... extra) {
-    List<String> a = new ArrayList<>(List.of("submit", "--conf", cluster.confDir().toString(),
+    List<String> a = new ArrayList<>(List.of("submit", "--conf", CLUSTER.cluster().confDir().toString(),
         "--worker-memory", "512", "--gpus-per-worker", "1", "--model", "softmax", "--workers", "2",
         "--data", DATA, "--batch-size", "64", "--learning-rate", "0.2"));
     a.addAll(List.of(extra));
@@ -136,7 +113,7 @@ class CheckpointsEndToEndTest {
   }
 
   private static String read(Path p) throws Exception {
-    try (InputStream in = fs.open(p)) {
+    try (InputStream in = CLUSTER.fileSystem().open(p)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
   }

@@ -24,22 +24,22 @@ import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ContainerReport;
 import org.apache.hadoop.yarn.api.records.LocalResource;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
-import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.am.StagingLayout;
 import org.edl.client.JobControlConnection;
 import org.edl.client.JobControlLocator;
 import org.edl.client.JobSecretFile;
 import org.edl.client.JobSubmitter;
-import org.edl.cluster.EmbeddedCluster;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.testing.Await;
+import org.edl.testing.YarnCluster;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.ScaleMode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code edl status|scale-out|scale-in ...} against a real job on the embedded cluster: the CLI
@@ -50,34 +50,22 @@ import org.junit.jupiter.api.Test;
 class JobControlEndToEndTest {
   private static final int MAX_WORKERS = 3;
 
-  private static EmbeddedCluster cluster;
-  private static YarnClient yarn;
-  private static FileSystem fs;
+  @RegisterExtension
+  static final YarnCluster CLUSTER = new YarnCluster();
   private static ApplicationId running;
   private static Path staging;
 
   @BeforeAll
-  static void startClusterAndJob() throws Exception {
-    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
-    yarn = YarnClient.createYarnClient();
-    yarn.init(cluster.configuration());
-    yarn.start();
-    fs = FileSystem.get(cluster.configuration());
-    running = new JobSubmitter(cluster.configuration(), yarn).submit(longJob(2)).appId();
-    staging = fs.makeQualified(new Path(fs.getHomeDirectory(), StagingLayout.relativeDir(running.toString())));
+  static void startJob() throws Exception {
+    running = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(longJob(2)).appId();
+    staging = CLUSTER.home(StagingLayout.relativeDir(running.toString()));
     awaitContainers(running, 2);
   }
 
   @AfterAll
-  static void stopCluster() throws Exception {
-    if (yarn != null) {
-      if (running != null) {
-        yarn.killApplication(running);
-      }
-      yarn.close();
-    }
-    if (cluster != null) {
-      cluster.close();
+  static void killJob() throws Exception {
+    if (running != null) {
+      CLUSTER.yarn().killApplication(running);
     }
   }
 
@@ -98,8 +86,8 @@ class JobControlEndToEndTest {
   @Test
   void theSecretFileIsTheSubmittersOnlyAndNeverLocalised() throws Exception {
     Path secret = JobSecretFile.in(staging);
-    assertEquals(new FsPermission((short) 0600), fs.getFileStatus(secret).getPermission());
-    Map<String, LocalResource> localised = StagingLayout.localResources(staging.toUri(), cluster.configuration());
+    assertEquals(new FsPermission((short) 0600), CLUSTER.fileSystem().getFileStatus(secret).getPermission());
+    Map<String, LocalResource> localised = StagingLayout.localResources(staging.toUri(), CLUSTER.configuration());
     assertTrue(localised.containsKey(StagingLayout.JOB_SPEC), localised.keySet().toString());
     assertFalse(localised.containsKey(StagingLayout.JOB_SECRET), localised.keySet().toString());
   }
@@ -120,8 +108,8 @@ class JobControlEndToEndTest {
 
   @Test
   void anEndedApplicationIsNotRunning() throws Exception {
-    ApplicationId killed = new JobSubmitter(cluster.configuration(), yarn).submit(longJob(1)).appId();
-    yarn.killApplication(killed);
+    ApplicationId killed = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(longJob(1)).appId();
+    CLUSTER.yarn().killApplication(killed);
     awaitState(killed, YarnApplicationState.KILLED);
     Result r = cli("status", killed.toString());
     r.assertOneLineError(EdlCli.USAGE, "application " + killed + " is KILLED (KILLED), not running");
@@ -138,7 +126,7 @@ class JobControlEndToEndTest {
   @Test
   void scaleOutBeyondTheMaximumPrintsTheAmsRefusal() throws Exception {
     EdlError refusal = null;
-    try (JobControlConnection c = new JobControlLocator(cluster.configuration(), yarn)
+    try (JobControlConnection c = new JobControlLocator(CLUSTER.configuration(), CLUSTER.yarn())
         .connect(running.toString(), Duration.ofSeconds(30))) {
       c.control().scaleOut(MAX_WORKERS + 1, ScaleMode.EDL);
       fail("the AM accepted a scale-out beyond the job's maximum of " + MAX_WORKERS);
@@ -157,13 +145,13 @@ class JobControlEndToEndTest {
   void withoutTheSecretFileTheMessageSaysWhoMayControlTheJob() throws Exception {
     Path secret = JobSecretFile.in(staging);
     Path away = new Path(staging, "moved-away");
-    assertTrue(fs.rename(secret, away));
+    assertTrue(CLUSTER.fileSystem().rename(secret, away));
     try {
       Result r = cli("status", running.toString());
       r.assertOneLineError(EdlCli.FAILURE, "cannot read the job secret of " + running, secret.toString(),
           "not found", "only the user who submitted the job");
     } finally {
-      assertTrue(fs.rename(away, secret));
+      assertTrue(CLUSTER.fileSystem().rename(away, secret));
     }
   }
 
@@ -177,6 +165,7 @@ class JobControlEndToEndTest {
 
   @Test
   void aWrongSecretIsRefusedWithoutAStackTrace() throws Exception {
+    FileSystem fs = CLUSTER.fileSystem();
     Path secret = JobSecretFile.in(staging);
     byte[] original;
     try (InputStream in = fs.open(secret)) {
@@ -208,13 +197,13 @@ class JobControlEndToEndTest {
   /** Polls until the AM and YARN both show {@code n} worker containers. */
   private static void awaitContainers(ApplicationId app, int n) throws Exception {
     Await.until(n + " worker containers of " + app, () -> {
-      ApplicationReport report = yarn.getApplicationReport(app);
+      ApplicationReport report = CLUSTER.yarn().getApplicationReport(app);
       assertFalse(report.getYarnApplicationState().ordinal() > YarnApplicationState.RUNNING.ordinal(),
           "job ended: " + report.getDiagnostics());
       if (report.getYarnApplicationState() != YarnApplicationState.RUNNING) {
         return null;
       }
-      try (JobControlConnection c = new JobControlLocator(cluster.configuration(), yarn)
+      try (JobControlConnection c = new JobControlLocator(CLUSTER.configuration(), CLUSTER.yarn())
           .connect(app.toString(), Duration.ofSeconds(30))) {
         return new Containers(c.control().status(), workerContainers(app).size());
       } catch (RuntimeException e) {
@@ -224,17 +213,17 @@ class JobControlEndToEndTest {
   }
 
   private static void awaitState(ApplicationId app, YarnApplicationState state) throws Exception {
-    Await.until(app + " to reach " + state, () -> yarn.getApplicationReport(app).getYarnApplicationState(),
+    Await.until(app + " to reach " + state, () -> CLUSTER.yarn().getApplicationReport(app).getYarnApplicationState(),
         state::equals);
   }
 
   /** Running worker containers as YARN sees them (the AM's own container left out). */
   private static List<String> workerContainers(ApplicationId app) throws Exception {
-    ApplicationReport report = yarn.getApplicationReport(app);
-    String am = yarn.getApplicationAttemptReport(report.getCurrentApplicationAttemptId())
+    ApplicationReport report = CLUSTER.yarn().getApplicationReport(app);
+    String am = CLUSTER.yarn().getApplicationAttemptReport(report.getCurrentApplicationAttemptId())
         .getAMContainerId().toString();
     List<String> ids = new ArrayList<>();
-    for (ContainerReport c : yarn.getContainers(report.getCurrentApplicationAttemptId())) {
+    for (ContainerReport c : CLUSTER.yarn().getContainers(report.getCurrentApplicationAttemptId())) {
       String id = c.getContainerId().toString();
       if (!id.equals(am) && c.getContainerState() == org.apache.hadoop.yarn.api.records.ContainerState.RUNNING) {
         ids.add(id);
@@ -247,7 +236,7 @@ class JobControlEndToEndTest {
   private static Result cli(String... args) {
     List<String> a = new ArrayList<>(List.of(args));
     a.add(1, "--conf");
-    a.add(2, cluster.confDir().toString());
+    a.add(2, CLUSTER.cluster().confDir().toString());
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code = EdlCli.execute(a.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),

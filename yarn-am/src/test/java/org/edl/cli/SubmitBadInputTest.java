@@ -12,12 +12,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.edl.cluster.EmbeddedCluster;
-import org.junit.jupiter.api.AfterAll;
+import org.edl.testing.YarnCluster;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Bad input through the real {@code edl submit} code against a real embedded cluster: each
@@ -25,33 +23,14 @@ import org.junit.jupiter.api.Test;
  * in the ResourceManager and no staging directory in HDFS.
  */
 class SubmitBadInputTest {
-  private static EmbeddedCluster cluster;
-  private static YarnClient yarn;
-  private static FileSystem fs;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
-    yarn = YarnClient.createYarnClient();
-    yarn.init(cluster.configuration());
-    yarn.start();
-    fs = FileSystem.get(cluster.configuration());
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (yarn != null) {
-      yarn.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension
+  static final YarnCluster CLUSTER = new YarnCluster();
 
   @AfterEach
   void nothingWasLeftBehind() throws Exception {
-    assertEquals(List.of(), yarn.getApplications(), "no application reached the ResourceManager");
-    Path staging = new Path(fs.getHomeDirectory(), ".edl");
+    assertEquals(List.of(), CLUSTER.yarn().getApplications(), "no application reached the ResourceManager");
+    FileSystem fs = CLUSTER.fileSystem();
+    Path staging = CLUSTER.home(".edl");
     assertTrue(!fs.exists(staging) || fs.listStatus(staging).length == 0, "no staging directory");
   }
 
@@ -93,8 +72,8 @@ class SubmitBadInputTest {
 
   @Test
   void malformedLibsvmLineNamesLineAndField() throws Exception {
-    Path file = new Path(fs.getHomeDirectory(), "bad/train.libsvm");
-    try (OutputStream out = fs.create(file, true)) {
+    Path file = CLUSTER.home("bad/train.libsvm");
+    try (OutputStream out = CLUSTER.fileSystem().create(file, true)) {
       out.write("1 1:0.5 2:1.5\n0 1:0.25 2:0.75\n1 1:0.5 2:abc\n".getBytes(StandardCharsets.UTF_8));
     }
     Result r = submit("--data", file.toString());
@@ -114,7 +93,7 @@ class SubmitBadInputTest {
   }
 
   private static Result submit(String... extra) {
-    List<String> args = new ArrayList<>(List.of("submit", "--conf", cluster.confDir().toString(),
+    List<String> args = new ArrayList<>(List.of("submit", "--conf", CLUSTER.cluster().confDir().toString(),
         "--steps", "5"));
     args.addAll(List.of(extra));
     ByteArrayOutputStream out = new ByteArrayOutputStream();

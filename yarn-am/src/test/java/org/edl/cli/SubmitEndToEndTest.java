@@ -16,19 +16,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ContainerReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
-import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.edl.cluster.EmbeddedCluster;
 import org.edl.job.ModelOutput;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.edl.testing.YarnCluster;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Whole jobs through {@code edl submit} on the embedded cluster: real AM, real worker
@@ -38,28 +35,8 @@ class SubmitEndToEndTest {
   private static final Pattern APP_ID = Pattern.compile("application_\\d+_\\d+");
   private static final Pattern STEP = Pattern.compile("step (\\d+)/");
 
-  private static EmbeddedCluster cluster;
-  private static YarnClient yarn;
-  private static FileSystem fs;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start();
-    yarn = YarnClient.createYarnClient();
-    yarn.init(cluster.configuration());
-    yarn.start();
-    fs = FileSystem.get(cluster.configuration());
-  }
-
-  @AfterAll
-  static void stopCluster() throws Exception {
-    if (yarn != null) {
-      yarn.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension
+  static final YarnCluster CLUSTER = new YarnCluster();
 
   @Test
   void twoWorkerJobSucceedsWritesModelAndMetricsAndTheLossFalls() throws Exception {
@@ -73,15 +50,15 @@ class SubmitEndToEndTest {
     assertEquals(0, code, "stdout: " + text + "\nstderr: " + err);
 
     ApplicationId appId = appIdIn(text);
-    ApplicationReport report = yarn.getApplicationReport(appId);
+    ApplicationReport report = CLUSTER.yarn().getApplicationReport(appId);
     assertEquals(FinalApplicationStatus.SUCCEEDED, report.getFinalApplicationStatus(), report.getDiagnostics());
 
-    Path output = fs.makeQualified(new Path(fs.getHomeDirectory(), "edl/" + appId));
-    assertTrue(fs.getFileStatus(new Path(output, "model.bin")).getLen() > 0, "model on HDFS");
-    ModelOutput.Metrics metrics = ModelOutput.readMetrics(cluster.configuration(), output.toString());
+    Path output = CLUSTER.home("edl/" + appId);
+    assertTrue(CLUSTER.fileSystem().getFileStatus(new Path(output, "model.bin")).getLen() > 0, "model on HDFS");
+    ModelOutput.Metrics metrics = ModelOutput.readMetrics(CLUSTER.configuration(), output.toString());
     assertTrue(metrics.lastLoss() < metrics.firstLoss(), "loss fell: " + metrics);
     assertTrue(text.contains(output.toString()), "the CLI says where the output is: " + text);
-    assertFalse(fs.exists(new Path(fs.getHomeDirectory(), ".edl/" + appId)),
+    assertFalse(CLUSTER.fileSystem().exists(CLUSTER.home(".edl/" + appId)),
         "the client deleted the staging directory (and the job secret in it) after the job ended");
   }
 
@@ -98,26 +75,26 @@ class SubmitEndToEndTest {
 
     training.get(4, TimeUnit.MINUTES);
     ApplicationId appId = appIdIn(out.text());
-    ApplicationReport report = yarn.getApplicationReport(appId);
-    List<ContainerReport> containers = yarn.getContainers(report.getCurrentApplicationAttemptId());
-    String amContainer = yarn.getApplicationAttemptReport(report.getCurrentApplicationAttemptId())
+    ApplicationReport report = CLUSTER.yarn().getApplicationReport(appId);
+    List<ContainerReport> containers = CLUSTER.yarn().getContainers(report.getCurrentApplicationAttemptId());
+    String amContainer = CLUSTER.yarn().getApplicationAttemptReport(report.getCurrentApplicationAttemptId())
         .getAMContainerId().toString();
     ContainerReport victim = containers.stream()
         .filter(c -> !c.getContainerId().toString().equals(amContainer))
         .findFirst().orElseThrow();
-    yarn.signalToContainer(victim.getContainerId(), SignalContainerCommand.FORCEFUL_SHUTDOWN);
+    CLUSTER.yarn().signalToContainer(victim.getContainerId(), SignalContainerCommand.FORCEFUL_SHUTDOWN);
 
     int code = exit.get(3, TimeUnit.MINUTES);
     String text = out.text();
     assertNotEquals(0, code, text);
-    ApplicationReport end = yarn.getApplicationReport(appId);
+    ApplicationReport end = CLUSTER.yarn().getApplicationReport(appId);
     assertEquals(FinalApplicationStatus.FAILED, end.getFinalApplicationStatus());
     assertTrue(end.getDiagnostics().contains(victim.getContainerId().toString()), end.getDiagnostics());
     assertTrue(text.contains("Diagnostics: ") && text.contains(victim.getContainerId().toString()), text);
   }
 
   private static String[] args(String... extra) {
-    List<String> a = new ArrayList<>(List.of("submit", "--conf", cluster.confDir().toString(),
+    List<String> a = new ArrayList<>(List.of("submit", "--conf", CLUSTER.cluster().confDir().toString(),
         "--worker-memory", "512", "--gpus-per-worker", "1"));
     a.addAll(List.of(extra));
     return a.toArray(String[]::new);
@@ -130,7 +107,7 @@ class SubmitEndToEndTest {
   }
 
   private static String read(Path p) throws Exception {
-    try (InputStream in = fs.open(p)) {
+    try (InputStream in = CLUSTER.fileSystem().open(p)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
   }

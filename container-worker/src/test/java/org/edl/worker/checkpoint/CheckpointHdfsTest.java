@@ -6,43 +6,24 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.edl.testing.HdfsCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.model.Mlp;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Checkpoints on a real HDFS (one MiniDFSCluster for the class), where production writes them. */
 class CheckpointHdfsTest {
-  @TempDir
-  static Path baseDir;
+  @RegisterExtension
+  static final HdfsCluster HDFS = new HdfsCluster(1);
 
-  private static MiniDFSCluster cluster;
-  private static Configuration conf;
-  private static String root;
-
-  @BeforeAll
-  static void startHdfs() throws IOException {
-    cluster = new MiniDFSCluster.Builder(new Configuration(), baseDir.toFile()).numDataNodes(1).build();
-    cluster.waitActive();
-    conf = cluster.getConfiguration(0);
-    root = cluster.getFileSystem().getUri() + "/edl/checkpoints";
-  }
-
-  @AfterAll
-  static void stopHdfs() {
-    if (cluster != null) {
-      cluster.shutdown();
-    }
-  }
+  private final Configuration conf = HDFS.configuration();
+  private final String root = HDFS.uri("/edl/checkpoints");
 
   private static CheckpointMeta meta(Mlp m, long nextStep) {
     return new CheckpointMeta(nextStep, 0, List.of(0, 1), nextStep * 16, BatchRule.FIXED_GLOBAL, 16, 0.1,
@@ -68,7 +49,7 @@ class CheckpointHdfsTest {
     String dir = root + "/job2";
     Checkpoint.write(conf, dir, meta(m, 10), m);
     // A writer that died after its files but before the marker and the rename.
-    FileSystem fs = cluster.getFileSystem();
+    FileSystem fs = HDFS.fileSystem();
     org.apache.hadoop.fs.Path tmp = new org.apache.hadoop.fs.Path(dir, ".ckpt-00000000000000000030-dead.tmp");
     try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path(tmp, Checkpoint.MODEL_FILE))) {
       out.write(new byte[100]);

@@ -20,25 +20,22 @@ import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.TestingServer;
+import org.edl.testing.ZooKeeperServer;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class LeaderElectionTest {
   private static final String APP = "application_1_0001";
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private TestingServer zk;
+  /** A fresh server for each test: one of them stops and restarts it. */
+  @RegisterExtension
+  final ZooKeeperServer zk = new ZooKeeperServer();
   private final List<CuratorFramework> clients = new ArrayList<>();
   private final List<LeaderElection> elections = new ArrayList<>();
   private final ExecutorService listenerExecutor = Executors.newSingleThreadExecutor();
   private final BlockingQueue<String> events = new LinkedBlockingQueue<>();
-
-  @BeforeEach
-  void startZooKeeper() throws Exception {
-    zk = new TestingServer();
-  }
 
   @AfterEach
   void stop() throws Exception {
@@ -49,7 +46,6 @@ class LeaderElectionTest {
       c.close();
     }
     listenerExecutor.shutdownNow();
-    zk.close();
   }
 
   @Test
@@ -90,10 +86,10 @@ class LeaderElectionTest {
     LeaderElection only = candidate("host0:9000");
     only.start();
     assertEquals("leader host0:9000", events.poll(WAIT.toSeconds(), TimeUnit.SECONDS));
-    zk.stop();
+    zk.server().stop();
     assertEquals("not-leader host0:9000", events.poll(WAIT.toSeconds(), TimeUnit.SECONDS));
     assertFalse(only.hasLeadership());
-    zk.restart();
+    zk.server().restart();
     assertEquals("leader host0:9000", events.poll(WAIT.toSeconds(), TimeUnit.SECONDS));
   }
 
@@ -109,7 +105,7 @@ class LeaderElectionTest {
 
   private LeaderElection candidate(String address) {
     CuratorFramework client = CuratorFrameworkFactory.builder()
-        .connectString(zk.getConnectString())
+        .connectString(zk.connectString())
         .sessionTimeoutMs(10_000)
         .connectionTimeoutMs(2_000)
         .retryPolicy(new RetryOneTime(100))

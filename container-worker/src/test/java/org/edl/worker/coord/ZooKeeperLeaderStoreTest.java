@@ -1,7 +1,6 @@
 package org.edl.worker.coord;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,12 +13,11 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.edl.job.JobPaths;
 import org.edl.job.JobSpec;
+import org.edl.testing.Await;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
-import org.edl.worker.testing.ZooKeeperServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -51,8 +49,7 @@ class ZooKeeperLeaderStoreTest {
   private record Candidate(CuratorFramework client, LeaderElection election, ZooKeeperLeaderStore store)
       implements AutoCloseable {
     static Candidate join(String appId, String address) throws Exception {
-      CuratorFramework c = CuratorFrameworkFactory.newClient(ZK.connectString(), new ExponentialBackoffRetry(100, 3));
-      c.start();
+      CuratorFramework c = ZK.newClient();
       LeaderElection e = new LeaderElection(c, appId, address, Runnable::run);
       ZooKeeperLeaderStore s = new ZooKeeperLeaderStore(c, appId, spec(), e::ourPath, Duration.ofSeconds(10));
       s.prepare();
@@ -92,7 +89,7 @@ class ZooKeeperLeaderStoreTest {
       first.store().publish(record(e1), superseded::add);
       assertNotNull(superseded.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS), "the old leadership's write is refused");
       assertEquals(e2 - 1, second.store().read().orElseThrow().leaderEpoch(), "and the record is the one before");
-      assertFalse(waitUnconfirmed(first.store(), e1), "a superseded leadership does not confirm itself");
+      awaitUnconfirmed(first.store(), e1, "a superseded leadership does not confirm itself");
       assertTrue(second.store().stillCurrent(e2));
     }
   }
@@ -113,41 +110,21 @@ class ZooKeeperLeaderStoreTest {
       leader.store().publish(record(epoch), superseded::add);
       assertNotNull(superseded.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS));
       assertNull(leader.client().checkExists().forPath(JobPaths.job(appId)), "the record was not re-created");
-      assertFalse(waitUnconfirmed(leader.store(), epoch));
+      awaitUnconfirmed(leader.store(), epoch, "a leadership whose job is gone does not confirm itself");
     }
   }
 
   /** stillCurrent trusts a recent confirmation for a moment; ask until that has passed. */
-  private static boolean waitUnconfirmed(ZooKeeperLeaderStore store, long epoch) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!store.stillCurrent(epoch)) {
-        return false;
-      }
-      Thread.sleep(100);
-    }
-    return true;
+  private static void awaitUnconfirmed(ZooKeeperLeaderStore store, long epoch, String why) {
+    Await.until(why + " (epoch " + epoch + " no longer current)", () -> !store.stillCurrent(epoch), WAIT);
   }
 
-  private static Candidate awaitEither(Candidate a, Candidate b) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      if (a.election().hasLeadership()) {
-        return a;
-      }
-      if (b.election().hasLeadership()) {
-        return b;
-      }
-      assertTrue(System.nanoTime() < deadline, "nobody elected");
-      Thread.sleep(20);
-    }
+  private static Candidate awaitEither(Candidate a, Candidate b) {
+    return Await.until("one of two candidates to be elected",
+        () -> a.election().hasLeadership() ? a : b.election().hasLeadership() ? b : null, leader -> true, WAIT);
   }
 
-  private static void awaitLeader(LeaderElection e) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!e.hasLeadership()) {
-      assertTrue(System.nanoTime() < deadline, "not elected");
-      Thread.sleep(20);
-    }
+  private static void awaitLeader(LeaderElection e) {
+    Await.until("the candidate to be elected", e::hasLeadership, WAIT);
   }
 }

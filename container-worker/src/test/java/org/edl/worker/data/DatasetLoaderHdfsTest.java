@@ -7,46 +7,26 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.edl.job.InvalidInputException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.edl.testing.HdfsCluster;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Data sets read from a real HDFS (one MiniDFSCluster for the class), as the demo reads them. */
 class DatasetLoaderHdfsTest {
   private static final String SPEC = "synthetic:samples=500,features=12,classes=3,seed=21";
 
-  @TempDir
-  static Path baseDir;
+  @RegisterExtension
+  static final HdfsCluster HDFS = new HdfsCluster(1);
 
-  private static MiniDFSCluster cluster;
-  private static Configuration conf;
-  private static String root;
-
-  @BeforeAll
-  static void startHdfs() throws IOException {
-    Configuration c = new Configuration();
-    cluster = new MiniDFSCluster.Builder(c, baseDir.toFile()).numDataNodes(1).build();
-    cluster.waitActive();
-    conf = cluster.getConfiguration(0);
-    root = cluster.getFileSystem().getUri() + "/edl";
-  }
-
-  @AfterAll
-  static void stopHdfs() {
-    if (cluster != null) {
-      cluster.shutdown();
-    }
-  }
+  private final Configuration conf = HDFS.configuration();
+  private final String root = HDFS.uri("/edl");
 
   private static void put(String path, byte[] content) throws IOException {
-    FileSystem fs = cluster.getFileSystem();
+    FileSystem fs = HDFS.fileSystem();
     try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path(path))) {
       out.write(content);
     }
@@ -55,7 +35,7 @@ class DatasetLoaderHdfsTest {
   @Test
   void aLibsvmFileOnHdfsLoadsAsTheDataSetItWasWrittenFrom() throws IOException {
     String path = root + "/train.libsvm";
-    try (OutputStream out = cluster.getFileSystem().create(new org.apache.hadoop.fs.Path(path))) {
+    try (OutputStream out = HDFS.fileSystem().create(new org.apache.hadoop.fs.Path(path))) {
       SyntheticData.writeLibsvm(SPEC, out);
     }
     Dataset expected = SyntheticData.generate(SPEC);

@@ -14,16 +14,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.runtime.Worker;
 import org.edl.worker.runtime.WorkerConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The emulated backend: profile look-up, placement names, waits and the real parameter count. */
@@ -35,6 +36,10 @@ class EmulatedBackendTest {
       1,20,0.20,0.02
       22,10,0.40,0.15
       """;
+
+  /** For the one test that runs a job (the only user of ZooKeeper here). */
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @TempDir
   Path dir;
@@ -121,11 +126,11 @@ class EmulatedBackendTest {
     JobSecret secret = JobSecret.generate();
     ExecutorService threads = Executors.newFixedThreadPool(2);
     List<Worker> workers = new ArrayList<>();
-    try (TestingServer zk = new TestingServer()) {
+    try {
       List<Future<Worker.Outcome>> outcomes = new ArrayList<>();
       for (int i = 1; i <= 2; i++) {
         Worker w = new Worker(WorkerConfig.of("application_5_1", "container_5_1_0" + i, "127.0.0.1",
-            zk.getConnectString(), null, spec, secret, new Configuration())
+            ZK.connectString(), null, spec, secret, new Configuration())
             .withStartupTimeout(Duration.ofSeconds(60)).withProfilesDir(profiles));
         workers.add(w);
         outcomes.add(threads.submit(w::run));

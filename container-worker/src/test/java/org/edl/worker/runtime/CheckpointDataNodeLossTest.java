@@ -3,24 +3,21 @@ package org.edl.worker.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeoutException;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
+import org.edl.testing.Await;
+import org.edl.testing.HdfsCluster;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * DataNodes stop while the leader is writing a periodic checkpoint to a real HDFS (MiniDFSCluster,
@@ -34,29 +31,16 @@ class CheckpointDataNodeLossTest {
   private static final int EVERY = 8;
   private static final Duration WAIT = Duration.ofSeconds(60);
 
-  @TempDir
-  static Path base;
+  @RegisterExtension
+  static final HdfsCluster HDFS = new HdfsCluster(4);
 
-  private static MiniDFSCluster hdfs;
-  private static TestingServer zk;
-
-  @BeforeAll
-  static void start() throws Exception {
-    hdfs = new MiniDFSCluster.Builder(new Configuration(), base.resolve("dfs").toFile()).numDataNodes(4).build();
-    hdfs.waitActive();
-    zk = new TestingServer();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    zk.close();
-    hdfs.shutdown();
-  }
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @Test
   void aCheckpointBeingWrittenSurvivesTwoDataNodesStoppingAndNothingIsLost() throws Exception {
     String appId = "application_9_41";
-    String output = hdfs.getFileSystem().getUri() + "/user/edl/" + appId;
+    String output = HDFS.uri("/user/edl/" + appId);
     // About 3.2 million parameters (13 MB): a write that lasts long enough to be interrupted.
     JobSpec spec = JobSpec.builder().name("datanode-loss").model("mlp").data(DATA).format("auto").workers(2)
         .minWorkers(1).maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(STEPS)
@@ -66,16 +50,16 @@ class CheckpointDataNodeLossTest {
     List<Worker.Outcome> outcomes = new ArrayList<>();
     List<String> written;
     String directory = PeriodicCheckpoints.directoryUnder(output);
-    Configuration conf = hdfs.getConfiguration(0);
-    FileSystem fs = hdfs.getFileSystem();
-    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ZERO)) {
+    Configuration conf = HDFS.configuration();
+    FileSystem fs = HDFS.fileSystem();
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ZERO)) {
       // Held after the checkpoint's step: the leader's writer runs while the workers wait.
       job.holdBefore(EVERY + 1);
       ids.forEach(job::start);
       awaitWriteInProgress(fs, new org.apache.hadoop.fs.Path(directory));
       // Three of the four DataNodes hold each block: stopping two stops at least one in the pipeline.
-      hdfs.stopDataNode(0);
-      hdfs.stopDataNode(0);
+      HDFS.cluster().stopDataNode(0);
+      HDFS.cluster().stopDataNode(0);
       // Each next checkpoint once the one before is done (a due one waits while a write is in
       // flight), so that the job writes the same checkpoints whatever the pipeline recovery costs.
       for (int k = 1; k * EVERY < STEPS; k++) {
@@ -111,18 +95,8 @@ class CheckpointDataNodeLossTest {
   }
 
   /** Waits for the leader's writer to create its temporary checkpoint directory. */
-  private static void awaitWriteInProgress(FileSystem fs, org.apache.hadoop.fs.Path directory) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (fs.exists(directory)) {
-        for (FileStatus s : fs.listStatus(directory)) {
-          if (s.getPath().getName().endsWith(".tmp")) {
-            return;
-          }
-        }
-      }
-      Thread.sleep(5);
-    }
-    throw new TimeoutException("no checkpoint write began under " + directory + " within " + WAIT);
+  private static void awaitWriteInProgress(FileSystem fs, org.apache.hadoop.fs.Path directory) {
+    Await.until("a checkpoint write to begin under " + directory, () -> fs.exists(directory)
+        && Arrays.stream(fs.listStatus(directory)).anyMatch(s -> s.getPath().getName().endsWith(".tmp")), WAIT);
   }
 }

@@ -6,26 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.RemoteIterator;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.edl.job.ModelOutput;
 import org.edl.job.Recovery;
+import org.edl.testing.HdfsCluster;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.worker.checkpoint.Checkpoint;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The newest periodic checkpoint is damaged on a real HDFS (MiniDFSCluster) after it was
@@ -35,34 +32,22 @@ import org.junit.jupiter.api.io.TempDir;
  * sample once; every other file the job wrote is still there, byte for byte.
  */
 class DamagedCheckpointRecoveryTest {
-  @TempDir
-  static Path base;
+  @RegisterExtension
+  static final HdfsCluster HDFS = new HdfsCluster(1);
 
-  private static MiniDFSCluster hdfs;
-  private static TestingServer zk;
-
-  @BeforeAll
-  static void start() throws Exception {
-    hdfs = new MiniDFSCluster.Builder(new Configuration(), base.resolve("dfs").toFile()).numDataNodes(1).build();
-    hdfs.waitActive();
-    zk = new TestingServer();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    zk.close();
-    hdfs.shutdown();
-  }
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @Test
   void consistentRecoverySkipsADamagedNewestCheckpointForTheOneBefore() throws Exception {
     String appId = "application_9_51";
-    String output = hdfs.getFileSystem().getUri() + "/user/edl/" + appId;
-    FileSystem fs = hdfs.getFileSystem();
-    Configuration conf = hdfs.getConfiguration(0);
+    String output = HDFS.uri("/user/edl/" + appId);
+    FileSystem fs = HDFS.fileSystem();
+    Configuration conf = HDFS.configuration();
     // Keeps every checkpoint: pruning would delete the older ones the test checks are intact.
-    ElasticJob job = new ElasticJob(zk, appId, FailureRecoveryTest.spec(output, Recovery.Mode.CONSISTENT)
-        .toBuilder().checkpoints(6, 0, 10).build(), Duration.ofMillis(5));
+    ElasticJob job = new ElasticJob(ZK.connectString(), appId,
+        FailureRecoveryTest.spec(output, Recovery.Mode.CONSISTENT).toBuilder().checkpoints(6, 0, 10).build(),
+        Duration.ofMillis(5));
     job.rpcTimeout = FailureRecoveryTest.RPC_TIMEOUT;
     job.zkSessionTimeout = FailureRecoveryTest.ZK_SESSION_TIMEOUT;
     try (job) {

@@ -15,18 +15,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.model.ModelFactory;
 import org.edl.worker.model.TrainableModel;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -43,20 +42,11 @@ class DataParallelTrainingTest {
   private static final float RELATIVE_TOLERANCE = 1e-4f;
   private static final AtomicInteger APPS = new AtomicInteger();
 
-  private static TestingServer zk;
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @TempDir
   Path out;
-
-  @BeforeAll
-  static void startZooKeeper() throws Exception {
-    zk = new TestingServer();
-  }
-
-  @AfterAll
-  static void stopZooKeeper() throws Exception {
-    zk.close();
-  }
 
   @ParameterizedTest(name = "{0} with {1} workers")
   @CsvSource({"softmax,2", "softmax,3", "softmax,4", "mlp,2", "mlp,3", "mlp,4"})
@@ -108,7 +98,7 @@ class DataParallelTrainingTest {
     try {
       for (int i = 0; i < workers; i++) {
         WorkerConfig config = WorkerConfig.of(appId, String.format("container_%s_%02d", appId, i + 1),
-            "127.0.0.1", zk.getConnectString(), null, spec, secret, new Configuration())
+            "127.0.0.1", ZK.connectString(), null, spec, secret, new Configuration())
             .withStartupTimeout(Duration.ofSeconds(60));
         Worker w = new Worker(config);
         running.add(w);

@@ -19,7 +19,6 @@ import java.util.zip.CRC32;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
@@ -39,7 +38,8 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   /** One batch as one worker trained it. */
   record Batch(String workerId, long step, BatchSlicer.Range positions, int[] samples) {}
 
-  private final TestingServer zk;
+  /** The ZooKeeper the workers and the control client connect to. */
+  private final String zkConnect;
   final String appId;
   final JobSpec spec;
   final JobSecret secret = JobSecret.generate();
@@ -81,8 +81,8 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   volatile java.util.function.ToLongBiFunction<String, Long> paceMillis = (workerId, step) -> 0;
   private CuratorFramework control;
 
-  ElasticJob(TestingServer zk, String appId, JobSpec spec, Duration switchAllowance) {
-    this.zk = zk;
+  ElasticJob(String zkConnect, String appId, JobSpec spec, Duration switchAllowance) {
+    this.zkConnect = zkConnect;
     this.appId = appId;
     this.spec = spec;
     this.switchAllowance = switchAllowance;
@@ -102,7 +102,7 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
 
   /** Starts a worker of a job restarted from {@code checkpoint} (null: a fresh start). */
   Future<Worker.Outcome> start(String workerId, ExecutionContext.Factory context, String checkpoint) {
-    WorkerConfig config = WorkerConfig.of(appId, workerId, "127.0.0.1", zk.getConnectString(), null,
+    WorkerConfig config = WorkerConfig.of(appId, workerId, "127.0.0.1", zkConnect, null,
         spec, secret, new Configuration())
         .withStartupTimeout(WAIT)
         .withSwitchAllowance(switchAllowance)
@@ -161,7 +161,7 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
 
   private LeaderClient leader() throws Exception {
     if (control == null) {
-      control = CuratorFrameworkFactory.newClient(zk.getConnectString(), new ExponentialBackoffRetry(100, 5));
+      control = CuratorFrameworkFactory.newClient(zkConnect, new ExponentialBackoffRetry(100, 5));
       control.start();
     }
     return LeaderClient.connect(control, appId, secret, WAIT);

@@ -12,13 +12,12 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
-import org.apache.curator.test.TestingServer;
 import org.edl.job.JobSpec;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.SwitchOrder;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,20 +29,11 @@ class ElasticScalingTest {
   private static final String DATA = "synthetic:samples=600,features=12,classes=4,seed=11";
   private static final int STEPS = 200;
   private static final AtomicInteger APPS = new AtomicInteger();
-  private static TestingServer zk;
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @TempDir
   Path out;
-
-  @BeforeAll
-  static void startZooKeeper() throws Exception {
-    zk = new TestingServer();
-  }
-
-  @AfterAll
-  static void stopZooKeeper() throws Exception {
-    zk.close();
-  }
 
   private ElasticJob job(int workers, int maxWorkers, BatchRule rule, int batch, Duration allowance) {
     String appId = "application_7_" + APPS.incrementAndGet();
@@ -51,7 +41,7 @@ class ElasticScalingTest {
         .workers(workers).minWorkers(1).maxWorkers(maxWorkers).gpusPerWorker(0).workerMemoryMb(512)
         .workerVcores(1).steps(STEPS).batchSize(batch).batchRule(rule).learningRate(0.3).hidden(16).seed(3)
         .backend("cpu").output(out.resolve(appId).toUri().toString()).build();
-    return new ElasticJob(zk, appId, spec, allowance);
+    return new ElasticJob(ZK.connectString(), appId, spec, allowance);
   }
 
   @Test
@@ -322,7 +312,7 @@ class ElasticScalingTest {
         .minWorkers(1).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(180)
         .batchSize(perWorker).batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(16).seed(3)
         .backend("cpu").output(out.resolve(appId).toUri().toString()).build();
-    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ZERO)) {
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ZERO)) {
       String a = ElasticJob.id(appId, 1);
       String b = ElasticJob.id(appId, 2);
       String c = ElasticJob.id(appId, 3);
@@ -405,7 +395,7 @@ class ElasticScalingTest {
         .minWorkers(1).maxWorkers(8).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(STEPS)
         .batchSize(24).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16).seed(3).backend("cpu")
         .output(out.resolve(appId).toUri().toString()).checkpoints(10, 0, 3).build();
-    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ofMillis(5))) {
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5))) {
       List<String> ids = new java.util.ArrayList<>();
       for (int i = 1; i <= 8; i++) {
         ids.add(ElasticJob.id(job.appId, i));

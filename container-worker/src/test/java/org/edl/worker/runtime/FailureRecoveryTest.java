@@ -16,18 +16,17 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.CuratorWatcher;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
+import org.edl.testing.Await;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.coord.MemberPresence;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -45,20 +44,11 @@ class FailureRecoveryTest {
   /** The step in flight when the victim dies: the others have trained every step before it. */
   static final long FAIL_AT = 15;
   private static final AtomicInteger APPS = new AtomicInteger();
-  private static TestingServer zk;
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @TempDir
   Path out;
-
-  @BeforeAll
-  static void startZooKeeper() throws Exception {
-    zk = new TestingServer();
-  }
-
-  @AfterAll
-  static void stopZooKeeper() throws Exception {
-    zk.close();
-  }
 
   @Test
   void consistentRecoveryGoesBackToTheNewestCheckpointAndCountsNothingTwice() throws Exception {
@@ -178,7 +168,7 @@ class FailureRecoveryTest {
   private static void expireSession(CuratorFramework client) throws Exception {
     ZooKeeper current = client.getZookeeperClient().getZooKeeper();
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper other = new ZooKeeper(zk.getConnectString(), 10_000, e -> {
+    ZooKeeper other = new ZooKeeper(ZK.connectString(), 10_000, e -> {
       if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
         connected.countDown();
       }
@@ -190,16 +180,8 @@ class FailureRecoveryTest {
     }
   }
 
-  private static void awaitGone(CuratorFramework client, String path) throws Exception {
-    long deadline = System.nanoTime() + ElasticJob.WAIT.toNanos();
-    while (true) {
-      CountDownLatch changed = new CountDownLatch(1);
-      if (client.checkExists().usingWatcher((CuratorWatcher) e -> changed.countDown()).forPath(path) == null) {
-        return;
-      }
-      long left = deadline - System.nanoTime();
-      assertTrue(left > 0 && changed.await(left, TimeUnit.NANOSECONDS), path + " still exists");
-    }
+  private static void awaitGone(CuratorFramework client, String path) {
+    Await.until(path + " to be gone", () -> client.checkExists().forPath(path) == null, ElasticJob.WAIT);
   }
 
   static final Duration RPC_TIMEOUT = Duration.ofSeconds(20);
@@ -214,12 +196,12 @@ class FailureRecoveryTest {
   }
 
   private ElasticJob job(Recovery.Mode mode) {
-    return job(zk, out, mode);
+    return job(ZK.connectString(), out, mode);
   }
 
-  static ElasticJob job(TestingServer zk, Path out, Recovery.Mode mode) {
+  static ElasticJob job(String zkConnect, Path out, Recovery.Mode mode) {
     String appId = "application_7_" + APPS.incrementAndGet();
-    ElasticJob job = new ElasticJob(zk, appId, spec(out.resolve(appId).toUri().toString(), mode),
+    ElasticJob job = new ElasticJob(zkConnect, appId, spec(out.resolve(appId).toUri().toString(), mode),
         Duration.ofMillis(5));
     job.rpcTimeout = RPC_TIMEOUT;
     job.zkSessionTimeout = ZK_SESSION_TIMEOUT;
@@ -241,7 +223,7 @@ class FailureRecoveryTest {
         job.start(id);
         job.awaitRegistered(id);
       }
-      try (ChildWorker child = ChildWorker.start(job, victim, zk.getConnectString(), "consistent", FAIL_AT,
+      try (ChildWorker child = ChildWorker.start(job, victim, ZK.connectString(), "consistent", FAIL_AT,
           ZK_SESSION_TIMEOUT)) {
         job.awaitCheckpoints(1);
         job.holdBefore(FAIL_AT);

@@ -8,15 +8,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.JobSpec;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -29,20 +28,11 @@ class PeriodicCheckpointTest {
   private static final long STEPS = 40;
   private static final int EVERY = 6;
   private static final int KEPT = 2;
-  private static TestingServer zk;
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @TempDir
   Path out;
-
-  @BeforeAll
-  static void startZooKeeper() throws Exception {
-    zk = new TestingServer();
-  }
-
-  @AfterAll
-  static void stopZooKeeper() throws Exception {
-    zk.close();
-  }
 
   @Test
   void theLeaderWritesACheckpointEveryFewBatchesAndKeepsTheLastK() throws Exception {
@@ -55,7 +45,7 @@ class PeriodicCheckpointTest {
     List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2));
     List<Worker.Outcome> outcomes = new ArrayList<>();
     List<String> written;
-    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ZERO)) {
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ZERO)) {
       // Paced so that each write finishes before training reaches the next one's step: then
       // exactly the scheduled steps are written (a due one waits while a write is in flight).
       ids.forEach(job::start);
@@ -99,7 +89,7 @@ class PeriodicCheckpointTest {
     String resumed = "application_9_2";
     JobSpec again = spec.toBuilder().output(out.resolve(resumed).toUri().toString()).checkpoints(0, 0, KEPT).build();
     List<Worker.Outcome> second = new ArrayList<>();
-    try (ElasticJob job = new ElasticJob(zk, resumed, again, Duration.ZERO)) {
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), resumed, again, Duration.ZERO)) {
       for (int i = 1; i <= 2; i++) {
         job.start(ElasticJob.id(resumed, i), ExecutionContext.FROM_SPEC, directory);
       }

@@ -14,9 +14,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.AmAddressRecord;
 import org.edl.job.HostPort;
@@ -25,12 +22,14 @@ import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
 import org.edl.job.rpc.RefusalListener;
 import org.edl.job.rpc.RpcServer;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.ProfileResult;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -40,6 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProgressReportTest {
   private static final int STEPS = 20;
+
+  /** A fresh server for each test, as each had its own. */
+  @RegisterExtension
+  final ZooKeeperServer zk = new ZooKeeperServer();
 
   @TempDir
   Path out;
@@ -54,16 +57,15 @@ class ProgressReportTest {
         .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(STEPS).batchSize(20)
         .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.5).hidden(8).seed(3).backend("cpu")
         .output(out.toUri().toString()).build();
-    try (TestingServer zk = new TestingServer();
-        RpcServer amServer = RpcServer.start("job-control", new JobControl.Processor<>(am), "127.0.0.1", 0,
-            secret, Duration.ofSeconds(10), RefusalListener.NONE)) {
+    try (RpcServer amServer = RpcServer.start("job-control", new JobControl.Processor<>(am), "127.0.0.1", 0,
+        secret, Duration.ofSeconds(10), RefusalListener.NONE)) {
       ExecutorService threads = Executors.newFixedThreadPool(2);
       List<Worker> workers = new ArrayList<>();
       List<Future<Worker.Outcome>> outcomes = new ArrayList<>();
       try {
         for (int i = 1; i <= 2; i++) {
           Worker w = new Worker(WorkerConfig.of("application_9_0001", "container_9_0001_0" + i, "127.0.0.1",
-              zk.getConnectString(), new HostPort("127.0.0.1", amServer.port()), spec, secret,
+              zk.connectString(), new HostPort("127.0.0.1", amServer.port()), spec, secret,
               new Configuration()).withProgressInterval(Duration.ofMillis(20)));
           workers.add(w);
           outcomes.add(threads.submit(w::run));
@@ -101,9 +103,9 @@ class ProgressReportTest {
         .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(steps).batchSize(20)
         .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.5).hidden(8).seed(3).backend("cpu")
         .output(out.toUri().toString()).build();
-    try (TestingServer zk = new TestingServer();
-        RpcServer amServer = RpcServer.start("job-control", new JobControl.Processor<>(new RecordingJobControl(reports)),
-            "127.0.0.1", 0, secret, Duration.ofSeconds(10), RefusalListener.NONE)) {
+    try (RpcServer amServer = RpcServer.start("job-control",
+        new JobControl.Processor<>(new RecordingJobControl(reports)), "127.0.0.1", 0, secret, Duration.ofSeconds(10),
+        RefusalListener.NONE)) {
       ExecutorService threads = Executors.newFixedThreadPool(2);
       List<Worker> workers = new ArrayList<>();
       List<Future<Worker.Outcome>> outcomes = new ArrayList<>();
@@ -111,7 +113,7 @@ class ProgressReportTest {
         for (int i = 1; i <= 2; i++) {
           // Paced so that the job is still running when its leader is told to leave.
           Worker w = new Worker(WorkerConfig.of("application_9_0002", "container_9_0002_0" + i, "127.0.0.1",
-              zk.getConnectString(), new HostPort("127.0.0.1", amServer.port()), spec, secret,
+              zk.connectString(), new HostPort("127.0.0.1", amServer.port()), spec, secret,
               new Configuration()).withProgressInterval(Duration.ofMillis(20)), ExecutionContext.FROM_SPEC,
               new WorkerListener() {
                 @Override
@@ -160,9 +162,7 @@ class ProgressReportTest {
         .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(steps).batchSize(20)
         .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.5).hidden(8).seed(3).backend("cpu")
         .output(out.toUri().toString()).build();
-    try (TestingServer zk = new TestingServer();
-        CuratorFramework am = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100))) {
-      am.start();
+    try (CuratorFramework am = zk.newClient()) {
       RpcServer firstAm = RpcServer.start("job-control", new JobControl.Processor<>(new RecordingJobControl(toFirst)),
           "127.0.0.1", 0, secret, Duration.ofSeconds(10), RefusalListener.NONE);
       AmAddressRecord.publish(am, appId, new HostPort("127.0.0.1", firstAm.port()));
@@ -174,7 +174,7 @@ class ProgressReportTest {
           Duration.ofSeconds(10), RefusalListener.NONE)) {
         for (int i = 1; i <= 2; i++) {
           Worker w = new Worker(WorkerConfig.of(appId, "container_9_0003_0" + i, "127.0.0.1",
-              zk.getConnectString(), new HostPort("127.0.0.1", firstAm.port()), spec, secret,
+              zk.connectString(), new HostPort("127.0.0.1", firstAm.port()), spec, secret,
               new Configuration()).withProgressInterval(Duration.ofMillis(20)), ExecutionContext.FROM_SPEC,
               new WorkerListener() {
                 @Override

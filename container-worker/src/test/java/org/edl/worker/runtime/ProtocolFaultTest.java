@@ -21,20 +21,19 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.JobPaths;
 import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
 import org.edl.job.Recovery;
 import org.edl.job.WorkerEnv;
+import org.edl.testing.Await;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.coord.Phase;
 import org.edl.worker.coord.Wire;
-import org.edl.worker.testing.ZooKeeperServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,7 +59,7 @@ class ProtocolFaultTest {
    */
   @Test
   void aLeaderPausedPastItsSessionIsSucceededAndNeverActsAgainWhenItWakes() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.CONSISTENT)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.connectString(), out, Recovery.Mode.CONSISTENT)) {
       String paused = ElasticJob.id(job.appId, 1);
       List<String> ids = List.of(ElasticJob.id(job.appId, 2), ElasticJob.id(job.appId, 3));
       job.holdBefore(FAIL_AT);
@@ -105,7 +104,7 @@ class ProtocolFaultTest {
    */
   @Test
   void aLeaderThatDiesBeforeWritingTheModelIsSucceededByOneThatWritesIt() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.CONSISTENT)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.connectString(), out, Recovery.Mode.CONSISTENT)) {
       AtomicReference<String> killed = new AtomicReference<>();
       AtomicReference<Double> firstLoss = new AtomicReference<>();
       job.onWritingOutput = id -> {
@@ -240,7 +239,7 @@ class ProtocolFaultTest {
    */
   @Test
   void aPausedFollowerIsTheOneFencedAndTheOthersGoOn() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.APPROXIMATE)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.connectString(), out, Recovery.Mode.APPROXIMATE)) {
       List<String> ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2));
       String paused = ElasticJob.id(job.appId, 3);
       job.holdBefore(FAIL_AT);
@@ -278,7 +277,7 @@ class ProtocolFaultTest {
    */
   @Test
   void aReplacementArrivingDuringARecoveryWaitsAndJoins() throws Exception {
-    try (ElasticJob job = FailureRecoveryTest.job(ZK.server(), out, Recovery.Mode.CONSISTENT)) {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.connectString(), out, Recovery.Mode.CONSISTENT)) {
       List<String> ids = FailureRecoveryTest.startAndHold(job);
       String leader = leader(job, ids);
       String victim = FailureRecoveryTest.follower(job, ids);
@@ -315,37 +314,25 @@ class ProtocolFaultTest {
         .steps(STEPS).batchSize(BATCH).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16)
         .seed(3).backend("cpu").output(out.resolve(appId).toUri().toString()).checkpoints(EVERY, 0, 3)
         .recovery(new Recovery(mode, 5_000, 3)).build();
-    ElasticJob job = new ElasticJob(ZK.server(), appId, spec, Duration.ofMillis(5));
+    ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5));
     job.rpcTimeout = FailureRecoveryTest.RPC_TIMEOUT;
     job.zkSessionTimeout = FailureRecoveryTest.ZK_SESSION_TIMEOUT;
     return job;
   }
 
-  private static String leader(ElasticJob job, List<String> ids) throws Exception {
-    long deadline = System.nanoTime() + ElasticJob.WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      for (String id : ids) {
-        if (job.worker(id).isLeading()) {
-          return id;
-        }
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("nobody of " + ids + " leads");
+  private static String leader(ElasticJob job, List<String> ids) {
+    return Await.until("one of " + ids + " to lead",
+        () -> ids.stream().filter(id -> job.worker(id).isLeading()).findFirst().orElse(null), id -> true,
+        ElasticJob.WAIT);
   }
 
-  private static void awaitPhase(Worker w, Phase phase) throws Exception {
-    long deadline = System.nanoTime() + ElasticJob.WAIT.toNanos();
-    while (w.phase() != phase) {
-      assertTrue(System.nanoTime() < deadline, "still " + w.phase() + ", not " + phase);
-      Thread.sleep(20);
-    }
+  private static void awaitPhase(Worker w, Phase phase) {
+    Await.until("the worker to reach phase " + phase, w::phase, p -> p == phase, ElasticJob.WAIT);
   }
 
   /** The first loss the leader published in ZooKeeper. */
   private static double publishedFirstLoss(ElasticJob job) throws Exception {
-    try (CuratorFramework c = CuratorFrameworkFactory.newClient(ZK.connectString(), new ExponentialBackoffRetry(100, 3))) {
-      c.start();
+    try (CuratorFramework c = ZK.newClient()) {
       return Wire.jobRecord(c.getData().forPath(JobPaths.job(job.appId))).firstLoss();
     }
   }

@@ -18,10 +18,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.JobSpec;
 import org.edl.job.WorkerEnv;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.StopOrder;
 import org.edl.worker.checkpoint.Checkpoint;
@@ -30,9 +30,8 @@ import org.edl.worker.data.Dataset;
 import org.edl.worker.data.SyntheticData;
 import org.edl.worker.model.ModelFactory;
 import org.edl.worker.model.TrainableModel;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -46,20 +45,11 @@ class StopResumeTest {
   private static final int PER_WORKER = 4;
   private static final long STEPS = 80;
   private static final AtomicInteger APPS = new AtomicInteger();
-  private static TestingServer zk;
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @TempDir
   Path out;
-
-  @BeforeAll
-  static void startZooKeeper() throws Exception {
-    zk = new TestingServer();
-  }
-
-  @AfterAll
-  static void stopZooKeeper() throws Exception {
-    zk.close();
-  }
 
   private JobSpec spec(String appId, int workers) {
     return JobSpec.builder().name("stop-resume").model("softmax").data(DATA).format("auto").workers(workers)
@@ -81,7 +71,7 @@ class StopResumeTest {
     List<ElasticJob.Batch> trained = new ArrayList<>();
     StopOrder order;
     Worker.Outcome stoppedLeader;
-    try (ElasticJob job = new ElasticJob(zk, appId, spec(appId, 3), Duration.ZERO)) {
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec(appId, 3), Duration.ZERO)) {
       job.holdBefore(20);
       first.forEach(job::start);
       for (String w : first) {
@@ -129,7 +119,7 @@ class StopResumeTest {
     // The relaunch: same application, two new containers, both told where the checkpoint is.
     List<String> second = List.of(ElasticJob.id(appId, 4), ElasticJob.id(appId, 5));
     Map<String, float[]> startParameters = new ConcurrentHashMap<>();
-    try (ElasticJob job = new ElasticJob(zk, appId, spec(appId, 3).withWorkers(2), Duration.ZERO)) {
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec(appId, 3).withWorkers(2), Duration.ZERO)) {
       for (String w : second) {
         job.start(w, config -> {
           ExecutionContext c = ExecutionContext.FROM_SPEC.prepare(config);
@@ -200,7 +190,7 @@ class StopResumeTest {
     Checkpoint.write(new Configuration(), directory, new CheckpointMeta(30, 0, List.of(), 30 * 8,
         BatchRule.FIXED_PER_WORKER, PER_WORKER, 0.05, 0.9, 2, model.name(), model.parameters().length, SAMPLES,
         3, java.time.Instant.now()), model);
-    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ZERO)) {
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ZERO)) {
       String restoring = ElasticJob.id(appId, 1);
       String fresh = ElasticJob.id(appId, 2);
       job.start(restoring, ExecutionContext.FROM_SPEC, directory);
@@ -226,7 +216,7 @@ class StopResumeTest {
   void aWorkerToldToRestoreFromNothingSaysWhere() throws Exception {
     String appId = "application_8_" + APPS.incrementAndGet();
     String missing = out.resolve("no-such-checkpoint").toUri().toString();
-    try (ElasticJob job = new ElasticJob(zk, appId, spec(appId, 1), Duration.ZERO)) {
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec(appId, 1), Duration.ZERO)) {
       String w = ElasticJob.id(appId, 1);
       job.start(w, ExecutionContext.FROM_SPEC, missing);
       ExecutionException e = assertThrows(ExecutionException.class, () -> job.outcome(w));

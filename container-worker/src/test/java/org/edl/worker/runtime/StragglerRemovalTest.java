@@ -8,12 +8,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.test.TestingServer;
 import org.edl.job.JobSpec;
+import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,20 +27,11 @@ class StragglerRemovalTest {
   /** The first slow step: the first batches are slow for everybody (JIT, connections). */
   private static final long SLOW_FROM = 20;
   private static final AtomicInteger APPS = new AtomicInteger();
-  private static TestingServer zk;
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
 
   @TempDir
   Path out;
-
-  @BeforeAll
-  static void startZooKeeper() throws Exception {
-    zk = new TestingServer();
-  }
-
-  @AfterAll
-  static void stopZooKeeper() throws Exception {
-    zk.close();
-  }
 
   @Test
   void theSlowWorkerIsRemovedWithinTheWindowAndTheOthersTrainOn() throws Exception {
@@ -50,7 +40,7 @@ class StragglerRemovalTest {
         .workers(4).minWorkers(2).maxWorkers(4).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
         .steps(STEPS).batchSize(24).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16).seed(3)
         .backend("cpu").output(out.resolve(appId).toUri().toString()).stragglers(1.2, WINDOW, false).build();
-    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ofMillis(5))) {
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5))) {
       List<String> ids = new ArrayList<>();
       for (int i = 1; i <= 4; i++) {
         ids.add(ElasticJob.id(appId, i));
@@ -107,7 +97,7 @@ class StragglerRemovalTest {
         .workers(3).minWorkers(2).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
         .steps(steps).batchSize(24).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16).seed(3)
         .backend("cpu").output(out.resolve(appId).toUri().toString()).stragglers(1.2, WINDOW, false).build();
-    try (ElasticJob job = new ElasticJob(zk, appId, spec, Duration.ofMillis(5))) {
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5))) {
       List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2), ElasticJob.id(appId, 3));
       String slow = ids.get(1);
       job.paceMillis = (id, step) -> id.equals(slow) && step >= SLOW_FROM ? 80 : 60;

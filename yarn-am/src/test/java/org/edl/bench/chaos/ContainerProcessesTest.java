@@ -11,10 +11,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
+import org.edl.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.condition.OS;
 
 /**
@@ -23,7 +24,12 @@ import org.junit.jupiter.api.condition.OS;
  */
 @EnabledOnOs(OS.LINUX)
 class ContainerProcessesTest {
+  /** Local processes change state within milliseconds; this only bounds a hung test. */
+  private static final Duration SHORT = Duration.ofSeconds(30);
   private final List<Process> started = new ArrayList<>();
+  /** What the started processes print, to say why one ended early (seen once on a loaded machine). */
+  @TempDir
+  Path output;
   private final ContainerProcesses processes = new ContainerProcesses();
 
   /** The container's JVM: sleeps until killed. */
@@ -34,9 +40,14 @@ class ContainerProcessesTest {
   }
 
   @AfterEach
-  void stopAll() {
+  void stopAll() throws Exception {
     started.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
     started.forEach(Process::destroyForcibly);
+    try (var logs = Files.list(output)) {
+      for (Path log : logs.toList()) {
+        System.err.println(log.getFileName() + ": " + Files.readString(log));
+      }
+    }
   }
 
   @Test
@@ -56,11 +67,11 @@ class ContainerProcessesTest {
     awaitState(jvm, 'T');
     assertTrue(processes.isAlive(jvm), "a stopped process is alive");
     processes.resume(jvm);
-    await(() -> state(jvm) != 'T', "the JVM to continue");
+    Await.until("the JVM to continue", () -> state(jvm), c -> c != 'T', SHORT);
 
     processes.kill(jvm);
-    await(() -> !processes.isAlive(jvm), "the JVM to die");
-    await(() -> !shell.isAlive(), "the launch shell to end after its JVM");
+    Await.until("the JVM to die", () -> !processes.isAlive(jvm), SHORT);
+    Await.until("the launch shell to end after its JVM", () -> !shell.isAlive(), SHORT);
     assertThrows(java.io.IOException.class, () -> processes.kill(jvm), "a dead process is not signalled");
   }
 
@@ -68,7 +79,7 @@ class ContainerProcessesTest {
   void aContainerWithoutAJvmIsNamedInTheError() throws Exception {
     String id = fakeId();
     start(id, "sleep", "300");
-    await(() -> {
+    Await.until("the sleep process to be seen and refused", () -> {
       try {
         processes.find(id);
         return false;
@@ -77,7 +88,7 @@ class ContainerProcessesTest {
       } catch (Exception e) {
         return false;
       }
-    }, "the sleep process to be seen and refused");
+    }, SHORT);
     ContainerProcesses.NotFoundException e =
         assertThrows(ContainerProcesses.NotFoundException.class, () -> processes.find(id));
     assertEquals(id, e.containerId());
@@ -105,7 +116,7 @@ class ContainerProcessesTest {
 
   private Process start(String containerId, String... command) throws Exception {
     ProcessBuilder b = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        .redirectOutput(output.resolve(containerId + ".log").toFile());
     b.environment().put("CONTAINER_ID", containerId);
     Process p = b.start();
     started.add(p);
@@ -115,20 +126,21 @@ class ContainerProcessesTest {
   private static String javaCommand() throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
     Path classes = Paths.get(Sleeper.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    return "'" + java + "' -Xmx32m -cp '" + classes + "' " + Sleeper.class.getName();
+    // Quoted: unquoted, bash would expand the $Sleeper of the nested class's name to nothing.
+    return "'" + java + "' -Xmx32m -cp '" + classes + "' '" + Sleeper.class.getName() + "'";
   }
 
   private ContainerProcesses.ContainerProcess awaitFound(String id) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (true) {
-      try {
-        return processes.find(id);
-      } catch (ContainerProcesses.NotFoundException e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
+    try {
+      return Await.until("the process of " + id, () -> {
+        try {
+          return processes.find(id);
+        } catch (ContainerProcesses.NotFoundException e) {
+          return null;
         }
-        Thread.sleep(50);
-      }
+      }, p -> true, Duration.ofSeconds(60));
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "; it printed: " + Files.readString(output.resolve(id + ".log")), e);
     }
   }
 
@@ -141,17 +153,7 @@ class ContainerProcessesTest {
     }
   }
 
-  private static void awaitState(ContainerProcesses.ContainerProcess p, char s) throws InterruptedException {
-    await(() -> state(p) == s, "state " + s + " of pid " + p.pid());
-  }
-
-  private static void await(BooleanSupplier done, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!done.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
+  private static void awaitState(ContainerProcesses.ContainerProcess p, char s) {
+    Await.until("state " + s + " of pid " + p.pid(), () -> state(p), c -> c == s, SHORT);
   }
 }
