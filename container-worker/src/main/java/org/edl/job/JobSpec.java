@@ -70,6 +70,7 @@ public record JobSpec(
         .learningRate(training.learningRate()).hidden(training.hidden()).seed(training.seed())
         .data(data.source()).format(data.format())
         .workers(scale.workers()).minWorkers(scale.minWorkers()).maxWorkers(scale.maxWorkers())
+        .gatherMs(scale.gatherMs())
         .gpusPerWorker(resources.gpusPerWorker()).workerMemoryMb(resources.memoryMb())
         .workerVcores(resources.vcores())
         .checkpoints(checkpoints.everyBatches(), checkpoints.everyMinutes(), checkpoints.kept())
@@ -172,6 +173,7 @@ public record JobSpec(
     p.setProperty(PREFIX + "workers", Integer.toString(scale.workers()));
     p.setProperty(PREFIX + "min-workers", Integer.toString(scale.minWorkers()));
     p.setProperty(PREFIX + "max-workers", Integer.toString(scale.maxWorkers()));
+    p.setProperty(PREFIX + "gather-ms", Long.toString(scale.gatherMs()));
     p.setProperty(PREFIX + "gpus-per-worker", Integer.toString(resources.gpusPerWorker()));
     p.setProperty(PREFIX + "worker-memory", Integer.toString(resources.memoryMb()));
     p.setProperty(PREFIX + "worker-vcores", Integer.toString(resources.vcores()));
@@ -217,6 +219,8 @@ public record JobSpec(
                 : DEFAULT_CHECKPOINT_EVERY_MINUTES,
             p.containsKey(PREFIX + "checkpoints-kept") ? intOf(p, "checkpoints-kept") : DEFAULT_CHECKPOINTS_KEPT)
         .resumeFrom(p.getProperty(PREFIX + "resume-from", "").trim())
+        // Absent in a job file written before the first ring could start at the minimum: wait for all.
+        .gatherMs(p.containsKey(PREFIX + "gather-ms") ? longOf(p, "gather-ms") : Scale.WAIT_FOR_ALL)
         .stragglers(
             p.containsKey(PREFIX + "straggler-factor") ? doubleOf(p, "straggler-factor") : 0,
             p.containsKey(PREFIX + "straggler-batches") ? intOf(p, "straggler-batches") : 0,
@@ -330,6 +334,7 @@ public record JobSpec(
     private int workers;
     private int minWorkers;
     private int maxWorkers;
+    private long gatherMs = Scale.WAIT_FOR_ALL;
     private int gpusPerWorker;
     private int workerMemoryMb;
     private int workerVcores;
@@ -419,6 +424,12 @@ public record JobSpec(
       return this;
     }
 
+    /** See {@link Scale#gatherMs}; negative (the default here): wait for all workers. */
+    public Builder gatherMs(long v) {
+      gatherMs = v;
+      return this;
+    }
+
     public Builder gpusPerWorker(int v) {
       gpusPerWorker = v;
       return this;
@@ -467,7 +478,7 @@ public record JobSpec(
       return new JobSpec(name, queue,
           new Training(model, backend, steps, batchSize, batchRule, learningRate, hidden, seed),
           new Data(data, format),
-          new Scale(workers, minWorkers, maxWorkers),
+          new Scale(workers, minWorkers, maxWorkers, gatherMs < 0 ? Scale.WAIT_FOR_ALL : gatherMs),
           new Resources(gpusPerWorker, workerMemoryMb, workerVcores),
           checkpoints, stragglers, recovery, output).validate();
     }

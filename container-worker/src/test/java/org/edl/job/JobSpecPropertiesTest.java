@@ -2,6 +2,8 @@ package org.edl.job;
 
 import static java.util.Map.entry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.ByteArrayInputStream;
@@ -40,11 +42,24 @@ class JobSpecPropertiesTest {
   }
 
   @Test
-  void writesTheKeysAndValuesOfEveryEarlierJobFile() {
+  void writesTheKeysAndValuesOfEveryEarlierJobFileAndTheGatheringWindow() {
     Properties p = spec().toProperties();
     Map<String, String> written = new TreeMap<>();
     p.stringPropertyNames().forEach(k -> written.put(k, p.getProperty(k)));
-    assertEquals(new TreeMap<>(FILE), written);
+    Map<String, String> expected = new TreeMap<>(FILE);
+    expected.put("edl.job.gather-ms", "-1");
+    assertEquals(expected, written);
+  }
+
+  @Test
+  void theGatheringWindowGoesThroughTheFile() throws Exception {
+    JobSpec gathering = spec().toBuilder().gatherMs(5000).build();
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    gathering.write(out);
+    JobSpec read = JobSpec.read(new ByteArrayInputStream(out.toByteArray()));
+    assertEquals(new Scale(2, 1, 4, 5000), read.scale());
+    assertTrue(read.scale().startsAtMinimum());
+    assertFalse(spec().scale().startsAtMinimum(), "a job built in code waits for all its workers");
   }
 
   @Test

@@ -11,6 +11,7 @@ import org.edl.client.SubmittedJob;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
+import org.edl.job.Scale;
 import org.edl.worker.data.SyntheticSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -38,6 +39,11 @@ public final class SubmitCommand implements Callable<Integer> {
   Integer minWorkers;
   @Option(names = "--max-workers", description = "Most workers the job runs with (default: --workers).")
   Integer maxWorkers;
+  @Option(names = "--gather-ms", defaultValue = "" + Scale.DEFAULT_GATHER_MS, paramLabel = "MS|off",
+      description = "Once --min-workers have registered, wait this long for the rest of --workers, then start"
+          + " with those there (the others join stop-free as YARN grants them); off: wait for all"
+          + " (default: ${DEFAULT-VALUE}).")
+  String gatherMs;
   @Option(names = "--gpus-per-worker", defaultValue = "1", description = "yarn.io/gpu per worker container, 0 allowed (default: ${DEFAULT-VALUE}).")
   int gpusPerWorker;
   @Option(names = "--worker-memory", defaultValue = "1024", paramLabel = "MB", description = "Memory per worker container (default: ${DEFAULT-VALUE}).")
@@ -138,7 +144,7 @@ public final class SubmitCommand implements Callable<Integer> {
   JobSpec toSpec() {
     return JobSpec.builder().name(name == null ? "edl-" + model : name).model(model).data(data)
         .format(format).workers(workers).minWorkers(minWorkers == null ? workers : minWorkers)
-        .maxWorkers(maxWorkers == null ? workers : maxWorkers).gpusPerWorker(gpusPerWorker)
+        .maxWorkers(maxWorkers == null ? workers : maxWorkers).gatherMs(gatherMillis()).gpusPerWorker(gpusPerWorker)
         .workerMemoryMb(workerMemoryMb).workerVcores(workerVcores).steps(steps).batchSize(batchSize)
         .batchRule(JobSpec.batchRuleOf(batchRule)).learningRate(learningRate).hidden(hidden).seed(seed)
         .backend("cpu").output(output).queue(queue)
@@ -147,6 +153,17 @@ public final class SubmitCommand implements Callable<Integer> {
         .stragglers(offOr("straggler-factor", stragglerFactor, Double::parseDouble).doubleValue(),
             offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers)
         .recovery(new Recovery(recoveryMode(), syncTimeoutMs, maxWorkerFailures)).build();
+  }
+
+  private long gatherMillis() {
+    if (gatherMs != null && gatherMs.trim().equalsIgnoreCase("off")) {
+      return Scale.WAIT_FOR_ALL;
+    }
+    long ms = offOr("gather-ms", gatherMs, Long::parseLong).longValue();
+    if (ms < 0) {
+      throw new InvalidInputException("gather-ms", gatherMs, "must be 0 or more (or off)");
+    }
+    return ms;
   }
 
   /** The flag wins; without it {@code USE_APPX_RECOVERY=1} asks for approximate recovery. */

@@ -157,6 +157,17 @@ final class ChangeSchedule {
     return ring.version() > 0;
   }
 
+  /** Forms the first ring with the workers registered so far (the job starts at its minimum). */
+  MemberRing formWithRegistered() {
+    if (formed() || registered.isEmpty()) {
+      throw new IllegalStateException("no first ring to form: formed " + formed() + ", registered " + registered.size());
+    }
+    List<Member> members = new ArrayList<>(registered.values());
+    members.sort(Comparator.comparing(Member::id));
+    ring = new MemberRing(1, members);
+    return ring;
+  }
+
   /** The first ring of a restarted job may have another size than the one submitted. */
   void firstRingSize(int size) {
     firstRingSize = size;

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.edl.job.JobSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,6 +104,10 @@ public final class CoordinatorState {
   private String stoppedInto;
   private final Set<String> toldDone = new HashSet<>();
   private long lastTickNanos = Long.MIN_VALUE;
+  /** When min-workers had registered for the first ring (Long.MIN_VALUE: not yet). */
+  private long minimumRegisteredAt = Long.MIN_VALUE;
+  /** A stop-resume relaunch's first ring waits for all its workers: their count was chosen. */
+  private boolean gatherUntilAll;
 
   CoordinatorState(JobSpec spec, Ticker ticker, Settings settings, String leaderId, long leaderEpoch,
       Lifecycle lifecycle, ChangeSchedule changes, JobPosition position, JobPosition initial, double firstLoss) {
@@ -271,13 +276,36 @@ public final class CoordinatorState {
     if (p == Phase.FORMING && changes.formed()) {
       recordVersion++;
       to(Phase.RUNNING);
+    } else if (p == Phase.FORMING && minimumRegisteredAt == Long.MIN_VALUE
+        && changes.registeredCount() >= spec.scale().minWorkers()) {
+      minimumRegisteredAt = ticker.nanos();
     }
     return new Admission(r.ring(), r.pending(), ledger.position(), 0);
   }
 
-  /** A stop-resume relaunch forms its first ring with this many workers. */
+  /** A stop-resume relaunch forms its first ring with this many workers, all of them. */
   public void firstRingSize(int workers) {
     changes.firstRingSize(workers);
+    gatherUntilAll = true;
+  }
+
+  /**
+   * Starts the job at its minimum: once min-workers have registered and the gathering window has
+   * passed, the first ring forms with those registered; the rest join by ordinary switches.
+   */
+  private void formAtMinimum(long now) {
+    long gatherNanos = TimeUnit.MILLISECONDS.toNanos(spec.scale().gatherMs());
+    if (gatherUntilAll || !spec.scale().startsAtMinimum() || minimumRegisteredAt == Long.MIN_VALUE
+        || now - minimumRegisteredAt < gatherNanos || changes.formed()) {
+      return;
+    }
+    MemberRing ring = changes.formWithRegistered();
+    recordVersion++;
+    to(Phase.RUNNING);
+    String event = "started with " + ring.size() + " of " + spec.scale().workers() + " workers after "
+        + spec.scale().gatherMs() + " ms of gathering; the others join as they register";
+    LOG.info("{}", event);
+    event(event);
   }
 
   /** A newcomer's execution context is prepared; the switch is scheduled once every newcomer is. */
@@ -518,7 +546,11 @@ public final class CoordinatorState {
   /** Applies the timing rules (missed sync, heartbeats, silence in a recovery); the leader's timer calls it. */
   public void tick(long now) {
     Phase p = phase();
-    if (!p.leading() || p == Phase.FORMING || p == Phase.FINISHED) {
+    if (p == Phase.FORMING) {
+      formAtMinimum(now);
+      return;
+    }
+    if (!p.leading() || p == Phase.FINISHED) {
       return;
     }
     if (lastTickNanos != Long.MIN_VALUE && now - lastTickNanos > pauseNanos) {

@@ -95,6 +95,43 @@ class StragglerDetectorTest {
   }
 
   @Test
+  void aNewcomerIsNotJudgedWhileItWarmsUpThenLikeTheOthers() {
+    StragglerDetector d = new StragglerDetector(1.2, 3, 1, 5, StragglerDetector.MIN_DIFFERENCE_SECONDS);
+    assertTrue(feed(d, 10, step(3)).isEmpty());
+    Map<String, Double> withSlowNewcomer = step(4, "w4", 0.05);
+    assertTrue(feed(d, 5 + 2, withSlowNewcomer).isEmpty(), "five steps of warm-up, then two slow ones");
+    assertEquals("w4", d.step(withSlowNewcomer, false).orElseThrow().workerId(),
+        "judged like the others once warm: named at its third slow step after the warm-up");
+  }
+
+  @Test
+  void theWorkersOfTheFirstStepAreNoNewcomers() {
+    StragglerDetector d = new StragglerDetector(1.2, 3, 1, 50, StragglerDetector.MIN_DIFFERENCE_SECONDS);
+    assertEquals("w2", feed(d, 3, step(3, "w2", 0.05)).orElseThrow().workerId());
+  }
+
+  @Test
+  void aSuccessorTakesTheWorkersItWasHandedForNoNewcomers() {
+    StragglerDetector d = new StragglerDetector(1.2, 3, 1, 50, StragglerDetector.MIN_DIFFERENCE_SECONDS);
+    d.resume(Map.of("w1", 0, "w2", 1, "w3", 0));
+    assertEquals("w2", feed(d, 2, step(3, "w2", 0.05)).orElseThrow().workerId(),
+        "one slow step counted by the predecessor and two here");
+  }
+
+  @Test
+  void aDifferenceTooSmallToMatterIsNoStragglerWhateverTheRatio() {
+    StragglerDetector d = new StragglerDetector(1.2, 3, 1);
+    Map<String, Double> tiny = new LinkedHashMap<>();
+    tiny.put("w1", 0.00003);
+    tiny.put("w2", 0.00003);
+    tiny.put("w3", 0.00003);
+    tiny.put("w4", 0.0007);
+    assertTrue(feed(d, 100, tiny).isEmpty(), "0.7 ms against 0.03 ms: 22x, but under a millisecond");
+    tiny.put("w4", 0.0017);
+    assertEquals("w4", feed(d, 3, tiny).orElseThrow().workerId(), "1.7 ms against 0.03 ms is slow");
+  }
+
+  @Test
   void medianOfAnEvenCountIsTheMeanOfTheMiddleTwo() {
     assertEquals(2.5, StragglerDetector.median(java.util.List.of(4.0, 1.0, 3.0, 2.0)), 1e-12);
     assertEquals(3.0, StragglerDetector.median(java.util.List.of(5.0, 1.0, 3.0)), 1e-12);
