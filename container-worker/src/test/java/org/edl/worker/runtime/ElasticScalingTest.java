@@ -44,6 +44,50 @@ class ElasticScalingTest {
     return new ElasticJob(ZK.connectString(), appId, spec, allowance);
   }
 
+  /**
+   * Start at the minimum: a job asked for 4 workers (min 2) whose other two containers come late
+   * starts training with the first two once the gathering window has passed, and the late ones join
+   * stop-free; every sample position is trained once and all four end identical.
+   */
+  @Test
+  void aJobStartsWithItsMinimumAfterTheGatheringWindowAndTheLateOnesJoin() throws Exception {
+    String appId = "application_7_" + APPS.incrementAndGet();
+    JobSpec spec = JobSpec.builder().name("elastic").model("softmax").data(DATA).format("auto")
+        .workers(4).minWorkers(2).maxWorkers(4).gatherMs(200).gpusPerWorker(0).workerMemoryMb(512)
+        .workerVcores(1).steps(STEPS).batchSize(24).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16)
+        .seed(3).backend("cpu").output(out.resolve(appId).toUri().toString()).build();
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5))) {
+      String a = ElasticJob.id(appId, 1);
+      String b = ElasticJob.id(appId, 2);
+      String c = ElasticJob.id(appId, 3);
+      String d = ElasticJob.id(appId, 4);
+      job.holdBefore(20);
+      job.start(a);
+      job.start(b);
+      job.awaitTrained(a, 5);
+      job.awaitTrained(b, 5);
+
+      job.start(c);
+      job.start(d);
+      job.awaitReady(c);
+      job.awaitReady(d);
+      job.release();
+
+      List<Worker.Outcome> all = List.of(job.outcome(a), job.outcome(b), job.outcome(c), job.outcome(d));
+      for (Worker.Outcome o : all) {
+        assertEquals(Worker.Ending.FINISHED, o.ending(), o.workerId());
+        assertEquals(STEPS, o.nextStep(), o.workerId());
+        assertEquals(4, o.workers(), o.workerId());
+      }
+      assertEquals(0, job.outcome(a).firstStep(), "the first two began at step 0");
+      assertTrue(job.outcome(c).firstStep() > 5 && job.outcome(d).firstStep() > 5,
+          "the late ones joined a job already training");
+      assertEquals(2, job.switches.get(a).get(0).workersBefore(), "the first ring had the two that came first");
+      assertIdentical(all);
+      assertEveryPositionOnce(job, STEPS * 24L);
+    }
+  }
+
   @Test
   void aNewcomerJoinsWhileTheOthersTrainAndTheyStopOnlyForTheSwitch() throws Exception {
     try (ElasticJob job = job(2, 3, BatchRule.FIXED_GLOBAL, 24, Duration.ofMillis(5))) {
