@@ -204,9 +204,7 @@ final class ChangeSchedule {
     if (!formed()) {
       registered.put(m.id(), m);
       if (registered.size() >= firstRingSize) {
-        List<Member> members = new ArrayList<>(registered.values());
-        members.sort(Comparator.comparing(Member::id));
-        ring = new MemberRing(1, members);
+        formWithRegistered();
       }
       return registeredAs(m.id());
     }

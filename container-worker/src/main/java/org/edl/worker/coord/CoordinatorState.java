@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.edl.job.JobSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,6 +93,8 @@ public final class CoordinatorState {
   final StepLedger ledger;
   final FailureRecovery failures;
   final StragglerDetector stragglers;
+  /** When the first ring may form with fewer than every worker asked for. */
+  private final FirstRingGathering gathering;
   private StopPlan stop;
   private final Deque<String> events = new ArrayDeque<>();
   private long graceUntilStep;
@@ -104,10 +105,7 @@ public final class CoordinatorState {
   private String stoppedInto;
   private final Set<String> toldDone = new HashSet<>();
   private long lastTickNanos = Long.MIN_VALUE;
-  /** When min-workers had registered for the first ring (Long.MIN_VALUE: not yet). */
-  private long minimumRegisteredAt = Long.MIN_VALUE;
-  /** A stop-resume relaunch's first ring waits for all its workers: their count was chosen. */
-  private boolean gatherUntilAll;
+
 
   CoordinatorState(JobSpec spec, Ticker ticker, Settings settings, String leaderId, long leaderEpoch,
       Lifecycle lifecycle, ChangeSchedule changes, JobPosition position, JobPosition initial, double firstLoss) {
@@ -124,6 +122,7 @@ public final class CoordinatorState {
     this.failures = new FailureRecovery(spec.recovery().mode(),
         new FailureDetector(Duration.ofMillis(spec.recovery().syncTimeoutMs())), initial);
     failures.checkpointCheck(settings.checkpointCheck());
+    this.gathering = new FirstRingGathering(spec.scale());
     this.stragglers = new StragglerDetector(spec.stragglers().factor(), spec.stragglers().batches(),
         spec.scale().minWorkers());
     this.graceUntilStep = position.step() + GRACE_STEPS - 1;
@@ -276,9 +275,8 @@ public final class CoordinatorState {
     if (p == Phase.FORMING && changes.formed()) {
       recordVersion++;
       to(Phase.RUNNING);
-    } else if (p == Phase.FORMING && minimumRegisteredAt == Long.MIN_VALUE
-        && changes.registeredCount() >= spec.scale().minWorkers()) {
-      minimumRegisteredAt = ticker.nanos();
+    } else if (p == Phase.FORMING) {
+      gathering.registered(changes.registeredCount(), ticker.nanos());
     }
     return new Admission(r.ring(), r.pending(), ledger.position(), 0);
   }
@@ -286,7 +284,7 @@ public final class CoordinatorState {
   /** A stop-resume relaunch forms its first ring with this many workers, all of them. */
   public void firstRingSize(int workers) {
     changes.firstRingSize(workers);
-    gatherUntilAll = true;
+    gathering.waitForAll();
   }
 
   /**
@@ -294,9 +292,7 @@ public final class CoordinatorState {
    * passed, the first ring forms with those registered; the rest join by ordinary switches.
    */
   private void formAtMinimum(long now) {
-    long gatherNanos = TimeUnit.MILLISECONDS.toNanos(spec.scale().gatherMs());
-    if (gatherUntilAll || !spec.scale().startsAtMinimum() || minimumRegisteredAt == Long.MIN_VALUE
-        || now - minimumRegisteredAt < gatherNanos || changes.formed()) {
+    if (changes.formed() || !gathering.formNow(now)) {
       return;
     }
     MemberRing ring = changes.formWithRegistered();
