@@ -106,7 +106,6 @@ public final class CoordinatorState {
   private final Set<String> toldDone = new HashSet<>();
   private long lastTickNanos = Long.MIN_VALUE;
 
-
   CoordinatorState(JobSpec spec, Ticker ticker, Settings settings, String leaderId, long leaderEpoch,
       Lifecycle lifecycle, ChangeSchedule changes, JobPosition position, JobPosition initial, double firstLoss) {
     this.spec = spec;
