@@ -24,8 +24,8 @@ public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--trace", required = true, description = "Philly CSV (timestamp,duration,num_gpus,...,cluster)"
       + " or Philly cluster_job_log JSON.")
   Path trace;
-  @Option(names = "--profiles", description = "Directory of <model>/placements.csv (default: shared/data/profiles"
-      + " beside the checkout).")
+  @Option(names = "--profiles", description = "Directory of <model>/placements.csv (default: the"
+      + " measured profiles in this checkout, container-worker/src/main/resources/org/edl/worker/emulated/profiles).")
   Path profiles;
   @Option(names = "--policy", split = ",", defaultValue = "fifo,tiresias,elastic-tiresias,fair",
       description = "Policies to run (default: ${DEFAULT-VALUE}).")
@@ -86,9 +86,10 @@ public final class SimulateCommand implements Callable<Integer> {
     }
   }
 
-  /** {@code shared/data/profiles} next to the checkout, where the project keeps its data. */
+  /** The measured profiles in this checkout (the worker jar carries the same files as resources). */
   public static Path defaultProfiles() {
     String home = System.getProperty("edl.home", ".");
-    return Path.of(home).toAbsolutePath().getParent().resolve("shared/data/profiles");
+    return Path.of(home).toAbsolutePath().resolve("container-worker/src/main/resources/org/edl/worker/emulated/profiles");
   }
+
 }

@@ -116,7 +116,7 @@ public final class BenchCommand implements Runnable {
         description = "Batches measured before the slow-down and after the removal (default: ${DEFAULT-VALUE}).")
     int phaseBatches;
     @picocli.CommandLine.Option(names = "--profiles", description = "Directory of measured profiles"
-        + " (default: ../shared/data/profiles beside this checkout).")
+        + " (default: the checkout's, see edl simulate --help).")
     java.nio.file.Path profiles;
     @picocli.CommandLine.Option(names = "--out", defaultValue = "docs/benchmarks",
         description = "Where stragglers.csv/png and recovery.csv/png go (default: ${DEFAULT-VALUE}).")
@@ -243,7 +243,7 @@ public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Option(names = "--trace", description = "Trace (default: shared/data/traces/philly-jobs.csv"
         + " beside the checkout).")
     java.nio.file.Path trace;
-    @picocli.CommandLine.Option(names = "--profiles", description = "Profiles (default: shared/data/profiles).")
+    @picocli.CommandLine.Option(names = "--profiles", description = "Profiles (default: the checkout's, see edl simulate --help).")
     java.nio.file.Path profiles;
     @picocli.CommandLine.Option(names = "--cluster-gpus", split = ",", defaultValue = "512,2490",
         description = "Cluster sizes; the first also gets the trace-length runs (default: ${DEFAULT-VALUE}).")

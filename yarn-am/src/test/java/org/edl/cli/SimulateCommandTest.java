@@ -17,7 +17,8 @@ class SimulateCommandTest {
   Path dir;
 
   private static Path profiles() {
-    return Path.of(System.getProperty("edl.shared.dir", "../../shared")).resolve("data/profiles");
+    return Path.of(System.getProperty("edl.profiles.dir",
+        "../container-worker/src/main/resources/org/edl/worker/emulated/profiles"));
   }
 
   private int run(ByteArrayOutputStream err, String... args) {

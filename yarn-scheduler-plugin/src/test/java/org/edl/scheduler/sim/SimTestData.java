@@ -2,15 +2,12 @@ package org.edl.scheduler.sim;
 
 import java.nio.file.Path;
 
-/** The shared data, which surefire points to with {@code edl.shared.dir} (never copied in). */
+/** The measured profiles the worker jar carries, which surefire points to with {@code edl.profiles.dir}. */
 final class SimTestData {
   private SimTestData() {}
 
-  static Path data() {
-    return Path.of(System.getProperty("edl.shared.dir", "../../shared")).resolve("data");
-  }
-
   static Path profiles() {
-    return data().resolve("profiles");
+    return Path.of(System.getProperty("edl.profiles.dir",
+        "../container-worker/src/main/resources/org/edl/worker/emulated/profiles"));
   }
 }
