@@ -85,7 +85,7 @@ public final class StragglerBench {
   public Result run() throws Exception {
     if (!Files.isDirectory(options.profilesDir())) {
       throw new org.edl.job.InvalidInputException("profiles", options.profilesDir().toString(),
-          "no such directory; point --profiles at ../shared/data/profiles");
+          "no such directory; point --profiles at the checkout's container-worker/src/main/resources/org/edl/worker/emulated/profiles");
     }
     Path output = Files.createTempDirectory("edl-bench-stragglers");
     String appId = "application_" + System.currentTimeMillis() + "_0001";
