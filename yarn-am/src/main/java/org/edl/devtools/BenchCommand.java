@@ -240,8 +240,8 @@ public final class BenchCommand implements Runnable {
   @Command(name = "simulator", mixinStandardHelpOptions = true, description = "Trace simulator: wall time and"
       + " peak heap per policy, whole trace and 1/8..1/2 of it; writes simulator.csv.")
   static final class Simulator implements Callable<Integer> {
-    @picocli.CommandLine.Option(names = "--trace", description = "Trace (default: shared/data/traces/philly-jobs.csv"
-        + " beside the checkout).")
+    @picocli.CommandLine.Option(names = "--trace", description = "Trace (default: the checkout's"
+        + " data/traces/philly-jobs.csv.gz).")
     java.nio.file.Path trace;
     @picocli.CommandLine.Option(names = "--profiles", description = "Profiles (default: the checkout's, see edl simulate --help).")
     java.nio.file.Path profiles;
@@ -258,7 +258,9 @@ public final class BenchCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       java.nio.file.Path p = profiles == null ? org.edl.cli.SimulateCommand.defaultProfiles() : profiles;
-      java.nio.file.Path t = trace == null ? p.getParent().resolve("traces/philly-jobs.csv") : trace;
+      java.nio.file.Path t = trace == null
+          ? java.nio.file.Path.of(System.getProperty("edl.home", ".")).toAbsolutePath().resolve("data/traces/philly-jobs.csv.gz")
+          : trace;
       org.edl.scheduler.sim.SimulatorBench.run(t, p, sizes, policies, out, System.out, System.err);
       return 0;
     }

@@ -2,7 +2,6 @@ package org.edl.scheduler.sim;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -37,7 +36,7 @@ final class CsvRows implements AutoCloseable {
 
   private CsvRows(Path path) throws IOException {
     this.file = path.toString();
-    this.parser = READ.parse(Files.newBufferedReader(path));
+    this.parser = READ.parse(TraceFiles.open(path));
     this.records = parser.iterator();
     CSVRecord first = nextRecord();
     if (first == null) {

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.io.Reader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -111,7 +110,7 @@ public final class PhillyJobLogReader {
 
   /** The whole document: objects as {@link Obj}, arrays as lists, numbers as doubles. */
   private static Object parse(String name, Path file) throws IOException {
-    try (Reader in = Files.newBufferedReader(file); JsonParser p = JSON.createParser(in)) {
+    try (Reader in = TraceFiles.open(file); JsonParser p = JSON.createParser(in)) {
       try {
         if (p.nextToken() == null) {
           throw new TraceFormatException(name, 1, "document", "", "malformed JSON: unexpected end of file");

@@ -18,7 +18,7 @@ public final class TraceReaders {
     if (!Files.isRegularFile(file)) {
       throw new TraceFormatException(file.toString(), 0, "trace", file.toString(), "no such file");
     }
-    try (var in = Files.newBufferedReader(file)) {
+    try (var in = TraceFiles.open(file)) {
       int c;
       do {
         c = in.read();

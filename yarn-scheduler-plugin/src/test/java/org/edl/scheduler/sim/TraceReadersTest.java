@@ -31,6 +31,19 @@ class TraceReadersTest {
   }
 
   @Test
+  void aGzippedTraceReadsAsThePlainOneAndTheShippedTraceIsWhole() throws Exception {
+    String text = "timestamp,duration,num_gpus,gpu_time,cluster\n"
+        + "2017-10-09 07:01:55,66.0,1,66.0,a\n2017-10-09 06:13:03,2951.0,4,11804.0,b\n";
+    Path gz = dir.resolve("t.csv.gz");
+    try (java.io.OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+      out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    assertEquals(TraceReaders.read(write("t.csv", text), false).jobs(), TraceReaders.read(gz, false).jobs());
+    Path shipped = Path.of(System.getProperty("edl.trace", "../data/traces/philly-jobs.csv.gz"));
+    assertEquals(82_247, TraceReaders.read(shipped, false).jobs().size(), "the repository's Philly trace");
+  }
+
+  @Test
   void aBadCsvLineNamesFileLineFieldAndValue() throws Exception {
     Path f = write("bad.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n"
         + "2017-10-09 07:01:55,66.0,1,66.0,a\n"
