@@ -19,6 +19,7 @@ import org.edl.thrift.BatchRule;
  * @param training    model, backend, steps, batch, learning rate, seed
  * @param data        the data set and its format
  * @param scale       workers to start with, and the bounds the job stays within
+ * @param growth      whether and how the job grows into idle GPUs by itself
  * @param resources   what each worker container asks YARN for
  * @param checkpoints the periodic checkpoint schedule and the checkpoint the job starts from
  * @param stragglers  how slow workers are detected and replaced
@@ -31,6 +32,7 @@ public record JobSpec(
     Training training,
     Data data,
     Scale scale,
+    Growth growth,
     Resources resources,
     Checkpoints checkpoints,
     Stragglers stragglers,
@@ -71,6 +73,7 @@ public record JobSpec(
         .data(data.source()).format(data.format())
         .workers(scale.workers()).minWorkers(scale.minWorkers()).maxWorkers(scale.maxWorkers())
         .gatherMs(scale.gatherMs())
+        .growth(growth)
         .gpusPerWorker(resources.gpusPerWorker()).workerMemoryMb(resources.memoryMb())
         .workerVcores(resources.vcores())
         .checkpoints(checkpoints.everyBatches(), checkpoints.everyMinutes(), checkpoints.kept())
@@ -111,6 +114,12 @@ public record JobSpec(
     }
     if (maxWorkers < workers) {
       throw new InvalidInputException("max-workers", maxWorkers, "less than --workers=" + workers);
+    }
+    if (growth.holdOffMs() < 0) {
+      throw new InvalidInputException("grow-hold-off-ms", growth.holdOffMs(), "must be 0 or more");
+    }
+    if (growth.followsCurve()) {
+      Growth.efficiencyOf(Double.toString(growth.efficiency()));
     }
     if (resources.gpusPerWorker() < 0) {
       throw new InvalidInputException("gpus-per-worker", resources.gpusPerWorker(), "must be 0 or more");
@@ -174,6 +183,9 @@ public record JobSpec(
     p.setProperty(PREFIX + "min-workers", Integer.toString(scale.minWorkers()));
     p.setProperty(PREFIX + "max-workers", Integer.toString(scale.maxWorkers()));
     p.setProperty(PREFIX + "gather-ms", Long.toString(scale.gatherMs()));
+    p.setProperty(PREFIX + "grow", Boolean.toString(growth.enabled()));
+    p.setProperty(PREFIX + "grow-efficiency", growth.efficiencyText());
+    p.setProperty(PREFIX + "grow-hold-off-ms", Long.toString(growth.holdOffMs()));
     p.setProperty(PREFIX + "gpus-per-worker", Integer.toString(resources.gpusPerWorker()));
     p.setProperty(PREFIX + "worker-memory", Integer.toString(resources.memoryMb()));
     p.setProperty(PREFIX + "worker-vcores", Integer.toString(resources.vcores()));
@@ -221,6 +233,10 @@ public record JobSpec(
         .resumeFrom(p.getProperty(PREFIX + "resume-from", "").trim())
         // Absent in a job file written before the first ring could start at the minimum: wait for all.
         .gatherMs(p.containsKey(PREFIX + "gather-ms") ? longOf(p, "gather-ms") : Scale.WAIT_FOR_ALL)
+        // Absent in a job file written before jobs grew by themselves: no growth.
+        .growth(new Growth(Boolean.parseBoolean(p.getProperty(PREFIX + "grow", "false").trim()),
+            Growth.efficiencyOf(p.getProperty(PREFIX + "grow-efficiency", Double.toString(Growth.DEFAULT_EFFICIENCY))),
+            p.containsKey(PREFIX + "grow-hold-off-ms") ? longOf(p, "grow-hold-off-ms") : Growth.DEFAULT_HOLD_OFF_MS))
         .stragglers(
             p.containsKey(PREFIX + "straggler-factor") ? doubleOf(p, "straggler-factor") : 0,
             p.containsKey(PREFIX + "straggler-batches") ? intOf(p, "straggler-batches") : 0,
@@ -340,6 +356,7 @@ public record JobSpec(
     private int workerVcores;
     private Checkpoints checkpoints = Checkpoints.DEFAULT;
     private Stragglers stragglers = Stragglers.OFF;
+    private Growth growth = Growth.OFF;
     private Recovery recovery = Recovery.DEFAULT;
 
     private Builder() {}
@@ -458,6 +475,12 @@ public record JobSpec(
       return this;
     }
 
+    /** Whether and how the job grows into idle GPUs ({@link Growth#OFF} unless set). */
+    public Builder growth(Growth v) {
+      growth = v;
+      return this;
+    }
+
     /** Straggler detection as given (0 for either number: off). */
     public Builder stragglers(double factor, int batches, boolean replace) {
       stragglers = new Stragglers(factor, batches, replace);
@@ -478,7 +501,7 @@ public record JobSpec(
       return new JobSpec(name, queue,
           new Training(model, backend, steps, batchSize, batchRule, learningRate, hidden, seed),
           new Data(data, format),
-          new Scale(workers, minWorkers, maxWorkers, gatherMs < 0 ? Scale.WAIT_FOR_ALL : gatherMs),
+          new Scale(workers, minWorkers, maxWorkers, gatherMs < 0 ? Scale.WAIT_FOR_ALL : gatherMs), growth,
           new Resources(gpusPerWorker, workerMemoryMb, workerVcores),
           checkpoints, stragglers, recovery, output).validate();
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -42,13 +43,31 @@ class JobSpecPropertiesTest {
   }
 
   @Test
-  void writesTheKeysAndValuesOfEveryEarlierJobFileAndTheGatheringWindow() {
+  void writesTheKeysAndValuesOfEveryEarlierJobFileTheGatheringWindowAndGrowth() {
     Properties p = spec().toProperties();
     Map<String, String> written = new TreeMap<>();
     p.stringPropertyNames().forEach(k -> written.put(k, p.getProperty(k)));
     Map<String, String> expected = new TreeMap<>(FILE);
     expected.put("edl.job.gather-ms", "-1");
+    expected.put("edl.job.grow", "false");
+    expected.put("edl.job.grow-efficiency", "0.5");
+    expected.put("edl.job.grow-hold-off-ms", "60000");
     assertEquals(expected, written);
+  }
+
+  @Test
+  void growthGoesThroughTheFileAndAFileWithoutItDoesNotGrow() throws Exception {
+    for (Growth g : List.of(new Growth(true, 0.25, 1000), new Growth(true, Double.NaN, 0))) {
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      spec().toBuilder().growth(g).build().write(out);
+      assertEquals(g, JobSpec.read(new ByteArrayInputStream(out.toByteArray())).growth());
+    }
+    assertEquals(Growth.OFF, spec().growth());
+    InvalidInputException e = assertThrows(InvalidInputException.class,
+        () -> spec().toBuilder().growth(new Growth(true, 0.5, -1)).build());
+    assertTrue(e.getMessage().contains("grow-hold-off-ms"), e.getMessage());
+    e = assertThrows(InvalidInputException.class, () -> Growth.efficiencyOf("1.5"));
+    assertTrue(e.getMessage().contains("grow-efficiency") && e.getMessage().contains("1.5"), e.getMessage());
   }
 
   @Test
@@ -69,6 +88,7 @@ class JobSpecPropertiesTest {
     JobSpec read = JobSpec.read(new ByteArrayInputStream(file.toString().getBytes(StandardCharsets.ISO_8859_1)));
     assertEquals(spec(), read);
     assertEquals(new Scale(2, 1, 4), read.scale());
+    assertEquals(Growth.OFF, read.growth());
     assertEquals(new Resources(1, 2048, 2), read.resources());
     assertEquals(new Checkpoints(50, 5, 2, "hdfs:///ck"), read.checkpoints());
     assertEquals(new Stragglers(1.5, 7, true), read.stragglers());

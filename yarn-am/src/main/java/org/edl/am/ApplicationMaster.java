@@ -99,11 +99,19 @@ public final class ApplicationMaster {
         spec.scale().workers(), spec.scale().minWorkers(),
             spec.scale().maxWorkers()).replaceRemovedWorkers(spec.stragglers().replace())
         .toleratingWorkerFailures(spec.recovery().maxWorkerFailures());
+    MeasuredThroughput measured = new MeasuredThroughput();
+    if (spec.scale().startsAtMinimum() || spec.growth().enabled()) {
+      fleet.growing(new GrowthPolicy(spec.scale().workers(), spec.scale().maxWorkers(), spec.growth(), measured,
+          System::currentTimeMillis));
+    }
     FleetJournal journal = FleetJournal.zooKeeper(zk, appId);
     fleet.journaling(journal);
     fleet.startFrom(spec.checkpoints().resumeFrom());
     JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
-        p -> driver.reportProgress(fraction(p)), new HdfsProfileStore(conf, spec.output(),
+        p -> {
+          driver.reportProgress(fraction(p));
+          measured.onProgress(p);
+        }, new HdfsProfileStore(conf, spec.output(),
             "EDL profile of " + appId + ": " + spec.training().model() + ", backend " + spec.training().backend()));
     try (zk; removal; RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
         "0.0.0.0", 0, secret, Duration.ofSeconds(10),

@@ -15,6 +15,18 @@ public interface ContainerDriver {
    */
   void requestContainersOn(int count, WorkerResource resource, String host);
 
+  /**
+   * Asks for one container beyond the job's own, at a lower priority than theirs: an elastic
+   * extra. It arrives through {@link ContainerEventHandler#onExtraContainerAllocated}.
+   */
+  void requestExtraContainer(WorkerResource resource);
+
+  /** Withdraws the plain requests not yet granted: nothing more arrives for them. */
+  void withdrawRequests();
+
+  /** Withdraws the extra request not yet granted, if any. */
+  void withdrawExtraRequest();
+
   /** Whether {@code host} is a running node of the cluster, as far as the resource manager says. */
   boolean isRunningNode(String host);
 

@@ -9,6 +9,9 @@ import java.util.List;
 public interface ContainerEventHandler {
   void onContainersAllocated(List<WorkerContainer> containers);
 
+  /** A container asked for by {@link ContainerDriver#requestExtraContainer} was granted. */
+  void onExtraContainerAllocated(WorkerContainer container);
+
   void onContainerStarted(String containerId);
 
   /** The node manager could not start the container. */

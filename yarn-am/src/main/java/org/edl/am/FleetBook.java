@@ -43,6 +43,11 @@ final class FleetBook {
     outstanding += count;
   }
 
+  /** The requests not yet granted were withdrawn: none of them is awaited any more. */
+  void withdrawn() {
+    outstanding = 0;
+  }
+
   /** One requested container arrived (an allocation beyond the requests counts nothing). */
   void allocated() {
     outstanding = Math.max(0, outstanding - 1);

@@ -134,6 +134,8 @@ public final class JobControlService implements JobControl.Iface {
       requireNotProfiling("profile");
       profile = ProfileRun.begin(fleet, spec.scale().minWorkers(), spec.scale().maxWorkers(), minWorkers, maxWorkers,
           batches, spec::globalBatchFor, System::nanoTime);
+      fleet.pauseGrowth(true);
+      profile.result().whenComplete((r, e) -> fleet.pauseGrowth(false));
       return profile;
     });
     ProfileResult result = await("profile", run.result(), PROFILE_TIMEOUT_S);

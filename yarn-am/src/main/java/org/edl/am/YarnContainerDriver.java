@@ -47,6 +47,11 @@ public final class YarnContainerDriver implements ContainerDriver {
    * refuses mixed locality relaxation within one priority.
    */
   private static final Priority PINNED_PRIORITY = Priority.newInstance(2);
+  /**
+   * Elastic extras: a larger number is a lower priority in YARN, so the job's own workers (and a
+   * migration's) are served before any extra it asks for.
+   */
+  private static final Priority EXTRA_PRIORITY = Priority.newInstance(3);
 
   private final Configuration conf;
   private final YarnClientFactory clients;
@@ -55,6 +60,7 @@ public final class YarnContainerDriver implements ContainerDriver {
   private final int heartbeatMs;
   private final ArrayDeque<ContainerRequest> pending = new ArrayDeque<>();
   private final List<ContainerRequest> pinned = new ArrayList<>();
+  private final ArrayDeque<ContainerRequest> extras = new ArrayDeque<>();
   private final Map<String, Container> allocated = new HashMap<>();
   private volatile float progress;
   private ContainerEventHandler handler;
@@ -119,6 +125,29 @@ public final class YarnContainerDriver implements ContainerDriver {
           PINNED_PRIORITY, false);
       pinned.add(request);
       resourceManager.addContainerRequest(request);
+    }
+  }
+
+  @Override
+  public void requestExtraContainer(WorkerResource resource) {
+    ContainerRequest request = new ContainerRequest(capability(resource), null, null, EXTRA_PRIORITY);
+    extras.add(request);
+    resourceManager.addContainerRequest(request);
+  }
+
+  @Override
+  public void withdrawRequests() {
+    withdraw(pending);
+  }
+
+  @Override
+  public void withdrawExtraRequest() {
+    withdraw(extras);
+  }
+
+  private void withdraw(ArrayDeque<ContainerRequest> requests) {
+    while (!requests.isEmpty()) {
+      resourceManager.removeContainerRequest(requests.poll());
     }
   }
 
@@ -204,19 +233,28 @@ public final class YarnContainerDriver implements ContainerDriver {
   }
 
   private void allocated(List<Container> containers) {
-    List<WorkerContainer> workers = containers.stream().map(c -> {
+    List<WorkerContainer> workers = new ArrayList<>();
+    List<WorkerContainer> extra = new ArrayList<>();
+    for (Container c : containers) {
       ContainerRequest request = matchingRequest(c);
       if (request != null) {
         resourceManager.removeContainerRequest(request);
       }
       allocated.put(c.getId().toString(), c);
-      return new WorkerContainer(c.getId().toString(), c.getNodeId().getHost());
-    }).toList();
-    handler.onContainersAllocated(workers);
+      WorkerContainer w = new WorkerContainer(c.getId().toString(), c.getNodeId().getHost());
+      (EXTRA_PRIORITY.equals(c.getPriority()) ? extra : workers).add(w);
+    }
+    if (!workers.isEmpty()) {
+      handler.onContainersAllocated(workers);
+    }
+    extra.forEach(handler::onExtraContainerAllocated);
   }
 
-  /** The request an allocation answers: a pinned one on its host, else the oldest plain one. */
+  /** The request an allocation answers: a pinned one on its host, an extra, else the oldest plain one. */
   private ContainerRequest matchingRequest(Container c) {
+    if (EXTRA_PRIORITY.equals(c.getPriority())) {
+      return extras.poll();
+    }
     if (PINNED_PRIORITY.equals(c.getPriority())) {
       String host = c.getNodeId().getHost();
       for (int i = 0; i < pinned.size(); i++) {

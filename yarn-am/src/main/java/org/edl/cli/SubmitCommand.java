@@ -8,6 +8,7 @@ import org.edl.client.JobSubmitter;
 import org.edl.client.ProgressFollower;
 import org.edl.client.ResumeCheck;
 import org.edl.client.SubmittedJob;
+import org.edl.job.Growth;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
@@ -44,6 +45,17 @@ public final class SubmitCommand implements Callable<Integer> {
           + " with those there (the others join stop-free as YARN grants them); off: wait for all"
           + " (default: ${DEFAULT-VALUE}).")
   String gatherMs;
+  @Option(names = "--grow", defaultValue = "on", paramLabel = "on|off",
+      description = "An elastic job (--min-workers < --max-workers) grows into idle GPUs by itself, one worker"
+          + " at a time as an elastic extra, and gives them back when the scheduler warns (default: ${DEFAULT-VALUE}).")
+  String grow;
+  @Option(names = "--grow-efficiency", defaultValue = "" + Growth.DEFAULT_EFFICIENCY, paramLabel = "E|off",
+      description = "Grow only while one more worker adds at least E (0..1) of an average worker's throughput;"
+          + " off: take idle GPUs up to --max-workers whatever the throughput (default: ${DEFAULT-VALUE}).")
+  String growEfficiency;
+  @Option(names = "--grow-hold-off-ms", defaultValue = "" + Growth.DEFAULT_HOLD_OFF_MS, paramLabel = "MS",
+      description = "After giving workers back, ask for none for this long (default: ${DEFAULT-VALUE}).")
+  long growHoldOffMs;
   @Option(names = "--gpus-per-worker", defaultValue = "1", description = "yarn.io/gpu per worker container, 0 allowed (default: ${DEFAULT-VALUE}).")
   int gpusPerWorker;
   @Option(names = "--worker-memory", defaultValue = "1024", paramLabel = "MB", description = "Memory per worker container (default: ${DEFAULT-VALUE}).")
@@ -144,7 +156,9 @@ public final class SubmitCommand implements Callable<Integer> {
   JobSpec toSpec() {
     return JobSpec.builder().name(name == null ? "edl-" + model : name).model(model).data(data)
         .format(format).workers(workers).minWorkers(minWorkers == null ? workers : minWorkers)
-        .maxWorkers(maxWorkers == null ? workers : maxWorkers).gatherMs(gatherMillis()).gpusPerWorker(gpusPerWorker)
+        .maxWorkers(maxWorkers == null ? workers : maxWorkers).gatherMs(gatherMillis())
+        .growth(new Growth(onOff("grow", grow), Growth.efficiencyOf(growEfficiency), growHoldOffMs))
+        .gpusPerWorker(gpusPerWorker)
         .workerMemoryMb(workerMemoryMb).workerVcores(workerVcores).steps(steps).batchSize(batchSize)
         .batchRule(JobSpec.batchRuleOf(batchRule)).learningRate(learningRate).hidden(hidden).seed(seed)
         .backend("cpu").output(output).queue(queue)
@@ -153,6 +167,14 @@ public final class SubmitCommand implements Callable<Integer> {
         .stragglers(offOr("straggler-factor", stragglerFactor, Double::parseDouble).doubleValue(),
             offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers)
         .recovery(new Recovery(recoveryMode(), syncTimeoutMs, maxWorkerFailures)).build();
+  }
+
+  private static boolean onOff(String field, String value) {
+    return switch (value == null ? "" : value.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "on", "true", "yes" -> true;
+      case "off", "false", "no" -> false;
+      default -> throw new InvalidInputException(field, value, "choose on or off");
+    };
   }
 
   private long gatherMillis() {

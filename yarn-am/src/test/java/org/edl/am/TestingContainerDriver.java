@@ -8,6 +8,9 @@ import java.util.function.Predicate;
 final class TestingContainerDriver implements ContainerDriver {
   BiConsumer<Integer, WorkerResource> onRequest = (n, r) -> {};
   TriConsumer onRequestOn = (n, r, host) -> {};
+  Consumer<WorkerResource> onRequestExtra = r -> {};
+  Runnable onWithdraw = () -> {};
+  Runnable onWithdrawExtra = () -> {};
   Predicate<String> runningNode = host -> true;
   BiConsumer<WorkerContainer, WorkerLaunch> onLaunch = (c, l) -> {};
   Consumer<String> onRelease = id -> {};
@@ -22,6 +25,21 @@ final class TestingContainerDriver implements ContainerDriver {
   @Override
   public void requestContainersOn(int count, WorkerResource resource, String host) {
     onRequestOn.accept(count, resource, host);
+  }
+
+  @Override
+  public void requestExtraContainer(WorkerResource resource) {
+    onRequestExtra.accept(resource);
+  }
+
+  @Override
+  public void withdrawRequests() {
+    onWithdraw.run();
+  }
+
+  @Override
+  public void withdrawExtraRequest() {
+    onWithdrawExtra.run();
   }
 
   @Override

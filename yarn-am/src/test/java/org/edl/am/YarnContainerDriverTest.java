@@ -168,6 +168,33 @@ class YarnContainerDriverTest {
   }
 
   @Test
+  void anExtraIsAskedForBelowTheJobsOwnPriorityArrivesAsAnExtraAndCanBeWithdrawn() throws Exception {
+    driver.requestContainers(1, ONE_GPU);
+    driver.requestExtraContainer(ONE_GPU);
+    ArgumentCaptor<ContainerRequest> asked = ArgumentCaptor.forClass(ContainerRequest.class);
+    verify(resourceManager, times(2)).addContainerRequest(asked.capture());
+    ContainerRequest plain = asked.getAllValues().get(0);
+    ContainerRequest extra = asked.getAllValues().get(1);
+    assertTrue(extra.getPriority().getPriority() > plain.getPriority().getPriority(),
+        "a larger number is a lower priority in YARN: " + extra.getPriority() + " vs " + plain.getPriority());
+    assertEquals(1, extra.getCapability().getResourceValue(ResourceInformation.GPU_URI));
+
+    fromYarnThread(() -> fromResourceManager.onContainersAllocated(
+        List.of(container(5, "node-a", extra.getPriority()))));
+    assertEquals("extra " + id(5) + "@node-a", events.next().what());
+    verify(resourceManager).removeContainerRequest(same(extra));
+
+    driver.requestExtraContainer(ONE_GPU);
+    verify(resourceManager, times(3)).addContainerRequest(asked.capture());
+    ContainerRequest second = asked.getAllValues().get(asked.getAllValues().size() - 1);
+    onMain(driver::withdrawExtraRequest);
+    verify(resourceManager).removeContainerRequest(same(second));
+    verify(resourceManager, never()).removeContainerRequest(same(plain));
+    onMain(driver::withdrawRequests);
+    verify(resourceManager).removeContainerRequest(same(plain));
+  }
+
+  @Test
   void launchesOnlyAllocatedContainersAndForgetsCompletedOnes() throws Exception {
     driver.requestContainers(1, ONE_GPU);
     Container c = container(3, "node-a", Priority.newInstance(1));
@@ -331,6 +358,11 @@ class YarnContainerDriverTest {
       if (throwOnAllocation) {
         throw new IllegalStateException("handler refused the allocation");
       }
+    }
+
+    @Override
+    public void onExtraContainerAllocated(WorkerContainer c) {
+      record("extra " + c.id() + "@" + c.host());
     }
 
     @Override

@@ -1,0 +1,140 @@
+package org.edl.am;
+
+import java.util.Locale;
+import java.util.OptionalDouble;
+import java.util.function.LongSupplier;
+import org.edl.job.Growth;
+
+/**
+ * When a job asks YARN for one more worker by itself: the decisions only, no YARN here (the
+ * fleet carries them out). Two reasons to ask:
+ *
+ * <ul>
+ *   <li>the job runs with fewer workers than it was submitted with ({@code --workers}): it started
+ *       at its minimum, or the scheduler took workers back; it asks for the rest one at a time;
+ *   <li>growth is on and the job is below max-workers: it asks while one more worker adds at least
+ *       {@link Growth#efficiency()} of what an average worker adds now, by the {@link
+ *       ThroughputCurve}. Where the curve does not know the next size yet, the last step up
+ *       decides: a job whose last added worker paid goes on, one whose did not stops (throughput
+ *       curves flatten, they seldom turn up again). Where it knows neither the size it runs at
+ *       nor the one below, it waits for the measurement.
+ * </ul>
+ *
+ * Never while the job is not steady (starting, changing, profiling), never with a request in
+ * flight (one at a time is enough: the next one is decided with the throughput the last one
+ * brought), and never within the hold-off after the job gave workers back, so that the
+ * scheduler's warning is not answered by a new request. Not thread-safe: the AM's main thread.
+ */
+public final class GrowthPolicy {
+  /** Whether to ask now, and why (the fleet logs it when it changes). */
+  public record Decision(boolean ask, String why) {
+    static Decision ask(String why) {
+      return new Decision(true, why);
+    }
+
+    static Decision hold(String why) {
+      return new Decision(false, why);
+    }
+  }
+
+  private final int requested;
+  private final int max;
+  private final Growth growth;
+  private final ThroughputCurve curve;
+  private final LongSupplier millis;
+  private boolean inFlight;
+  private boolean paused;
+  private long holdOffUntil = Long.MIN_VALUE;
+
+  /**
+   * @param requested the workers the job was submitted with
+   * @param max       max-workers
+   * @param millis    the AM's clock
+   */
+  public GrowthPolicy(int requested, int max, Growth growth, ThroughputCurve curve, LongSupplier millis) {
+    this.requested = requested;
+    this.max = max;
+    this.growth = growth;
+    this.curve = curve;
+    this.millis = millis;
+  }
+
+  /** The decision for a job of {@code workers} workers; {@code steady}: running with no change under way. */
+  public Decision next(int workers, boolean steady) {
+    int ceiling = growth.enabled() ? max : requested;
+    if (workers >= ceiling) {
+      return Decision.hold(growth.enabled() ? "at max-workers=" + max : "at the " + requested + " workers asked for");
+    }
+    if (inFlight) {
+      return Decision.hold("a request for one more worker is in flight");
+    }
+    if (paused) {
+      return Decision.hold("a profile is changing the job's size");
+    }
+    if (!steady) {
+      return Decision.hold("the job is not steady");
+    }
+    long now = millis.getAsLong();
+    if (now < holdOffUntil) {
+      return Decision.hold("gave workers back: asking again no sooner than " + growth.holdOffMs() + " ms later");
+    }
+    if (workers < requested) {
+      return Decision.ask("running " + workers + " of the " + requested + " workers asked for");
+    }
+    if (!growth.followsCurve()) {
+      return Decision.ask("growing into idle GPUs up to max-workers=" + max);
+    }
+    return worthOneMore(workers);
+  }
+
+  private Decision worthOneMore(int n) {
+    OptionalDouble now = curve.at(n);
+    if (now.isEmpty()) {
+      return Decision.hold("measuring the throughput at " + n + " workers");
+    }
+    OptionalDouble next = curve.at(n + 1);
+    if (next.isPresent()) {
+      return judge(n, now.getAsDouble(), next.getAsDouble(), "the curve says");
+    }
+    OptionalDouble below = n > 1 ? curve.at(n - 1) : OptionalDouble.empty();
+    if (below.isEmpty()) {
+      return Decision.ask("trying " + (n + 1) + " workers: the throughput there is not known yet");
+    }
+    Decision last = judge(n - 1, below.getAsDouble(), now.getAsDouble(), "the last worker added");
+    return last.ask() ? Decision.ask("trying " + (n + 1) + " workers: " + last.why())
+        : Decision.hold(last.why());
+  }
+
+  /** Whether going from {@code n} to {@code n + 1} workers (at {@code from} and {@code to} samples/s) pays. */
+  private Decision judge(int n, double from, double to, String source) {
+    double average = from / n;
+    double gain = to - from;
+    String figures = String.format(Locale.ROOT, "%s: %d -> %d workers adds %.1f samples/s, %.2f of an average"
+        + " worker (efficiency %.2f)", source, n, n + 1, gain, average > 0 ? gain / average : 0, growth.efficiency());
+    return gain >= growth.efficiency() * average && gain > 0 ? Decision.ask(figures) : Decision.hold(figures);
+  }
+
+  /** The fleet asked YARN for one more worker. */
+  public void asked() {
+    inFlight = true;
+  }
+
+  /** The request in flight was granted or withdrawn. */
+  public void answered() {
+    inFlight = false;
+  }
+
+  public boolean inFlight() {
+    return inFlight;
+  }
+
+  /** The job gave workers back (warned by the scheduler, or told to scale in): hold off from now. */
+  public void gaveBack() {
+    holdOffUntil = millis.getAsLong() + growth.holdOffMs();
+  }
+
+  /** While a profile changes the job's size, nothing is asked. */
+  public void pause(boolean pause) {
+    paused = pause;
+  }
+}

@@ -1,0 +1,96 @@
+package org.edl.am;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.OptionalDouble;
+import org.edl.job.Growth;
+import org.junit.jupiter.api.Test;
+
+class GrowthPolicyTest {
+  private long now = 1_000_000;
+  private final Map<Integer, Double> curve = new HashMap<>();
+  private final ThroughputCurve known = n -> curve.containsKey(n) ? OptionalDouble.of(curve.get(n)) : OptionalDouble.empty();
+
+  private GrowthPolicy policy(int requested, int max, Growth growth) {
+    return new GrowthPolicy(requested, max, growth, known, () -> now);
+  }
+
+  private static Growth efficiency(double e) {
+    return new Growth(true, e, 60_000);
+  }
+
+  @Test
+  void asksForTheRestOfTheRequestWhateverTheCurveAndGrowthSay() {
+    GrowthPolicy p = policy(4, 8, Growth.OFF);
+    assertTrue(p.next(2, true).ask(), p.next(2, true).why());
+    assertTrue(p.next(3, true).ask());
+    assertFalse(p.next(4, true).ask(), "without growth the job stops at the workers it asked for");
+  }
+
+  @Test
+  void growsWhileOneMoreWorkerAddsEnoughAndStopsWhereItDoesNot() {
+    GrowthPolicy p = policy(2, 8, efficiency(0.5));
+    curve.put(2, 200.0);
+    curve.put(3, 290.0); // +90: 0.9 of an average worker (100)
+    curve.put(4, 330.0); // +40: 0.41 of an average worker (96.7)
+    assertTrue(p.next(2, true).ask(), p.next(2, true).why());
+    assertFalse(p.next(3, true).ask(), p.next(3, true).why());
+    assertTrue(p.next(3, true).why().contains("0.41"), p.next(3, true).why());
+  }
+
+  @Test
+  void anUnknownNextSizeIsTriedWhenTheLastStepPaidAndNotWhenItDidNot() {
+    GrowthPolicy p = policy(2, 8, efficiency(0.5));
+    assertFalse(p.next(2, true).ask(), "nothing measured at the size it runs: it waits");
+    curve.put(2, 200.0);
+    assertTrue(p.next(2, true).ask(), "nothing known below: it tries");
+    curve.put(3, 295.0);
+    assertTrue(p.next(3, true).ask(), p.next(3, true).why());
+    curve.put(4, 300.0);
+    assertFalse(p.next(4, true).ask(), "the fourth worker added 5 samples/s: no fifth");
+  }
+
+  @Test
+  void aFallingCurveIsNeverFollowedEvenAtEfficiencyZero() {
+    GrowthPolicy p = policy(2, 8, efficiency(0));
+    curve.put(2, 200.0);
+    curve.put(3, 190.0);
+    assertFalse(p.next(2, true).ask());
+  }
+
+  @Test
+  void withoutTheCurveItTakesIdleGpusUpToMaxWorkers() {
+    GrowthPolicy p = policy(2, 4, new Growth(true, Double.NaN, 0));
+    assertTrue(p.next(2, true).ask());
+    assertTrue(p.next(3, true).ask());
+    assertFalse(p.next(4, true).ask());
+  }
+
+  @Test
+  void oneRequestInFlightAndNoneWhileTheJobIsNotSteadyOrProfiling() {
+    GrowthPolicy p = policy(2, 8, new Growth(true, Double.NaN, 0));
+    assertFalse(p.next(2, false).ask());
+    p.asked();
+    assertFalse(p.next(2, true).ask(), p.next(2, true).why());
+    p.answered();
+    assertTrue(p.next(3, true).ask());
+    p.pause(true);
+    assertFalse(p.next(3, true).ask());
+    p.pause(false);
+    assertTrue(p.next(3, true).ask());
+  }
+
+  @Test
+  void afterGivingWorkersBackItHoldsOffForTheHoldOffTime() {
+    GrowthPolicy p = policy(2, 8, new Growth(true, Double.NaN, 60_000));
+    p.gaveBack();
+    now += 59_999;
+    assertFalse(p.next(3, true).ask(), p.next(3, true).why());
+    assertFalse(p.next(1, true).ask(), "not even for the workers it asked for: the scheduler took them");
+    now += 1;
+    assertTrue(p.next(3, true).ask());
+  }
+}

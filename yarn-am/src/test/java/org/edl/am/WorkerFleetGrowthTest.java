@@ -1,0 +1,166 @@
+package org.edl.am;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.edl.job.Growth;
+import org.edl.thrift.ScaleMode;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The fleet carrying out its {@link GrowthPolicy}: asking, joining what YARN grants, giving back. */
+class WorkerFleetGrowthTest {
+  private static final WorkerResource RESOURCE = new WorkerResource(1024, 1, 1);
+  private static final OutputCheck VERIFIED = Optional::empty;
+
+  private final List<Integer> requested = new ArrayList<>();
+  private final Map<String, WorkerLaunch> launched = new LinkedHashMap<>();
+  private final List<String> released = new ArrayList<>();
+  private final TestingWorkerRemoval removal = new TestingWorkerRemoval();
+  private int extrasAsked;
+  private int withdrawn;
+  private int extrasWithdrawn;
+  private long now = 5_000_000;
+  private TestingContainerDriver driver;
+
+  @BeforeEach
+  void driver() {
+    driver = new TestingContainerDriver();
+    driver.onRequest = (n, r) -> requested.add(n);
+    driver.onRequestExtra = r -> {
+      assertEquals(RESOURCE, r);
+      extrasAsked++;
+    };
+    driver.onWithdraw = () -> withdrawn++;
+    driver.onWithdrawExtra = () -> extrasWithdrawn++;
+    driver.onLaunch = (c, l) -> launched.put(c.id(), l);
+    driver.onRelease = released::add;
+  }
+
+  private WorkerFleet fleet(int workers, int min, int max, Growth growth) {
+    return new WorkerFleet(driver, VERIFIED, removal, RESOURCE, workers, min, max)
+        .growing(new GrowthPolicy(workers, max, growth, ThroughputCurve.UNKNOWN, () -> now));
+  }
+
+  private static WorkerContainer c(String id) {
+    return new WorkerContainer(id, "h1");
+  }
+
+  private static LeaderReport ring(String... members) {
+    return new LeaderReport(members.length, Optional.of(List.of(members)), 1);
+  }
+
+  @Test
+  void aJobTrainingAtItsMinimumRunsAndAsksForTheRestOneAtATime() {
+    WorkerFleet fleet = fleet(4, 2, 4, Growth.OFF);
+    fleet.start();
+    assertEquals(List.of(4), requested);
+    fleet.onContainersAllocated(List.of(c("c1"), c("c2")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerStarted("c2");
+    assertEquals(WorkerFleet.Phase.STARTING, fleet.status().phase());
+
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+    assertFalse(fleet.isScaling());
+    assertEquals(2, fleet.status().targetWorkers());
+    assertEquals(1, withdrawn, "the two containers YARN has not granted are withdrawn");
+    assertEquals(1, extrasAsked, "and asked for again, one at a time");
+
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertEquals(1, extrasAsked, "one request in flight");
+
+    fleet.onExtraContainerAllocated(c("c3"));
+    assertTrue(fleet.isScaling());
+    assertEquals(3, fleet.status().targetWorkers());
+    assertTrue(launched.containsKey("c3"));
+    fleet.onContainerStarted("c3");
+    fleet.onProgressReport(ring("c1", "c2", "c3"));
+    assertFalse(fleet.isScaling());
+    assertEquals(2, extrasAsked, "the next one once the last joined");
+
+    fleet.onExtraContainerAllocated(c("c4"));
+    fleet.onContainerStarted("c4");
+    fleet.onProgressReport(ring("c1", "c2", "c3", "c4"));
+    assertEquals(4, fleet.status().targetWorkers());
+    fleet.onProgressReport(ring("c1", "c2", "c3", "c4"));
+    assertEquals(2, extrasAsked, "without growth the job stops at the workers it asked for");
+  }
+
+  @Test
+  void launchedWorkersNotYetInTheRingAreAScaleOutOnceTrainingStarts() {
+    WorkerFleet fleet = fleet(4, 2, 4, Growth.OFF);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1"), c("c2"), c("c3")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerStarted("c2");
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertEquals(3, fleet.status().targetWorkers());
+    assertTrue(fleet.isScaling(), "c3 joins by itself");
+    assertEquals(0, extrasAsked, "nothing asked while c3 joins");
+    fleet.onContainerStarted("c3");
+    fleet.onProgressReport(ring("c1", "c2", "c3"));
+    assertFalse(fleet.isScaling());
+    assertEquals(1, extrasAsked);
+  }
+
+  @Test
+  void anElasticJobGrowsToMaxWorkersAndAnExtraThatArrivesMidChangeIsGivenBack() throws Exception {
+    WorkerFleet fleet = fleet(2, 2, 4, new Growth(true, Double.NaN, 60_000));
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1"), c("c2")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerStarted("c2");
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertEquals(1, extrasAsked);
+
+    fleet.onExtraContainerAllocated(c("c3"));
+    fleet.onContainerStarted("c3");
+    fleet.onProgressReport(ring("c1", "c2", "c3"));
+    assertEquals(2, extrasAsked);
+    // A user's scale-out takes the job to max while the extra is in flight: it comes back unused.
+    fleet.scaleOut(1, ScaleMode.EDL);
+    fleet.onExtraContainerAllocated(c("c4"));
+    assertEquals(List.of("c4"), released);
+    fleet.onContainersAllocated(List.of(c("c5")));
+    fleet.onContainerStarted("c5");
+    fleet.onProgressReport(ring("c1", "c2", "c3", "c5"));
+    fleet.onProgressReport(ring("c1", "c2", "c3", "c5"));
+    assertEquals(2, extrasAsked, "at max-workers");
+  }
+
+  @Test
+  void aPreemptionWarningShrinksTheJobWithdrawsTheExtraAndHoldsOffBeforeGrowingAgain() {
+    WorkerFleet fleet = fleet(2, 2, 4, new Growth(true, Double.NaN, 60_000));
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1"), c("c2")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerStarted("c2");
+    fleet.onProgressReport(ring("c1", "c2"));
+    fleet.onExtraContainerAllocated(c("c3"));
+    fleet.onContainerStarted("c3");
+    fleet.onProgressReport(ring("c1", "c2", "c3"));
+    assertEquals(2, extrasAsked);
+
+    fleet.onPreemptionRequested(new PreemptionRequest(Set.of("c3"), 0, 0));
+    assertEquals(List.of("c3"), removal.all());
+    assertEquals(1, extrasWithdrawn, "the extra in flight is withdrawn");
+    fleet.onContainerCompleted("c3", 3, "");
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertFalse(fleet.isScaling());
+    assertEquals(2, fleet.status().targetWorkers());
+    assertEquals(2, extrasAsked, "holding off");
+
+    now += 60_000;
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertEquals(3, extrasAsked, "asks again after the hold-off");
+  }
+}
