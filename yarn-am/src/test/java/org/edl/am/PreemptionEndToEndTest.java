@@ -15,10 +15,12 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
+import org.edl.job.Growth;
 import org.edl.job.JobSpec;
 import org.edl.job.WorkerEnv;
 import org.edl.job.rpc.RpcClient;
@@ -27,6 +29,7 @@ import org.edl.testing.Await;
 import org.edl.testing.YarnCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
+import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,7 +37,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Fair GPU sharing seen from real EDL jobs: the embedded cluster's ResourceManager runs the
+ * Fair GPU sharing and jobs that grow by themselves, seen from real EDL jobs: the embedded cluster's ResourceManager runs the
  * scheduler plugin (per-user queues, deserved-share preemption with a short grace period), and
  * each user submits through {@link JobSubmitter} as themself. The RM warns; the AM answers with
  * a graceful scale-in of exactly the warned workers; nothing is killed as a failure and the
@@ -105,65 +108,52 @@ class PreemptionEndToEndTest {
     return RpcClient.open(am.getHost(), am.getRpcPort(), job.secret(), Duration.ofSeconds(30));
   }
 
+  /**
+   * Bob's elastic job (min 2, max 8, growth on) alone on the idle cluster grows to all 8 GPUs by
+   * itself, one extra at a time. Alice submits a 4-GPU job: the RM warns, Bob's job gives up
+   * exactly the warned workers by graceful scale-in (no new container, nothing killed as a
+   * failure), and Alice's job runs and finishes. Then Bob's job grows back to 8. Throughout, the
+   * step never goes back and every step counted its global batch once.
+   */
   @Test
-  void anElasticJobGivesUpItsExtrasAtAScheduledStepWhenAnotherUserArrives() throws Exception {
+  void anElasticJobGrowsIntoTheIdleClusterGivesBackToAnotherUserAndGrowsBackWhenSheIsDone() throws Exception {
     try (User bob = User.login("bob"); User alice = User.login("alice")) {
-      SubmittedJob bobs = bob.submit(spec("bob-elastic", 8, 2, 8));
+      JobSpec bobsSpec = spec("bob-elastic", 2, 2, 8).toBuilder().growth(new Growth(true, Double.NaN, 5_000)).build();
+      SubmittedJob bobs = bob.submit(bobsSpec);
       ApplicationReport bobAm = bob.registered(bobs);
       assertTrue(bobAm.getApplicationTags().contains("edl-min-gpus=2"), bobAm.getApplicationTags().toString());
       assertEquals("root.users.bob", bobAm.getQueue());
       SubmittedJob alices = null;
       try (RpcConnection bc = control(bobAm, bobs)) {
         JobControl.Client bobControl = new JobControl.Client(bc.protocol());
-        JobStatus eight = Await.until("bob's 8 workers training on all 8 GPUs", bobControl::status,
-            s -> s.getState() == JobState.RUNNING && s.isSetProgress()
-                && s.getProgress().getWorkers() == 8 && s.getProgress().getStep() >= 1);
+        BobsWatch watch = new BobsWatch(bobControl, bobsSpec.training().batchSize());
+        JobStatus eight = watch.until("bob's job to grow to all 8 GPUs by itself", s -> s.getState() == JobState.RUNNING
+            && s.getProgress().getWorkers() == 8 && s.getContainersSize() == 8);
+        assertEquals(8, eight.getTargetWorkers());
         List<String> first = List.copyOf(eight.getContainers());
 
-        alices = alice.submit(spec("alice", 4, 4, 4));
+        alices = alice.submit(spec("alice", 4, 4, 4).toBuilder().steps(60).build());
         ApplicationReport aliceAm = alice.registered(alices);
         assertEquals("root.users.alice", aliceAm.getQueue());
-
-        // Bob's status as it changes: the step never goes back, the target drops while the warned
-        // workers still run (the warning came before any kill), and each departure is a leave.
-        long[] lastStep = {eight.getProgress().getStep()};
-        Set<String> events = new HashSet<>();
-        boolean[] warnedBeforeAnyEnded = {false};
-        JobStatus four = Await.until("bob's job to shrink to 4 workers", () -> {
-          JobStatus s = bobControl.status();
-          long step = s.getProgress().getStep();
-          assertTrue(step >= lastStep[0], "bob's step went back from " + lastStep[0] + " to " + step
-              + " (status now: " + s + "; earlier events: " + events + ")");
-          lastStep[0] = step;
-          if (s.getTargetWorkers() == 4 && s.getContainersSize() == 8) {
-            warnedBeforeAnyEnded[0] = true;
-          }
-          if (s.isSetDiagnostics()) {
-            events.add(s.getDiagnostics());
-          }
-          return s;
-        }, s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 4 && s.getContainersSize() == 4);
+        JobStatus four = watch.until("bob's job to shrink to 4 workers", s -> s.getState() == JobState.RUNNING
+            && s.getProgress().getWorkers() == 4 && s.getContainersSize() == 4);
         assertEquals(4, four.getTargetWorkers(), "nothing is requested to replace a preempted worker");
         assertTrue(first.containsAll(four.getContainers()), "no new container: " + four.getContainers());
-        for (String e : events) {
-          assertFalse(e.contains("failed") || e.contains("worker failures"), "a worker failed in bob's job: " + e);
-          assertTrue(e.isEmpty() || e.contains("left the job (SCALE_IN, exit status " + WorkerEnv.EXIT_LEFT + ")")
+        for (String e : watch.events) {
+          assertTrue(e.isEmpty() || e.contains("grew into an idle GPU") || e.contains("training started")
+              || e.contains("left the job (SCALE_IN, exit status " + WorkerEnv.EXIT_LEFT + ")")
               || e.contains("left the job (SCALE_IN, exit status " + ContainerExitStatus.PREEMPTED + ")"),
               "each departure is the scale-in completing: " + e);
         }
-        // Polling may miss the short window; the leaves themselves prove the warning came first.
-        assertTrue(warnedBeforeAnyEnded[0] || events.stream().anyMatch(e -> e.contains("left the job")), events.toString());
 
-        try (RpcConnection ac = control(aliceAm, alices)) {
-          JobControl.Client aliceControl = new JobControl.Client(ac.protocol());
-          Await.until("alice's 4 workers training", aliceControl::status,
-              s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getWorkers() == 4);
-        }
-        long stepAtFour = four.getProgress().getStep();
-        JobStatus later = Await.until("bob's training to go on with 4", bobControl::status,
-            s -> s.getProgress().getStep() > stepAtFour + 3);
-        assertEquals(JobState.RUNNING, later.getState());
-        assertEquals(4, later.getProgress().getWorkers());
+        ApplicationReport alicesEnd = Await.until("alice's job to finish", () -> alice.yarn().getApplicationReport(
+            aliceAm.getApplicationId()), r -> r.getYarnApplicationState() == YarnApplicationState.FINISHED,
+            Duration.ofMinutes(5));
+        assertEquals(FinalApplicationStatus.SUCCEEDED, alicesEnd.getFinalApplicationStatus(), alicesEnd.getDiagnostics());
+        JobStatus back = watch.until("bob's job to grow back to 8", s -> s.getState() == JobState.RUNNING
+            && s.getProgress().getWorkers() == 8 && s.getContainersSize() == 8);
+        assertEquals(8, back.getTargetWorkers());
+        assertTrue(watch.sizes.containsAll(List.of(2, 8, 4)), "sizes seen: " + watch.sizes);
       } catch (Throwable t) {
         t.addSuppressed(new AssertionError("bob's application diagnostics: "
             + bob.yarn().getApplicationReport(bobs.appId()).getDiagnostics()));
@@ -172,6 +162,93 @@ class PreemptionEndToEndTest {
         bob.yarn().killApplication(bobs.appId());
         if (alices != null) {
           alice.yarn().killApplication(alices.appId());
+        }
+      }
+    }
+  }
+
+  /**
+   * Bob's job as it changes, polled: the step never goes back, each report's samples are its
+   * steps times the global batch (no sample counted twice or skipped across the changes), and no
+   * worker fails.
+   */
+  private static final class BobsWatch {
+    final JobControl.Client control;
+    final int globalBatch;
+    final Set<String> events = new HashSet<>();
+    final Set<Integer> sizes = new java.util.LinkedHashSet<>();
+    long lastStep;
+
+    BobsWatch(JobControl.Client control, int globalBatch) {
+      this.control = control;
+      this.globalBatch = globalBatch;
+    }
+
+    JobStatus until(String what, java.util.function.Predicate<JobStatus> done) {
+      return Await.until(what, this::poll, s -> s.isSetProgress() && done.test(s), Duration.ofMinutes(6));
+    }
+
+    private JobStatus poll() throws Exception {
+      JobStatus s = control.status();
+      if (s.isSetDiagnostics()) {
+        events.add(s.getDiagnostics());
+        assertFalse(s.getDiagnostics().contains("failed") || s.getDiagnostics().contains("worker failures"),
+            "a worker failed in bob's job: " + s.getDiagnostics());
+      }
+      if (!s.isSetProgress()) {
+        return s;
+      }
+      JobProgress p = s.getProgress();
+      assertTrue(p.getStep() >= lastStep, "bob's step went back from " + lastStep + " to " + p.getStep() + ": " + s);
+      lastStep = p.getStep();
+      sizes.add(p.getWorkers());
+      if (p.isSetSamplesSeen()) {
+        assertEquals(p.getStep() * globalBatch, p.getSamplesSeen(), "samples at step " + p.getStep() + ": " + s);
+      }
+      return s;
+    }
+  }
+
+  /**
+   * Carol's job holds 6 of the 8 GPUs, all guaranteed. Dave's job asks for 4 workers with a
+   * minimum of 2: it trains with the 2 GPUs there are as soon as its gathering window passes,
+   * RUNNING, not waiting for the rest; when Carol's job ends, the other 2 join it stop-free.
+   */
+  @Test
+  void aJobGivenOnlyItsMinimumTrainsAtOnceAndTakesTheRestAsItArrives() throws Exception {
+    try (User carol = User.login("carol"); User dave = User.login("dave")) {
+      SubmittedJob blocker = carol.submit(spec("carol-six", 6, 6, 6));
+      SubmittedJob daves = null;
+      try {
+        ApplicationReport carolAm = carol.registered(blocker);
+        try (RpcConnection cc = control(carolAm, blocker)) {
+          JobControl.Client carolControl = new JobControl.Client(cc.protocol());
+          Await.until("carol's 6 workers training", carolControl::status,
+              s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getWorkers() == 6);
+        }
+        daves = dave.submit(spec("dave-at-min", 4, 2, 4).toBuilder().gatherMs(2_000).build());
+        ApplicationReport daveAm = dave.registered(daves);
+        try (RpcConnection dc = control(daveAm, daves)) {
+          JobControl.Client daveControl = new JobControl.Client(dc.protocol());
+          JobStatus two = Await.until("dave's job training with its 2 workers", daveControl::status,
+              s -> s.isSetProgress() && s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 5);
+          assertEquals(JobState.RUNNING, two.getState(), two.toString());
+          assertEquals(2, two.getTargetWorkers(), two.toString());
+
+          carol.yarn().killApplication(blocker.appId());
+          long stepAtTwo = two.getProgress().getStep();
+          JobStatus four = Await.until("the rest of dave's workers to join", daveControl::status,
+              s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getWorkers() == 4,
+              Duration.ofMinutes(4));
+          assertTrue(four.getProgress().getStep() > stepAtTwo, four.toString());
+          assertEquals(4, four.getTargetWorkers());
+          String d = four.isSetDiagnostics() ? four.getDiagnostics() : "";
+          assertFalse(d.contains("failed"), d);
+        }
+      } finally {
+        carol.yarn().killApplication(blocker.appId());
+        if (daves != null) {
+          dave.yarn().killApplication(daves.appId());
         }
       }
     }
