@@ -38,10 +38,11 @@ public final class WorkerEnv {
    * it well above GC pauses and network blips.
    */
   public static final String ZK_SESSION_TIMEOUT_MS = "EDL_ZK_SESSION_TIMEOUT_MS";
-  /** Directory of measured profiles ({@code <model>/placements.csv}) for the emulated backend. */
+  /**
+   * Optional: a directory of measured profiles ({@code <model>/placements.csv}) for the emulated
+   * backend; without it the worker reads the ones its jar carries.
+   */
   public static final String PROFILES_DIR = "EDL_PROFILES_DIR";
-  /** Default of {@link #PROFILES_DIR}: a directory the AM localises into the container. */
-  public static final String DEFAULT_PROFILES_DIR = "profiles";
   /** Name of the localised job specification in the container's working directory. */
   public static final String JOB_SPEC_FILE = "job.properties";
   /** Set by YARN: this container's id, which is the worker's id. */

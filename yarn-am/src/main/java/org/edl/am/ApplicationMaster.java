@@ -1,5 +1,6 @@
 package org.edl.am;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.file.Files;
@@ -27,6 +28,7 @@ import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
 import org.edl.job.WorkerEnv;
+import org.edl.worker.emulated.EmulatedModels;
 import org.edl.job.rpc.RpcServer;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
@@ -101,8 +103,8 @@ public final class ApplicationMaster {
         .toleratingWorkerFailures(spec.recovery().maxWorkerFailures());
     MeasuredThroughput measured = new MeasuredThroughput();
     if (spec.scale().startsAtMinimum() || spec.growth().enabled()) {
-      fleet.growing(new GrowthPolicy(spec.scale().workers(), spec.scale().maxWorkers(), spec.growth(), measured,
-          System::currentTimeMillis));
+      fleet.growing(new GrowthPolicy(spec.scale().workers(), spec.scale().maxWorkers(), spec.growth(),
+          throughputCurve(spec, measured), System::currentTimeMillis));
     }
     FleetJournal journal = FleetJournal.zooKeeper(zk, appId);
     fleet.journaling(journal);
@@ -177,6 +179,15 @@ public final class ApplicationMaster {
           running.size(), running.keySet());
     }
     return running;
+  }
+
+  /** An emulated job's measured profile; any other job's throughput as measured at each size it ran. */
+  private static ThroughputCurve throughputCurve(JobSpec spec, MeasuredThroughput measured) throws IOException {
+    if (!"emulated".equals(spec.training().backend())) {
+      return measured;
+    }
+    return new ProfiledThroughput(EmulatedModels.profile(spec.training().model(), null),
+        spec.resources().gpusPerWorker(), spec::globalBatchFor);
   }
 
   private static float fraction(JobProgress p) {

@@ -1,6 +1,8 @@
 package org.edl.worker.emulated;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,12 +26,50 @@ public final class EmulatedModels {
       "yolov3", 61_949_149,     // YOLOv3 (Darknet-53), 80 classes
       "bert", 109_482_240);     // BERT-base, uncased
 
+  /** Where the worker jar carries the measured profiles, as class-path resources. */
+  public static final String RESOURCES = "org/edl/worker/emulated/profiles/";
+
   /** The placements file of {@code model} under the profiles directory. */
   public static Path placementsFile(Path profilesDir, String model) {
     return profilesDir.resolve(model).resolve("placements.csv");
   }
 
-  /** The job's emulated model, its profile read from {@code profilesDir/<model>/placements.csv}. */
+  /** Where {@code model}'s profile is read from, for messages: the file, or the jar's resource. */
+  public static String sourceOf(Path profilesDir, String model) {
+    return profilesDir == null ? "classpath:" + RESOURCES + model + "/placements.csv"
+        : placementsFile(profilesDir, model).toString();
+  }
+
+  /**
+   * The measured profile of {@code model}: from {@code profilesDir/<model>/placements.csv}, or,
+   * with {@code profilesDir} null, the one the worker jar carries.
+   */
+  public static StepProfile profile(String model, Path profilesDir) throws IOException {
+    String source = sourceOf(profilesDir, model);
+    if (profilesDir == null) {
+      InputStream in = EmulatedModels.class.getClassLoader().getResourceAsStream(RESOURCES + model + "/placements.csv");
+      if (in == null) {
+        throw new InvalidInputException("profile", source, "no measured profile for the emulated " + model
+            + " in the worker jar");
+      }
+      try (Reader r = new InputStreamReader(in, StandardCharsets.UTF_8)) {
+        return StepProfile.read(model, source, r);
+      }
+    }
+    Path file = placementsFile(profilesDir, model);
+    if (!Files.isRegularFile(file)) {
+      throw new InvalidInputException("profile", file.toString(), "no measured profile for the emulated "
+          + model + " (the worker reads profiles from EDL_PROFILES_DIR, or without it from its jar)");
+    }
+    try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      return StepProfile.read(model, source, in);
+    }
+  }
+
+  /**
+   * The job's emulated model, its profile read from {@code profilesDir/<model>/placements.csv}
+   * (null: the worker jar's own).
+   */
   public static EmulatedModel create(JobSpec spec, Path profilesDir, EmulatedModel.Sleeper sleeper)
       throws IOException {
     Integer parameters = PARAMETERS.get(spec.training().model());
@@ -37,15 +77,8 @@ public final class EmulatedModels {
       throw new InvalidInputException("model", spec.training().model(), "no emulation; choose one of "
           + String.join(", ", new TreeMap<>(PARAMETERS).keySet()));
     }
-    Path file = placementsFile(profilesDir, spec.training().model());
-    if (!Files.isRegularFile(file)) {
-      throw new InvalidInputException("profile", file.toString(), "no measured profile for the emulated "
-          + spec.training().model() + " (the worker reads profiles from EDL_PROFILES_DIR)");
-    }
-    try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      return new EmulatedModel(StepProfile.read(spec.training().model(), file.toString(), in), parameters,
-          spec.resources().gpusPerWorker(), sleeper);
-    }
+    return new EmulatedModel(profile(spec.training().model(), profilesDir), parameters,
+        spec.resources().gpusPerWorker(), sleeper);
   }
 
   private EmulatedModels() {}

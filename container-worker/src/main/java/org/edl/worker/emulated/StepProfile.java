@@ -28,10 +28,14 @@ public final class StepProfile {
   private final String model;
   /** placement -> local batch -> compute seconds. */
   private final Map<String, TreeMap<Integer, Double>> compute;
+  /** placement -> local batch -> whole step seconds (compute and gradient synchronisation). */
+  private final Map<String, TreeMap<Integer, Double>> step;
 
-  private StepProfile(String model, Map<String, TreeMap<Integer, Double>> compute) {
+  private StepProfile(String model, Map<String, TreeMap<Integer, Double>> compute,
+      Map<String, TreeMap<Integer, Double>> step) {
     this.model = model;
     this.compute = compute;
+    this.step = step;
   }
 
   /** As {@link #read(String, String, Reader)}, the model's name standing for the file in errors. */
@@ -47,6 +51,7 @@ public final class StepProfile {
    */
   public static StepProfile read(String model, String source, Reader csv) throws IOException {
     Map<String, TreeMap<Integer, Double>> compute = new TreeMap<>();
+    Map<String, TreeMap<Integer, Double>> steps = new TreeMap<>();
     try (CSVParser parser = FORMAT.parse(csv)) {
       Iterator<CSVRecord> records = parser.iterator();
       List<String> header = records.hasNext() ? records.next().toList() : List.of();
@@ -85,12 +90,13 @@ public final class StepProfile {
         double step = number(source, line, "step_time", r.get(column.get("step_time")), false);
         double sync = number(source, line, "sync_time", r.get(column.get("sync_time")), false);
         compute.computeIfAbsent(placement, k -> new TreeMap<>()).put(localBatch, Math.max(0, step - sync));
+        steps.computeIfAbsent(placement, k -> new TreeMap<>()).put(localBatch, step);
       }
     }
     if (compute.isEmpty()) {
       throw new InvalidInputException("profile", model, "has no measurements");
     }
-    return new StepProfile(model, compute);
+    return new StepProfile(model, compute, steps);
   }
 
   private static double number(String source, long line, String field, String value, boolean whole) {
@@ -112,7 +118,24 @@ public final class StepProfile {
    * and above the largest.
    */
   public double computeSeconds(String placement, int localBatch) {
-    TreeMap<Integer, Double> byBatch = compute.get(placement);
+    return interpolated(compute, placement, localBatch);
+  }
+
+  /**
+   * Seconds of one whole step (compute and gradient synchronisation, as measured) at {@code
+   * placement} with {@code localBatch} samples per GPU, interpolated as {@link #computeSeconds}.
+   */
+  public double stepSeconds(String placement, int localBatch) {
+    return interpolated(step, placement, localBatch);
+  }
+
+  /** Whether {@code placement} was measured. */
+  public boolean measured(String placement) {
+    return compute.containsKey(placement);
+  }
+
+  private double interpolated(Map<String, TreeMap<Integer, Double>> table, String placement, int localBatch) {
+    TreeMap<Integer, Double> byBatch = table.get(placement);
     if (byBatch == null) {
       throw new InvalidInputException("placement", placement, "not measured in the " + model
           + " profile (measured: " + String.join(" ", new ArrayList<>(compute.keySet()).subList(0,

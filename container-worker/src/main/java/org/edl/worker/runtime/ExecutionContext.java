@@ -31,7 +31,7 @@ public record ExecutionContext(Dataset data, TrainableModel model) {
       EmulatedModel model = EmulatedModels.create(config.spec(), config.profilesDir(), EmulatedModel.Sleeper.PARK);
       LOG.warn("EMULATED backend: {} has the real size ({} parameters) but no real compute; batch times"
           + " come from the measured profile in {}", model.name(), model.parameters().length,
-          EmulatedModels.placementsFile(config.profilesDir(), config.spec().training().model()));
+          EmulatedModels.sourceOf(config.profilesDir(), config.spec().training().model()));
       return new ExecutionContext(data, model);
     }
     return new ExecutionContext(data, ModelFactory.create(config.spec(), data));

@@ -32,7 +32,7 @@ import org.edl.worker.coord.Ticker;
  * @param progressInterval how often the leader reports to the AM
  * @param ticker           clock for batch times and rates
  * @param switchAllowance  T_a: how far ahead the leader schedules a topology switch
- * @param profilesDir      measured profiles for the emulated backend
+ * @param profilesDir      measured profiles for the emulated backend; null: those the worker jar carries
  * @param restoreFrom      checkpoint (or directory of checkpoints) the job restarts from; null:
  *                         a fresh start
  * @param zkSessionTimeout the worker's ZooKeeper session timeout: a dead worker's presence node
@@ -72,7 +72,6 @@ public record WorkerConfig(
     Objects.requireNonNull(hadoopConf, "hadoopConf");
     Objects.requireNonNull(ticker, "ticker");
     Objects.requireNonNull(switchAllowance, "switchAllowance");
-    Objects.requireNonNull(profilesDir, "profilesDir");
     if (restoreFrom != null && restoreFrom.isBlank()) {
       throw new InvalidInputException(WorkerEnv.RESTORE_FROM, restoreFrom, "must name a checkpoint directory");
     }
@@ -90,7 +89,7 @@ public record WorkerConfig(
       HostPort amAddress, JobSpec spec, JobSecret secret, Configuration hadoopConf) {
     return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
         DEFAULT_STARTUP_TIMEOUT, DEFAULT_RPC_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, Ticker.SYSTEM,
-        DEFAULT_SWITCH_ALLOWANCE, Path.of(WorkerEnv.DEFAULT_PROFILES_DIR), null,
+        DEFAULT_SWITCH_ALLOWANCE, null, null,
         DEFAULT_ZK_SESSION_TIMEOUT);
   }
 

@@ -93,6 +93,21 @@ class EmulatedBackendTest {
   }
 
   @Test
+  void withoutAProfilesDirectoryTheWorkerReadsTheProfilesItsJarCarries() throws Exception {
+    for (String model : JobSpec.EMULATED_MODELS) {
+      StepProfile p = EmulatedModels.profile(model, null);
+      assertTrue(p.measured("4"), model + " on one node of 4 GPUs");
+      assertTrue(p.stepSeconds("4", 32) >= p.computeSeconds("4", 32), model);
+    }
+    EmulatedModel m = EmulatedModels.create(spec("cifar10", 1), null, n -> {});
+    assertEquals("emulated:cifar10", m.name());
+    InvalidInputException none = assertThrows(InvalidInputException.class,
+        () -> EmulatedModels.profile("ncf-missing", null));
+    assertTrue(none.getMessage().contains("classpath:org/edl/worker/emulated/profiles/ncf-missing/placements.csv"),
+        none.getMessage());
+  }
+
+  @Test
   void onlyProfiledModelsWithAKnownSizeAreEmulated() {
     InvalidInputException softmax = assertThrows(InvalidInputException.class, () -> spec("softmax", 0));
     assertTrue(softmax.getMessage().contains("emulated"), softmax.getMessage());
