@@ -45,8 +45,8 @@ final class FleetState {
   String lastEvent = "";
   /** When the job asks for one more worker by itself; null: it never does. */
   GrowthPolicy growth;
-  /** The growth policy's last reason, logged when it changes. */
-  private String growthWhy = "";
+  /** The growth policy's last decision, logged when its kind changes. */
+  private GrowthPolicy.Decision lastGrowth;
   /** The checkpoint the job's first workers start from ({@code edl submit --resume-from}); null: none. */
   String resumeFrom;
 
@@ -210,10 +210,10 @@ final class FleetState {
       return;
     }
     GrowthPolicy.Decision d = growth.next(target, isSteady());
-    if (!d.why().equals(growthWhy)) {
-      growthWhy = d.why();
+    if (lastGrowth == null || lastGrowth.ask() != d.ask() || lastGrowth.reason() != d.reason()) {
       LOG.info("Growth: {}", d.why());
     }
+    lastGrowth = d;
     if (d.ask()) {
       growth.asked();
       LOG.info("Asking YARN for one more worker container of {} as an elastic extra", resource);

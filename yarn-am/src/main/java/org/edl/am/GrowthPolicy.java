@@ -26,14 +26,18 @@ import org.edl.job.Growth;
  * scheduler's warning is not answered by a new request. Not thread-safe: the AM's main thread.
  */
 public final class GrowthPolicy {
-  /** Whether to ask now, and why (the fleet logs it when it changes). */
-  public record Decision(boolean ask, String why) {
-    static Decision ask(String why) {
-      return new Decision(true, why);
+  /** The kinds of reasons: the fleet logs a decision when its kind changes, not its figures. */
+  public enum Reason { CEILING, IN_FLIGHT, PAUSED, NOT_STEADY, HOLDING_OFF, REST_OF_REQUEST, IDLE_GPUS, MEASURING,
+    CURVE, TRYING, LAST_DID_NOT_PAY }
+
+  /** Whether to ask now, and why. */
+  public record Decision(boolean ask, Reason reason, String why) {
+    static Decision ask(Reason reason, String why) {
+      return new Decision(true, reason, why);
     }
 
-    static Decision hold(String why) {
-      return new Decision(false, why);
+    static Decision hold(Reason reason, String why) {
+      return new Decision(false, reason, why);
     }
   }
 
@@ -63,26 +67,26 @@ public final class GrowthPolicy {
   public Decision next(int workers, boolean steady) {
     int ceiling = growth.enabled() ? max : requested;
     if (workers >= ceiling) {
-      return Decision.hold(growth.enabled() ? "at max-workers=" + max : "at the " + requested + " workers asked for");
+      return Decision.hold(Reason.CEILING, growth.enabled() ? "at max-workers=" + max : "at the " + requested + " workers asked for");
     }
     if (inFlight) {
-      return Decision.hold("a request for one more worker is in flight");
+      return Decision.hold(Reason.IN_FLIGHT, "a request for one more worker is in flight");
     }
     if (paused) {
-      return Decision.hold("a profile is changing the job's size");
+      return Decision.hold(Reason.PAUSED, "a profile is changing the job's size");
     }
     if (!steady) {
-      return Decision.hold("the job is not steady");
+      return Decision.hold(Reason.NOT_STEADY, "the job is not steady");
     }
     long now = millis.getAsLong();
     if (now < holdOffUntil) {
-      return Decision.hold("gave workers back: asking again no sooner than " + growth.holdOffMs() + " ms later");
+      return Decision.hold(Reason.HOLDING_OFF, "gave workers back: asking again no sooner than " + growth.holdOffMs() + " ms later");
     }
     if (workers < requested) {
-      return Decision.ask("running " + workers + " of the " + requested + " workers asked for");
+      return Decision.ask(Reason.REST_OF_REQUEST, "running " + workers + " of the " + requested + " workers asked for");
     }
     if (!growth.followsCurve()) {
-      return Decision.ask("growing into idle GPUs up to max-workers=" + max);
+      return Decision.ask(Reason.IDLE_GPUS, "growing into idle GPUs up to max-workers=" + max);
     }
     return worthOneMore(workers);
   }
@@ -90,28 +94,29 @@ public final class GrowthPolicy {
   private Decision worthOneMore(int n) {
     OptionalDouble now = curve.at(n);
     if (now.isEmpty()) {
-      return Decision.hold("measuring the throughput at " + n + " workers");
+      return Decision.hold(Reason.MEASURING, "measuring the throughput at " + n + " workers");
     }
     OptionalDouble next = curve.at(n + 1);
     if (next.isPresent()) {
-      return judge(n, now.getAsDouble(), next.getAsDouble(), "the curve says");
+      return judge(n, now.getAsDouble(), next.getAsDouble(), "the curve says", Reason.CURVE);
     }
     OptionalDouble below = n > 1 ? curve.at(n - 1) : OptionalDouble.empty();
     if (below.isEmpty()) {
-      return Decision.ask("trying " + (n + 1) + " workers: the throughput there is not known yet");
+      return Decision.ask(Reason.TRYING, "trying " + (n + 1) + " workers: the throughput there is not known yet");
     }
-    Decision last = judge(n - 1, below.getAsDouble(), now.getAsDouble(), "the last worker added");
-    return last.ask() ? Decision.ask("trying " + (n + 1) + " workers: " + last.why())
-        : Decision.hold(last.why());
+    Decision last = judge(n - 1, below.getAsDouble(), now.getAsDouble(), "the last worker added", Reason.TRYING);
+    return last.ask() ? Decision.ask(Reason.TRYING, "trying " + (n + 1) + " workers: " + last.why())
+        : Decision.hold(Reason.LAST_DID_NOT_PAY, last.why());
   }
 
   /** Whether going from {@code n} to {@code n + 1} workers (at {@code from} and {@code to} samples/s) pays. */
-  private Decision judge(int n, double from, double to, String source) {
+  private Decision judge(int n, double from, double to, String source, Reason reason) {
     double average = from / n;
     double gain = to - from;
     String figures = String.format(Locale.ROOT, "%s: %d -> %d workers adds %.1f samples/s, %.2f of an average"
         + " worker (efficiency %.2f)", source, n, n + 1, gain, average > 0 ? gain / average : 0, growth.efficiency());
-    return gain >= growth.efficiency() * average && gain > 0 ? Decision.ask(figures) : Decision.hold(figures);
+    return gain >= growth.efficiency() * average && gain > 0 ? Decision.ask(reason, figures)
+        : Decision.hold(reason, figures);
   }
 
   /** The fleet asked YARN for one more worker. */

@@ -10,15 +10,16 @@ import org.edl.thrift.JobProgress;
  * reports: between the first report of a ring (same leader epoch, same topology version) and one
  * at least {@link #MIN_STEPS} steps and {@link #MIN_SECONDS} later, samples trained over the
  * leader's seconds. Every step between two reports of one ring ran at that ring's size, so a
- * switch never blurs two sizes into one figure. The newest measurement at a size replaces the
- * older one: a shared cluster's throughput drifts. A profile ({@code edl profile}) runs every
+ * switch never blurs two sizes into one figure. A size's throughput is all its windows together
+ * (their samples over their seconds): one window on a shared machine is noisy. A profile ({@code edl profile}) runs every
  * size long enough to be measured here, so it fills the curve at once. Main thread only.
  */
 public final class MeasuredThroughput implements ThroughputCurve {
   static final long MIN_STEPS = 10;
   static final double MIN_SECONDS = 2.0;
 
-  private final Map<Integer, Double> bySize = new TreeMap<>();
+  /** Size -> {samples, seconds} over every window measured at it. */
+  private final Map<Integer, double[]> bySize = new TreeMap<>();
   private JobProgress anchor;
 
   public void onProgress(JobProgress p) {
@@ -32,7 +33,9 @@ public final class MeasuredThroughput implements ThroughputCurve {
     long steps = p.getStep() - anchor.getStep();
     double seconds = p.getLeaderSeconds() - anchor.getLeaderSeconds();
     if (steps >= MIN_STEPS && seconds >= MIN_SECONDS) {
-      bySize.put(p.getWorkers(), (p.getSamplesSeen() - anchor.getSamplesSeen()) / seconds);
+      double[] sum = bySize.computeIfAbsent(p.getWorkers(), n -> new double[2]);
+      sum[0] += p.getSamplesSeen() - anchor.getSamplesSeen();
+      sum[1] += seconds;
       anchor = p;
     }
   }
@@ -44,12 +47,7 @@ public final class MeasuredThroughput implements ThroughputCurve {
 
   @Override
   public OptionalDouble at(int workers) {
-    Double t = bySize.get(workers);
-    return t == null ? OptionalDouble.empty() : OptionalDouble.of(t);
-  }
-
-  /** Every measured size and its samples per second, by size (for the log and the status). */
-  public Map<Integer, Double> measured() {
-    return Map.copyOf(bySize);
+    double[] sum = bySize.get(workers);
+    return sum == null ? OptionalDouble.empty() : OptionalDouble.of(sum[0] / sum[1]);
   }
 }
