@@ -216,6 +216,29 @@ class WorkerFleetTakeoverTest {
     assertFalse(next.outcome().get().succeeded(), next.outcome().get().diagnostics());
   }
 
+  /**
+   * Found on bin/edl cluster: the AM was killed after every worker had exited 0 and before it
+   * unregistered; the next attempt relaunched workers that waited five minutes for a leader and
+   * failed the job, holding GPUs meanwhile.
+   */
+  @Test
+  void anAttemptAfterTrainingFinishedSucceedsWithoutRelaunchingWhenTheOutputVerifies() throws Exception {
+    WorkerFleet old = running(2, 1, 4);
+    old.onContainerCompleted("c1", 0, "");
+    requested.clear();
+    WorkerFleet next = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 4).journaling(journal);
+    next.adopt(Map.of(), journal.last());
+    assertTrue(next.outcome().getNow(null).succeeded());
+    assertTrue(next.outcome().getNow(null).diagnostics().contains("training had finished"));
+    assertTrue(requested.isEmpty(), "nothing relaunched: " + requested);
+
+    WorkerFleet missing = new WorkerFleet(driver, () -> Optional.of("model.bin is missing"), removal, RESOURCE, 2, 1, 4)
+        .journaling(journal);
+    missing.adopt(Map.of(), journal.last());
+    assertFalse(missing.outcome().isDone());
+    assertEquals(List.of(2), requested, "without a verified output the job starts anew");
+  }
+
   private WorkerFleet newAttempt() {
     requested.clear();
     launched.clear();
