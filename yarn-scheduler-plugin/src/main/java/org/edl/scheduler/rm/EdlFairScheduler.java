@@ -25,7 +25,10 @@ import org.slf4j.LoggerFactory;
  *   <li>a bad allocation file ({@link AllocationFileCheck}) stops the RM from starting, and
  *       makes {@code yarn rmadmin -refreshQueues} fail with an error naming file, queue and
  *       value while the scheduler keeps its previous configuration. (The stock
- *       {@code reinitialize} only logs the failure and reports success.)
+ *       {@code reinitialize} only logs the failure and reports success.) A refresh changes the
+ *       queues and nothing else: the scheduler keeps the configuration it started with (the
+ *       stock one takes the maximum allocation and resource types from a configuration read anew
+ *       from the class path, and on an RM without a yarn-site.xml there loses its GPUs).
  *   <li>application priorities are kept ({@link AppPriorities}) for {@link AppOrderPolicy}; the
  *       stock FairScheduler drops them. They are capped at {@code
  *       yarn.cluster.max-application-priority}.
@@ -59,7 +62,12 @@ public class EdlFairScheduler extends FairScheduler {
         throw new IOException(e.getMessage(), e);
       }
     }
-    super.reinitialize(conf, rmContext);
+    // The admin service hands in a configuration freshly read from the RM's class path, which an
+    // embedded RM (and any RM configured in code) does not have: the resource types and maximum
+    // allocation in it are defaults, and GPU requests would be refused until a restart. A refresh
+    // changes the queues, so the scheduler keeps the configuration it started with; the
+    // allocation file it names is read again.
+    super.reinitialize(getConfig(), rmContext);
   }
 
   @Override

@@ -175,9 +175,16 @@ class FairPluginOnResourceManagerTest {
       assertEquals(1.0f, queue("root.users.alice").getWeight());
       assertInstanceOf(AppOrderPolicy.class, queue("root.users.alice").getPolicy());
     }
+    org.apache.hadoop.yarn.api.records.Resource maximum = scheduler().getMaximumResourceCapability();
+    assertTrue(maximum.getResourceValue(ResourceInformation.GPU_URI) >= GPUS, maximum.toString());
     Files.writeString(allocationFile, allocations("3.0", "org.edl.scheduler.rm.AppOrderPolicy"));
-    refreshQueues();
+    // As the admin does it: `yarn rmadmin -refreshQueues`.
+    assertEquals(0, new org.apache.hadoop.yarn.client.cli.RMAdminCLI(new YarnConfiguration(yarn.getConfig()))
+        .run(new String[] {"-refreshQueues"}));
     assertEquals(3.0f, queue("root.users.alice").getWeight());
+    // A refresh changes the queues and nothing else: the RM reads no yarn-site.xml here, as the
+    // embedded cluster's does not, and the largest container must still have its GPUs.
+    assertEquals(maximum, scheduler().getMaximumResourceCapability());
     Files.writeString(allocationFile, GOOD);
     refreshQueues();
     assertEquals(1.0f, queue("root.users.alice").getWeight());
