@@ -120,10 +120,13 @@ public final class ProgressFollower {
       out.println("Diagnostics: " + diagnostics);
     }
     JobProgress p = lastStatus != null && lastStatus.isSetProgress() ? lastStatus.getProgress() : null;
-    out.println("Model:   " + (p != null && p.isSetModelPath() ? p.getModelPath()
-        : job.spec().output() + "/" + ModelOutput.MODEL_FILE));
-    out.println("Metrics: " + (p != null && p.isSetMetricsPath() ? p.getMetricsPath()
-        : job.spec().output() + "/" + ModelOutput.METRICS_FILE));
+    // Only a SUCCEEDED job has them: the AM declares success only once both verify.
+    if (ok) {
+      out.println("Model:   " + (p != null && p.isSetModelPath() ? p.getModelPath()
+          : job.spec().output() + "/" + ModelOutput.MODEL_FILE));
+      out.println("Metrics: " + (p != null && p.isSetMetricsPath() ? p.getMetricsPath()
+          : job.spec().output() + "/" + ModelOutput.METRICS_FILE));
+    }
     if (p != null) {
       String first = p.isSetFirstLoss() ? String.format(Locale.ROOT, "%.4f", p.getFirstLoss()) : "?";
       out.println(String.format(Locale.ROOT, "Loss:    %s at the start, %.4f at step %d of %d",

@@ -1,0 +1,63 @@
+package org.edl.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.util.Records;
+import org.edl.job.JobSecret;
+import org.edl.job.JobSpec;
+import org.edl.thrift.BatchRule;
+import org.junit.jupiter.api.Test;
+
+/** What the client prints when the job it follows ends. */
+class ProgressFollowerTest {
+  private static final ApplicationId APP = ApplicationId.newInstance(1_796_000_000_000L, 7);
+
+  private static String followTo(YarnApplicationState state, FinalApplicationStatus status, String diagnostics)
+      throws Exception {
+    ApplicationReport end = Records.newRecord(ApplicationReport.class);
+    end.setApplicationId(APP);
+    end.setYarnApplicationState(state);
+    end.setFinalApplicationStatus(status);
+    end.setDiagnostics(diagnostics);
+    YarnClient yarn = mock(YarnClient.class);
+    when(yarn.getApplicationReport(APP)).thenReturn(end);
+    JobSpec spec = JobSpec.builder().name("t").model("mlp").data("synthetic:samples=8,features=2,classes=2,seed=1")
+        .format("auto").workers(1).minWorkers(1).maxWorkers(1).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
+        .steps(3).batchSize(4).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(4).seed(1).backend("cpu")
+        .output("hdfs:///user/me/edl/" + APP).build();
+    StringWriter text = new StringWriter();
+    int exit = new ProgressFollower(yarn, new PrintWriter(text), Duration.ofMillis(10))
+        .follow(new SubmittedJob(APP, spec, JobSecret.generate(), "hdfs:///staging"));
+    assertEquals(status == FinalApplicationStatus.SUCCEEDED ? 0 : 1, exit);
+    return text.toString();
+  }
+
+  @Test
+  void aSucceededJobNamesItsModelAndMetrics() throws Exception {
+    String out = followTo(YarnApplicationState.FINISHED, FinalApplicationStatus.SUCCEEDED, "all 1 workers finished");
+    assertTrue(out.contains("Model:   hdfs:///user/me/edl/" + APP + "/model.bin"), out);
+    assertTrue(out.contains("Metrics: hdfs:///user/me/edl/" + APP + "/metrics.json"), out);
+  }
+
+  @Test
+  void aKilledOrFailedJobNamesNoPathsThatDoNotExist() throws Exception {
+    String killed = followTo(YarnApplicationState.KILLED, FinalApplicationStatus.KILLED, "killed by user");
+    String failed = followTo(YarnApplicationState.FINISHED, FinalApplicationStatus.FAILED, "worker failed");
+    for (String out : java.util.List.of(killed, failed)) {
+      assertFalse(out.contains("Model:") || out.contains("Metrics:"), out);
+      assertTrue(out.contains("Diagnostics: "), out);
+    }
+  }
+}
