@@ -23,6 +23,7 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.edl.job.AmAddressRecord;
+import org.edl.job.ContainerLogging;
 import org.edl.job.HostPort;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
@@ -51,6 +52,7 @@ public final class ApplicationMaster {
   private ApplicationMaster() {}
 
   public static void main(String[] args) {
+    ContainerLogging.ensureConfigured();
     int exit;
     try {
       JobOutcome outcome = run();

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.edl.job.ContainerLogging;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
@@ -26,6 +27,7 @@ public final class WorkerMain {
   private WorkerMain() {}
 
   public static void main(String[] args) {
+    ContainerLogging.ensureConfigured();
     int status;
     try {
       status = run();
