@@ -1,0 +1,45 @@
+package org.edl.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.edl.job.Growth;
+import org.edl.job.InvalidInputException;
+import org.edl.job.JobSpec;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** How {@code edl submit --grow, --grow-efficiency, --grow-hold-off-ms} become the job specification. */
+class SubmitGrowFlagsTest {
+  private static JobSpec parse(String... args) {
+    SubmitCommand submit = new SubmitCommand();
+    new CommandLine(submit).parseArgs(args);
+    return submit.toSpec().validate();
+  }
+
+  @Test
+  void aSubmittedJobGrowsByDefaultWithHalfAWorkersEfficiencyAndAMinuteOfHoldOff() {
+    Growth g = parse("--workers", "2", "--max-workers", "8").growth();
+    assertEquals(Growth.DEFAULT, g);
+    assertTrue(g.enabled() && g.followsCurve());
+    assertEquals(0.5, g.efficiency());
+    assertEquals(60_000, g.holdOffMs());
+  }
+
+  @Test
+  void eachKnobTakesItsValuesAndRefusesOthersNamingTheField() {
+    assertFalse(parse("--grow", "off").growth().enabled());
+    assertFalse(parse("--grow-efficiency", "off").growth().followsCurve());
+    assertEquals(0.25, parse("--grow-efficiency", "0.25").growth().efficiency());
+    assertEquals(0, parse("--grow-hold-off-ms", "0").growth().holdOffMs());
+    InvalidInputException maybe = assertThrows(InvalidInputException.class, () -> parse("--grow", "maybe"));
+    assertEquals("grow", maybe.field());
+    InvalidInputException high = assertThrows(InvalidInputException.class, () -> parse("--grow-efficiency", "2"));
+    assertEquals("grow-efficiency", high.field());
+    InvalidInputException negative = assertThrows(InvalidInputException.class,
+        () -> parse("--grow-hold-off-ms", "-1"));
+    assertEquals("grow-hold-off-ms", negative.field());
+  }
+}
