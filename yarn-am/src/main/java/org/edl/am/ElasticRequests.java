@@ -101,7 +101,7 @@ final class ElasticRequests {
     // In a steady job every target worker runs, so min-workers >= 1 leaves enough to pick from.
     List<String> leavers = named.isEmpty() ? newest(running, count) : distinct;
     state.target = after;
-    state.gaveBack();
+    state.growth.gaveBack();
     state.begin(new ScaleIn(leavers, Shown.since(state.latest)));
     LOG.info("Scaling in to {} workers: asking the leader to remove {}", state.target, leavers);
     state.journal();

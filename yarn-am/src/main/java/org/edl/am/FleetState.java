@@ -43,10 +43,8 @@ final class FleetState {
   LeaderReport latest;
   /** What the last change did, for the status while the job runs (a departure, a refused leave). */
   String lastEvent = "";
-  /** When the job asks for one more worker by itself; null: it never does. */
-  GrowthPolicy growth;
-  /** The growth policy's last decision, logged when its kind changes. */
-  private GrowthPolicy.Decision lastGrowth;
+  /** How the job asks for workers by itself; without a policy it never does. */
+  FleetGrowth growth = new FleetGrowth(this, null);
   /** The checkpoint the job's first workers start from ({@code edl submit --resume-from}); null: none. */
   String resumeFrom;
 
@@ -202,35 +200,6 @@ final class FleetState {
   /** Whether the job runs with no change under way and nothing requested: a new change may begin. */
   boolean isSteady() {
     return isRunning() && change == null && book.outstanding() == 0;
-  }
-
-  /** Asks YARN for one more worker, as an elastic extra, when the growth policy says so. */
-  void grow() {
-    if (growth == null || isDone()) {
-      return;
-    }
-    GrowthPolicy.Decision d = growth.next(target, isSteady());
-    if (lastGrowth == null || lastGrowth.ask() != d.ask() || lastGrowth.reason() != d.reason()) {
-      LOG.info("Growth: {}", d.why());
-    }
-    lastGrowth = d;
-    if (d.ask()) {
-      growth.asked();
-      LOG.info("Asking YARN for one more worker container of {} as an elastic extra", resource);
-      driver.requestExtraContainer(resource);
-    }
-  }
-
-  /** The job gives workers back: no extra is asked for during the hold-off, and the one asked for is withdrawn. */
-  void gaveBack() {
-    if (growth == null) {
-      return;
-    }
-    growth.gaveBack();
-    if (growth.inFlight()) {
-      driver.withdrawExtraRequest();
-      growth.answered();
-    }
   }
 
   /** Keeps the intent for a later attempt when it changed; a failure costs only the failover. */

@@ -145,15 +145,13 @@ public final class WorkerFleet implements ContainerEventHandler {
    * requests still outstanding then are withdrawn and asked for again one at a time.
    */
   public WorkerFleet growing(GrowthPolicy policy) {
-    state.growth = policy;
+    state.growth = new FleetGrowth(state, policy);
     return this;
   }
 
   /** While a profile changes the job's size, the job asks for nothing by itself. */
   public void pauseGrowth(boolean pause) {
-    if (state.growth != null) {
-      state.growth.pause(pause);
-    }
+    state.growth.pause(pause);
   }
 
   /** Keeps the fleet's intent there for a later AM attempt ({@link #adopt(Map, Optional)}). */
@@ -287,56 +285,15 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (state.isDone()) {
       return;
     }
-    if (state.phase == Phase.STARTING && state.growth != null && report.workers() >= state.minWorkers
-        && report.workers() < state.target) {
-      trainingAtMinimum(report);
-    }
+    state.growth.onReport(report);
     state.settle();
-    state.grow();
-  }
-
-  /**
-   * The leader trains with fewer than the target (it started at the minimum): the job is RUNNING.
-   * The workers launched so far are its target (the ones not in the ring yet join by themselves, a
-   * scale-out until they have); what YARN has not granted yet is withdrawn, to be asked for one
-   * at a time at the extras' lower priority, so that a job never waits SCALING for GPUs that may not come.
-   */
-  private void trainingAtMinimum(LeaderReport report) {
-    state.phase = Phase.RUNNING;
-    int wanted = state.target;
-    if (book.outstanding() > 0) {
-      state.driver.withdrawRequests();
-      book.withdrawn();
-    }
-    state.target = book.size();
-    state.lastEvent = "training started with " + report.workers() + " of " + wanted + " workers";
-    LOG.info("Training started with {} of {} workers; {} launched in all; the rest is asked for one at a time",
-        report.workers(), wanted, state.target);
-    if (state.target > report.workers()) {
-      state.begin(new FleetChange.ScaleOut(state.target - report.workers(), FleetChange.Shown.since(report)));
-    }
-    state.journal();
+    state.growth.ask();
   }
 
   /** See {@link #growing}: the extra joins by a stop-free scale-out of one, if the job can change now. */
   @Override
   public void onExtraContainerAllocated(WorkerContainer c) {
-    if (state.growth != null) {
-      state.growth.answered();
-    }
-    if (state.isDone() || !state.isSteady() || state.target >= state.maxWorkers) {
-      LOG.info("Releasing extra {} on {}: the job cannot grow now (phase {}, {}, {} of max {} workers)", c.id(),
-          c.host(), state.phase, state.change == null ? "no change under way" : state.change.what(), state.target,
-          state.maxWorkers);
-      state.driver.release(c.id());
-      return;
-    }
-    state.target++;
-    state.begin(new FleetChange.ScaleOut(1, FleetChange.Shown.since(state.latest)));
-    state.lastEvent = "grew into an idle GPU: " + c.id() + " on " + c.host() + " joins as worker " + state.target;
-    LOG.info("Growing to {} workers: {} on {} joins stop-free", state.target, c.id(), c.host());
-    state.launch(c);
-    state.journal();
+    state.growth.granted(c);
   }
 
   @Override
@@ -455,7 +412,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       case REMOVED_SHRINK, REMOVED_REPLACE -> removedByLeader(c, verdict.kind() == ExitVerdict.Kind.REMOVED_REPLACE);
       case PREEMPTED_SHRINK -> {
         state.target = Math.max(state.minWorkers, state.target - 1);
-        state.gaveBack();
+        state.growth.gaveBack();
         state.lastEvent = "worker container " + c.id() + " on " + c.host() + " was preempted by the scheduler"
             + " after its warning; the job goes on with " + state.target + " workers";
         LOG.warn("{}", state.lastEvent);
@@ -498,7 +455,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       state.target = Math.max(state.minWorkers, state.target - 1);
       state.lastEvent = removed + "; the job goes on with " + state.target + " workers";
       // Not asked for again at once: it would likely land on the same slow GPU.
-      state.gaveBack();
+      state.growth.gaveBack();
     }
     LOG.warn("{}", state.lastEvent);
     state.lost(c.id(), false);

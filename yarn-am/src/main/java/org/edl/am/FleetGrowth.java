@@ -1,0 +1,110 @@
+package org.edl.am;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out the fleet's {@link GrowthPolicy}: a job training at its minimum counts as RUNNING,
+ * an extra is asked for when the policy says so, a granted one joins by a stop-free scale-out of
+ * one, and every give-back starts the hold-off and withdraws the extra in flight. Without a
+ * policy ({@code policy} null) it does nothing. Main thread only, like the fleet.
+ */
+final class FleetGrowth {
+  // The fleet's own log: an operator follows one logger for every decision.
+  private static final Logger LOG = LoggerFactory.getLogger(WorkerFleet.class);
+
+  private final FleetState state;
+  /** Null: the job never asks for workers by itself. */
+  private final GrowthPolicy policy;
+  /** The policy's last decision, logged when its kind changes. */
+  private GrowthPolicy.Decision last;
+
+  FleetGrowth(FleetState state, GrowthPolicy policy) {
+    this.state = state;
+    this.policy = policy;
+  }
+
+  /**
+   * The leader trains with fewer than the target (it started at the minimum): the job is RUNNING.
+   * The workers launched so far are its target (the ones not in the ring yet join by themselves, a
+   * scale-out until they have); what YARN has not granted yet is withdrawn, to be asked for one
+   * at a time at the extras' lower priority, so that a job never waits SCALING for GPUs that may
+   * not come.
+   */
+  void onReport(LeaderReport report) {
+    if (policy == null || state.phase != WorkerFleet.Phase.STARTING || report.workers() < state.minWorkers
+        || report.workers() >= state.target) {
+      return;
+    }
+    state.phase = WorkerFleet.Phase.RUNNING;
+    int wanted = state.target;
+    if (state.book.outstanding() > 0) {
+      state.driver.withdrawRequests();
+      state.book.withdrawn();
+    }
+    state.target = state.book.size();
+    state.lastEvent = "training started with " + report.workers() + " of " + wanted + " workers";
+    LOG.info("Training started with {} of {} workers; {} launched in all; the rest is asked for one at a time",
+        report.workers(), wanted, state.target);
+    if (state.target > report.workers()) {
+      state.begin(new FleetChange.ScaleOut(state.target - report.workers(), FleetChange.Shown.since(report)));
+    }
+    state.journal();
+  }
+
+  /** Asks YARN for one more worker, as an elastic extra, when the policy says so. */
+  void ask() {
+    if (policy == null || state.isDone()) {
+      return;
+    }
+    GrowthPolicy.Decision d = policy.next(state.target, state.isSteady());
+    if (last == null || last.ask() != d.ask() || last.reason() != d.reason()) {
+      LOG.info("Growth: {}", d.why());
+    }
+    last = d;
+    if (d.ask()) {
+      policy.asked();
+      LOG.info("Asking YARN for one more worker container of {} as an elastic extra", state.resource);
+      state.driver.requestExtraContainer(state.resource);
+    }
+  }
+
+  /** A granted extra joins by a stop-free scale-out of one, or is released if the job cannot change now. */
+  void granted(WorkerContainer c) {
+    if (policy != null) {
+      policy.answered();
+    }
+    if (state.isDone() || !state.isSteady() || state.target >= state.maxWorkers) {
+      LOG.info("Releasing extra {} on {}: the job cannot grow now (phase {}, {}, {} of max {} workers)", c.id(),
+          c.host(), state.phase, state.change == null ? "no change under way" : state.change.what(), state.target,
+          state.maxWorkers);
+      state.driver.release(c.id());
+      return;
+    }
+    state.target++;
+    state.begin(new FleetChange.ScaleOut(1, FleetChange.Shown.since(state.latest)));
+    state.lastEvent = "grew into an idle GPU: " + c.id() + " on " + c.host() + " joins as worker " + state.target;
+    LOG.info("Growing to {} workers: {} on {} joins stop-free", state.target, c.id(), c.host());
+    state.launch(c);
+    state.journal();
+  }
+
+  /** The job gives workers back: nothing is asked for during the hold-off, and the extra in flight is withdrawn. */
+  void gaveBack() {
+    if (policy == null) {
+      return;
+    }
+    policy.gaveBack();
+    if (policy.inFlight()) {
+      state.driver.withdrawExtraRequest();
+      policy.answered();
+    }
+  }
+
+  /** While a profile changes the job's size, nothing is asked for. */
+  void pause(boolean pause) {
+    if (policy != null) {
+      policy.pause(pause);
+    }
+  }
+}
