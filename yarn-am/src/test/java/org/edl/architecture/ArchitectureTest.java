@@ -64,7 +64,10 @@ class ArchitectureTest {
       "org.edl.worker.data.SyntheticSpec", "... parsed as the workers parse synthetic:samples=..",
       "org.edl.worker.model.ModelFactory", "--resume-from builds the model to check the checkpoint fits",
       "org.edl.worker.model.TrainableModel", "... the type ModelFactory returns",
-      "org.edl.worker.model.IncompatibleStateException", "... and the error a mismatch raises");
+      "org.edl.worker.model.IncompatibleStateException", "... and the error a mismatch raises",
+      "org.edl.worker.emulated.EmulatedModels", "an emulated job grows by the profile its workers pace"
+          + " themselves by (ProfiledThroughput), read from the worker jar as the workers read it",
+      "org.edl.worker.emulated.StepProfile", "... the step times in it");
 
   private static final DescribedPredicate<JavaClass> WORKER_INTERNALS_THE_AM_MAY_NOT_USE =
       DescribedPredicate.describe("are in the worker runtime, neither in the job API nor in ArchitectureTest.AM_MAY_USE",
