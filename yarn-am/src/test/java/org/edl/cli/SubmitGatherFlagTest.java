@@ -1,5 +1,6 @@
 package org.edl.cli;
 
+import static org.edl.cli.SubmitArgs.parse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,16 +10,9 @@ import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
 import org.edl.job.Scale;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** How {@code edl submit --gather-ms} becomes the job specification (no cluster needed). */
 class SubmitGatherFlagTest {
-  private static JobSpec parse(String... args) {
-    SubmitCommand submit = new SubmitCommand();
-    new CommandLine(submit).parseArgs(args);
-    return submit.toSpec().validate();
-  }
-
   @Test
   void anElasticJobStartsAtItsMinimumAfterFiveSecondsByDefault() {
     JobSpec spec = parse("--workers", "4", "--min-workers", "2", "--max-workers", "8");

@@ -1,5 +1,6 @@
 package org.edl.cli;
 
+import static org.edl.cli.SubmitArgs.parse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,16 +10,9 @@ import org.edl.job.Growth;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** How {@code edl submit --grow, --grow-efficiency, --grow-hold-off-ms} become the job specification. */
 class SubmitGrowFlagsTest {
-  private static JobSpec parse(String... args) {
-    SubmitCommand submit = new SubmitCommand();
-    new CommandLine(submit).parseArgs(args);
-    return submit.toSpec().validate();
-  }
-
   @Test
   void aSubmittedJobGrowsByDefaultWithHalfAWorkersEfficiencyAndAMinuteOfHoldOff() {
     Growth g = parse("--workers", "2", "--max-workers", "8").growth();

@@ -1,22 +1,14 @@
 package org.edl.cli;
 
+import static org.edl.cli.SubmitArgs.parse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Map;
-import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** How {@code edl submit}'s recovery flags and USE_APPX_RECOVERY become the job specification. */
 class SubmitRecoveryFlagsTest {
-  private static JobSpec parse(Map<String, String> env, String... args) {
-    SubmitCommand submit = new SubmitCommand();
-    submit.environment = env::get;
-    new CommandLine(submit).parseArgs(args);
-    return submit.toSpec().validate();
-  }
-
   @Test
   void consistentUnlessTheEnvironmentOrTheFlagSaysOtherwise() {
     assertEquals(Recovery.DEFAULT, parse(Map.of()).recovery());

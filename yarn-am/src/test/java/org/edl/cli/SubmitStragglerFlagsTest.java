@@ -1,21 +1,15 @@
 package org.edl.cli;
 
+import static org.edl.cli.SubmitArgs.parse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.edl.job.JobSpec;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /** How {@code edl submit}'s straggler flags become the job specification (no cluster needed). */
 class SubmitStragglerFlagsTest {
-  private static JobSpec parse(String... args) {
-    SubmitCommand submit = new SubmitCommand();
-    new CommandLine(submit).parseArgs(args);
-    return submit.toSpec().validate();
-  }
-
   @Test
   void detectionIsOnByDefaultWithTheIssuesNumbers() {
     JobSpec spec = parse();
