@@ -215,9 +215,20 @@ public final class JobSubmitter {
     }
   }
 
+  /**
+   * The staging directory, readable by its owner only (it holds the job secret). Its parents
+   * (`/user`, the home directory, `.edl`) are made first with the file system's default
+   * permission: HDFS gives the parents a {@code mkdirs} creates the new directory's permission,
+   * and a first job on a fresh cluster made `/user` private to its submitter.
+   */
+  static void makeStagingDirectory(FileSystem fs, org.apache.hadoop.fs.Path staging) throws IOException {
+    fs.mkdirs(staging.getParent());
+    fs.mkdirs(staging, new FsPermission((short) 0700));
+  }
+
   private void writeStaging(FileSystem fs, org.apache.hadoop.fs.Path staging, JobSpec spec)
       throws IOException {
-    fs.mkdirs(staging, new FsPermission((short) 0700));
+    makeStagingDirectory(fs, staging);
     try (OutputStream out = fs.create(new org.apache.hadoop.fs.Path(staging, StagingLayout.JOB_SPEC))) {
       spec.write(out);
     }
