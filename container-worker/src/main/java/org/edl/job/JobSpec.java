@@ -118,8 +118,8 @@ public record JobSpec(
     if (growth.holdOffMs() < 0) {
       throw new InvalidInputException("grow-hold-off-ms", growth.holdOffMs(), "must be 0 or more");
     }
-    if (growth.followsCurve()) {
-      Growth.efficiencyOf(Double.toString(growth.efficiency()));
+    if (growth.followsCurve() && !(growth.efficiency() >= 0 && growth.efficiency() <= 1)) {
+      throw new InvalidInputException("grow-efficiency", growth.efficiency(), "must be between 0 and 1 (or off)");
     }
     if (resources.gpusPerWorker() < 0) {
       throw new InvalidInputException("gpus-per-worker", resources.gpusPerWorker(), "must be 0 or more");
