@@ -15,12 +15,17 @@ exception EdlError {
   3: optional string value
 }
 
-/** One worker as the ring knows it. workerId is the YARN container id. */
+/**
+ * One worker as the ring knows it. workerId is the YARN container id; host is the address its
+ * peers connect to; node is its NodeManager's id (host:port), which tells two nodes on one host
+ * apart (the embedded cluster's) when the ring's placement is counted. Unset: host.
+ */
 struct WorkerInfo {
   1: required string workerId,
   2: required string host,
   3: required i32 dataPort,
-  4: optional i32 gpuIndex = -1
+  4: optional i32 gpuIndex = -1,
+  5: optional string node
 }
 
 /** The ordered ring; version grows by one with every membership change (an epoch). */

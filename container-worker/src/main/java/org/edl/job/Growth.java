@@ -1,5 +1,7 @@
 package org.edl.job;
 
+import org.edl.thrift.ScaleMode;
+
 /**
  * Whether an elastic job grows into idle GPUs by itself, and how eagerly.
  *
@@ -10,8 +12,37 @@ package org.edl.job;
  *                   the throughput curve says, take idle GPUs up to max-workers
  * @param holdOffMs  after the job gave workers back (a preemption warning, a scale-in), it asks for
  *                   none again for this long
+ * @param mode       how the job changes its size by itself (growing, and giving back when warned):
+ *                   stop-free ({@code EDL}), or {@code STOP_RESUME} (checkpoint, stop every worker,
+ *                   relaunch at the new size: the baseline the benchmarks compare against)
  */
-public record Growth(boolean enabled, double efficiency, long holdOffMs) {
+public record Growth(boolean enabled, double efficiency, long holdOffMs, ScaleMode mode) {
+  public Growth {
+    if (mode == null) {
+      throw new InvalidInputException("mode", "null", "choose edl or stop-resume");
+    }
+  }
+
+  /** Stop-free changes. */
+  public Growth(boolean enabled, double efficiency, long holdOffMs) {
+    this(enabled, efficiency, holdOffMs, ScaleMode.EDL);
+  }
+
+  /** {@code edl} or {@code stop-resume}, as the command line and {@code job.properties} write it. */
+  public String modeText() {
+    return mode == ScaleMode.STOP_RESUME ? "stop-resume" : "edl";
+  }
+
+  /** {@code edl} or {@code stop-resume}; an error names the field and the value. */
+  public static ScaleMode modeOf(String text) {
+    String t = text == null ? "" : text.trim().toLowerCase(java.util.Locale.ROOT);
+    return switch (t) {
+      case "edl" -> ScaleMode.EDL;
+      case "stop-resume" -> ScaleMode.STOP_RESUME;
+      default -> throw new InvalidInputException("mode", text, "choose edl or stop-resume");
+    };
+  }
+
   public static final double DEFAULT_EFFICIENCY = 0.5;
   /** A little over the fair-share plugin's default 30 s grace period: a warning is not answered by a new ask. */
   public static final long DEFAULT_HOLD_OFF_MS = 60_000;

@@ -49,6 +49,22 @@ public record JobSpec(
   /** Models the emulated backend stands in for (their measured profiles and real sizes). */
   public static final Set<String> EMULATED_MODELS = Set.of("imagenet", "cifar10", "yolov3", "bert");
   private static final String PREFIX = "edl.job.";
+  /** {@code --emulated-sync}: the emulated gradient really moves (default) or waits the profile's sync time. */
+  public static final String EMULATED_SYNC_TRANSFER = "transfer";
+  public static final String EMULATED_SYNC_PROFILE = "profile";
+
+  /** {@code transfer} or {@code profile}; anything else is refused naming the flag. */
+  public static boolean emulatedSyncOf(String value) {
+    String v = value == null ? "" : value.trim();
+    if (v.equals(EMULATED_SYNC_PROFILE)) {
+      return true;
+    }
+    if (v.equals(EMULATED_SYNC_TRANSFER)) {
+      return false;
+    }
+    throw new InvalidInputException("emulated-sync", value, "choose " + EMULATED_SYNC_TRANSFER + " or "
+        + EMULATED_SYNC_PROFILE);
+  }
   /** What {@code edl submit} detects stragglers with unless told otherwise. */
   public static final double DEFAULT_STRAGGLER_FACTOR = 1.2;
   public static final int DEFAULT_STRAGGLER_BATCHES = 10;
@@ -70,6 +86,7 @@ public record JobSpec(
         .model(training.model()).backend(training.backend()).steps(training.steps())
         .batchSize(training.batchSize()).batchRule(training.batchRule())
         .learningRate(training.learningRate()).hidden(training.hidden()).seed(training.seed())
+        .profileSync(training.profileSync())
         .data(data.source()).format(data.format())
         .workers(scale.workers()).minWorkers(scale.minWorkers()).maxWorkers(scale.maxWorkers())
         .gatherMs(scale.gatherMs())
@@ -102,6 +119,10 @@ public record JobSpec(
     }
     if (!BACKENDS.contains(backend)) {
       throw new InvalidInputException("backend", backend, "unknown backend; choose one of " + sorted(BACKENDS));
+    }
+    if (training.profileSync() && !"emulated".equals(backend)) {
+      throw new InvalidInputException("emulated-sync", EMULATED_SYNC_PROFILE, "only the emulated backend can stand in"
+          + " for its gradient transfer; this job's backend is " + backend);
     }
     int workers = scale.workers();
     int minWorkers = scale.minWorkers();
@@ -186,6 +207,7 @@ public record JobSpec(
     p.setProperty(PREFIX + "grow", Boolean.toString(growth.enabled()));
     p.setProperty(PREFIX + "grow-efficiency", growth.efficiencyText());
     p.setProperty(PREFIX + "grow-hold-off-ms", Long.toString(growth.holdOffMs()));
+    p.setProperty(PREFIX + "grow-mode", growth.modeText());
     p.setProperty(PREFIX + "gpus-per-worker", Integer.toString(resources.gpusPerWorker()));
     p.setProperty(PREFIX + "worker-memory", Integer.toString(resources.memoryMb()));
     p.setProperty(PREFIX + "worker-vcores", Integer.toString(resources.vcores()));
@@ -196,6 +218,7 @@ public record JobSpec(
     p.setProperty(PREFIX + "hidden", Integer.toString(training.hidden()));
     p.setProperty(PREFIX + "seed", Long.toString(training.seed()));
     p.setProperty(PREFIX + "backend", training.backend());
+    p.setProperty(PREFIX + "emulated-sync", training.profileSync() ? EMULATED_SYNC_PROFILE : EMULATED_SYNC_TRANSFER);
     p.setProperty(PREFIX + "output", output);
     p.setProperty(PREFIX + "queue", queue);
     p.setProperty(PREFIX + "checkpoint-every-batches", Long.toString(checkpoints.everyBatches()));
@@ -222,6 +245,8 @@ public record JobSpec(
         .steps(longOf(p, "steps")).batchSize(intOf(p, "batch-size")).batchRule(batchRuleOf(get(p, "batch-rule")))
         .learningRate(doubleOf(p, "learning-rate")).hidden(intOf(p, "hidden")).seed(longOf(p, "seed"))
         .backend(get(p, "backend")).output(p.getProperty(PREFIX + "output", ""))
+        // Absent in a job file written before the stand-in: the real transfer.
+        .profileSync(emulatedSyncOf(p.getProperty(PREFIX + "emulated-sync", EMULATED_SYNC_TRANSFER)))
         .queue(p.getProperty(PREFIX + "queue", ""))
         // Absent in a job file written before periodic checkpoints: the defaults.
         .checkpoints(
@@ -236,7 +261,8 @@ public record JobSpec(
         // Absent in a job file written before jobs grew by themselves: no growth.
         .growth(new Growth(Boolean.parseBoolean(p.getProperty(PREFIX + "grow", "false").trim()),
             Growth.efficiencyOf(p.getProperty(PREFIX + "grow-efficiency", Double.toString(Growth.DEFAULT_EFFICIENCY))),
-            p.containsKey(PREFIX + "grow-hold-off-ms") ? longOf(p, "grow-hold-off-ms") : Growth.DEFAULT_HOLD_OFF_MS))
+            p.containsKey(PREFIX + "grow-hold-off-ms") ? longOf(p, "grow-hold-off-ms") : Growth.DEFAULT_HOLD_OFF_MS,
+            Growth.modeOf(p.getProperty(PREFIX + "grow-mode", "edl"))))
         .stragglers(
             p.containsKey(PREFIX + "straggler-factor") ? doubleOf(p, "straggler-factor") : 0,
             p.containsKey(PREFIX + "straggler-batches") ? intOf(p, "straggler-batches") : 0,
@@ -345,6 +371,7 @@ public record JobSpec(
     private double learningRate;
     private int hidden;
     private long seed;
+    private boolean profileSync;
     private String data;
     private String format;
     private int workers;
@@ -383,6 +410,12 @@ public record JobSpec(
 
     public Builder backend(String v) {
       backend = v;
+      return this;
+    }
+
+    /** Emulated backend only: see {@link Training#profileSync()}. */
+    public Builder profileSync(boolean v) {
+      profileSync = v;
       return this;
     }
 
@@ -499,7 +532,7 @@ public record JobSpec(
      */
     public JobSpec build() {
       return new JobSpec(name, queue,
-          new Training(model, backend, steps, batchSize, batchRule, learningRate, hidden, seed),
+          new Training(model, backend, steps, batchSize, batchRule, learningRate, hidden, seed, profileSync),
           new Data(data, format),
           new Scale(workers, minWorkers, maxWorkers, gatherMs < 0 ? Scale.WAIT_FOR_ALL : gatherMs), growth,
           new Resources(gpusPerWorker, workerMemoryMb, workerVcores),

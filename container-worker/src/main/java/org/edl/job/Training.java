@@ -16,9 +16,14 @@ import org.edl.thrift.BatchRule;
  * @param learningRate base learning rate (per-worker rule: scaled by the worker count)
  * @param hidden       hidden units of the MLP
  * @param seed         seed for initialisation and sample order
+ * @param profileSync  emulated backend only: each step also waits the profile's gradient
+ *                     synchronisation time, and the all-reduce moves a token vector instead of
+ *                     the real gradient (a stand-in for machines that cannot all-reduce the real
+ *                     size at the profile's pace); the broadcast to newcomers and checkpoints
+ *                     still move the real size
  */
 public record Training(String model, String backend, long steps, int batchSize, BatchRule batchRule,
-    double learningRate, int hidden, long seed) {
+    double learningRate, int hidden, long seed, boolean profileSync) {
 
   /** The per-worker learning rate under this batch rule. */
   public double learningRateFor(int workerCount) {

@@ -49,6 +49,8 @@ public final class WorkerEnv {
   public static final String CONTAINER_ID = "CONTAINER_ID";
   /** Set by YARN: the NodeManager's host name. */
   public static final String NM_HOST = "NM_HOST";
+  /** Set by YARN: the NodeManager's port; with NM_HOST, the node's id. */
+  public static final String NM_PORT = "NM_PORT";
   /** The configuration key holding the ZooKeeper connect string on the client side. */
   public static final String ZK_CONNECT_KEY = "edl.zookeeper.connect";
   /**

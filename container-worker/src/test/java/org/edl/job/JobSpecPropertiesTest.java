@@ -52,12 +52,15 @@ class JobSpecPropertiesTest {
     expected.put("edl.job.grow", "false");
     expected.put("edl.job.grow-efficiency", "0.5");
     expected.put("edl.job.grow-hold-off-ms", "60000");
+    expected.put("edl.job.grow-mode", "edl");
+    expected.put("edl.job.emulated-sync", "transfer");
     assertEquals(expected, written);
   }
 
   @Test
   void growthGoesThroughTheFileAndAFileWithoutItDoesNotGrow() throws Exception {
-    for (Growth g : List.of(new Growth(true, 0.25, 1000), new Growth(true, Double.NaN, 0))) {
+    for (Growth g : List.of(new Growth(true, 0.25, 1000), new Growth(true, Double.NaN, 0),
+        new Growth(true, 0.5, 0, org.edl.thrift.ScaleMode.STOP_RESUME))) {
       java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
       spec().toBuilder().growth(g).build().write(out);
       assertEquals(g, JobSpec.read(new ByteArrayInputStream(out.toByteArray())).growth());

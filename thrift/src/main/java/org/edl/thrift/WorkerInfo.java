@@ -7,7 +7,9 @@
 package org.edl.thrift;
 
 /**
- * One worker as the ring knows it. workerId is the YARN container id.
+ * One worker as the ring knows it. workerId is the YARN container id; host is the address its
+ * peers connect to; node is its NodeManager's id (host:port), which tells two nodes on one host
+ * apart (the embedded cluster's) when the ring's placement is counted. Unset: host.
  */
 @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
 public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInfo._Fields>, java.io.Serializable, Cloneable, Comparable<WorkerInfo> {
@@ -17,6 +19,7 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
   private static final org.apache.thrift.protocol.TField HOST_FIELD_DESC = new org.apache.thrift.protocol.TField("host", org.apache.thrift.protocol.TType.STRING, (short)2);
   private static final org.apache.thrift.protocol.TField DATA_PORT_FIELD_DESC = new org.apache.thrift.protocol.TField("dataPort", org.apache.thrift.protocol.TType.I32, (short)3);
   private static final org.apache.thrift.protocol.TField GPU_INDEX_FIELD_DESC = new org.apache.thrift.protocol.TField("gpuIndex", org.apache.thrift.protocol.TType.I32, (short)4);
+  private static final org.apache.thrift.protocol.TField NODE_FIELD_DESC = new org.apache.thrift.protocol.TField("node", org.apache.thrift.protocol.TType.STRING, (short)5);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new WorkerInfoStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new WorkerInfoTupleSchemeFactory();
@@ -25,13 +28,15 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
   public @org.apache.thrift.annotation.Nullable java.lang.String host; // required
   public int dataPort; // required
   public int gpuIndex; // optional
+  public @org.apache.thrift.annotation.Nullable java.lang.String node; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
     WORKER_ID((short)1, "workerId"),
     HOST((short)2, "host"),
     DATA_PORT((short)3, "dataPort"),
-    GPU_INDEX((short)4, "gpuIndex");
+    GPU_INDEX((short)4, "gpuIndex"),
+    NODE((short)5, "node");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -55,6 +60,8 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
           return DATA_PORT;
         case 4: // GPU_INDEX
           return GPU_INDEX;
+        case 5: // NODE
+          return NODE;
         default:
           return null;
       }
@@ -101,7 +108,7 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
   private static final int __DATAPORT_ISSET_ID = 0;
   private static final int __GPUINDEX_ISSET_ID = 1;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.GPU_INDEX};
+  private static final _Fields optionals[] = {_Fields.GPU_INDEX,_Fields.NODE};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -113,6 +120,8 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
     tmpMap.put(_Fields.GPU_INDEX, new org.apache.thrift.meta_data.FieldMetaData("gpuIndex", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+    tmpMap.put(_Fields.NODE, new org.apache.thrift.meta_data.FieldMetaData("node", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(WorkerInfo.class, metaDataMap);
   }
@@ -147,6 +156,9 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
     }
     this.dataPort = other.dataPort;
     this.gpuIndex = other.gpuIndex;
+    if (other.isSetNode()) {
+      this.node = other.node;
+    }
   }
 
   @Override
@@ -162,6 +174,7 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
     this.dataPort = 0;
     this.gpuIndex = -1;
 
+    this.node = null;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -260,6 +273,31 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __GPUINDEX_ISSET_ID, value);
   }
 
+  @org.apache.thrift.annotation.Nullable
+  public java.lang.String getNode() {
+    return this.node;
+  }
+
+  public WorkerInfo setNode(@org.apache.thrift.annotation.Nullable java.lang.String node) {
+    this.node = node;
+    return this;
+  }
+
+  public void unsetNode() {
+    this.node = null;
+  }
+
+  /** Returns true if field node is set (has been assigned a value) and false otherwise */
+  public boolean isSetNode() {
+    return this.node != null;
+  }
+
+  public void setNodeIsSet(boolean value) {
+    if (!value) {
+      this.node = null;
+    }
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -295,6 +333,14 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
       }
       break;
 
+    case NODE:
+      if (value == null) {
+        unsetNode();
+      } else {
+        setNode((java.lang.String)value);
+      }
+      break;
+
     }
   }
 
@@ -313,6 +359,9 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
 
     case GPU_INDEX:
       return getGpuIndex();
+
+    case NODE:
+      return getNode();
 
     }
     throw new java.lang.IllegalStateException();
@@ -334,6 +383,8 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
       return isSetDataPort();
     case GPU_INDEX:
       return isSetGpuIndex();
+    case NODE:
+      return isSetNode();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -387,6 +438,15 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
         return false;
     }
 
+    boolean this_present_node = true && this.isSetNode();
+    boolean that_present_node = true && that.isSetNode();
+    if (this_present_node || that_present_node) {
+      if (!(this_present_node && that_present_node))
+        return false;
+      if (!this.node.equals(that.node))
+        return false;
+    }
+
     return true;
   }
 
@@ -407,6 +467,10 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
     hashCode = hashCode * 8191 + ((isSetGpuIndex()) ? 131071 : 524287);
     if (isSetGpuIndex())
       hashCode = hashCode * 8191 + gpuIndex;
+
+    hashCode = hashCode * 8191 + ((isSetNode()) ? 131071 : 524287);
+    if (isSetNode())
+      hashCode = hashCode * 8191 + node.hashCode();
 
     return hashCode;
   }
@@ -459,6 +523,16 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetNode(), other.isSetNode());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetNode()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.node, other.node);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -506,6 +580,16 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
       if (!first) sb.append(", ");
       sb.append("gpuIndex:");
       sb.append(this.gpuIndex);
+      first = false;
+    }
+    if (isSetNode()) {
+      if (!first) sb.append(", ");
+      sb.append("node:");
+      if (this.node == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.node);
+      }
       first = false;
     }
     sb.append(")");
@@ -594,6 +678,14 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 5: // NODE
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+              struct.node = iprot.readString();
+              struct.setNodeIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -631,6 +723,13 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
         oprot.writeI32(struct.gpuIndex);
         oprot.writeFieldEnd();
       }
+      if (struct.node != null) {
+        if (struct.isSetNode()) {
+          oprot.writeFieldBegin(NODE_FIELD_DESC);
+          oprot.writeString(struct.node);
+          oprot.writeFieldEnd();
+        }
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -656,9 +755,15 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
       if (struct.isSetGpuIndex()) {
         optionals.set(0);
       }
-      oprot.writeBitSet(optionals, 1);
+      if (struct.isSetNode()) {
+        optionals.set(1);
+      }
+      oprot.writeBitSet(optionals, 2);
       if (struct.isSetGpuIndex()) {
         oprot.writeI32(struct.gpuIndex);
+      }
+      if (struct.isSetNode()) {
+        oprot.writeString(struct.node);
       }
     }
 
@@ -671,10 +776,14 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
       struct.setHostIsSet(true);
       struct.dataPort = iprot.readI32();
       struct.setDataPortIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(1);
+      java.util.BitSet incoming = iprot.readBitSet(2);
       if (incoming.get(0)) {
         struct.gpuIndex = iprot.readI32();
         struct.setGpuIndexIsSet(true);
+      }
+      if (incoming.get(1)) {
+        struct.node = iprot.readString();
+        struct.setNodeIsSet(true);
       }
     }
   }

@@ -94,6 +94,7 @@ final class ElasticRequests {
       throw error(field, value, "scale-in by " + n + " would leave " + after
           + " workers, fewer than min-workers=" + state.minWorkers);
     }
+    state.growth.gaveBack();
     if (mode == ScaleMode.STOP_RESUME) {
       restartAt(after);
       return;
@@ -101,7 +102,6 @@ final class ElasticRequests {
     // In a steady job every target worker runs, so min-workers >= 1 leaves enough to pick from.
     List<String> leavers = named.isEmpty() ? newest(running, count) : distinct;
     state.target = after;
-    state.growth.gaveBack();
     state.begin(new ScaleIn(leavers, Shown.since(state.latest)));
     LOG.info("Scaling in to {} workers: asking the leader to remove {}", state.target, leavers);
     state.journal();

@@ -1,5 +1,7 @@
 package org.edl.am;
 
+import org.edl.thrift.EdlError;
+import org.edl.thrift.ScaleMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,12 +18,20 @@ final class FleetGrowth {
   private final FleetState state;
   /** Null: the job never asks for workers by itself. */
   private final GrowthPolicy policy;
+  /** Carries out a stop-resume growth (the baseline's way to take a granted extra). */
+  private final ElasticRequests requests;
   /** The policy's last decision, logged when its kind changes. */
   private GrowthPolicy.Decision last;
 
-  FleetGrowth(FleetState state, GrowthPolicy policy) {
+  FleetGrowth(FleetState state, GrowthPolicy policy, ElasticRequests requests) {
     this.state = state;
     this.policy = policy;
+    this.requests = requests;
+  }
+
+  /** How the job changes its size by itself (grows, gives back when warned). */
+  ScaleMode mode() {
+    return policy == null ? ScaleMode.EDL : policy.mode();
   }
 
   /**
@@ -79,6 +89,20 @@ final class FleetGrowth {
           c.host(), state.phase, state.change == null ? "no change under way" : state.change.what(), state.target,
           state.maxWorkers);
       state.driver.release(c.id());
+      return;
+    }
+    if (mode() == ScaleMode.STOP_RESUME) {
+      // The baseline cannot add one worker to a running ring: it restarts every worker at the new
+      // size. The extra goes back and the relaunch asks for all of them, this one's GPU included.
+      LOG.info("Growing to {} workers by stop-resume: releasing extra {} on {}, restarting every worker",
+          state.target + 1, c.id(), c.host());
+      state.driver.release(c.id());
+      try {
+        requests.scaleOut(1, ScaleMode.STOP_RESUME);
+        state.lastEvent = "grew into an idle GPU by stop-resume: restarting at " + state.target + " workers";
+      } catch (EdlError e) {
+        LOG.info("Not growing by stop-resume now: {}", e.getMessage());
+      }
       return;
     }
     state.target++;

@@ -44,7 +44,7 @@ final class FleetState {
   /** What the last change did, for the status while the job runs (a departure, a refused leave). */
   String lastEvent = "";
   /** How the job asks for workers by itself; without a policy it never does. */
-  FleetGrowth growth = new FleetGrowth(this, null);
+  FleetGrowth growth = new FleetGrowth(this, null, null);
   /** The checkpoint the job's first workers start from ({@code edl submit --resume-from}); null: none. */
   String resumeFrom;
 

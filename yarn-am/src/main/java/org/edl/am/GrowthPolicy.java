@@ -55,6 +55,11 @@ public final class GrowthPolicy {
    * @param max       max-workers
    * @param millis    the AM's clock
    */
+  /** How the job carries out its own changes: stop-free, or stop-resume (the baseline). */
+  public org.edl.thrift.ScaleMode mode() {
+    return growth.mode();
+  }
+
   public GrowthPolicy(int requested, int max, Growth growth, ThroughputCurve curve, LongSupplier millis) {
     this.requested = requested;
     this.max = max;

@@ -109,8 +109,14 @@ final class PreemptionResponse {
   }
 
   private boolean scaleIn(int count, List<String> ids, String what) {
+    ScaleMode mode = fleet.automaticMode();
+    if (mode == ScaleMode.STOP_RESUME && !ids.isEmpty()) {
+      // A restart at the smaller size releases every container, the named ones with them.
+      count = ids.size();
+      ids = List.of();
+    }
     try {
-      fleet.scaleIn(count, ids, ScaleMode.EDL);
+      fleet.scaleIn(count, ids, mode);
       LOG.info("The resource manager will preempt containers of this job: scaling in {}", what);
       return true;
     } catch (EdlError e) {

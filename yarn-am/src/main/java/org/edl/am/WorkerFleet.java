@@ -145,8 +145,13 @@ public final class WorkerFleet implements ContainerEventHandler {
    * requests still outstanding then are withdrawn and asked for again one at a time.
    */
   public WorkerFleet growing(GrowthPolicy policy) {
-    state.growth = new FleetGrowth(state, policy);
+    state.growth = new FleetGrowth(state, policy, requests);
     return this;
+  }
+
+  /** How the job changes its size by itself: growing, and giving back when the scheduler warns. */
+  ScaleMode automaticMode() {
+    return state.growth.mode();
   }
 
   /** While a profile changes the job's size, the job asks for nothing by itself. */

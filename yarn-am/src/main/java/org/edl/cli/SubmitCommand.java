@@ -27,7 +27,7 @@ public final class SubmitCommand implements Callable<Integer> {
 
   @Option(names = "--name", description = "YARN application name (default: edl-<model>).")
   String name;
-  @Option(names = "--model", defaultValue = "mlp", description = "softmax or mlp (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--model", defaultValue = "mlp", description = "softmax or mlp; with --backend emulated a profiled model (default: ${DEFAULT-VALUE}).")
   String model;
   @Option(names = "--data", defaultValue = SyntheticSpec.PREFIX,
       description = "A LIBSVM/CSV file (HDFS or any Hadoop file system) or synthetic:samples=..,features=..,classes=..,seed=.. (default: ${DEFAULT-VALUE}).")
@@ -56,6 +56,18 @@ public final class SubmitCommand implements Callable<Integer> {
   @Option(names = "--grow-hold-off-ms", defaultValue = "" + Growth.DEFAULT_HOLD_OFF_MS, paramLabel = "MS",
       description = "After giving workers back, ask for none for this long (default: ${DEFAULT-VALUE}).")
   long growHoldOffMs;
+  @Option(names = "--mode", defaultValue = "edl", paramLabel = "edl|stop-resume",
+      description = "How the job changes its size by itself, growing and giving back when warned: edl"
+          + " (stop-free) or stop-resume (checkpoint, stop every worker, relaunch; the baseline) (default: ${DEFAULT-VALUE}).")
+  String mode;
+  @Option(names = "--backend", defaultValue = "cpu", paramLabel = "cpu|emulated",
+      description = "cpu, or emulated: a profiled model (--model imagenet, cifar10, yolov3 or bert) of its real"
+          + " size whose steps take as long as its measured profile says; it learns nothing (default: ${DEFAULT-VALUE}).")
+  String backend;
+  @Option(names = "--emulated-sync", defaultValue = JobSpec.EMULATED_SYNC_TRANSFER, paramLabel = "transfer|profile",
+      description = "With --backend emulated: transfer all-reduces the real gradient; profile waits the profile's"
+          + " sync time instead and all-reduces a token (for machines too small for the real size) (default: ${DEFAULT-VALUE}).")
+  String emulatedSync;
   @Option(names = "--gpus-per-worker", defaultValue = "1", description = "yarn.io/gpu per worker container, 0 allowed (default: ${DEFAULT-VALUE}).")
   int gpusPerWorker;
   @Option(names = "--worker-memory", defaultValue = "1024", paramLabel = "MB", description = "Memory per worker container (default: ${DEFAULT-VALUE}).")
@@ -157,11 +169,11 @@ public final class SubmitCommand implements Callable<Integer> {
     return JobSpec.builder().name(name == null ? "edl-" + model : name).model(model).data(data)
         .format(format).workers(workers).minWorkers(minWorkers == null ? workers : minWorkers)
         .maxWorkers(maxWorkers == null ? workers : maxWorkers).gatherMs(gatherMillis())
-        .growth(new Growth(onOff("grow", grow), Growth.efficiencyOf(growEfficiency), growHoldOffMs))
+        .growth(new Growth(onOff("grow", grow), Growth.efficiencyOf(growEfficiency), growHoldOffMs, Growth.modeOf(mode)))
         .gpusPerWorker(gpusPerWorker)
         .workerMemoryMb(workerMemoryMb).workerVcores(workerVcores).steps(steps).batchSize(batchSize)
         .batchRule(JobSpec.batchRuleOf(batchRule)).learningRate(learningRate).hidden(hidden).seed(seed)
-        .backend("cpu").output(output).queue(queue)
+        .backend(backend).profileSync(JobSpec.emulatedSyncOf(emulatedSync)).output(output).queue(queue)
         .checkpoints(checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept)
         .resumeFrom(resumeFrom == null ? "" : resumeFrom.trim())
         .stragglers(offOr("straggler-factor", stragglerFactor, Double::parseDouble).doubleValue(),

@@ -94,6 +94,48 @@ class WorkerFleetGrowthTest {
     assertEquals(2, extrasAsked, "without growth the job stops at the workers it asked for");
   }
 
+  /**
+   * The benchmarks' baseline: a stop-resume job takes a granted extra by restarting every worker at
+   * the new size, and answers a scheduler's warning by restarting at the smaller one.
+   */
+  @Test
+  void aStopResumeJobGrowsAndGivesBackByRestartingEveryWorker() throws Exception {
+    List<String> stops = new ArrayList<>();
+    List<JobStopper.Answer> answers = new ArrayList<>();
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> {
+      stops.add(dir);
+      answers.add(a);
+    }, "hdfs:///out/checkpoints", RESOURCE, 2, 2, 4).growing(new GrowthPolicy(2, 4,
+        new Growth(true, Double.NaN, 0, ScaleMode.STOP_RESUME), ThroughputCurve.UNKNOWN, () -> now));
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1"), c("c2")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerStarted("c2");
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertEquals(1, extrasAsked);
+
+    fleet.onExtraContainerAllocated(c("c3"));
+    assertEquals(List.of("c3"), released, "the extra goes back: the relaunch asks for every worker");
+    assertEquals(List.of("hdfs:///out/checkpoints/restart-1"), stops);
+    assertEquals(3, fleet.status().targetWorkers());
+    assertFalse(launched.containsKey("c3"));
+    answers.get(0).accepted(40);
+    fleet.onContainerCompleted("c1", 0, "");
+    fleet.onContainerCompleted("c2", 0, "");
+    assertEquals(List.of(2, 3), requested);
+    fleet.onContainersAllocated(List.of(c("c4"), c("c5"), c("c6")));
+    List.of("c4", "c5", "c6").forEach(fleet::onContainerStarted);
+    fleet.onProgressReport(ring("c4", "c5", "c6"));
+    assertFalse(fleet.isScaling());
+    assertEquals(2, extrasAsked, "steady at 3: the next extra is asked for");
+
+    fleet.onPreemptionRequested(new PreemptionRequest(Set.of("c6"), 0, 0));
+    assertEquals(1, extrasWithdrawn, "a give-back withdraws the extra in flight");
+    assertEquals(List.of("hdfs:///out/checkpoints/restart-1", "hdfs:///out/checkpoints/restart-2"), stops,
+        "the warned container goes with a restart at the smaller size");
+    assertEquals(2, fleet.status().targetWorkers());
+  }
+
   @Test
   void launchedWorkersNotYetInTheRingAreAScaleOutOnceTrainingStarts() {
     WorkerFleet fleet = fleet(4, 2, 4, Growth.OFF);

@@ -36,4 +36,19 @@ class SubmitGrowFlagsTest {
         () -> parse("--grow-hold-off-ms", "-1"));
     assertEquals("grow-hold-off-ms", negative.field());
   }
+
+  @Test
+  void theModeBackendAndSyncStandInReachTheSpecAndItsJobFile() {
+    assertEquals(org.edl.thrift.ScaleMode.EDL, parse().growth().mode());
+    JobSpec spec = parse("--mode", "stop-resume", "--backend", "emulated", "--model", "imagenet",
+        "--emulated-sync", "profile");
+    assertEquals(org.edl.thrift.ScaleMode.STOP_RESUME, spec.growth().mode());
+    assertEquals("emulated", spec.training().backend());
+    assertTrue(spec.training().profileSync());
+    assertEquals(spec, JobSpec.fromProperties(spec.toProperties()));
+    assertEquals("mode", assertThrows(InvalidInputException.class, () -> parse("--mode", "restart")).field());
+    assertEquals("emulated-sync", assertThrows(InvalidInputException.class,
+        () -> parse("--emulated-sync", "profile")).field(), "the cpu backend really transfers");
+    assertEquals("backend", assertThrows(InvalidInputException.class, () -> parse("--backend", "gpu")).field());
+  }
 }

@@ -9,11 +9,17 @@ import java.util.Objects;
  */
 public record RingTopology(long version, List<Member> members) {
 
-  /** One worker's data-plane address. */
-  public record Member(String workerId, String host, int dataPort) {
+  /** One worker's data-plane address, and the node it runs on (for the ring's placement). */
+  public record Member(String workerId, String host, int dataPort, String node) {
     public Member {
       Objects.requireNonNull(workerId, "workerId");
       Objects.requireNonNull(host, "host");
+      Objects.requireNonNull(node, "node");
+    }
+
+    /** A member whose node is its host. */
+    public Member(String workerId, String host, int dataPort) {
+      this(workerId, host, dataPort, host);
     }
   }
 

@@ -1,7 +1,14 @@
 package org.edl.worker.coord;
 
-/** One worker as the leader knows it: its id (the YARN container id) and where its data plane listens. */
-public record Member(String id, String host, int dataPort, int gpuIndex) {
+/**
+ * One worker as the leader knows it: its id (the YARN container id), where its data plane
+ * listens, and the node it runs on (its NodeManager's id; the host where none was given).
+ */
+public record Member(String id, String host, int dataPort, int gpuIndex, String node) {
+  public Member(String id, String host, int dataPort, int gpuIndex) {
+    this(id, host, dataPort, gpuIndex, host);
+  }
+
   public Member(String id, String host, int dataPort) {
     this(id, host, dataPort, -1);
   }

@@ -39,7 +39,8 @@ public final class Wire {
   }
 
   public static Member member(WorkerInfo w) {
-    return new Member(w.getWorkerId(), w.getHost(), w.getDataPort(), w.isSetGpuIndex() ? w.getGpuIndex() : -1);
+    return new Member(w.getWorkerId(), w.getHost(), w.getDataPort(), w.isSetGpuIndex() ? w.getGpuIndex() : -1,
+        nodeOf(w));
   }
 
   public static WorkerInfo workerInfo(Member m) {
@@ -47,7 +48,15 @@ public final class Wire {
     if (m.gpuIndex() >= 0) {
       w.setGpuIndex(m.gpuIndex());
     }
+    if (!m.node().equals(m.host())) {
+      w.setNode(m.node());
+    }
     return w;
+  }
+
+  /** The node {@code w} runs on: its NodeManager's id, or its host from a worker that sent none. */
+  public static String nodeOf(WorkerInfo w) {
+    return w.isSetNode() && !w.getNode().isBlank() ? w.getNode() : w.getHost();
   }
 
   public static MemberRing ring(Topology t) {

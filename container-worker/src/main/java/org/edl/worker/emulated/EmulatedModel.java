@@ -31,13 +31,27 @@ public final class EmulatedModel implements TrainableModel, PlacementAware {
     void sleepNanos(long nanos);
   }
 
+  /** What the all-reduce moves each step when the profile's sync time stands in for the transfer. */
+  static final int TOKEN_GRADIENT = 1024;
+
   private final StepProfile profile;
   private final float[] parameters;
+  private final boolean profileSync;
   private final int gpusPerWorker;
   private final Sleeper sleeper;
   private volatile String placement;
 
   public EmulatedModel(StepProfile profile, int parameterCount, int gpusPerWorker, Sleeper sleeper) {
+    this(profile, parameterCount, gpusPerWorker, sleeper, false);
+  }
+
+  /**
+   * @param profileSync wait the profile's whole step time (its sync time included) and all-reduce
+   *                    only a token vector; see {@link org.edl.job.Training#profileSync()}
+   */
+  public EmulatedModel(StepProfile profile, int parameterCount, int gpusPerWorker, Sleeper sleeper,
+      boolean profileSync) {
+    this.profileSync = profileSync;
     if (parameterCount < 1) {
       throw new IllegalArgumentException("parameterCount=" + parameterCount);
     }
@@ -59,6 +73,20 @@ public final class EmulatedModel implements TrainableModel, PlacementAware {
   }
 
   @Override
+  public int gradientLength() {
+    return profileSync ? Math.min(TOKEN_GRADIENT, parameters.length) : parameters.length;
+  }
+
+  public boolean profileSync() {
+    return profileSync;
+  }
+
+  /** Gradients are zero: nothing to apply (and with the stand-in they are shorter than the parameters). */
+  @Override
+  public void applyGradients(float[] averagedGradient, float learningRate) {
+  }
+
+  @Override
   public void placedOn(String newPlacement) {
     profile.computeSeconds(newPlacement, 1); // fails now, naming the placement, if not measured
     placement = newPlacement;
@@ -68,11 +96,14 @@ public final class EmulatedModel implements TrainableModel, PlacementAware {
     return placement;
   }
 
-  /** Waits the profile's compute time for this worker's share of the batch; adds nothing. */
+  /**
+   * Waits the profile's compute time for this worker's share of the batch (with the stand-in, the
+   * whole step time: compute and gradient synchronisation); adds nothing.
+   */
   @Override
   public double accumulateGradients(Dataset data, int[] samples, int from, int to, float[] gradSum) {
     int perGpu = (int) Math.ceil((to - from) / (double) gpusPerWorker);
-    double seconds = profile.computeSeconds(placement, perGpu);
+    double seconds = profileSync ? profile.stepSeconds(placement, perGpu) : profile.computeSeconds(placement, perGpu);
     sleeper.sleepNanos((long) (seconds * 1e9));
     return Double.NaN;
   }

@@ -78,7 +78,7 @@ public final class EmulatedModels {
           + String.join(", ", new TreeMap<>(PARAMETERS).keySet()));
     }
     return new EmulatedModel(profile(spec.training().model(), profilesDir), parameters,
-        spec.resources().gpusPerWorker(), sleeper);
+        spec.resources().gpusPerWorker(), sleeper, spec.training().profileSync());
   }
 
   private EmulatedModels() {}

@@ -10,13 +10,14 @@ public final class Placement {
   private Placement() {}
 
   /**
-   * @param hosts         the host of every ring member (one entry per worker)
+   * @param nodes         the node of every ring member (one entry per worker): a NodeManager's
+   *                      id, so that two NodeManagers on one host count as two nodes
    * @param gpusPerWorker GPUs each worker holds (0 counts as 1: a CPU worker stands in for one GPU)
    */
-  public static String of(Collection<String> hosts, int gpusPerWorker) {
+  public static String of(Collection<String> nodes, int gpusPerWorker) {
     int each = Math.max(1, gpusPerWorker);
     Map<String, Integer> perHost = new TreeMap<>();
-    for (String h : hosts) {
+    for (String h : nodes) {
       perHost.merge(h, each, Integer::sum);
     }
     return perHost.values().stream().sorted().map(String::valueOf).collect(Collectors.joining());

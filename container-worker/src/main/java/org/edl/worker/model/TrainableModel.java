@@ -21,6 +21,14 @@ public interface TrainableModel {
   float[] parameters();
 
   /**
+   * Floats of the gradient the runtime all-reduces each step: all parameters, unless a stand-in
+   * model moves less (the emulated backend with the profile's sync time).
+   */
+  default int gradientLength() {
+    return parameters().length;
+  }
+
+  /**
    * Adds to {@code gradSum} the sum over {@code samples[from..to)} of each sample's loss
    * gradient and returns the summed loss. Sums, not means, so that N workers' results add up to
    * exactly one worker's over the same global batch.

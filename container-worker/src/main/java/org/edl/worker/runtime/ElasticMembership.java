@@ -507,7 +507,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     ring = r;
     allReduce = new RingAllReduce(r, cx.timeout());
     if (cx.model() instanceof PlacementAware aware) {
-      aware.placedOn(Placement.of(r.topology().members().stream().map(RingTopology.Member::host).toList(),
+      aware.placedOn(Placement.of(r.topology().members().stream().map(RingTopology.Member::node).toList(),
           cx.gpusPerWorker()));
     }
   }
@@ -531,7 +531,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
 
   static RingTopology toRingTopology(Topology t) {
     return new RingTopology(t.getVersion(), t.getRing().stream()
-        .map(w -> new RingTopology.Member(w.getWorkerId(), w.getHost(), w.getDataPort())).toList());
+        .map(w -> new RingTopology.Member(w.getWorkerId(), w.getHost(), w.getDataPort(), Wire.nodeOf(w))).toList());
   }
 
   @Override

@@ -32,6 +32,11 @@ public record ExecutionContext(Dataset data, TrainableModel model) {
       LOG.warn("EMULATED backend: {} has the real size ({} parameters) but no real compute; batch times"
           + " come from the measured profile in {}", model.name(), model.parameters().length,
           EmulatedModels.sourceOf(config.profilesDir(), config.spec().training().model()));
+      if (model.profileSync()) {
+        LOG.warn("EMULATED gradient transfer (--emulated-sync profile): each step waits the profile's sync"
+            + " time and the all-reduce moves {} floats, not {}; the broadcast to newcomers moves the real size",
+            model.gradientLength(), model.parameters().length);
+      }
       return new ExecutionContext(data, model);
     }
     return new ExecutionContext(data, ModelFactory.create(config.spec(), data));

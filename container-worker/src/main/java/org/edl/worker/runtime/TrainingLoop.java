@@ -114,7 +114,7 @@ public final class TrainingLoop {
   /** Runs from {@code from} until step {@code toStep} (exclusive) or until batch end says stop. */
   public Result run(ModelBroadcast.Position from, long toStep, AllReduce firstRing) throws Exception {
     AllReduce ring = firstRing;
-    float[] gradient = new float[model.parameters().length];
+    float[] gradient = new float[model.gradientLength()];
     long fromStep = from.nextStep();
     long logEvery = Math.max(1, (toStep - fromStep) / 10);
     double firstLoss = Double.NaN;

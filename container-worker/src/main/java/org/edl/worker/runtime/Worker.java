@@ -415,6 +415,9 @@ public final class Worker implements AutoCloseable {
     resources.push(connection);
     connection.attachToCurrent(Duration.ofMillis(left(deadline)));
     WorkerInfo self = new WorkerInfo(config.workerId(), config.host(), dataPlane.port());
+    if (!config.node().equals(config.host())) {
+      self.setNode(config.node());
+    }
     Registration reg = register(connection, self, deadline);
     LOG.info("Registered with the leader at {}{}{}", connection.address(),
         connection.isSelf() ? " (this worker)" : "", reg.isPending() ? " as a newcomer" : "");

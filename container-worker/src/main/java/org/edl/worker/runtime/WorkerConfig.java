@@ -22,6 +22,9 @@ import org.edl.worker.coord.Ticker;
  * @param appId            YARN application id; the job's ZooKeeper subtree
  * @param workerId         YARN container id
  * @param host             address the coordinator and data plane bind to and advertise
+ * @param node             the NodeManager's id ({@code host:port}) the worker runs under; two
+ *                         nodes on one host (the embedded cluster's) are two nodes of the ring's
+ *                         placement
  * @param zkConnect        ZooKeeper connect string
  * @param amAddress        the AM's job-control {@code host:port}; null: report to nobody
  * @param spec             the job
@@ -42,6 +45,7 @@ public record WorkerConfig(
     String appId,
     String workerId,
     String host,
+    String node,
     String zkConnect,
     HostPort amAddress,
     JobSpec spec,
@@ -66,6 +70,7 @@ public record WorkerConfig(
     Objects.requireNonNull(appId, "appId");
     Objects.requireNonNull(workerId, "workerId");
     Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(node, "node");
     Objects.requireNonNull(zkConnect, "zkConnect");
     Objects.requireNonNull(spec, "spec");
     Objects.requireNonNull(secret, "secret");
@@ -87,54 +92,59 @@ public record WorkerConfig(
   /** Defaults for the timeouts and clock. */
   public static WorkerConfig of(String appId, String workerId, String host, String zkConnect,
       HostPort amAddress, JobSpec spec, JobSecret secret, Configuration hadoopConf) {
-    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+    return new WorkerConfig(appId, workerId, host, host, zkConnect, amAddress, spec, secret, hadoopConf,
         DEFAULT_STARTUP_TIMEOUT, DEFAULT_RPC_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, Ticker.SYSTEM,
         DEFAULT_SWITCH_ALLOWANCE, null, null,
         DEFAULT_ZK_SESSION_TIMEOUT);
   }
 
   public WorkerConfig withStartupTimeout(Duration timeout) {
-    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
         timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
   }
 
+  public WorkerConfig withNode(String nodeId) {
+    return new WorkerConfig(appId, workerId, host, nodeId, zkConnect, amAddress, spec, secret, hadoopConf,
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
+  }
+
   public WorkerConfig withProgressInterval(Duration interval) {
-    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
         startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
   }
 
   public WorkerConfig withSwitchAllowance(Duration allowance) {
-    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
         startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir, restoreFrom, zkSessionTimeout);
   }
 
   public WorkerConfig withProfilesDir(Path dir) {
-    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
         startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir, restoreFrom, zkSessionTimeout);
   }
 
   public WorkerConfig withTicker(Ticker clock) {
-    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
         startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
   }
 
   public WorkerConfig withRestoreFrom(String checkpoint) {
-    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
         startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, checkpoint, zkSessionTimeout);
   }
 
   public WorkerConfig withRpcTimeout(Duration timeout) {
-    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
         startupTimeout, timeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
   }
 
   public WorkerConfig withZkSessionTimeout(Duration timeout) {
-    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf,
+    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
         startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, timeout);
   }
 
   public WorkerConfig withSpec(JobSpec job) {
-    return new WorkerConfig(appId, workerId, host, zkConnect, amAddress, job, secret, hadoopConf,
+    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, job, secret, hadoopConf,
         startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
   }
 
@@ -160,6 +170,10 @@ public record WorkerConfig(
     WorkerConfig config = of(required(env, WorkerEnv.APP_ID), required(env, WorkerEnv.CONTAINER_ID),
         required(env, WorkerEnv.NM_HOST), required(env, WorkerEnv.ZK_CONNECT),
         am.isEmpty() ? null : HostPort.parse(am), spec, secret, hadoopConf);
+    String nmPort = env.getOrDefault(WorkerEnv.NM_PORT, "").trim();
+    if (!nmPort.isEmpty()) {
+      config = config.withNode(config.host() + ":" + nmPort);
+    }
     String profiles = env.getOrDefault(WorkerEnv.PROFILES_DIR, "").trim();
     if (!profiles.isEmpty()) {
       config = config.withProfilesDir(Path.of(profiles));

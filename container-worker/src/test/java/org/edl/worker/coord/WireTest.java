@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 class WireTest {
   private static final JobSpec SPEC = CoordTesting.spec(3, 1, 4, 1000);
   private static final MemberRing RING = new MemberRing(4, List.of(new Member("c2", "10.0.0.2", 7002, 0),
-      new Member("c3", "10.0.0.3", 7003), CoordTesting.member(5)));
+      new Member("c3", "10.0.0.3", 7003), CoordTesting.member(5), new Member("c7", "localhost", 7007, 1,
+          "localhost:45123")));
   private static final MemberRing NEXT = new MemberRing(5, List.of(new Member("c2", "10.0.0.2", 7002, 0),
       CoordTesting.member(5), CoordTesting.member(6)));
 
@@ -36,6 +37,17 @@ class WireTest {
         Map.of("c5", 2, "c2", 0), 2.5, true, new JobOutput("hdfs:///out/model", "hdfs:///out/metrics.json"),
         "hdfs:///stop/step-130", new StopPlan(130, "hdfs:///stop", 7));
     assertEquals(r, roundTrip(r));
+  }
+
+  /** Two NodeManagers on one host (the embedded cluster's) stay two nodes through the wire. */
+  @Test
+  void aMembersNodeCrossesTheWireAndDefaultsToItsHost() {
+    Member onNode = new Member("c8", "localhost", 7008, 2, "localhost:40001");
+    assertEquals(onNode, Wire.member(Wire.workerInfo(onNode)));
+    assertEquals("localhost:40001", Wire.workerInfo(onNode).getNode());
+    Member plain = new Member("c9", "10.0.0.9", 7009);
+    assertFalse(Wire.workerInfo(plain).isSetNode(), "a node equal to the host is not sent twice");
+    assertEquals("10.0.0.9", Wire.member(Wire.workerInfo(plain)).node());
   }
 
   @Test

@@ -93,6 +93,33 @@ class EmulatedBackendTest {
   }
 
   @Test
+  void twoNodeManagersOnOneHostAreTwoNodesOfThePlacement() {
+    assertEquals("44", Placement.of(List.of("localhost:40001", "localhost:40001", "localhost:40001",
+        "localhost:40001", "localhost:40002", "localhost:40002", "localhost:40002", "localhost:40002"), 1));
+  }
+
+  /** --emulated-sync profile: the whole measured step is waited, and only a token is all-reduced. */
+  @Test
+  void theProfilesSyncTimeCanStandInForTheGradientTransfer() throws Exception {
+    Files.createDirectories(dir.resolve("cifar10"));
+    Files.writeString(dir.resolve("cifar10/placements.csv"), CSV);
+    JobSpec spec = spec("cifar10", 2).toBuilder().profileSync(true).build();
+    List<Long> waits = new ArrayList<>();
+    EmulatedModel m = EmulatedModels.create(spec, dir, waits::add);
+    assertEquals(11_173_962, m.parameters().length, "the broadcast to newcomers still moves the real size");
+    assertEquals(EmulatedModel.TOKEN_GRADIENT, m.gradientLength());
+    m.placedOn("22");
+    m.accumulateGradients(null, new int[20], 0, 20, new float[m.gradientLength()]);
+    assertEquals(List.of(400_000_000L), waits, "compute and sync: the whole 0.40 s step at placement 22");
+    assertEquals(m.parameters().length, EmulatedModels.create(spec("cifar10", 2), dir, waits::add).gradientLength(),
+        "without the stand-in the real gradient moves");
+    InvalidInputException cpu = assertThrows(InvalidInputException.class, () -> spec.toBuilder().model("mlp")
+        .backend("cpu").build());
+    assertEquals("emulated-sync", cpu.field());
+    assertTrue(spec.equals(JobSpec.fromProperties(spec.toProperties())), "job.properties keeps the stand-in");
+  }
+
+  @Test
   void withoutAProfilesDirectoryTheWorkerReadsTheProfilesItsJarCarries() throws Exception {
     for (String model : JobSpec.EMULATED_MODELS) {
       StepProfile p = EmulatedModels.profile(model, null);

@@ -51,6 +51,18 @@ class WorkerMainTest {
   }
 
   @Test
+  void theWorkersNodeIsItsNodeManagersHostAndPort() {
+    Map<String, String> env = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
+        WorkerEnv.NM_HOST, "localhost", WorkerEnv.NM_PORT, "40123", WorkerEnv.ZK_CONNECT, "zk:2181");
+    WorkerConfig config = WorkerConfig.fromEnvironment(env, spec(), JobSecret.generate(), new Configuration());
+    assertEquals("localhost", config.host(), "peers still connect to the host");
+    assertEquals("localhost:40123", config.node());
+    Map<String, String> noPort = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
+        WorkerEnv.NM_HOST, "h1", WorkerEnv.ZK_CONNECT, "zk:2181");
+    assertEquals("h1", WorkerConfig.fromEnvironment(noPort, spec(), JobSecret.generate(), new Configuration()).node());
+  }
+
+  @Test
   void aRelaunchSetsTheFirstRingSizeThroughTheEnvironment() {
     JobSpec job = JobSpec.builder().name("t").model("softmax")
         .data("synthetic:samples=64,features=4,classes=3,seed=1").format("auto").workers(2).minWorkers(1)
