@@ -113,6 +113,13 @@ public final class BenchJob {
         + workers + " workers within " + timeout);
   }
 
+  /** One line for the console: the job's state, workers and step. */
+  static String describe(JobControl.Iface control) throws Exception {
+    JobStatus s = control.status();
+    return s.getState() + (s.isSetProgress() ? ", " + s.getProgress().getWorkers() + " workers at step "
+        + s.getProgress().getStep() : "") + ", target " + s.getTargetWorkers();
+  }
+
   /** Ends the job cleanly so that every worker writes its timeline: a final stop-for-restart. */
   static void endJob(CuratorFramework zk, SubmittedJob job) throws Exception {
     String dir = job.spec().output() + "/bench-end";

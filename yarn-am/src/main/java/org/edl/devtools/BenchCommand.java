@@ -10,7 +10,7 @@ import picocli.CommandLine.Mixin;
 /** {@code edl bench ...}: benchmarks, each one a subcommand. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark.",
     subcommands = {BenchCommand.AllReduce.class, BenchCommand.Scaling.class, BenchCommand.Faults.class,
-        BenchCommand.Chaos.class, BenchCommand.Simulator.class})
+        BenchCommand.Chaos.class, BenchCommand.Simulator.class, BenchCommand.Transient.class})
 public final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;
@@ -83,6 +83,77 @@ public final class BenchCommand implements Runnable {
       report.writeChart(out.resolve("scaling.png"), named);
       console.println(report.table(named));
       console.println("Wrote " + out.resolve("scaling.csv") + " and " + out.resolve("scaling.png"));
+      return 0;
+    }
+  }
+
+  /**
+   * {@code edl bench transient}: an emulated job on 4 GPUs while 1, 2 and 4 more are idle, then
+   * taken back, periodically: baseline, EDL and stop-resume against Ideal (the paper's Figure 10).
+   */
+  @Command(name = "transient", mixinStandardHelpOptions = true, description = "An emulated 4-GPU job while"
+      + " other GPUs are idle, then taken back by another user, every period: its throughput never growing,"
+      + " growing stop-free (EDL) and by stop-resume, against Ideal. Writes transient.csv,"
+      + " transient-runs.csv and transient.png.")
+  static final class Transient implements Callable<Integer> {
+    @picocli.CommandLine.Option(names = "--idle-gpus", defaultValue = "1,2,4", split = ",",
+        description = "Numbers of idle GPUs, each a run of all three modes (default: ${DEFAULT-VALUE}).")
+    List<Integer> idleGpus;
+    @picocli.CommandLine.Option(names = "--period-s", defaultValue = "60",
+        description = "Seconds the GPUs stay idle, and then taken (default: ${DEFAULT-VALUE}; the paper: 240).")
+    int periodS;
+    @picocli.CommandLine.Option(names = "--cycles", defaultValue = "2",
+        description = "Idle-then-taken cycles per run (default: ${DEFAULT-VALUE}).")
+    int cycles;
+    @picocli.CommandLine.Option(names = "--model", defaultValue = "imagenet",
+        description = "Profiled model to emulate (default: ${DEFAULT-VALUE}, ResNet-50).")
+    String model;
+    @picocli.CommandLine.Option(names = "--batch", defaultValue = "128",
+        description = "Per-GPU batch (default: ${DEFAULT-VALUE}).")
+    int batch;
+    @picocli.CommandLine.Option(names = "--hold-off-ms", defaultValue = "10000",
+        description = "The job's --grow-hold-off-ms (default: ${DEFAULT-VALUE}: shorter than the period).")
+    long holdOffMs;
+    @picocli.CommandLine.Option(names = "--out", defaultValue = "docs/benchmarks",
+        description = "Where the CSVs and the chart go (default: ${DEFAULT-VALUE}).")
+    java.nio.file.Path out;
+    @picocli.CommandLine.Option(names = "--replot", description = "Redraw table and chart from this"
+        + " transient-runs.csv of an earlier run instead of running the benchmark.")
+    java.nio.file.Path replot;
+
+    @Override
+    public Integer call() throws Exception {
+      java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
+      for (int k : idleGpus) {
+        if (k < 1 || k > org.edl.bench.TransientBench.JOB_GPUS) {
+          throw new org.edl.job.InvalidInputException("idle-gpus", k, "must be 1 to "
+              + org.edl.bench.TransientBench.JOB_GPUS + " (the embedded cluster has 8 GPUs, the job holds 4)");
+        }
+      }
+      if (periodS < 10) {
+        throw new org.edl.job.InvalidInputException("period-s", periodS, "must be at least 10 s");
+      }
+      if (cycles < 1) {
+        throw new org.edl.job.InvalidInputException("cycles", cycles, "must be at least 1");
+      }
+      org.edl.bench.TransientReport report;
+      if (replot != null) {
+        report = org.edl.bench.TransientReport.readRunsCsv(replot);
+      } else {
+        console.println("Every job here is emulated with --emulated-sync profile: each step waits the profile's"
+            + " gradient sync time instead of all-reducing the real gradient (the broadcast to newcomers and"
+            + " stop-resume's checkpoints move the real size).");
+        List<org.edl.bench.TransientBench.Run> runs = new org.edl.bench.TransientBench(
+            new org.edl.bench.TransientBench.Options(idleGpus, java.time.Duration.ofSeconds(periodS), cycles, model,
+                batch, holdOffMs), console).run();
+        report = org.edl.bench.TransientReport.of(runs, periodS, cycles, org.edl.bench.TransientBench.JOB_GPUS, batch);
+      }
+      report.writeCsv(out.resolve("transient.csv"));
+      report.writeRunsCsv(out.resolve("transient-runs.csv"));
+      report.writeChart(out.resolve("transient.png"), model);
+      console.println(report.table());
+      console.println("Wrote " + out.resolve("transient.csv") + ", " + out.resolve("transient-runs.csv") + " and "
+          + out.resolve("transient.png"));
       return 0;
     }
   }
