@@ -252,7 +252,8 @@ public final class JobSubmitter {
       String zkConnect, JobSecret secret) throws IOException {
     Configuration forClasspath = new Configuration(conf);
     if (isEmbeddedCluster()) {
-      forClasspath.set(ContainerClasspath.LOCAL_CLASSPATH_KEY, localClasspath());
+      forClasspath.set(ContainerClasspath.LOCAL_CLASSPATH_KEY, ApplicationJar.withLocalClasspath(
+          localClasspath()));
     }
     Map<String, String> env = new HashMap<>();
     env.put(Environment.CLASSPATH.name(), ContainerClasspath.of(forClasspath));
@@ -299,18 +300,13 @@ public final class JobSubmitter {
     return cp.toString();
   }
 
-  /** The shaded jar this class was loaded from. */
-  private static Path applicationJar() throws IOException {
-    try {
-      Path p = Paths.get(JobSubmitter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-      if (!Files.isRegularFile(p) || !p.toString().endsWith(".jar")) {
-        throw new IOException("not running from the edl-am jar (loaded from " + p + "): on a real"
-            + " cluster submit with `yarn jar edl-am-<version>.jar submit ...`");
-      }
-      return p;
-    } catch (URISyntaxException e) {
-      throw new IOException("cannot locate the edl-am jar", e);
-    }
+  /**
+   * The jar this class came from. Hadoop's {@code RunJar} ({@code yarn jar}) unpacks the jar and
+   * loads the classes from the unpacked directory, but keeps the jar itself on its class loader:
+   * so a class loaded from a directory is looked up again among the loader's copies of it.
+   */
+  static Path applicationJar() throws IOException {
+    return ApplicationJar.locate(JobSubmitter.class);
   }
 
   private void undo(ApplicationId appId, FileSystem fs, org.apache.hadoop.fs.Path staging) {
