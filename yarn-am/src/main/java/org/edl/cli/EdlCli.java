@@ -30,7 +30,7 @@ import picocli.CommandLine;
     description = "Elastic deep-learning training on Hadoop YARN.",
     subcommands = {SubmitCommand.class, StatusCommand.class, ScaleOutCommand.class,
         ScaleInCommand.class, MigrateCommand.class, ProfileCommand.class, CheckpointsCommand.class,
-        SimulateCommand.class})
+        SimulateCommand.class, CleanupCommand.class})
 public final class EdlCli implements Runnable {
   /** Exit code of a user error. */
   public static final int USAGE = 2;

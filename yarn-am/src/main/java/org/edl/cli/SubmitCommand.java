@@ -149,6 +149,7 @@ public final class SubmitCommand implements Callable<Integer> {
 
   static int submitAndFollow(Configuration conf, YarnClient yarn, JobSpec spec, int priority,
       java.io.PrintWriter out) throws Exception {
+    org.edl.client.Leftovers.quietly(conf, yarn);
     JobSubmitter submitter = new JobSubmitter(conf, yarn).withPriority(priority);
     SubmittedJob job = submitter.submit(spec);
     int exit = new ProgressFollower(yarn, out, Duration.ofSeconds(1)).follow(job);

@@ -115,6 +115,41 @@ class JobControlEndToEndTest {
     r.assertOneLineError(EdlCli.USAGE, "application " + killed + " is KILLED (KILLED), not running");
   }
 
+  /**
+   * {@code yarn application -kill} (Hadoop's own ApplicationCLI) gives the AM no chance to clean
+   * up: its ZooKeeper nodes and staging directory stay until {@code edl cleanup} (or the next
+   * {@code edl submit}) removes them. The running job keeps its own.
+   */
+  @Test
+  void whatAKilledJobLeftIsRemovedByEdlCleanupAndARunningJobKeepsItsOwn() throws Exception {
+    ApplicationId killed = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(longJob(1)).appId();
+    Path killedStaging = CLUSTER.home(StagingLayout.relativeDir(killed.toString()));
+    String killedRoot = org.edl.job.JobPaths.root(killed.toString());
+    try (org.apache.curator.framework.CuratorFramework zk = org.apache.curator.framework.CuratorFrameworkFactory
+        .newClient(CLUSTER.cluster().zkConnectString(), new org.apache.curator.retry.ExponentialBackoffRetry(200, 5))) {
+      zk.start();
+      Await.until("the killed job's AM to write its nodes", () -> zk.checkExists().forPath(killedRoot) != null);
+      org.apache.hadoop.yarn.client.cli.ApplicationCLI admin = new org.apache.hadoop.yarn.client.cli.ApplicationCLI();
+      admin.setSysOutPrintStream(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+      admin.setSysErrPrintStream(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+      assertEquals(0, org.apache.hadoop.util.ToolRunner.run(CLUSTER.configuration(), admin,
+          new String[] {"-kill", killed.toString()}));
+      awaitState(killed, YarnApplicationState.KILLED);
+      assertNotNull(zk.checkExists().forPath(killedRoot), "the AM was killed before it could clean up");
+      assertTrue(CLUSTER.fileSystem().exists(killedStaging));
+
+      Result r = cli("cleanup");
+      assertEquals(0, r.code, r.toString());
+      assertTrue(r.out.contains("Removed " + killedRoot + "\n"), r.out);
+      assertTrue(r.out.contains(StagingLayout.relativeDir(killed.toString()) + "\n"), r.out);
+      assertEquals(null, zk.checkExists().forPath(killedRoot));
+      assertFalse(CLUSTER.fileSystem().exists(killedStaging));
+      assertNotNull(zk.checkExists().forPath(org.edl.job.JobPaths.root(running.toString())), "the running job's nodes");
+      assertTrue(CLUSTER.fileSystem().exists(staging), "the running job's staging directory");
+      assertTrue(cli("cleanup").out.contains("Nothing to remove"));
+    }
+  }
+
   @Test
   void scaleInWithBothCountAndContainerIsAUsageErrorAndChangesNothing() throws Exception {
     List<String> before = workerContainers(running);

@@ -34,9 +34,9 @@ import org.slf4j.LoggerFactory;
  *       yarn.cluster.max-application-priority}.
  * </ul>
  *
- * <p>Not covered: FairScheduler's own background reload (every 10 s when the file changes) is
- * private to it; it still refuses malformed XML and unknown classes and keeps the old
- * configuration, but would accept a negative weight, which the EDL policies then treat as 0.
+ * <p>FairScheduler's own reload of a changed allocation file (about 10 s after each change)
+ * goes through the same check ({@link CheckedReload}): a file {@code refreshQueues} refuses is not
+ * applied in the background either.
  */
 public class EdlFairScheduler extends FairScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(EdlFairScheduler.class);
@@ -48,6 +48,7 @@ public class EdlFairScheduler extends FairScheduler {
       AllocationFileCheck.check(file);
     }
     super.serviceInit(conf);
+    CheckedReload.install(this, () -> allocationFile(getConfig()));
   }
 
   @Override

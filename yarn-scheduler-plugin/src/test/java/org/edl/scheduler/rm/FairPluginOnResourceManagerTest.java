@@ -190,6 +190,33 @@ class FairPluginOnResourceManagerTest {
     assertEquals(1.0f, queue("root.users.alice").getWeight());
   }
 
+  /**
+   * FairScheduler's own reload of a changed file (its thread calls {@code reloadAllocations} about
+   * 10 s after each change; called here directly) refuses what refreshQueues refuses.
+   */
+  @Test
+  void theSchedulersOwnReloadRefusesWhatRefreshQueuesRefuses() throws Exception {
+    java.lang.reflect.Field f = FairScheduler.class.getDeclaredField("allocsLoader");
+    f.setAccessible(true);
+    org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.AllocationFileLoaderService loader =
+        (org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.AllocationFileLoaderService) f.get(scheduler());
+    try {
+      Files.writeString(allocationFile, allocations("-2.5", "org.edl.scheduler.rm.AppOrderPolicy"));
+      assertTrue(allocationFile.toFile().setLastModified(1_000), "the reload thread stays out");
+      java.io.IOException e = assertThrows(java.io.IOException.class, loader::reloadAllocations);
+      assertTrue(e.getMessage().contains("weight -2.5") && e.getMessage().contains("root.users.alice"), e.getMessage());
+      assertEquals(1.0f, queue("root.users.alice").getWeight());
+      Files.writeString(allocationFile, allocations("2.0", "org.edl.scheduler.rm.AppOrderPolicy"));
+      assertTrue(allocationFile.toFile().setLastModified(2_000));
+      loader.reloadAllocations();
+      assertEquals(2.0f, queue("root.users.alice").getWeight(), "a good change applies");
+    } finally {
+      Files.writeString(allocationFile, GOOD);
+      assertTrue(allocationFile.toFile().setLastModified(3_000));
+      loader.reloadAllocations();
+    }
+  }
+
   /** What {@code yarn rmadmin -refreshQueues} does: the admin protocol over RPC. */
   private static void refreshQueues() throws Exception {
     ResourceManagerAdministrationProtocol admin = ClientRMProxy.createRMProxy(
