@@ -118,8 +118,11 @@ public final class ApplicationMaster {
         }, new HdfsProfileStore(conf, spec.output(),
             "EDL profile of " + appId + ": " + spec.training().model() + ", backend " + spec.training().backend()));
     try (zk; removal; RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
-        "0.0.0.0", 0, secret, Duration.ofSeconds(10),
-        (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()))) {
+        // The leader's reports and the users' edl commands: a few connections at a time.
+        "0.0.0.0", 0, secret, RpcServer.HANDSHAKE_TIMEOUT, 32,
+        (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()));
+        JobPage page = JobPage.start(control, "0.0.0.0")) {
+      LOG.info("Job page at {} (the application's tracking URL)", page.url(host));
       WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),
           ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
           ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
@@ -138,7 +141,7 @@ public final class ApplicationMaster {
       // Registration and adoption in one main-thread task: YARN's first answers (a previous
       // attempt's container that completed meanwhile) queue behind it and find the fleet adopted.
       mainThread.submit(() -> {
-        var registered = driver.start(fleet, recorded, host, rpc.port(), "");
+        var registered = driver.start(fleet, recorded, host, rpc.port(), page.url(host));
         fleet.adopt(previousWorkers(registered.getContainersFromPreviousAttempts(), gpuRecord), journal.last());
         return null;
       }).get();

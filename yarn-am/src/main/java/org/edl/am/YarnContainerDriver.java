@@ -202,7 +202,8 @@ public final class YarnContainerDriver implements ContainerDriver {
     FinalApplicationStatus status =
         outcome.succeeded() ? FinalApplicationStatus.SUCCEEDED : FinalApplicationStatus.FAILED;
     try {
-      resourceManager.unregisterApplicationMaster(status, outcome.diagnostics(), trackingUrl);
+      // The job page ends with the AM: a finished job's link would lead nowhere.
+      resourceManager.unregisterApplicationMaster(status, outcome.diagnostics(), "");
     } catch (Exception e) {
       throw new IllegalStateException("could not unregister from the resource manager", e);
     }

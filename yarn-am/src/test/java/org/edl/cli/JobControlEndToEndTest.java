@@ -150,6 +150,47 @@ class JobControlEndToEndTest {
     }
   }
 
+  /**
+   * The tracking URL, as the RM UI and {@code yarn application -status} show it, leads through the
+   * RM's web proxy to the AM's job page: HTML, the size chart and the same status as JSON.
+   */
+  @Test
+  void theTrackingUrlLeadsThroughTheResourceManagersProxyToTheJobPage() throws Exception {
+    String tracking = CLUSTER.yarn().getApplicationReport(running).getTrackingUrl();
+    assertTrue(tracking.contains("/proxy/" + running) && !tracking.contains(":0/"), tracking);
+    org.apache.hadoop.yarn.client.cli.ApplicationCLI admin = new org.apache.hadoop.yarn.client.cli.ApplicationCLI();
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    admin.setSysOutPrintStream(new PrintStream(printed, true, StandardCharsets.UTF_8));
+    admin.setSysErrPrintStream(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    assertEquals(0, org.apache.hadoop.util.ToolRunner.run(CLUSTER.configuration(), admin,
+        new String[] {"-status", running.toString()}));
+    assertTrue(printed.toString(StandardCharsets.UTF_8).contains("Tracking-URL : " + tracking),
+        printed.toString(StandardCharsets.UTF_8));
+
+    String page = fetch(tracking, "text/html");
+    assertTrue(page.contains("EDL job " + running) && page.contains("RUNNING"), page);
+    for (String c : workerContainers(running)) {
+      assertTrue(page.contains(c), c + " in: " + page);
+    }
+    String json = fetch(tracking + (tracking.endsWith("/") ? "" : "/") + "status.json", "application/json");
+    assertTrue(json.contains("\"appId\":\"" + running + "\"") && json.contains("\"targetWorkers\":2"), json);
+    Await.until("a sample for the size chart", () -> fetch(tracking, "text/html").contains("size.png"));
+    fetch(tracking + (tracking.endsWith("/") ? "" : "/") + "size.png", "image/png");
+  }
+
+  private static String fetch(String url, String type) throws Exception {
+    java.net.HttpURLConnection c = (java.net.HttpURLConnection) new java.net.URL(url).openConnection();
+    c.setConnectTimeout(10_000);
+    c.setReadTimeout(30_000);
+    try (InputStream in = c.getInputStream()) {
+      assertEquals(200, c.getResponseCode(), url);
+      assertTrue(String.valueOf(c.getContentType()).startsWith(type), url + ": " + c.getContentType());
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } finally {
+      c.disconnect();
+    }
+  }
+
   @Test
   void scaleInWithBothCountAndContainerIsAUsageErrorAndChangesNothing() throws Exception {
     List<String> before = workerContainers(running);

@@ -15,11 +15,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Thrift service (any generated {@code Processor}) on a plain socket, framed binary protocol,
- * one pooled thread per connection. Every connection must pass the {@link SecretHandshake}
- * before its first call; refused peers are logged, counted and reported to a listener.
+ * one pooled thread per connection, at most {@code maxConnections} of them: a connection beyond
+ * that is closed at once (Thrift logs "ThreadPool is saturated"), so that a flood of peers costs
+ * no more than that many threads. Every connection must pass the {@link SecretHandshake} within
+ * the handshake timeout before its first call; refused peers are logged, counted and reported to
+ * a listener.
  */
 public final class RpcServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
+  /** Connections served at once unless a server says otherwise. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 64;
+  /**
+   * How long an unauthenticated peer may take to pass the handshake: a real one needs
+   * milliseconds; a silent one holds a thread until then.
+   */
+  public static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
   private final String name;
   private final TServerSocket serverSocket;
@@ -46,6 +56,16 @@ public final class RpcServer implements AutoCloseable {
   public static RpcServer start(String name, TProcessor processor, String host, int port,
       JobSecret secret, Duration handshakeTimeout, RefusalListener listener)
       throws TTransportException {
+    return start(name, processor, host, port, secret, handshakeTimeout, DEFAULT_MAX_CONNECTIONS, listener);
+  }
+
+  /** As above, serving at most {@code maxConnections} connections at once. */
+  public static RpcServer start(String name, TProcessor processor, String host, int port,
+      JobSecret secret, Duration handshakeTimeout, int maxConnections, RefusalListener listener)
+      throws TTransportException {
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException("maxConnections must be at least 1: " + maxConnections);
+    }
     TServerSocket socket = new TServerSocket(new TServerSocket.ServerSocketTransportArgs()
         .bindAddr(new InetSocketAddress(host, port)));
     HandshakeTransportFactory transports =
@@ -56,11 +76,12 @@ public final class RpcServer implements AutoCloseable {
         .outputTransportFactory(new TFramedTransport.Factory())
         .protocolFactory(new TBinaryProtocol.Factory())
         .minWorkerThreads(1)
+        .maxWorkerThreads(maxConnections)
         .stopTimeoutVal(2)
         .stopTimeoutUnit(TimeUnit.SECONDS);
     RpcServer rpc = new RpcServer(name, socket, new TThreadPoolServer(args), transports);
     rpc.serveThread.start();
-    LOG.info("{} serving Thrift on {}:{}", name, host, rpc.port());
+    LOG.info("{} serving Thrift on {}:{} (at most {} connections)", name, host, rpc.port(), maxConnections);
     return rpc;
   }
 

@@ -377,8 +377,10 @@ public final class Worker implements AutoCloseable {
         LOG.warn("Worker {} refused a connection from {}: {}", config.workerId(), peer, cause.getMessage());
     dataPlane = DataPlane.start(config.workerId(), config.host(), 0, config.secret(), config.rpcTimeout(), refusals);
     resources.push(dataPlane);
+    // Every member may connect (the leader's coordinator), and the AM and a few clients besides.
     rpcServer = RpcServer.start("coordinator", new Coordinator.Processor<>(coordinator), config.host(), 0,
-        config.secret(), config.rpcTimeout(), refusals);
+        config.secret(), min(config.rpcTimeout(), RpcServer.HANDSHAKE_TIMEOUT),
+        2 * config.spec().scale().maxWorkers() + 16, refusals);
     resources.push(rpcServer);
 
     int sessionMs = (int) Math.min(Integer.MAX_VALUE, config.zkSessionTimeout().toMillis());
@@ -600,5 +602,9 @@ public final class Worker implements AutoCloseable {
       }
     }
     leadershipEvents.shutdownNow();
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 }

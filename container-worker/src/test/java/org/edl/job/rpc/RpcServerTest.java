@@ -72,6 +72,32 @@ class RpcServerTest {
     idle.close();
   }
 
+  /** A server at its connection cap closes the next connection at once; a freed slot serves again. */
+  @Test
+  void connectionsBeyondTheCapAreClosedAndAFreedSlotIsServedAgain() throws Exception {
+    try (RpcServer capped = RpcServer.start("capped", new JobControl.Processor<>(new CountingJobControl()),
+        "127.0.0.1", 0, secret, TIMEOUT, 2, (peer, cause) -> refusedPeers.add(peer))) {
+      RpcConnection first = RpcClient.open("127.0.0.1", capped.port(), secret, TIMEOUT);
+      try (RpcConnection second = RpcClient.open("127.0.0.1", capped.port(), secret, TIMEOUT)) {
+        assertThrows(Exception.class, () -> {
+          try (RpcConnection third = RpcClient.open("127.0.0.1", capped.port(), secret, TIMEOUT)) {
+            new JobControl.Client(third.protocol()).status();
+          }
+        });
+        assertEquals(JobState.RUNNING, new JobControl.Client(second.protocol()).status().getState(),
+            "the connections within the cap go on");
+      }
+      first.close();
+      org.edl.testing.Await.until("a freed slot to serve a new connection", () -> {
+        try (RpcConnection again = RpcClient.open("127.0.0.1", capped.port(), secret, TIMEOUT)) {
+          return new JobControl.Client(again.protocol()).status().getState() == JobState.RUNNING;
+        } catch (Exception e) {
+          return false;
+        }
+      });
+    }
+  }
+
   /** The smallest real JobControl: remembers the last progress report. */
   private static final class CountingJobControl implements JobControl.Iface {
     private volatile int workers;
