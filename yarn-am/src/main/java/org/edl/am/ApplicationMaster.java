@@ -123,6 +123,7 @@ public final class ApplicationMaster {
         (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()));
         JobPage page = JobPage.start(control, "0.0.0.0")) {
       LOG.info("Job page at {} (the application's tracking URL)", page.url(host));
+      JobMetricsSource.register(control, appId);
       WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),
           ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
           ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
