@@ -11,6 +11,89 @@ import org.edl.worker.data.BatchSlicer;
 public interface WorkerListener {
   WorkerListener NONE = new WorkerListener() {};
 
+  /** Both {@code first} and then {@code second} hear every event. */
+  static WorkerListener both(WorkerListener first, WorkerListener second) {
+    return new WorkerListener() {
+      @Override
+      public void registered(String workerId, boolean newcomer) {
+        first.registered(workerId, newcomer);
+        second.registered(workerId, newcomer);
+      }
+
+      @Override
+      public void registrationDeferred(String workerId, int retryAfterMs) {
+        first.registrationDeferred(workerId, retryAfterMs);
+        second.registrationDeferred(workerId, retryAfterMs);
+      }
+
+      @Override
+      public void beforeBatch(String workerId, long step) throws InterruptedException {
+        first.beforeBatch(workerId, step);
+        second.beforeBatch(workerId, step);
+      }
+
+      @Override
+      public void batchTrained(String workerId, long step, BatchSlicer.Range positions, int[] samples) {
+        first.batchTrained(workerId, step, positions, samples);
+        second.batchTrained(workerId, step, positions, samples);
+      }
+
+      @Override
+      public void readyToJoin(String workerId, long topologyVersion, long atNanos) {
+        first.readyToJoin(workerId, topologyVersion, atNanos);
+        second.readyToJoin(workerId, topologyVersion, atNanos);
+      }
+
+      @Override
+      public void switchOrdered(String workerId, long reportedStep, SwitchOrder order) {
+        first.switchOrdered(workerId, reportedStep, order);
+        second.switchOrdered(workerId, reportedStep, order);
+      }
+
+      @Override
+      public void switched(String workerId, SwitchRecord record) {
+        first.switched(workerId, record);
+        second.switched(workerId, record);
+      }
+
+      @Override
+      public void recovered(String workerId, RecoveryRecord record) {
+        first.recovered(workerId, record);
+        second.recovered(workerId, record);
+      }
+
+      @Override
+      public void stopped(String workerId, StopRecord record) {
+        first.stopped(workerId, record);
+        second.stopped(workerId, record);
+      }
+
+      @Override
+      public void checkpointed(String workerId, String path, long blockedNanos, long writeNanos) {
+        first.checkpointed(workerId, path, blockedNanos, writeNanos);
+        second.checkpointed(workerId, path, blockedNanos, writeNanos);
+      }
+
+      @Override
+      public void writingOutput(String workerId) throws Exception {
+        first.writingOutput(workerId);
+        second.writingOutput(workerId);
+      }
+
+      @Override
+      public void leading(String workerId, long leaderEpoch) {
+        first.leading(workerId, leaderEpoch);
+        second.leading(workerId, leaderEpoch);
+      }
+
+      @Override
+      public void orderReceived(String workerId, String kind, long leaderEpoch, long topologyVersion) {
+        first.orderReceived(workerId, kind, leaderEpoch, topologyVersion);
+        second.orderReceived(workerId, kind, leaderEpoch, topologyVersion);
+      }
+    };
+  }
+
   /** Registered with the leader; {@code newcomer}: joining a running job at a later switch. */
   default void registered(String workerId, boolean newcomer) {}
 

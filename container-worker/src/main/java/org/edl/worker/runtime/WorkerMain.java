@@ -52,7 +52,8 @@ public final class WorkerMain {
     String how = "failed";
     long nextStep = -1;
     boolean left = false;
-    try (Worker worker = new Worker(config, ExecutionContext.FROM_SPEC, timeline)) {
+    WorkerListener listeners = WorkerListener.both(timeline, new WorkerMetrics(config.workerId()).register());
+    try (Worker worker = new Worker(config, ExecutionContext.FROM_SPEC, listeners)) {
       Worker.Outcome outcome = worker.run();
       how = outcome.ending().name().toLowerCase(java.util.Locale.ROOT);
       nextStep = outcome.nextStep();
