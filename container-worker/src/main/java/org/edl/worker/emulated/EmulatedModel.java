@@ -5,6 +5,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.concurrent.locks.LockSupport;
 import org.edl.worker.data.Dataset;
+import org.edl.worker.model.Floats;
 import org.edl.worker.model.IncompatibleStateException;
 import org.edl.worker.model.PlacementAware;
 import org.edl.worker.model.TrainableModel;
@@ -112,9 +113,7 @@ public final class EmulatedModel implements TrainableModel, PlacementAware {
   public void writeState(DataOutputStream out) throws IOException {
     out.writeUTF(name());
     out.writeInt(parameters.length);
-    for (float p : parameters) {
-      out.writeFloat(p);
-    }
+    Floats.write(out, parameters);
   }
 
   @Override
@@ -125,8 +124,6 @@ public final class EmulatedModel implements TrainableModel, PlacementAware {
       throw new IncompatibleStateException("state of " + name + " with " + n + " parameters does not fit "
           + name() + " with " + parameters.length);
     }
-    for (int i = 0; i < n; i++) {
-      parameters[i] = in.readFloat();
-    }
+    System.arraycopy(Floats.read(in, n), 0, parameters, 0, n);
   }
 }

@@ -3,7 +3,6 @@ package org.edl.worker.model;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -14,7 +13,6 @@ import java.util.Arrays;
 final class ModelState {
   static final int MAGIC = 0x45444C4D; // "EDLM"
   static final int VERSION = 1;
-  private static final int CHUNK_FLOATS = 16 * 1024;
 
   private ModelState() {}
 
@@ -29,14 +27,7 @@ final class ModelState {
       out.writeInt(dims[i]);
     }
     out.writeInt(params.length);
-    // One write per chunk instead of one per float: a large model's state writes in milliseconds.
-    ByteBuffer buf = ByteBuffer.allocate(CHUNK_FLOATS * Float.BYTES);
-    for (int i = 0; i < params.length; i += CHUNK_FLOATS) {
-      int n = Math.min(CHUNK_FLOATS, params.length - i);
-      buf.clear();
-      buf.asFloatBuffer().put(params, i, n);
-      out.write(buf.array(), 0, n * Float.BYTES);
-    }
+    Floats.write(out, params);
   }
 
   static void read(DataInputStream in, String name, String[] dimNames, int[] dims, float[] params)
@@ -69,14 +60,7 @@ final class ModelState {
       throw new IOException("model state has " + count + " parameters, expected " + params.length);
     }
     // Read aside first: a truncated stream must leave the live parameters as they were.
-    float[] incoming = new float[count];
-    byte[] bytes = new byte[CHUNK_FLOATS * Float.BYTES];
-    for (int i = 0; i < count; i += CHUNK_FLOATS) {
-      int n = Math.min(CHUNK_FLOATS, count - i);
-      in.readFully(bytes, 0, n * Float.BYTES);
-      ByteBuffer.wrap(bytes, 0, n * Float.BYTES).asFloatBuffer().get(incoming, i, n);
-    }
-    System.arraycopy(incoming, 0, params, 0, count);
+    System.arraycopy(Floats.read(in, count), 0, params, 0, count);
   }
 
   static String describe(String name, String[] dimNames, int[] dims) {
