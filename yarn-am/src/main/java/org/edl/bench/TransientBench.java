@@ -42,7 +42,7 @@ public final class TransientBench {
 
   /** What to run; see {@link org.edl.devtools.BenchCommand.Transient} for the flags. */
   public record Options(List<Integer> idleGpus, Duration period, int cycles, String model, int perWorkerBatch,
-      long holdOffMs) {}
+      long holdOffMs, double growEfficiency) {}
 
   /** The modes compared, in the order they run. */
   public enum Mode {
@@ -126,8 +126,8 @@ public final class TransientBench {
     awaitWorkers(conf, yarn, taker, k, name + " the other user");
     Growth growth = switch (mode) {
       case BASELINE -> Growth.OFF;
-      case EDL -> new Growth(true, Growth.DEFAULT_EFFICIENCY, options.holdOffMs(), ScaleMode.EDL);
-      case STOP_RESUME -> new Growth(true, Growth.DEFAULT_EFFICIENCY, options.holdOffMs(), ScaleMode.STOP_RESUME);
+      case EDL -> new Growth(true, options.growEfficiency(), options.holdOffMs(), ScaleMode.EDL);
+      case STOP_RESUME -> new Growth(true, options.growEfficiency(), options.holdOffMs(), ScaleMode.STOP_RESUME);
     };
     JobSpec spec = emulated("edl-bench-transient-" + mode.csv(), JOB_GPUS, JOB_GPUS + k).growth(growth)
         // Stop-resume's checkpoints only: periodic ones would land in some runs' windows and not others'.

@@ -61,7 +61,10 @@ public final class TransientReport {
       Map<Integer, Double> steady = TransientAnalysis.steadyThroughput(
           list.stream().map(TransientBench.Run::analysis).toList(), perWorkerBatch);
       double base = steady.getOrDefault(jobGpus, Double.NaN);
-      double grown = steady.getOrDefault(jobGpus + k, Double.NaN);
+      // The largest size the job ran steadily at with the idle GPUs: all of them unless the
+      // growth policy stopped short (then Ideal is what that size would have given).
+      double grown = steady.entrySet().stream().filter(e -> e.getKey() > jobGpus && e.getKey() <= jobGpus + k)
+          .max(Map.Entry.comparingByKey()).map(Map.Entry::getValue).orElse(Double.NaN);
       for (TransientBench.Run r : list) {
         double ideal = TransientAnalysis.ideal(base, grown, r.idleSeconds(), r.windowSeconds());
         double lostPerCycle = (ideal - r.throughput()) * r.windowSeconds() / cycles;

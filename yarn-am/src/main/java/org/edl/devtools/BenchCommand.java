@@ -111,6 +111,10 @@ public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Option(names = "--batch", defaultValue = "128",
         description = "Per-GPU batch (default: ${DEFAULT-VALUE}).")
     int batch;
+    @picocli.CommandLine.Option(names = "--grow-efficiency", defaultValue = "0",
+        description = "The job's --grow-efficiency (default: ${DEFAULT-VALUE}: the paper's rule, grow while the"
+            + " next worker does not lower the throughput).")
+    String growEfficiency;
     @picocli.CommandLine.Option(names = "--hold-off-ms", defaultValue = "10000",
         description = "The job's --grow-hold-off-ms (default: ${DEFAULT-VALUE}: shorter than the period).")
     long holdOffMs;
@@ -145,7 +149,7 @@ public final class BenchCommand implements Runnable {
             + " stop-resume's checkpoints move the real size).");
         List<org.edl.bench.TransientBench.Run> runs = new org.edl.bench.TransientBench(
             new org.edl.bench.TransientBench.Options(idleGpus, java.time.Duration.ofSeconds(periodS), cycles, model,
-                batch, holdOffMs), console).run();
+                batch, holdOffMs, org.edl.job.Growth.efficiencyOf(growEfficiency)), console).run();
         report = org.edl.bench.TransientReport.of(runs, periodS, cycles, org.edl.bench.TransientBench.JOB_GPUS, batch);
       }
       report.writeCsv(out.resolve("transient.csv"));
