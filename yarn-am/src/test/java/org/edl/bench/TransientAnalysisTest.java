@@ -93,4 +93,13 @@ class TransientAnalysisTest {
     assertTrue(Files.size(dir.resolve("transient.png")) > 1000);
     assertTrue(back.table().contains("| 1 | 3 | edl |"), back.table());
   }
+
+  /** A job that stopped growing short of all idle GPUs is held to the largest size it ran at. */
+  @Test
+  void idealFallsBackToTheLargestSizeTheJobRanAtWithTheIdleGpus() {
+    TransientBench.Run run = new TransientBench.Run(2, TransientBench.Mode.EDL, 0, 5000,
+        List.<long[]>of(new long[] {2000, 5000}), growing());
+    TransientReport.Result r = TransientReport.of(List.of(run), 3, 1, 2, BATCH).results().get(0);
+    assertEquals(250, r.grown(), 1e-9, "3 workers of the 4 it could have had");
+  }
 }
