@@ -50,6 +50,22 @@ class WorkerMainTest {
         .restoreFrom(), "no variable: a fresh start");
   }
 
+  /** The secret comes from the container's token file without logging in to Hadoop security. */
+  @Test
+  void theSecretIsReadFromTheContainersTokenFile() throws Exception {
+    JobSecret secret = JobSecret.generate();
+    org.apache.hadoop.security.Credentials credentials = new org.apache.hadoop.security.Credentials();
+    credentials.addSecretKey(new org.apache.hadoop.io.Text(JobSecret.CREDENTIALS_KEY), secret.bytes());
+    java.nio.file.Path file = dir.resolve("container_tokens");
+    credentials.writeTokenStorageFile(new org.apache.hadoop.fs.Path(file.toUri()), new Configuration(false));
+    assertEquals(secret, WorkerMain.readSecret(file.toString()));
+    org.apache.hadoop.security.Credentials none = new org.apache.hadoop.security.Credentials();
+    java.nio.file.Path empty = dir.resolve("no_secret");
+    none.writeTokenStorageFile(new org.apache.hadoop.fs.Path(empty.toUri()), new Configuration(false));
+    assertEquals(JobSecret.CREDENTIALS_KEY, assertThrows(InvalidInputException.class,
+        () -> WorkerMain.readSecret(empty.toString())).field());
+  }
+
   @Test
   void theWorkersNodeIsItsNodeManagersHostAndPort() {
     Map<String, String> env = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
