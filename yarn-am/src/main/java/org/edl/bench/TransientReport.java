@@ -154,6 +154,8 @@ public final class TransientReport {
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
     ValueMarker ideal = new ValueMarker(1.0, Color.BLACK, new BasicStroke(1.5f));
     ideal.setLabel("Ideal");
+    ideal.setLabelAnchor(org.jfree.chart.ui.RectangleAnchor.TOP_RIGHT);
+    ideal.setLabelTextAnchor(org.jfree.chart.ui.TextAnchor.BOTTOM_RIGHT);
     plot.addRangeMarker(ideal);
     JFreeChart chart = new JFreeChart("Transient idle GPUs: " + model
         + " (emulated, sync time from the profile)", JFreeChart.DEFAULT_TITLE_FONT, plot, true);
