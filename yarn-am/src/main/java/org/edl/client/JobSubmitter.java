@@ -236,7 +236,7 @@ public final class JobSubmitter {
       // The embedded cluster runs on this machine with ephemeral ports: containers get this
       // JVM's classpath and configuration instead of a jar and the nodes' own conf.
       Configuration shipped = new Configuration(conf);
-      shipped.set(ContainerClasspath.LOCAL_CLASSPATH_KEY, localClasspath());
+      shipped.set(ContainerClasspath.LOCAL_CLASSPATH_KEY, embeddedClasspath());
       for (String name : StagingLayout.CLUSTER_CONF) {
         try (OutputStream out = fs.create(new org.apache.hadoop.fs.Path(staging, name))) {
           shipped.writeXml(out);
@@ -252,8 +252,7 @@ public final class JobSubmitter {
       String zkConnect, JobSecret secret) throws IOException {
     Configuration forClasspath = new Configuration(conf);
     if (isEmbeddedCluster()) {
-      forClasspath.set(ContainerClasspath.LOCAL_CLASSPATH_KEY, ApplicationJar.withLocalClasspath(
-          localClasspath()));
+      forClasspath.set(ContainerClasspath.LOCAL_CLASSPATH_KEY, embeddedClasspath());
     }
     Map<String, String> env = new HashMap<>();
     env.put(Environment.CLASSPATH.name(), ContainerClasspath.of(forClasspath));
@@ -280,6 +279,15 @@ public final class JobSubmitter {
 
   private boolean isEmbeddedCluster() {
     return conf.getBoolean(YarnConfiguration.IS_MINI_YARN_CLUSTER, false);
+  }
+
+  /**
+   * What the embedded cluster's containers (the AM's and, through the shipped configuration, the
+   * workers') run on: this JVM's class path, with the edl-am jar in front when RunJar keeps it off
+   * that class path.
+   */
+  private static String embeddedClasspath() throws IOException {
+    return ApplicationJar.withLocalClasspath(localClasspath());
   }
 
   /** Absolute entries only: the containers run in other working directories. */
