@@ -288,11 +288,7 @@ public final class EmbeddedCluster implements AutoCloseable {
             && scheduler.getClusterResource().getResourceValue(ResourceInformation.GPU_URI) == gpus,
         "the scheduler to see " + size.nodes() + " node(s) and " + gpus + " yarn.io/gpu");
     ResourceManagerWebUi.reclaim(yarn.getResourceManager());
-    // The RM builds every application's proxied tracking URL from the web address in its own
-    // configuration, which still says port 0 (MiniYARNCluster binds an ephemeral one and writes the
-    // real one only into the cluster's configuration): without this each link is http://host:0/proxy/...
-    yarn.getResourceManager().getConfig().set(YarnConfiguration.RM_WEBAPP_ADDRESS,
-        yarn.getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS));
+    ResourceManagerWebUi.proxyAt(yarn.getResourceManager(), yarn.getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS));
     LOG.info("YARN started: ResourceManager {} with {} NodeManager(s), scheduler {}, cluster resource {}",
         yarn.getConfig().get(YarnConfiguration.RM_ADDRESS), size.nodes(),
         scheduler.getClass().getSimpleName(), scheduler.getClusterResource());

@@ -133,7 +133,7 @@ class JobControlEndToEndTest {
       admin.setSysOutPrintStream(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
       admin.setSysErrPrintStream(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
       assertEquals(0, org.apache.hadoop.util.ToolRunner.run(CLUSTER.configuration(), admin,
-          new String[] {"-kill", killed.toString()}));
+          new String[] {"application", "-kill", killed.toString()}));
       awaitState(killed, YarnApplicationState.KILLED);
       assertNotNull(zk.checkExists().forPath(killedRoot), "the AM was killed before it could clean up");
       assertTrue(CLUSTER.fileSystem().exists(killedStaging));
@@ -162,9 +162,12 @@ class JobControlEndToEndTest {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     admin.setSysOutPrintStream(new PrintStream(printed, true, StandardCharsets.UTF_8));
     admin.setSysErrPrintStream(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    // As the admin types it: `yarn application -status <appId>` (the yarn script passes "application" on).
     assertEquals(0, org.apache.hadoop.util.ToolRunner.run(CLUSTER.configuration(), admin,
-        new String[] {"-status", running.toString()}));
-    assertTrue(printed.toString(StandardCharsets.UTF_8).contains("Tracking-URL : " + tracking),
+        new String[] {"application", "-status", running.toString()}));
+    String original = CLUSTER.yarn().getApplicationReport(running).getOriginalTrackingUrl();
+    assertTrue(original.startsWith("http://") && fetch(original, "text/html").contains("EDL job " + running), original);
+    assertTrue(printed.toString(StandardCharsets.UTF_8).contains("Tracking-URL : " + original),
         printed.toString(StandardCharsets.UTF_8));
 
     String page = fetch(tracking, "text/html");
