@@ -69,7 +69,7 @@ public final class BenchJob {
   }
 
   /** Waits for the AM to register, then connects as {@code edl scale-out} does. */
-  static JobControlConnection connect(Configuration conf, YarnClient yarn, SubmittedJob job) throws Exception {
+  public static JobControlConnection connect(Configuration conf, YarnClient yarn, SubmittedJob job) throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
     while (System.nanoTime() < deadline) {
       ApplicationReport r = yarn.getApplicationReport(job.appId());
@@ -127,7 +127,7 @@ public final class BenchJob {
         "ending the benchmark job", leader -> leader.stopForRestart(dir));
   }
 
-  static ApplicationReport awaitFinished(YarnClient yarn, SubmittedJob job) throws Exception {
+  public static ApplicationReport awaitFinished(YarnClient yarn, SubmittedJob job) throws Exception {
     while (true) {
       ApplicationReport r = yarn.getApplicationReport(job.appId());
       YarnApplicationState s = r.getYarnApplicationState();

@@ -13,14 +13,13 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
-import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.bench.BenchJob;
 import org.edl.bench.ScalingAnalysis;
 import org.edl.bench.Timelines;
 import org.edl.bench.chaos.ContainerProcesses;
 import org.edl.cli.SubmitCommand;
 import org.edl.client.JobControlConnection;
-import org.edl.client.JobControlLocator;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
 import org.edl.job.Growth;
@@ -79,7 +78,7 @@ final class DemoStory {
     JobSpec spec = mlp("edl-demo", data, 2, 2, 6, steps).growth(new Growth(true, Double.NaN, 5_000)).build();
     SubmittedJob job = new JobSubmitter(conf, yarn).submit(spec);
     say("Submitted " + job.appId() + ": an MLP that starts with 2 workers and may grow to 6 (" + steps + " steps)");
-    try (JobControlConnection c = connect(job)) {
+    try (JobControlConnection c = BenchJob.connect(conf, yarn, job)) {
       JobControl.Iface control = c.control();
       if (await(control, "training with 2 workers", s -> workers(s) >= 2) != null) {
         say("Training with " + workers + " workers; 6 GPUs are idle, so the job asks YARN for them one at a time");
@@ -97,7 +96,7 @@ final class DemoStory {
       // The AM went away between two polls: the job ended (or failed); its report says which.
       say("(the job's ApplicationMaster stopped answering: " + e.getMessage() + ")");
     }
-    ApplicationReport end = awaitEnd(job);
+    ApplicationReport end = BenchJob.awaitFinished(yarn, job);
     boolean ok = end.getFinalApplicationStatus() == FinalApplicationStatus.SUCCEEDED;
     say("The job " + (ok ? "SUCCEEDED" : "ended " + end.getFinalApplicationStatus() + ": " + end.getDiagnostics()));
     closingTable(job, ok);
@@ -150,7 +149,7 @@ final class DemoStory {
     say(OTHER_USER + " submits a 4-worker job (" + other.appId() + "): the scheduler warns this job, which holds"
         + " more than its share");
     await(control, "shrinking to its share of 4", s -> workers(s) == 4);
-    ApplicationReport r = awaitEnd(other);
+    ApplicationReport r = BenchJob.awaitFinished(yarn, other);
     say(OTHER_USER + "'s job ended: " + r.getFinalApplicationStatus());
     if (!ended) {
       await(control, "growing back to 6", s -> workers(s) == 6);
@@ -219,32 +218,6 @@ final class DemoStory {
         + " a killed worker costs the recovery.");
     if (ok) {
       say("Model and metrics: " + job.spec().output());
-    }
-  }
-
-  private JobControlConnection connect(SubmittedJob job) throws Exception {
-    long deadline = System.nanoTime() + ACT_LIMIT.toNanos();
-    while (true) {
-      ApplicationReport r = yarn.getApplicationReport(job.appId());
-      if (r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0) {
-        return new JobControlLocator(conf, yarn).connect(job.appId().toString(), Duration.ofSeconds(30));
-      }
-      if (System.nanoTime() > deadline || r.getYarnApplicationState().ordinal() > YarnApplicationState.RUNNING.ordinal()) {
-        throw new IllegalStateException(job.appId() + " did not start: " + r.getYarnApplicationState() + " "
-            + r.getDiagnostics());
-      }
-      Thread.sleep(POLL.toMillis());
-    }
-  }
-
-  private ApplicationReport awaitEnd(SubmittedJob job) throws Exception {
-    while (true) {
-      ApplicationReport r = yarn.getApplicationReport(job.appId());
-      YarnApplicationState s = r.getYarnApplicationState();
-      if (s == YarnApplicationState.FINISHED || s == YarnApplicationState.FAILED || s == YarnApplicationState.KILLED) {
-        return r;
-      }
-      Thread.sleep(POLL.toMillis() * 2);
     }
   }
 
