@@ -87,7 +87,7 @@ public record JobSpec(
         .batchSize(training.batchSize()).batchRule(training.batchRule())
         .learningRate(training.learningRate()).hidden(training.hidden()).seed(training.seed())
         .profileSync(training.profileSync())
-        .data(data.source()).format(data.format())
+        .data(data.source()).format(data.format()).dataCache(data.cache())
         .workers(scale.workers()).minWorkers(scale.minWorkers()).maxWorkers(scale.maxWorkers())
         .gatherMs(scale.gatherMs())
         .growth(growth)
@@ -200,6 +200,7 @@ public record JobSpec(
     p.setProperty(PREFIX + "model", training.model());
     p.setProperty(PREFIX + "data", data.source());
     p.setProperty(PREFIX + "format", data.format());
+    p.setProperty(PREFIX + "data-cache", data.cache());
     p.setProperty(PREFIX + "workers", Integer.toString(scale.workers()));
     p.setProperty(PREFIX + "min-workers", Integer.toString(scale.minWorkers()));
     p.setProperty(PREFIX + "max-workers", Integer.toString(scale.maxWorkers()));
@@ -245,6 +246,8 @@ public record JobSpec(
         .steps(longOf(p, "steps")).batchSize(intOf(p, "batch-size")).batchRule(batchRuleOf(get(p, "batch-rule")))
         .learningRate(doubleOf(p, "learning-rate")).hidden(intOf(p, "hidden")).seed(longOf(p, "seed"))
         .backend(get(p, "backend")).output(p.getProperty(PREFIX + "output", ""))
+        // Absent in a job file written before binary copies of the data: every worker parses.
+        .dataCache(p.getProperty(PREFIX + "data-cache", ""))
         // Absent in a job file written before the stand-in: the real transfer.
         .profileSync(emulatedSyncOf(p.getProperty(PREFIX + "emulated-sync", EMULATED_SYNC_TRANSFER)))
         .queue(p.getProperty(PREFIX + "queue", ""))
@@ -374,6 +377,7 @@ public record JobSpec(
     private boolean profileSync;
     private String data;
     private String format;
+    private String dataCache = Data.CACHE_WITH_JOB;
     private int workers;
     private int minWorkers;
     private int maxWorkers;
@@ -459,6 +463,12 @@ public record JobSpec(
       return this;
     }
 
+    /** See {@link Data#cache}; {@link Data#CACHE_WITH_JOB} unless set. */
+    public Builder dataCache(String v) {
+      dataCache = v;
+      return this;
+    }
+
     public Builder workers(int v) {
       workers = v;
       return this;
@@ -533,7 +543,7 @@ public record JobSpec(
     public JobSpec build() {
       return new JobSpec(name, queue,
           new Training(model, backend, steps, batchSize, batchRule, learningRate, hidden, seed, profileSync),
-          new Data(data, format),
+          new Data(data, format, dataCache),
           new Scale(workers, minWorkers, maxWorkers, gatherMs < 0 ? Scale.WAIT_FOR_ALL : gatherMs), growth,
           new Resources(gpusPerWorker, workerMemoryMb, workerVcores),
           checkpoints, stragglers, recovery, output).validate();

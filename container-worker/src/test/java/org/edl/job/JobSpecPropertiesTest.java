@@ -54,7 +54,20 @@ class JobSpecPropertiesTest {
     expected.put("edl.job.grow-hold-off-ms", "60000");
     expected.put("edl.job.grow-mode", "edl");
     expected.put("edl.job.emulated-sync", "transfer");
+    expected.put("edl.job.data-cache", "job");
     assertEquals(expected, written);
+  }
+
+  @Test
+  void theDataCacheGoesThroughTheFileAndOnlyADirectoryIsOne() throws Exception {
+    for (String cache : List.of("hdfs:///copies", "job", "off")) {
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      spec().toBuilder().dataCache(cache).build().write(out);
+      assertEquals(cache, JobSpec.read(new ByteArrayInputStream(out.toByteArray())).data().cache());
+    }
+    assertEquals("hdfs:///copies", new Data("d", "csv", "hdfs:///copies").cacheDir());
+    assertEquals("", new Data("d", "csv", "job").cacheDir(), "the client fills in the staging directory");
+    assertEquals("", new Data("d", "csv", "off").cacheDir());
   }
 
   @Test
@@ -89,7 +102,7 @@ class JobSpecPropertiesTest {
     StringBuilder file = new StringBuilder("#EDL job specification\n#Thu Jan 01 00:00:00 UTC 2026\n");
     FILE.forEach((k, v) -> file.append(k).append('=').append(v.replace(":", "\\:")).append('\n'));
     JobSpec read = JobSpec.read(new ByteArrayInputStream(file.toString().getBytes(StandardCharsets.ISO_8859_1)));
-    assertEquals(spec(), read);
+    assertEquals(spec().toBuilder().dataCache("").build(), read, "an older file has no copy of the data");
     assertEquals(new Scale(2, 1, 4), read.scale());
     assertEquals(Growth.OFF, read.growth());
     assertEquals(new Resources(1, 2048, 2), read.resources());

@@ -40,6 +40,11 @@ public final class StagingLayout {
    * user: the containers get the secret in their credentials, so this file is never localised.
    */
   public static final String JOB_SECRET = "job.secret";
+  /**
+   * Subdirectory where workers keep the parsed binary copy of a text data set
+   * ({@code org.edl.worker.data.DatasetCache}); a directory, so it is not localised.
+   */
+  public static final String DATASET_COPY_DIR = "dataset";
   /** Main class of the AM container. */
   public static final String AM_MAIN_CLASS = "org.edl.am.ApplicationMaster";
 

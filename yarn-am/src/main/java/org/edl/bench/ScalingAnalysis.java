@@ -78,6 +78,41 @@ public final class ScalingAnalysis {
     return new Cost(k, stop, endToEnd, idleMs / 1000.0 * gpusPerWorker);
   }
 
+  /**
+   * How the newcomers of the change at step {@code k} ({@link Cost#step}) spent their start, in
+   * seconds from their JVM's start (the slowest newcomer each): registered with the leader, ready
+   * to join (data and model prepared), first batch begun. NaN where a timeline lacks the event.
+   */
+  public record NewcomerStart(int newcomers, double registeredSeconds, double readySeconds, double firstBatchSeconds) {}
+
+  public NewcomerStart newcomerStart(long k) {
+    Map<String, Row> last = steps.getOrDefault(k - 1, Map.of());
+    double registered = Double.NaN;
+    double ready = Double.NaN;
+    double batch = Double.NaN;
+    int n = 0;
+    for (Map.Entry<String, Row> e : steps.getOrDefault(k, Map.of()).entrySet()) {
+      List<Row> rows = byWorker.get(e.getKey());
+      Row process = Timelines.first(rows, "process");
+      if (last.containsKey(e.getKey()) || process == null) {
+        continue;
+      }
+      n++;
+      registered = slowest(registered, Timelines.first(rows, "registered"), process);
+      ready = slowest(ready, Timelines.first(rows, "ready"), process);
+      batch = Math.max(Double.isNaN(batch) ? 0 : batch, (e.getValue().startMs() - process.startMs()) / 1000.0);
+    }
+    return new NewcomerStart(n, registered, ready, batch);
+  }
+
+  private static double slowest(double sofar, Row event, Row process) {
+    if (event == null) {
+      return sofar;
+    }
+    double s = (event.startMs() - process.startMs()) / 1000.0;
+    return Double.isNaN(sofar) ? s : Math.max(sofar, s);
+  }
+
   /** The last step whose latest batch ended by {@code ms}, or -1. */
   public long lastStepEndedBy(long ms) {
     long found = -1;

@@ -104,6 +104,12 @@ public final class ScalingBench {
     for (Request r : requests) {
       ScalingAnalysis.Cost c = analysis.cost(r.atMs(), r.before(), r.after(), spec.resources().gpusPerWorker());
       results.add(new Result(r.operation(), mode, c.stopSeconds(), c.endToEndSeconds(), c.lossGpuSeconds()));
+      if (r.after() > r.before()) {
+        ScalingAnalysis.NewcomerStart s = analysis.newcomerStart(c.step());
+        say(String.format(Locale.ROOT, "[%s] %-9s %d started worker(s), slowest from its JVM's start: registered"
+            + " %.2f s, ready %.2f s, first batch %.2f s", name, r.operation(), s.newcomers(), s.registeredSeconds(),
+            s.readySeconds(), s.firstBatchSeconds()));
+      }
     }
     double stop = 0;
     double loss = 0;

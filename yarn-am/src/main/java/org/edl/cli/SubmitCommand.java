@@ -8,6 +8,7 @@ import org.edl.client.JobSubmitter;
 import org.edl.client.ProgressFollower;
 import org.edl.client.ResumeCheck;
 import org.edl.client.SubmittedJob;
+import org.edl.job.Data;
 import org.edl.job.Growth;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
@@ -34,6 +35,11 @@ public final class SubmitCommand implements Callable<Integer> {
   String data;
   @Option(names = "--format", defaultValue = "auto", description = "auto, libsvm or csv (default: ${DEFAULT-VALUE}).")
   String format;
+  @Option(names = "--data-cache", defaultValue = Data.CACHE_WITH_JOB, paramLabel = "job|off|DIR",
+      description = "Where the first worker to parse a LIBSVM/CSV file leaves a binary copy that workers"
+          + " joining later read instead of parsing: job (the job's staging directory, deleted with the job),"
+          + " off, or a directory, kept for later jobs on the same file (default: ${DEFAULT-VALUE}).")
+  String dataCache;
   @Option(names = "--workers", defaultValue = "2", description = "Workers to start with (default: ${DEFAULT-VALUE}).")
   int workers;
   @Option(names = "--min-workers", description = "Fewest workers the job runs with (default: --workers).")
@@ -168,7 +174,7 @@ public final class SubmitCommand implements Callable<Integer> {
 
   JobSpec toSpec() {
     return JobSpec.builder().name(name == null ? "edl-" + model : name).model(model).data(data)
-        .format(format).workers(workers).minWorkers(minWorkers == null ? workers : minWorkers)
+        .format(format).dataCache(dataCache).workers(workers).minWorkers(minWorkers == null ? workers : minWorkers)
         .maxWorkers(maxWorkers == null ? workers : maxWorkers).gatherMs(gatherMillis())
         .growth(new Growth(onOff("grow", grow), Growth.efficiencyOf(growEfficiency), growHoldOffMs, Growth.modeOf(mode)))
         .gpusPerWorker(gpusPerWorker)

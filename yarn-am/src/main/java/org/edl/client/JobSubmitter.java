@@ -33,6 +33,7 @@ import org.edl.am.ContainerClasspath;
 import org.edl.am.ContainerCredentials;
 import org.edl.am.JavaCommand;
 import org.edl.am.StagingLayout;
+import org.edl.job.Data;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
@@ -125,6 +126,7 @@ public final class JobSubmitter {
         spec = spec.toBuilder()
             .output(fs.makeQualified(new org.apache.hadoop.fs.Path(spec.output())).toString()).build();
       }
+      spec = spec.toBuilder().dataCache(dataCacheDir(spec, fs, staging)).build();
       JobSecret secret = JobSecret.generate();
       writeStaging(fs, staging, spec);
       JobSecretFile.write(fs, staging, secret);
@@ -200,6 +202,26 @@ public final class JobSubmitter {
       }
     }
     return 0;
+  }
+
+  /**
+   * Where the workers keep the parsed copy of a text data set: by default a directory of the
+   * staging directory, deleted with the job; a directory the user named (qualified, kept for the
+   * next job on the same file); none for synthetic data, which is generated faster than read.
+   */
+  static String dataCacheDir(JobSpec spec, FileSystem fs, org.apache.hadoop.fs.Path staging) {
+    String cache = spec.data().cache();
+    if (SyntheticSpec.isSynthetic(spec.data().source()) || cache.isEmpty() || Data.CACHE_OFF.equals(cache)) {
+      return "";
+    }
+    if (Data.CACHE_WITH_JOB.equals(cache)) {
+      return new org.apache.hadoop.fs.Path(staging, StagingLayout.DATASET_COPY_DIR).toString();
+    }
+    try {
+      return fs.makeQualified(new org.apache.hadoop.fs.Path(cache)).toString();
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("data-cache", cache, "not a valid path: " + e.getMessage());
+    }
   }
 
   private static JobSpec qualifyData(JobSpec spec, FileSystem fs) {

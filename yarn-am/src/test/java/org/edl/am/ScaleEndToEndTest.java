@@ -50,10 +50,15 @@ class ScaleEndToEndTest {
 
   @Test
   void aRunningJobGrowsByOneContainerShrinksBackAndStillSucceeds() throws Exception {
+    FileSystem fs = CLUSTER.fileSystem();
+    Path text = CLUSTER.home("scale-e2e.libsvm");
+    try (java.io.OutputStream out = fs.create(text)) {
+      org.edl.worker.data.SyntheticData.writeLibsvm("synthetic:samples=8192,features=128,classes=10,seed=5", out);
+    }
     // An MLP big enough that a step is mostly computation: its pace then follows the machine's
     // like the newcomers' start-up does, so the job outlives the changes on slow and fast hosts.
     JobSpec spec = JobSpec.builder().name("scale-e2e").model("mlp")
-        .data("synthetic:samples=8192,features=128,classes=10,seed=5").format("auto").workers(2)
+        .data(text.toString()).format("auto").workers(2)
         .minWorkers(2).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(STEPS)
         .batchSize(256).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(128).seed(1)
         .backend("cpu").build();
@@ -62,6 +67,7 @@ class ScaleEndToEndTest {
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
 
     try {
+      newcomersWillNeedTheCopy(job, text);
       changeSize(job, running);
     } catch (Throwable t) {
       // The AM's final diagnostics name the container that failed and its stderr's last line.
@@ -116,6 +122,28 @@ class ScaleEndToEndTest {
     } finally {
       CLUSTER.yarn().killApplication(job.appId());
     }
+  }
+
+  /**
+   * Waits for the first ring's binary copy of the data set in the staging directory, then makes
+   * the text unparseable with its length and time unchanged: a newcomer that joins can only have
+   * read the copy.
+   */
+  private static void newcomersWillNeedTheCopy(SubmittedJob job, Path text) throws Exception {
+    FileSystem fs = CLUSTER.fileSystem();
+    Path copies = new Path(job.stagingDir(), StagingLayout.DATASET_COPY_DIR);
+    assertEquals(copies.toString(), job.spec().data().cache());
+    Await.until("the first ring's copy of the data set", () -> fs.exists(copies)
+        ? List.of(fs.listStatus(copies)) : List.<org.apache.hadoop.fs.FileStatus>of(),
+        l -> l.size() == 1 && l.get(0).getPath().getName().endsWith(".bin"));
+    org.apache.hadoop.fs.FileStatus before = fs.getFileStatus(text);
+    byte[] garbage = new byte[(int) before.getLen()];
+    java.util.Arrays.fill(garbage, (byte) '#');
+    garbage[0] = 'x';
+    try (java.io.OutputStream out = fs.create(text, true)) {
+      out.write(garbage);
+    }
+    fs.setTimes(text, before.getModificationTime(), -1);
   }
 
   private static void changeSize(SubmittedJob job, ApplicationReport running) throws Exception {

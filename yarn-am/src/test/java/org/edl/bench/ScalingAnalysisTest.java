@@ -33,8 +33,11 @@ class ScalingAnalysisTest {
       rows.add(new Row("batch", 20, 2300, 2400, ""));
       w.put(id, rows);
     }
-    w.put("c", List.of(new Row("process", -1, 1000, 1000, ""), new Row("batch", 20, 2300, 2400, "")));
-    ScalingAnalysis.Cost cost = new ScalingAnalysis(new Timelines(w)).cost(1000, 2, 3, 1);
+    w.put("c", List.of(new Row("process", -1, 1000, 1000, ""), new Row("registered", -1, 1400, 1400, "newcomer"),
+        new Row("ready", -1, 1900, 1900, "v2"), new Row("batch", 20, 2300, 2400, "")));
+    ScalingAnalysis analysis = new ScalingAnalysis(new Timelines(w));
+    ScalingAnalysis.Cost cost = analysis.cost(1000, 2, 3, 1);
+    assertEquals(new ScalingAnalysis.NewcomerStart(1, 0.4, 0.9, 1.3), analysis.newcomerStart(cost.step()));
     assertEquals(20, cost.step());
     assertEquals(0.3, cost.stopSeconds(), 1e-9);
     assertEquals(1.4, cost.endToEndSeconds(), 1e-9);

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -26,18 +27,48 @@ public final class DatasetLoader {
 
   /** Loads the whole data set into memory. */
   public static Dataset load(String data, String format, Configuration conf) throws IOException {
+    return load(data, format, Optional.empty(), conf);
+  }
+
+  /**
+   * Loads the whole data set into memory, from {@code cache}'s binary copy of a text file when it
+   * has a whole one for the file as it is now; after parsing, writes that copy in the background
+   * for the workers that come later.
+   */
+  public static Dataset load(String data, String format, Optional<DatasetCache> cache, Configuration conf)
+      throws IOException {
     if (SyntheticSpec.isSynthetic(data)) {
       SyntheticSpec spec = SyntheticSpec.parse(data);
       LOG.info("Generating {}", spec.format());
       return SyntheticData.generate(spec);
     }
     DataFormat resolved = DataFormat.resolve(format, requirePath(data));
-    try (Reader in = open(data, conf)) {
-      Dataset d = resolved == DataFormat.LIBSVM ? LibsvmReader.read(in, data) : CsvReader.read(in, data);
-      LOG.info("Loaded {} ({}): {} rows, {} features, {} classes",
-          data, resolved, d.size(), d.featureCount(), d.classCount());
-      return d;
+    Path path = pathOf(data);
+    FileSystem fs = fileSystemOf(path, data, conf);
+    FileStatus status = statusOf(fs, path, data);
+    DatasetCache.Source source = DatasetCache.Source.of(status, resolved);
+    if (cache.isPresent()) {
+      long start = System.nanoTime();
+      Optional<Dataset> copy = cache.get().read(source);
+      if (copy.isPresent()) {
+        LOG.info("Loaded {} ({}) from its binary copy {} in {} ms: {} rows, {} features, {} classes", data, resolved,
+            cache.get().pathOf(source), (System.nanoTime() - start) / 1_000_000, copy.get().size(),
+            copy.get().featureCount(), copy.get().classCount());
+        return copy.get();
+      }
     }
+    Dataset d;
+    try (Reader in = new InputStreamReader(fs.open(path), StandardCharsets.UTF_8)) {
+      d = resolved == DataFormat.LIBSVM ? LibsvmReader.read(in, data) : CsvReader.read(in, data);
+    }
+    LOG.info("Loaded {} ({}): {} rows, {} features, {} classes",
+        data, resolved, d.size(), d.featureCount(), d.classCount());
+    cache.ifPresent(c -> {
+      Thread writer = new Thread(() -> c.write(source, d), "edl-dataset-copy");
+      writer.setDaemon(true);
+      writer.start();
+    });
+    return d;
   }
 
   /**
@@ -62,18 +93,29 @@ public final class DatasetLoader {
   }
 
   private static Reader open(String data, Configuration conf) throws IOException {
-    Path path;
+    Path path = pathOf(data);
+    FileSystem fs = fileSystemOf(path, data, conf);
+    statusOf(fs, path, data);
+    return new InputStreamReader(fs.open(path), StandardCharsets.UTF_8);
+  }
+
+  private static Path pathOf(String data) {
     try {
-      path = new Path(data);
+      return new Path(data);
     } catch (IllegalArgumentException e) {
       throw new InvalidInputException("data", data, "not a valid path: " + e.getMessage());
     }
-    FileSystem fs;
+  }
+
+  private static FileSystem fileSystemOf(Path path, String data, Configuration conf) throws IOException {
     try {
-      fs = path.getFileSystem(conf);
+      return path.getFileSystem(conf);
     } catch (UnsupportedFileSystemException e) {
       throw new InvalidInputException("data", data, "no file system for scheme '" + path.toUri().getScheme() + "'");
     }
+  }
+
+  private static FileStatus statusOf(FileSystem fs, Path path, String data) throws IOException {
     FileStatus status;
     try {
       status = fs.getFileStatus(path);
@@ -83,6 +125,6 @@ public final class DatasetLoader {
     if (status.isDirectory()) {
       throw new InvalidInputException("data", data, "is a directory; give a file");
     }
-    return new InputStreamReader(fs.open(path), StandardCharsets.UTF_8);
+    return status;
   }
 }

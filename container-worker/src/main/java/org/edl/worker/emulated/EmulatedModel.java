@@ -5,7 +5,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.concurrent.locks.LockSupport;
 import org.edl.worker.data.Dataset;
-import org.edl.worker.model.Floats;
+import org.edl.worker.data.Floats;
 import org.edl.worker.model.IncompatibleStateException;
 import org.edl.worker.model.PlacementAware;
 import org.edl.worker.model.TrainableModel;

@@ -4,6 +4,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.Arrays;
+import org.edl.worker.data.Floats;
 
 /**
  * The state layout shared by the built-in models: a magic number, a version, the model name, its

@@ -3,6 +3,7 @@ package org.edl.worker.runtime;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.emulated.EmulatedModel;
 import org.edl.worker.emulated.EmulatedModels;
+import org.edl.worker.data.DatasetCache;
 import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.model.ModelFactory;
 import org.edl.worker.model.TrainableModel;
@@ -26,7 +27,7 @@ public record ExecutionContext(Dataset data, TrainableModel model) {
    */
   public static final Factory FROM_SPEC = config -> {
     Dataset data = DatasetLoader.load(config.spec().data().source(), config.spec().data().format(),
-        config.hadoopConf());
+        DatasetCache.in(config.spec().data().cacheDir(), config.hadoopConf()), config.hadoopConf());
     if ("emulated".equals(config.spec().training().backend())) {
       EmulatedModel model = EmulatedModels.create(config.spec(), config.profilesDir(), EmulatedModel.Sleeper.PARK);
       LOG.warn("EMULATED backend: {} has the real size ({} parameters) but no real compute; batch times"

@@ -53,7 +53,9 @@ public final class WorkerMain {
     String how = "failed";
     long nextStep = -1;
     boolean left = false;
-    WorkerListener listeners = WorkerListener.both(timeline, new WorkerMetrics(config.workerId()).register());
+    WorkerMetrics metrics = new WorkerMetrics(config.workerId());
+    registerInBackground(metrics);
+    WorkerListener listeners = WorkerListener.both(timeline, metrics);
     try (Worker worker = new Worker(config, ExecutionContext.FROM_SPEC, listeners)) {
       Worker.Outcome outcome = worker.run();
       how = outcome.ending().name().toLowerCase(java.util.Locale.ROOT);
@@ -64,6 +66,23 @@ public final class WorkerMain {
       writeTimeline(timeline, config);
     }
     return left ? WorkerEnv.EXIT_LEFT : WorkerEnv.EXIT_OK;
+  }
+
+  /**
+   * Starting Hadoop's metrics system takes 0.7 s here (commons-configuration, JMX), all of it on
+   * the way to registering with the leader, while a newcomer's GPU idles; the metrics count from
+   * the first event either way, so publishing them can wait.
+   */
+  private static void registerInBackground(WorkerMetrics metrics) {
+    Thread t = new Thread(() -> {
+      try {
+        metrics.register();
+      } catch (RuntimeException e) {
+        LOG.warn("Worker metrics not published: {}", e.toString());
+      }
+    }, "edl-metrics-register");
+    t.setDaemon(true);
+    t.start();
   }
 
   /** Best effort: a timeline that cannot be written must not turn a good run into a failure. */

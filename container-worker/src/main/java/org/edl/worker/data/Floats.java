@@ -1,4 +1,4 @@
-package org.edl.worker.model;
+package org.edl.worker.data;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -6,9 +6,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * Parameters as big-endian floats on a stream, the bytes {@code DataOutputStream.writeFloat} would
- * write, one write per chunk instead of one per float: a 25 M-parameter state is written in tens of
- * milliseconds instead of most of a second (a newcomer snapshots its model before it joins).
+ * Floats on a stream, big-endian, the bytes {@code DataOutputStream.writeFloat} would write, one
+ * write per chunk instead of one per float: a 25 M-parameter state is written in tens of
+ * milliseconds instead of most of a second (a newcomer snapshots its model before it joins), and a
+ * data set's binary copy ({@link DatasetCache}) is read as fast as the file system delivers it.
  */
 public final class Floats {
   private static final int CHUNK_FLOATS = 16 * 1024;
