@@ -342,6 +342,13 @@ enum JobState {
   KILLED = 6
 }
 
+/** Where one worker container runs: its host and the GPU indices the AM gave it. */
+struct WorkerPlacement {
+  1: required string container,
+  2: required string host,
+  3: required list<i32> gpus
+}
+
 struct JobStatus {
   1: required string appId,
   2: required JobState state,
@@ -351,7 +358,9 @@ struct JobStatus {
   6: optional string diagnostics,
   7: optional i32 minWorkers,
   8: optional i32 maxWorkers,
-  9: optional string backend
+  9: optional string backend,
+  /** The containers' hosts and GPUs, in the order of containers. */
+  10: optional list<WorkerPlacement> placements
 }
 
 struct ProfilePoint {

@@ -8061,13 +8061,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list98 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list98.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem99;
-                  for (int _i100 = 0; _i100 < _list98.size; ++_i100)
+                  org.apache.thrift.protocol.TList _list114 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list114.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem115;
+                  for (int _i116 = 0; _i116 < _list114.size; ++_i116)
                   {
-                    _elem99 = iprot.readString();
-                    struct.leavers.add(_elem99);
+                    _elem115 = iprot.readString();
+                    struct.leavers.add(_elem115);
                   }
                   iprot.readListEnd();
                 }
@@ -8104,9 +8104,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter101 : struct.leavers)
+            for (java.lang.String _iter117 : struct.leavers)
             {
-              oprot.writeString(_iter101);
+              oprot.writeString(_iter117);
             }
             oprot.writeListEnd();
           }
@@ -8144,9 +8144,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter102 : struct.leavers)
+            for (java.lang.String _iter118 : struct.leavers)
             {
-              oprot.writeString(_iter102);
+              oprot.writeString(_iter118);
             }
           }
         }
@@ -8161,13 +8161,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list103 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list103.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem104;
-            for (int _i105 = 0; _i105 < _list103.size; ++_i105)
+            org.apache.thrift.protocol.TList _list119 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list119.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem120;
+            for (int _i121 = 0; _i121 < _list119.size; ++_i121)
             {
-              _elem104 = iprot.readString();
-              struct.leavers.add(_elem104);
+              _elem120 = iprot.readString();
+              struct.leavers.add(_elem120);
             }
           }
           struct.setLeaversIsSet(true);
@@ -9001,13 +9001,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list106 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list106.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem107;
-                  for (int _i108 = 0; _i108 < _list106.size; ++_i108)
+                  org.apache.thrift.protocol.TList _list122 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list122.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem123;
+                  for (int _i124 = 0; _i124 < _list122.size; ++_i124)
                   {
-                    _elem107 = iprot.readString();
-                    struct.leavers.add(_elem107);
+                    _elem123 = iprot.readString();
+                    struct.leavers.add(_elem123);
                   }
                   iprot.readListEnd();
                 }
@@ -9036,9 +9036,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter109 : struct.leavers)
+            for (java.lang.String _iter125 : struct.leavers)
             {
-              oprot.writeString(_iter109);
+              oprot.writeString(_iter125);
             }
             oprot.writeListEnd();
           }
@@ -9070,9 +9070,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter110 : struct.leavers)
+            for (java.lang.String _iter126 : struct.leavers)
             {
-              oprot.writeString(_iter110);
+              oprot.writeString(_iter126);
             }
           }
         }
@@ -9084,13 +9084,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list111 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list111.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem112;
-            for (int _i113 = 0; _i113 < _list111.size; ++_i113)
+            org.apache.thrift.protocol.TList _list127 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list127.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem128;
+            for (int _i129 = 0; _i129 < _list127.size; ++_i129)
             {
-              _elem112 = iprot.readString();
-              struct.leavers.add(_elem112);
+              _elem128 = iprot.readString();
+              struct.leavers.add(_elem128);
             }
           }
           struct.setLeaversIsSet(true);

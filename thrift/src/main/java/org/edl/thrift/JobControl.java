@@ -3936,13 +3936,13 @@ public class JobControl {
             case 2: // CONTAINER_IDS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list114 = iprot.readListBegin();
-                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list114.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem115;
-                  for (int _i116 = 0; _i116 < _list114.size; ++_i116)
+                  org.apache.thrift.protocol.TList _list130 = iprot.readListBegin();
+                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list130.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem131;
+                  for (int _i132 = 0; _i132 < _list130.size; ++_i132)
                   {
-                    _elem115 = iprot.readString();
-                    struct.containerIds.add(_elem115);
+                    _elem131 = iprot.readString();
+                    struct.containerIds.add(_elem131);
                   }
                   iprot.readListEnd();
                 }
@@ -3982,9 +3982,9 @@ public class JobControl {
           oprot.writeFieldBegin(CONTAINER_IDS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containerIds.size()));
-            for (java.lang.String _iter117 : struct.containerIds)
+            for (java.lang.String _iter133 : struct.containerIds)
             {
-              oprot.writeString(_iter117);
+              oprot.writeString(_iter133);
             }
             oprot.writeListEnd();
           }
@@ -4030,9 +4030,9 @@ public class JobControl {
         if (struct.isSetContainerIds()) {
           {
             oprot.writeI32(struct.containerIds.size());
-            for (java.lang.String _iter118 : struct.containerIds)
+            for (java.lang.String _iter134 : struct.containerIds)
             {
-              oprot.writeString(_iter118);
+              oprot.writeString(_iter134);
             }
           }
         }
@@ -4051,13 +4051,13 @@ public class JobControl {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list119 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list119.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem120;
-            for (int _i121 = 0; _i121 < _list119.size; ++_i121)
+            org.apache.thrift.protocol.TList _list135 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list135.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem136;
+            for (int _i137 = 0; _i137 < _list135.size; ++_i137)
             {
-              _elem120 = iprot.readString();
-              struct.containerIds.add(_elem120);
+              _elem136 = iprot.readString();
+              struct.containerIds.add(_elem136);
             }
           }
           struct.setContainerIdsIsSet(true);

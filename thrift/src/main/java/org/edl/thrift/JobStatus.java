@@ -19,6 +19,7 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
   private static final org.apache.thrift.protocol.TField MIN_WORKERS_FIELD_DESC = new org.apache.thrift.protocol.TField("minWorkers", org.apache.thrift.protocol.TType.I32, (short)7);
   private static final org.apache.thrift.protocol.TField MAX_WORKERS_FIELD_DESC = new org.apache.thrift.protocol.TField("maxWorkers", org.apache.thrift.protocol.TType.I32, (short)8);
   private static final org.apache.thrift.protocol.TField BACKEND_FIELD_DESC = new org.apache.thrift.protocol.TField("backend", org.apache.thrift.protocol.TType.STRING, (short)9);
+  private static final org.apache.thrift.protocol.TField PLACEMENTS_FIELD_DESC = new org.apache.thrift.protocol.TField("placements", org.apache.thrift.protocol.TType.LIST, (short)10);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new JobStatusStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new JobStatusTupleSchemeFactory();
@@ -36,6 +37,10 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
   public int minWorkers; // optional
   public int maxWorkers; // optional
   public @org.apache.thrift.annotation.Nullable java.lang.String backend; // optional
+  /**
+   * The containers' hosts and GPUs, in the order of containers.
+   */
+  public @org.apache.thrift.annotation.Nullable java.util.List<WorkerPlacement> placements; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -51,7 +56,11 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
     DIAGNOSTICS((short)6, "diagnostics"),
     MIN_WORKERS((short)7, "minWorkers"),
     MAX_WORKERS((short)8, "maxWorkers"),
-    BACKEND((short)9, "backend");
+    BACKEND((short)9, "backend"),
+    /**
+     * The containers' hosts and GPUs, in the order of containers.
+     */
+    PLACEMENTS((short)10, "placements");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -85,6 +94,8 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
           return MAX_WORKERS;
         case 9: // BACKEND
           return BACKEND;
+        case 10: // PLACEMENTS
+          return PLACEMENTS;
         default:
           return null;
       }
@@ -132,7 +143,7 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
   private static final int __MINWORKERS_ISSET_ID = 1;
   private static final int __MAXWORKERS_ISSET_ID = 2;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.PROGRESS,_Fields.DIAGNOSTICS,_Fields.MIN_WORKERS,_Fields.MAX_WORKERS,_Fields.BACKEND};
+  private static final _Fields optionals[] = {_Fields.PROGRESS,_Fields.DIAGNOSTICS,_Fields.MIN_WORKERS,_Fields.MAX_WORKERS,_Fields.BACKEND,_Fields.PLACEMENTS};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -155,6 +166,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
     tmpMap.put(_Fields.BACKEND, new org.apache.thrift.meta_data.FieldMetaData("backend", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+    tmpMap.put(_Fields.PLACEMENTS, new org.apache.thrift.meta_data.FieldMetaData("placements", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
+            new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, WorkerPlacement.class))));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(JobStatus.class, metaDataMap);
   }
@@ -203,6 +217,13 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
     if (other.isSetBackend()) {
       this.backend = other.backend;
     }
+    if (other.isSetPlacements()) {
+      java.util.List<WorkerPlacement> __this__placements = new java.util.ArrayList<WorkerPlacement>(other.placements.size());
+      for (WorkerPlacement other_element : other.placements) {
+        __this__placements.add(new WorkerPlacement(other_element));
+      }
+      this.placements = __this__placements;
+    }
   }
 
   @Override
@@ -224,6 +245,7 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
     setMaxWorkersIsSet(false);
     this.maxWorkers = 0;
     this.backend = null;
+    this.placements = null;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -469,6 +491,53 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
     }
   }
 
+  public int getPlacementsSize() {
+    return (this.placements == null) ? 0 : this.placements.size();
+  }
+
+  @org.apache.thrift.annotation.Nullable
+  public java.util.Iterator<WorkerPlacement> getPlacementsIterator() {
+    return (this.placements == null) ? null : this.placements.iterator();
+  }
+
+  public void addToPlacements(WorkerPlacement elem) {
+    if (this.placements == null) {
+      this.placements = new java.util.ArrayList<WorkerPlacement>();
+    }
+    this.placements.add(elem);
+  }
+
+  /**
+   * The containers' hosts and GPUs, in the order of containers.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public java.util.List<WorkerPlacement> getPlacements() {
+    return this.placements;
+  }
+
+  /**
+   * The containers' hosts and GPUs, in the order of containers.
+   */
+  public JobStatus setPlacements(@org.apache.thrift.annotation.Nullable java.util.List<WorkerPlacement> placements) {
+    this.placements = placements;
+    return this;
+  }
+
+  public void unsetPlacements() {
+    this.placements = null;
+  }
+
+  /** Returns true if field placements is set (has been assigned a value) and false otherwise */
+  public boolean isSetPlacements() {
+    return this.placements != null;
+  }
+
+  public void setPlacementsIsSet(boolean value) {
+    if (!value) {
+      this.placements = null;
+    }
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -544,6 +613,14 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       }
       break;
 
+    case PLACEMENTS:
+      if (value == null) {
+        unsetPlacements();
+      } else {
+        setPlacements((java.util.List<WorkerPlacement>)value);
+      }
+      break;
+
     }
   }
 
@@ -578,6 +655,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
     case BACKEND:
       return getBackend();
 
+    case PLACEMENTS:
+      return getPlacements();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -608,6 +688,8 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       return isSetMaxWorkers();
     case BACKEND:
       return isSetBackend();
+    case PLACEMENTS:
+      return isSetPlacements();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -706,6 +788,15 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
         return false;
     }
 
+    boolean this_present_placements = true && this.isSetPlacements();
+    boolean that_present_placements = true && that.isSetPlacements();
+    if (this_present_placements || that_present_placements) {
+      if (!(this_present_placements && that_present_placements))
+        return false;
+      if (!this.placements.equals(that.placements))
+        return false;
+    }
+
     return true;
   }
 
@@ -746,6 +837,10 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
     hashCode = hashCode * 8191 + ((isSetBackend()) ? 131071 : 524287);
     if (isSetBackend())
       hashCode = hashCode * 8191 + backend.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetPlacements()) ? 131071 : 524287);
+    if (isSetPlacements())
+      hashCode = hashCode * 8191 + placements.hashCode();
 
     return hashCode;
   }
@@ -848,6 +943,16 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetPlacements(), other.isSetPlacements());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetPlacements()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.placements, other.placements);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -941,6 +1046,16 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       }
       first = false;
     }
+    if (isSetPlacements()) {
+      if (!first) sb.append(", ");
+      sb.append("placements:");
+      if (this.placements == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.placements);
+      }
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -1028,13 +1143,13 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
           case 4: // CONTAINERS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list82 = iprot.readListBegin();
-                struct.containers = new java.util.ArrayList<java.lang.String>(_list82.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem83;
-                for (int _i84 = 0; _i84 < _list82.size; ++_i84)
+                org.apache.thrift.protocol.TList _list90 = iprot.readListBegin();
+                struct.containers = new java.util.ArrayList<java.lang.String>(_list90.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem91;
+                for (int _i92 = 0; _i92 < _list90.size; ++_i92)
                 {
-                  _elem83 = iprot.readString();
-                  struct.containers.add(_elem83);
+                  _elem91 = iprot.readString();
+                  struct.containers.add(_elem91);
                 }
                 iprot.readListEnd();
               }
@@ -1084,6 +1199,25 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 10: // PLACEMENTS
+            if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
+              {
+                org.apache.thrift.protocol.TList _list93 = iprot.readListBegin();
+                struct.placements = new java.util.ArrayList<WorkerPlacement>(_list93.size);
+                @org.apache.thrift.annotation.Nullable WorkerPlacement _elem94;
+                for (int _i95 = 0; _i95 < _list93.size; ++_i95)
+                {
+                  _elem94 = new WorkerPlacement();
+                  _elem94.read(iprot);
+                  struct.placements.add(_elem94);
+                }
+                iprot.readListEnd();
+              }
+              struct.setPlacementsIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -1120,9 +1254,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
         oprot.writeFieldBegin(CONTAINERS_FIELD_DESC);
         {
           oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containers.size()));
-          for (java.lang.String _iter85 : struct.containers)
+          for (java.lang.String _iter96 : struct.containers)
           {
-            oprot.writeString(_iter85);
+            oprot.writeString(_iter96);
           }
           oprot.writeListEnd();
         }
@@ -1159,6 +1293,20 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
           oprot.writeFieldEnd();
         }
       }
+      if (struct.placements != null) {
+        if (struct.isSetPlacements()) {
+          oprot.writeFieldBegin(PLACEMENTS_FIELD_DESC);
+          {
+            oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRUCT, struct.placements.size()));
+            for (WorkerPlacement _iter97 : struct.placements)
+            {
+              _iter97.write(oprot);
+            }
+            oprot.writeListEnd();
+          }
+          oprot.writeFieldEnd();
+        }
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -1182,9 +1330,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       oprot.writeI32(struct.targetWorkers);
       {
         oprot.writeI32(struct.containers.size());
-        for (java.lang.String _iter86 : struct.containers)
+        for (java.lang.String _iter98 : struct.containers)
         {
-          oprot.writeString(_iter86);
+          oprot.writeString(_iter98);
         }
       }
       java.util.BitSet optionals = new java.util.BitSet();
@@ -1203,7 +1351,10 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       if (struct.isSetBackend()) {
         optionals.set(4);
       }
-      oprot.writeBitSet(optionals, 5);
+      if (struct.isSetPlacements()) {
+        optionals.set(5);
+      }
+      oprot.writeBitSet(optionals, 6);
       if (struct.isSetProgress()) {
         struct.progress.write(oprot);
       }
@@ -1219,6 +1370,15 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       if (struct.isSetBackend()) {
         oprot.writeString(struct.backend);
       }
+      if (struct.isSetPlacements()) {
+        {
+          oprot.writeI32(struct.placements.size());
+          for (WorkerPlacement _iter99 : struct.placements)
+          {
+            _iter99.write(oprot);
+          }
+        }
+      }
     }
 
     @Override
@@ -1231,17 +1391,17 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       struct.targetWorkers = iprot.readI32();
       struct.setTargetWorkersIsSet(true);
       {
-        org.apache.thrift.protocol.TList _list87 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-        struct.containers = new java.util.ArrayList<java.lang.String>(_list87.size);
-        @org.apache.thrift.annotation.Nullable java.lang.String _elem88;
-        for (int _i89 = 0; _i89 < _list87.size; ++_i89)
+        org.apache.thrift.protocol.TList _list100 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+        struct.containers = new java.util.ArrayList<java.lang.String>(_list100.size);
+        @org.apache.thrift.annotation.Nullable java.lang.String _elem101;
+        for (int _i102 = 0; _i102 < _list100.size; ++_i102)
         {
-          _elem88 = iprot.readString();
-          struct.containers.add(_elem88);
+          _elem101 = iprot.readString();
+          struct.containers.add(_elem101);
         }
       }
       struct.setContainersIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(5);
+      java.util.BitSet incoming = iprot.readBitSet(6);
       if (incoming.get(0)) {
         struct.progress = new JobProgress();
         struct.progress.read(iprot);
@@ -1262,6 +1422,20 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       if (incoming.get(4)) {
         struct.backend = iprot.readString();
         struct.setBackendIsSet(true);
+      }
+      if (incoming.get(5)) {
+        {
+          org.apache.thrift.protocol.TList _list103 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
+          struct.placements = new java.util.ArrayList<WorkerPlacement>(_list103.size);
+          @org.apache.thrift.annotation.Nullable WorkerPlacement _elem104;
+          for (int _i105 = 0; _i105 < _list103.size; ++_i105)
+          {
+            _elem104 = new WorkerPlacement();
+            _elem104.read(iprot);
+            struct.placements.add(_elem104);
+          }
+        }
+        struct.setPlacementsIsSet(true);
       }
     }
   }

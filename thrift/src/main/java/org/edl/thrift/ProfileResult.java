@@ -608,14 +608,14 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
           case 1: // POINTS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list90 = iprot.readListBegin();
-                struct.points = new java.util.ArrayList<ProfilePoint>(_list90.size);
-                @org.apache.thrift.annotation.Nullable ProfilePoint _elem91;
-                for (int _i92 = 0; _i92 < _list90.size; ++_i92)
+                org.apache.thrift.protocol.TList _list106 = iprot.readListBegin();
+                struct.points = new java.util.ArrayList<ProfilePoint>(_list106.size);
+                @org.apache.thrift.annotation.Nullable ProfilePoint _elem107;
+                for (int _i108 = 0; _i108 < _list106.size; ++_i108)
                 {
-                  _elem91 = new ProfilePoint();
-                  _elem91.read(iprot);
-                  struct.points.add(_elem91);
+                  _elem107 = new ProfilePoint();
+                  _elem107.read(iprot);
+                  struct.points.add(_elem107);
                 }
                 iprot.readListEnd();
               }
@@ -668,9 +668,9 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
         oprot.writeFieldBegin(POINTS_FIELD_DESC);
         {
           oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRUCT, struct.points.size()));
-          for (ProfilePoint _iter93 : struct.points)
+          for (ProfilePoint _iter109 : struct.points)
           {
-            _iter93.write(oprot);
+            _iter109.write(oprot);
           }
           oprot.writeListEnd();
         }
@@ -715,9 +715,9 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
       org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       {
         oprot.writeI32(struct.points.size());
-        for (ProfilePoint _iter94 : struct.points)
+        for (ProfilePoint _iter110 : struct.points)
         {
-          _iter94.write(oprot);
+          _iter110.write(oprot);
         }
       }
       java.util.BitSet optionals = new java.util.BitSet();
@@ -746,14 +746,14 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
     public void read(org.apache.thrift.protocol.TProtocol prot, ProfileResult struct) throws org.apache.thrift.TException {
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       {
-        org.apache.thrift.protocol.TList _list95 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
-        struct.points = new java.util.ArrayList<ProfilePoint>(_list95.size);
-        @org.apache.thrift.annotation.Nullable ProfilePoint _elem96;
-        for (int _i97 = 0; _i97 < _list95.size; ++_i97)
+        org.apache.thrift.protocol.TList _list111 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
+        struct.points = new java.util.ArrayList<ProfilePoint>(_list111.size);
+        @org.apache.thrift.annotation.Nullable ProfilePoint _elem112;
+        for (int _i113 = 0; _i113 < _list111.size; ++_i113)
         {
-          _elem96 = new ProfilePoint();
-          _elem96.read(iprot);
-          struct.points.add(_elem96);
+          _elem112 = new ProfilePoint();
+          _elem112.read(iprot);
+          struct.points.add(_elem112);
         }
       }
       struct.setPointsIsSet(true);

@@ -27,6 +27,7 @@ import org.edl.job.ContainerLogging;
 import org.edl.job.HostPort;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
+import org.edl.job.JobZooKeeperAcl;
 import org.edl.job.ModelOutput;
 import org.edl.job.WorkerEnv;
 import org.edl.worker.emulated.EmulatedModels;
@@ -93,7 +94,9 @@ public final class ApplicationMaster {
         HEARTBEAT_MS);
     // ZooKeeper says where the leader is (scale-in, migration); the AM publishes its own address
     // and its workers' GPU indices there for a later attempt.
-    CuratorFramework zk = CuratorFrameworkFactory.newClient(zkConnect, new ExponentialBackoffRetry(200, 10));
+    // Only the job's own processes may change its nodes (JobZooKeeperAcl).
+    CuratorFramework zk = JobZooKeeperAcl.of(appId, secret).applyTo(CuratorFrameworkFactory.builder())
+        .connectString(zkConnect).retryPolicy(new ExponentialBackoffRetry(200, 10)).build();
     zk.start();
     LeaderWorkerRemoval removal = new LeaderWorkerRemoval(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
     // Checked once every worker has exited after training: only a verified output is SUCCEEDED.
@@ -121,7 +124,9 @@ public final class ApplicationMaster {
         // The leader's reports and the users' edl commands: a few connections at a time.
         "0.0.0.0", 0, secret, RpcServer.HANDSHAKE_TIMEOUT, 32,
         (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()));
-        JobPage page = JobPage.start(control, "0.0.0.0")) {
+        JobPage page = JobPage.start(control,
+            () -> org.edl.worker.checkpoint.CheckpointCatalog.list(conf, new org.apache.hadoop.fs.Path(spec.output()), false),
+            "0.0.0.0")) {
       LOG.info("Job page at {} (the application's tracking URL)", page.url(host));
       JobMetricsSource.register(control, appId);
       WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),

@@ -142,6 +142,15 @@ final class ElasticRequests {
     removal.replace(leavers, leavers.size(), new ReplacementAnswer(asked));
   }
 
+  /** What the leader said of its ring last, for a person: a ring being rebuilt reports no size (-1). */
+  private String ringNow() {
+    if (state.latest == null) {
+      return "no report from the leader yet";
+    }
+    return state.latest.workers() < 0 ? "the leader is rebuilding the ring after a failure"
+        : "the leader reports " + state.latest.workers();
+  }
+
   /** Refuses unless the job is RUNNING with no change on its way (the rule every change follows). */
   void requireSteadyRunning(String operation) throws EdlError {
     if (!state.isRunning()) {
@@ -149,8 +158,7 @@ final class ElasticRequests {
     }
     if (state.change != null) {
       throw error("state", "SCALING", operation + " must wait: the job is SCALING (" + state.change.what()
-          + ", target " + state.target + " workers, the leader reports "
-          + (state.latest == null ? "none yet" : state.latest.workers()) + ")");
+          + ", target " + state.target + " workers; " + ringNow() + ")");
     }
   }
 

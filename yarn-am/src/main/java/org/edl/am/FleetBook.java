@@ -74,6 +74,15 @@ final class FleetBook {
     return started.size();
   }
 
+  /** Host and GPU indices of every container held, in launch order. */
+  List<org.edl.thrift.WorkerPlacement> placements() {
+    List<org.edl.thrift.WorkerPlacement> out = new ArrayList<>(live.size());
+    for (WorkerContainer c : live.values()) {
+      out.add(new org.edl.thrift.WorkerPlacement(c.id(), c.host(), gpus.of(c.id())));
+    }
+    return out;
+  }
+
   /** Null when the fleet does not hold it. */
   WorkerContainer get(String containerId) {
     return live.get(containerId);

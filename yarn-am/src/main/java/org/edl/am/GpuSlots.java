@@ -37,6 +37,11 @@ final class GpuSlots {
     byContainer.put(container.id(), List.copyOf(indices));
   }
 
+  /** The indices {@code containerId} holds; empty when it holds none. */
+  List<Integer> of(String containerId) {
+    return byContainer.getOrDefault(containerId, List.of());
+  }
+
   void free(WorkerContainer container) {
     List<Integer> indices = byContainer.remove(container.id());
     if (indices != null) {

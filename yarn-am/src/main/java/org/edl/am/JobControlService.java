@@ -221,6 +221,7 @@ public final class JobControlService implements JobControl.Iface {
     FleetStatus f = fleet.status();
     JobState state = f.scaling() ? JobState.SCALING : stateOf(f.phase());
     JobStatus s = new JobStatus(appId, state, f.targetWorkers(), f.containers());
+    s.setPlacements(f.placements());
     if (latest != null) {
       s.setProgress(new JobProgress(latest));
     }

@@ -22,6 +22,8 @@ import org.apache.thrift.protocol.TSimpleJSONProtocol;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobStatus;
+import org.edl.thrift.WorkerPlacement;
+import org.edl.worker.checkpoint.CheckpointCatalog;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.NumberAxis;
@@ -35,8 +37,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The job's page at its YARN tracking URL, so that the RM UI's "ApplicationMaster" link and
  * {@code yarn application -status} lead somewhere: an HTML page ({@code /}) with the state, size,
- * ring members and the last event, the ring size over time as a chart ({@code /size.png}), and the
- * same status as JSON for scripts ({@code /status.json}). It reads the job-control endpoint's own
+ * the containers with their host, GPUs and whether they are in the ring, the leader's events and
+ * the job's checkpoints, the ring size over time as a chart ({@code /size.png}), and the same
+ * status as JSON for scripts ({@code /status.json}). It reads the job-control endpoint's own
  * status, so it shows what {@code edl status} shows; it can change nothing. It holds nothing
  * secret (the job secret is never in a status), and is served without authentication, like
  * every YARN AM page reached through the RM's web proxy.
@@ -50,13 +53,27 @@ public final class JobPage implements AutoCloseable {
   /** One point of the chart: when, the ring's size the leader reported, the target. */
   record Sample(long millis, int workers, int target) {}
 
+  /** The job's checkpoints, newest first, as the page lists them. */
+  @FunctionalInterface
+  public interface CheckpointSource {
+    List<CheckpointCatalog.Entry> list() throws IOException;
+  }
+
+  /** Listed again at most this often: a page reloads every 5 s, and listing reads HDFS. */
+  static final long CHECKPOINTS_TTL_MS = 10_000;
+
   private final JobControl.Iface control;
+  private final CheckpointSource checkpoints;
+  private List<CheckpointCatalog.Entry> listed = List.of();
+  private String listingProblem = "";
+  private long listedAt = Long.MIN_VALUE;
   private final HttpServer server;
   private final ScheduledExecutorService sampler;
   private final Deque<Sample> history = new ArrayDeque<>();
 
-  private JobPage(JobControl.Iface control, HttpServer server) {
+  private JobPage(JobControl.Iface control, CheckpointSource checkpoints, HttpServer server) {
     this.control = control;
+    this.checkpoints = checkpoints;
     this.server = server;
     this.sampler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "job-page-sampler");
@@ -66,9 +83,10 @@ public final class JobPage implements AutoCloseable {
   }
 
   /** Serves the page on an ephemeral port of {@code bindHost}; {@link #url} is the tracking URL. */
-  public static JobPage start(JobControl.Iface control, String bindHost) throws IOException {
+  public static JobPage start(JobControl.Iface control, CheckpointSource checkpoints, String bindHost)
+      throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress(bindHost, 0), 16);
-    JobPage page = new JobPage(control, server);
+    JobPage page = new JobPage(control, checkpoints, server);
     server.createContext("/", page::serve);
     server.setExecutor(Executors.newFixedThreadPool(2, r -> {
       Thread t = new Thread(r, "job-page");
@@ -104,6 +122,24 @@ public final class JobPage implements AutoCloseable {
     }
   }
 
+  private synchronized List<CheckpointCatalog.Entry> checkpoints() {
+    long now = System.currentTimeMillis();
+    if (listedAt == Long.MIN_VALUE || now - listedAt >= CHECKPOINTS_TTL_MS) {
+      try {
+        listed = checkpoints.list();
+        listingProblem = "";
+      } catch (IOException | RuntimeException e) {
+        listingProblem = "could not list the checkpoints: " + e.getMessage();
+      }
+      listedAt = now;
+    }
+    return listed;
+  }
+
+  private synchronized String listingProblem() {
+    return listingProblem;
+  }
+
   List<Sample> history() {
     synchronized (history) {
       return new ArrayList<>(history);
@@ -122,8 +158,11 @@ public final class JobPage implements AutoCloseable {
       switch (last) {
         case "status.json" -> send(x, 200, "application/json; charset=utf-8", json(control.status()));
         case "size.png" -> send(x, 200, "image/png", chart(history()));
-        case "", "index.html" -> send(x, 200, "text/html; charset=utf-8",
-            html(control.status(), history()).getBytes(StandardCharsets.UTF_8));
+        case "", "index.html" -> {
+          List<CheckpointCatalog.Entry> listedNow = checkpoints();
+          send(x, 200, "text/html; charset=utf-8",
+              html(control.status(), history(), listedNow, listingProblem()).getBytes(StandardCharsets.UTF_8));
+        }
         default -> send(x, 404, "text/plain; charset=utf-8", ("no such page: " + last + "\n")
             .getBytes(StandardCharsets.UTF_8));
       }
@@ -138,7 +177,8 @@ public final class JobPage implements AutoCloseable {
     return new TSerializer(new TSimpleJSONProtocol.Factory()).serialize(s);
   }
 
-  static String html(JobStatus s, List<Sample> history) {
+  static String html(JobStatus s, List<Sample> history, List<CheckpointCatalog.Entry> checkpoints,
+      String listingProblem) {
     StringBuilder b = new StringBuilder();
     b.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>").append(esc(s.getAppId())).append(' ')
         .append(s.getState()).append("</title>\n<meta http-equiv=\"refresh\" content=\"5\">\n")
@@ -158,17 +198,43 @@ public final class JobPage implements AutoCloseable {
     row(b, "Last event", s.isSetDiagnostics() ? s.getDiagnostics() : "");
     b.append("</table>\n<h2>Ring size over time</h2>\n");
     b.append(history.isEmpty() ? "<p>No samples yet.</p>\n" : "<img id=\"size\" src=\"size.png\" alt=\"ring size over time\">\n");
-    b.append("<h2>Containers</h2>\n<table id=\"containers\"><tr><th>container</th><th>in the ring</th></tr>\n");
+    b.append("<h2>Containers</h2>\n<table id=\"containers\"><tr><th>container</th><th>host</th><th>GPUs</th>"
+        + "<th>in the ring</th></tr>\n");
     List<String> members = s.isSetProgress() && s.getProgress().isSetMembers() ? s.getProgress().getMembers() : List.of();
+    java.util.Map<String, WorkerPlacement> where = new java.util.HashMap<>();
+    if (s.isSetPlacements()) {
+      s.getPlacements().forEach(p -> where.put(p.getContainer(), p));
+    }
     for (String c : s.getContainers()) {
-      b.append("<tr><td>").append(esc(c)).append("</td><td>").append(members.contains(c) ? "yes" : "no")
-          .append("</td></tr>\n");
+      WorkerPlacement p = where.get(c);
+      b.append("<tr><td>").append(esc(c)).append("</td><td>").append(p == null ? "" : esc(p.getHost()))
+          .append("</td><td>").append(p == null ? "" : esc(p.getGpus().toString().replaceAll("[\\[\\]]", "")))
+          .append("</td><td>").append(members.contains(c) ? "yes" : "no").append("</td></tr>\n");
     }
     b.append("</table>\n");
     if (s.isSetProgress() && s.getProgress().isSetEvents() && !s.getProgress().getEvents().isEmpty()) {
       b.append("<h2>The leader's events</h2>\n<ul id=\"events\">\n");
       s.getProgress().getEvents().forEach(e -> b.append("<li>").append(esc(e)).append("</li>\n"));
       b.append("</ul>\n");
+    }
+    b.append("<h2>Checkpoints</h2>\n");
+    if (!listingProblem.isEmpty()) {
+      b.append("<p>").append(esc(listingProblem)).append("</p>\n");
+    }
+    if (checkpoints.isEmpty()) {
+      b.append("<p id=\"checkpoints\">None yet.</p>\n");
+    } else {
+      b.append("<table id=\"checkpoints\"><tr><th>step</th><th>written</th><th>size</th><th>workers</th>"
+          + "<th>path</th></tr>\n");
+      for (CheckpointCatalog.Entry e : checkpoints) {
+        b.append("<tr><td>").append(e.step()).append("</td><td>").append(e.time()).append("</td><td>")
+            .append(esc(CheckpointCatalog.size(e.bytes()))).append("</td><td>")
+            .append(e.meta().map(m -> Integer.toString(m.workers())).orElse("-")).append("</td><td>")
+            .append(esc(e.path().toString())).append(e.problem().map(p -> " (" + esc(p) + ")").orElse(""))
+            .append("</td></tr>\n");
+      }
+      b.append("</table>\n<p>Not verified here: <code>edl checkpoints ").append(esc(s.getAppId()))
+          .append("</code> checks each against its checksums.</p>\n");
     }
     b.append("<p><a href=\"status.json\">status.json</a> (the same, for scripts)</p>\n</body></html>\n");
     return b.toString();
@@ -191,6 +257,10 @@ public final class JobPage implements AutoCloseable {
     XYStepRenderer renderer = new XYStepRenderer();
     renderer.setSeriesPaint(0, new Color(0x1f77b4));
     renderer.setSeriesPaint(1, new Color(0xff7f0e));
+    // Thick enough to see; the target dashed, so the ring line shows where the two are equal.
+    renderer.setSeriesStroke(0, new java.awt.BasicStroke(3f));
+    renderer.setSeriesStroke(1, new java.awt.BasicStroke(1.5f, java.awt.BasicStroke.CAP_BUTT,
+        java.awt.BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
     XYPlot plot = new XYPlot(data, new NumberAxis("seconds since the page started"), y, renderer);
     plot.setBackgroundPaint(Color.WHITE);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);

@@ -232,7 +232,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     String running = state.failures.count() == 0 || last.isEmpty() ? last + state.failures.summary()
         : last + "; " + state.failures.summary();
     return new FleetStatus(state.phase, isScaling(), state.target, new ArrayList<>(book.ids()),
-        state.isDone() ? diagnostics : running);
+        state.isDone() ? diagnostics : running, book.placements());
   }
 
   /** Whether a change is on its way: the job reports SCALING meanwhile. */

@@ -85,8 +85,8 @@ public final class BenchJob {
   }
 
   /**
-   * Waits until the leader reports {@code workers} workers and then {@code batches} more steps;
-   * returns the last status seen.
+   * Waits until the leader reports {@code workers} workers and then {@code batches} more steps,
+   * with the job RUNNING (no change under way); returns the last status seen.
    */
   static JobStatus awaitSize(JobControl.Iface control, Duration timeout, int workers, int batches, String name)
       throws Exception {
@@ -98,7 +98,9 @@ public final class BenchJob {
         long step = s.getProgress().getStep();
         if (firstStep < 0) {
           firstStep = step;
-        } else if (step >= firstStep + batches) {
+        } else if (step >= firstStep + batches && s.getState() == org.edl.thrift.JobState.RUNNING) {
+          // RUNNING too: the ring can show the new size while a leaver's container is still
+          // exiting, and the AM refuses the next change until it has (found by a failed rerun).
           return s;
         }
       }

@@ -5,6 +5,7 @@ import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.edl.client.CheckpointListing;
+import org.edl.worker.checkpoint.CheckpointCatalog;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -27,7 +28,7 @@ final class CheckpointsCommand implements Callable<Integer> {
     Configuration conf = cli.configuration();
     Path dir = CheckpointListing.resolve(conf, target);
     PrintWriter out = cli.spec.commandLine().getOut();
-    out.print(CheckpointListing.table(dir, CheckpointListing.list(conf, dir)));
+    out.print(CheckpointCatalog.table(dir, CheckpointCatalog.list(conf, dir)));
     out.flush();
     return 0;
   }

@@ -26,6 +26,8 @@ final class CleanupCommand implements Callable<Integer> {
     }
     s.removed().forEach(p -> out.println("Removed " + p));
     s.unknown().forEach(p -> out.println("Kept " + p + ": the ResourceManager does not know this job"));
+    s.notYours().forEach(p -> out.println("Kept " + p + ": another user's job (only the holder of its secret,"
+        + " or a ZooKeeper superuser, may delete its nodes)"));
     if (s.removed().isEmpty()) {
       out.println("Nothing to remove: no ended job left anything behind");
     }

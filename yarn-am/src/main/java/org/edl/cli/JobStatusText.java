@@ -48,8 +48,19 @@ final class JobStatusText {
     if (s.getContainersSize() == 0) {
       b.append(label("Containers")).append("none\n");
     } else {
+      java.util.Map<String, org.edl.thrift.WorkerPlacement> where = new java.util.HashMap<>();
+      if (s.isSetPlacements()) {
+        s.getPlacements().forEach(p -> where.put(p.getContainer(), p));
+      }
       for (int i = 0; i < s.getContainersSize(); i++) {
-        b.append(i == 0 ? label("Containers") : INDENT).append(s.getContainers().get(i)).append('\n');
+        String id = s.getContainers().get(i);
+        b.append(i == 0 ? label("Containers") : INDENT).append(id);
+        org.edl.thrift.WorkerPlacement p = where.get(id);
+        if (p != null) {
+          b.append("  on ").append(p.getHost()).append(p.getGpusSize() == 0 ? ", no GPU"
+              : (p.getGpusSize() == 1 ? ", GPU " : ", GPUs ") + p.getGpus().toString().replaceAll("[\\[\\]]", ""));
+        }
+        b.append('\n');
       }
     }
     if (s.isSetDiagnostics() && !s.getDiagnostics().isBlank()) {

@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException;
@@ -122,10 +123,21 @@ public final class JobControlLocator {
     return fs.makeQualified(new Path(home, StagingLayout.relativeDir(report.getApplicationId().toString())));
   }
 
-  private JobSecret readSecret(ApplicationReport report, Path secretFile) {
+  private JobSecret readSecret(ApplicationReport report, Path secretFile) throws IOException, YarnException {
     try {
       return JobSecretFile.read(secretFile.getFileSystem(conf), secretFile.getParent());
     } catch (IOException e) {
+      if (e instanceof FileNotFoundException) {
+        // The AM deletes the staging directory, secret and all, as its last act before YARN sees it end.
+        ApplicationReport now = reportOf(report.getApplicationId());
+        if (now.getYarnApplicationState() != YarnApplicationState.RUNNING
+            || now.getFinalApplicationStatus() != FinalApplicationStatus.UNDEFINED) {
+          throw new InvalidInputException(FIELD, report.getApplicationId(), "application "
+              + report.getApplicationId() + " is ending (" + now.getFinalApplicationStatus() + "): its"
+              + " ApplicationMaster has finished and removed the job's secret; `yarn application -status "
+              + report.getApplicationId() + "` shows the outcome" + diagnostics(now));
+        }
+      }
       String problem = e instanceof FileNotFoundException ? "not found" : firstLine(e.getMessage());
       throw new JobControlException("cannot read the job secret of " + report.getApplicationId()
           + " at " + secretFile + " (" + problem + "): only the user who submitted the job ("

@@ -19,6 +19,7 @@ import org.apache.zookeeper.KeeperException;
 import org.edl.am.StagingLayout;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobPaths;
+import org.edl.job.JobZooKeeperAcl;
 import org.edl.job.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,14 +35,24 @@ import org.slf4j.LoggerFactory;
 public final class Leftovers {
   private static final Logger LOG = LoggerFactory.getLogger(Leftovers.class);
 
-  /** What one sweep removed, and what it kept because the ResourceManager does not know the job. */
-  public record Swept(List<String> removed, List<String> unknown) {
+  /**
+   * What one sweep removed; what it kept because the ResourceManager does not know the job; and
+   * the ended jobs' ZooKeeper subtrees it could not remove because their nodes are another
+   * user's ({@link org.edl.job.JobZooKeeperAcl}: only the holder of the job's secret may).
+   */
+  public record Swept(List<String> removed, List<String> unknown, List<String> notYours) {
+    public Swept(List<String> removed, List<String> unknown) {
+      this(removed, unknown, List.of());
+    }
+
     Swept add(Swept other) {
       List<String> r = new ArrayList<>(removed);
       r.addAll(other.removed);
       List<String> u = new ArrayList<>(unknown);
       u.addAll(other.unknown);
-      return new Swept(r, u);
+      List<String> n = new ArrayList<>(notYours);
+      n.addAll(other.notYours);
+      return new Swept(r, u, n);
     }
   }
 
@@ -53,10 +64,15 @@ public final class Leftovers {
     this.yarn = yarn;
   }
 
-  /** Removes {@code /edl/<appId>} of every ended job. */
-  public Swept sweepZooKeeper(CuratorFramework zk) throws Exception {
+  /**
+   * Removes {@code /edl/<appId>} of every ended job whose nodes this user may delete: a job of
+   * theirs whose secret is still in their staging directory on {@code fs} (so sweep ZooKeeper
+   * before the staging directories), or a job whose nodes carry no ACL.
+   */
+  public Swept sweepZooKeeper(CuratorFramework zk, FileSystem fs) throws Exception {
     List<String> removed = new ArrayList<>();
     List<String> unknown = new ArrayList<>();
+    List<String> notYours = new ArrayList<>();
     List<String> apps;
     try {
       apps = zk.getChildren().forPath(JobPaths.ROOT);
@@ -68,17 +84,23 @@ public final class Leftovers {
       switch (fate(app)) {
         case ENDED -> {
           try {
+            Path staging = new Path(fs.getHomeDirectory(), StagingLayout.relativeDir(app));
+            if (fs.exists(JobSecretFile.in(staging))) {
+              JobZooKeeperAcl.of(app, JobSecretFile.read(fs, staging)).authenticate(zk);
+            }
             zk.delete().deletingChildrenIfNeeded().forPath(path);
             removed.add(path);
           } catch (KeeperException.NoNodeException e) {
             // Its own AM, or another sweep, was first.
+          } catch (KeeperException.NoAuthException e) {
+            notYours.add(path);
           }
         }
         case UNKNOWN -> unknown.add(path);
         case LIVE -> { }
       }
     }
-    return new Swept(removed, unknown);
+    return new Swept(removed, unknown, notYours);
   }
 
   /** Removes {@code <home>/.edl/<appId>} of every ended job of the user whose home it is. */
@@ -115,12 +137,15 @@ public final class Leftovers {
           + " in edl-site.xml (see conf/)");
     }
     Leftovers l = new Leftovers(yarn);
-    Swept staging = l.sweepStaging(FileSystem.get(conf));
+    FileSystem fs = FileSystem.get(conf);
+    Swept nodes;
+    // ZooKeeper first: deleting a job's nodes takes its secret, which is in its staging directory.
     try (CuratorFramework zk = CuratorFrameworkFactory.builder().connectString(zkConnect)
         .sessionTimeoutMs(15_000).connectionTimeoutMs(5_000).retryPolicy(new ExponentialBackoffRetry(200, 3)).build()) {
       zk.start();
-      return staging.add(l.sweepZooKeeper(zk));
+      nodes = l.sweepZooKeeper(zk, fs);
     }
+    return nodes.add(l.sweepStaging(fs));
   }
 
   /**

@@ -232,6 +232,12 @@ class WorkerFleetTest {
     requested.clear();
     EdlError busy = assertThrows(EdlError.class, () -> scaling.scaleIn(1, List.of(), ScaleMode.EDL));
     assertEquals("SCALING", busy.getValue());
+    assertTrue(busy.getMessage().endsWith("target 3 workers; the leader reports 2)"), busy.getMessage());
+    // A leader rebuilding its ring after a failure reports no size (-1): said in words, not as -1.
+    scaling.onProgressReport(-1);
+    EdlError rebuilding = assertThrows(EdlError.class, () -> scaling.scaleIn(1, List.of(), ScaleMode.EDL));
+    assertTrue(rebuilding.getMessage().endsWith("target 3 workers; the leader is rebuilding the ring after a failure)"),
+        rebuilding.getMessage());
     assertThrows(EdlError.class, () -> scaling.scaleOut(1, ScaleMode.EDL));
     assertThrows(EdlError.class, () -> scaling.migrate("h1", "h3"));
     assertEquals(3, scaling.status().targetWorkers());

@@ -54,20 +54,22 @@ class ArchitectureTest {
    * client checks a submission against what the workers will do with it, with the workers' own
    * code rather than a copy that could drift from it.
    */
-  static final Map<String, String> AM_MAY_USE = Map.of(
-      "org.edl.worker.checkpoint.Checkpoint",
-      "--resume-from and `edl checkpoints` read a checkpoint as a restoring worker would",
-      "org.edl.worker.checkpoint.CheckpointMeta",
-      "... and check its meta-data (step, model, shape, batch rule) against the submitted job",
-      "org.edl.worker.data.DatasetLoader", "the client validates the data set before it submits",
-      "org.edl.worker.data.DatasetSummary", "... and a synthetic one's shape for --resume-from",
-      "org.edl.worker.data.SyntheticSpec", "... parsed as the workers parse synthetic:samples=..",
-      "org.edl.worker.model.ModelFactory", "--resume-from builds the model to check the checkpoint fits",
-      "org.edl.worker.model.TrainableModel", "... the type ModelFactory returns",
-      "org.edl.worker.model.IncompatibleStateException", "... and the error a mismatch raises",
-      "org.edl.worker.emulated.EmulatedModels", "an emulated job grows by the profile its workers pace"
-          + " themselves by (ProfiledThroughput), read from the worker jar as the workers read it",
-      "org.edl.worker.emulated.StepProfile", "... the step times in it");
+  static final Map<String, String> AM_MAY_USE = Map.ofEntries(
+      Map.entry("org.edl.worker.checkpoint.Checkpoint",
+          "--resume-from and `edl checkpoints` read a checkpoint as a restoring worker would"),
+      Map.entry("org.edl.worker.checkpoint.CheckpointMeta",
+          "... and check its meta-data (step, model, shape, batch rule) against the submitted job"),
+      Map.entry("org.edl.worker.checkpoint.CheckpointCatalog",
+          "`edl checkpoints` and the job page list a job's checkpoints as the workers name and write them"),
+      Map.entry("org.edl.worker.data.DatasetLoader", "the client validates the data set before it submits"),
+      Map.entry("org.edl.worker.data.DatasetSummary", "... and a synthetic one's shape for --resume-from"),
+      Map.entry("org.edl.worker.data.SyntheticSpec", "... parsed as the workers parse synthetic:samples=.."),
+      Map.entry("org.edl.worker.model.ModelFactory", "--resume-from builds the model to check the checkpoint fits"),
+      Map.entry("org.edl.worker.model.TrainableModel", "... the type ModelFactory returns"),
+      Map.entry("org.edl.worker.model.IncompatibleStateException", "... and the error a mismatch raises"),
+      Map.entry("org.edl.worker.emulated.EmulatedModels", "an emulated job grows by the profile its workers pace"
+          + " themselves by (ProfiledThroughput), read from the worker jar as the workers read it"),
+      Map.entry("org.edl.worker.emulated.StepProfile", "... the step times in it"));
 
   private static final DescribedPredicate<JavaClass> WORKER_INTERNALS_THE_AM_MAY_NOT_USE =
       DescribedPredicate.describe("are in the worker runtime, neither in the job API nor in ArchitectureTest.AM_MAY_USE",

@@ -151,6 +151,40 @@ class JobControlEndToEndTest {
   }
 
   /**
+   * Another user's ZooKeeper session (no job secret) can read the running job's nodes but not
+   * rewrite its leader record or fleet journal, nor delete a member's presence.
+   */
+  @Test
+  void anotherUserCannotRewriteTheJobsZooKeeperNodes() throws Exception {
+    String app = running.toString();
+    try (org.apache.curator.framework.CuratorFramework zk = org.apache.curator.framework.CuratorFrameworkFactory
+        .newClient(CLUSTER.cluster().zkConnectString(), new org.apache.curator.retry.ExponentialBackoffRetry(200, 5))) {
+      zk.start();
+      String job = org.edl.job.JobPaths.job(app);
+      String fleet = org.edl.job.JobPaths.fleet(app);
+      Await.until("the leader's record and the fleet journal", () -> zk.checkExists().forPath(job) != null
+          && zk.checkExists().forPath(fleet) != null);
+      byte[] record = zk.getData().forPath(job);
+      for (String path : List.of(job, fleet)) {
+        assertThrowsNoAuth(() -> zk.setData().forPath(path, "rewritten".getBytes(StandardCharsets.UTF_8)), path);
+        assertThrowsNoAuth(() -> zk.delete().forPath(path), path);
+      }
+      List<String> members = zk.getChildren().forPath(org.edl.job.JobPaths.members(app));
+      assertFalse(members.isEmpty());
+      assertThrowsNoAuth(() -> zk.delete().forPath(org.edl.job.JobPaths.members(app) + "/" + members.get(0)),
+          "a member's presence");
+      assertThrowsNoAuth(() -> zk.create().forPath(org.edl.job.JobPaths.root(app) + "/planted"), "a new node");
+      assertEquals(new String(record, StandardCharsets.UTF_8), new String(zk.getData().forPath(job), StandardCharsets.UTF_8));
+      assertTrue(cli("status", app).out.contains("RUNNING"), "the job goes on");
+    }
+  }
+
+  private static void assertThrowsNoAuth(org.junit.jupiter.api.function.Executable change, String what) {
+    org.junit.jupiter.api.Assertions.assertThrows(org.apache.zookeeper.KeeperException.NoAuthException.class, change,
+        what + " changed without the job's secret");
+  }
+
+  /**
    * The tracking URL, as the RM UI and {@code yarn application -status} show it, leads through the
    * RM's web proxy to the AM's job page: HTML, the size chart and the same status as JSON.
    */
@@ -179,6 +213,64 @@ class JobControlEndToEndTest {
     assertTrue(json.contains("\"appId\":\"" + running + "\"") && json.contains("\"targetWorkers\":2"), json);
     Await.until("a sample for the size chart", () -> fetch(tracking, "text/html").contains("size.png"));
     fetch(tracking + (tracking.endsWith("/") ? "" : "/") + "size.png", "image/png");
+  }
+
+  /**
+   * The page as a person sees it: Debian's headless chromium opens the tracking URL through the
+   * RM's proxy; the DOM has the containers with their host and GPUs and the checkpoints section,
+   * and the screenshot shows the size chart's line (the browser fetched and drew size.png).
+   */
+  @Test
+  void aRealBrowserShowsTheJobPageAndItsChartThroughTheProxy() throws Exception {
+    java.util.Optional<String> chromium = java.util.stream.Stream.of("chromium", "chromium-browser")
+        .flatMap(name -> java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+            .map(dir -> java.nio.file.Path.of(dir, name)))
+        .filter(java.nio.file.Files::isExecutable).map(java.nio.file.Path::toString).findFirst();
+    org.junit.jupiter.api.Assumptions.assumeTrue(chromium.isPresent(),
+        "chromium is not on the PATH; bin/test installs it (apt-get install chromium)");
+    String tracking = CLUSTER.yarn().getApplicationReport(running).getTrackingUrl();
+    Await.until("a sample for the size chart", () -> fetch(tracking, "text/html").contains("size.png"));
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("edl-chromium");
+    String dom = browse(chromium.get(), dir, "--dump-dom", tracking);
+    assertTrue(dom.contains("<th>host</th><th>GPUs</th>") && dom.contains("<h2>Checkpoints</h2>"), dom);
+    for (String c : workerContainers(running)) {
+      assertTrue(dom.matches("(?s).*<td>" + c + "</td><td>localhost</td><td>\\d+</td>.*"), c + " with host and GPU in: " + dom);
+    }
+    java.nio.file.Path shot = dir.resolve("page.png");
+    browse(chromium.get(), dir, "--screenshot=" + shot, tracking);
+    java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(shot.toFile());
+    assertNotNull(image, "chromium wrote no PNG to " + shot);
+    int chartBlue = 0;
+    for (int y = 0; y < image.getHeight(); y++) {
+      for (int x = 0; x < image.getWidth(); x++) {
+        int rgb = image.getRGB(x, y);
+        int r = (rgb >> 16) & 0xff;
+        int g = (rgb >> 8) & 0xff;
+        int b = rgb & 0xff;
+        // The chart's "workers in the ring" line, #1f77b4; nothing else on the page is that colour.
+        if (Math.abs(r - 0x1f) < 24 && Math.abs(g - 0x77) < 24 && Math.abs(b - 0xb4) < 24) {
+          chartBlue++;
+        }
+      }
+    }
+    assertTrue(chartBlue > 50, "the size chart's line is in the screenshot (" + chartBlue + " pixels): " + shot);
+  }
+
+  /** Runs headless chromium on {@code url}; its standard output, or a failure with its log. */
+  private static String browse(String chromium, java.nio.file.Path dir, String what, String url) throws Exception {
+    java.nio.file.Path log = dir.resolve("chromium.log");
+    java.nio.file.Path out = dir.resolve("stdout.html");
+    Process p = new ProcessBuilder(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        // No --virtual-time-budget: with the page's 5 s refresh it never ends. The load event
+        // (which the dump and the screenshot wait for) comes after the chart image has loaded.
+        "--hide-scrollbars", "--user-data-dir=" + dir.resolve("profile"), "--window-size=1000,1800", what, url)
+        .redirectOutput(out.toFile()).redirectError(log.toFile()).start();
+    if (!p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      fail("chromium did not finish within 120 s; its log: " + java.nio.file.Files.readString(log));
+    }
+    assertEquals(0, p.exitValue(), "chromium " + what + " failed; its log: " + java.nio.file.Files.readString(log));
+    return java.nio.file.Files.readString(out);
   }
 
   private static String fetch(String url, String type) throws Exception {

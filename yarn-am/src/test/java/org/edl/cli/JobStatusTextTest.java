@@ -26,13 +26,15 @@ class JobStatusTextTest {
     JobProgress p = new JobProgress(120, 1000, 0.81234, 2345.6, 2);
     p.setEpoch(3);
     s.setProgress(p);
+    s.setPlacements(List.of(new org.edl.thrift.WorkerPlacement("container_1_0007_01_000002", "gpu1", List.of(2)),
+        new org.edl.thrift.WorkerPlacement("container_1_0007_01_000003", "gpu2", List.of(0, 1))));
     assertEquals("""
         application_1_0007  RUNNING
         Workers:     target 3 (min 2, max 4), 2 containers
         Backend:     cpu
         Progress:    step 120/1000  loss 0.8123  2346 samples/s  2 workers  epoch 3
-        Containers:  container_1_0007_01_000002
-                     container_1_0007_01_000003
+        Containers:  container_1_0007_01_000002  on gpu1, GPU 2
+                     container_1_0007_01_000003  on gpu2, GPUs 0, 1
         """, JobStatusText.status(s));
   }
 

@@ -48,6 +48,26 @@ class JobControlLocatorTest {
     assertTrue(e.getMessage().contains("exited with 137"), e.getMessage());
   }
 
+  /**
+   * In a job's last seconds the AM has unregistered and deleted the staging directory (and the
+   * secret) while YARN still says RUNNING: the job is ending, which is what the user is told.
+   */
+  @Test
+  void aJobWhoseAmHasUnregisteredIsEndingNotMissingItsSecret() throws Exception {
+    org.apache.hadoop.yarn.client.api.YarnClient yarn = org.mockito.Mockito.mock(
+        org.apache.hadoop.yarn.client.api.YarnClient.class);
+    org.mockito.Mockito.when(yarn.getApplicationReport(APP)).thenReturn(
+        report(YarnApplicationState.RUNNING, FinalApplicationStatus.UNDEFINED, "am-host", 4711),
+        report(YarnApplicationState.RUNNING, FinalApplicationStatus.SUCCEEDED, "am-host", 4711));
+    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+    conf.set("fs.defaultFS", "file:///");
+    InvalidInputException e = assertThrows(InvalidInputException.class,
+        () -> new JobControlLocator(conf, yarn).connect(APP.toString(), java.time.Duration.ofSeconds(1)));
+    assertEquals("application", e.field());
+    assertTrue(e.getMessage().contains("application " + APP + " is ending (SUCCEEDED)")
+        && !e.getMessage().contains("cannot read the job secret"), e.getMessage());
+  }
+
   @Test
   void runningWithoutAnEndpointYet() {
     InvalidInputException e = assertThrows(InvalidInputException.class, () -> JobControlLocator

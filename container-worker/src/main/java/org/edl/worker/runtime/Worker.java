@@ -20,6 +20,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.edl.job.AmAddressRecord;
 import org.edl.job.HostPort;
 import org.edl.job.InvalidInputException;
+import org.edl.job.JobZooKeeperAcl;
 import org.edl.job.ModelOutput;
 import org.edl.job.rpc.RefusalListener;
 import org.edl.job.rpc.RpcServer;
@@ -384,7 +385,8 @@ public final class Worker implements AutoCloseable {
     resources.push(rpcServer);
 
     int sessionMs = (int) Math.min(Integer.MAX_VALUE, config.zkSessionTimeout().toMillis());
-    CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(config.zkConnect())
+    CuratorFramework curator = JobZooKeeperAcl.of(config.appId(), config.secret()).applyTo(CuratorFrameworkFactory.builder())
+        .connectString(config.zkConnect())
         .sessionTimeoutMs(sessionMs).connectionTimeoutMs(Math.min(15_000, sessionMs))
         .retryPolicy(new ExponentialBackoffRetry(200, 10)).build();
     resources.push(curator);

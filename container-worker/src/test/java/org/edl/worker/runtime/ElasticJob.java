@@ -42,7 +42,9 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   private final String zkConnect;
   final String appId;
   final JobSpec spec;
-  final JobSecret secret = JobSecret.generate();
+  /** One secret per application, as in YARN: a stop-resume relaunch (a second ElasticJob of the app) keeps it. */
+  private static final Map<String, JobSecret> SECRETS = new ConcurrentHashMap<>();
+  final JobSecret secret;
   private final Duration switchAllowance;
   private final ExecutorService threads = Executors.newCachedThreadPool();
   private final Map<String, Worker> workers = new ConcurrentHashMap<>();
@@ -84,6 +86,7 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   ElasticJob(String zkConnect, String appId, JobSpec spec, Duration switchAllowance) {
     this.zkConnect = zkConnect;
     this.appId = appId;
+    this.secret = SECRETS.computeIfAbsent(appId, a -> JobSecret.generate());
     this.spec = spec;
     this.switchAllowance = switchAllowance;
   }
