@@ -161,11 +161,13 @@ public final class JobSubmitter {
   }
 
   /**
-   * Deletes the staging directory, and the job secret in it, of a job that has ended. Nothing
-   * else deletes it yet, so the submitting client does when it has followed the job to its end;
-   * best effort, a failure is only logged.
+   * What a job that has ended leaves, removed by the client that followed it to its end: its
+   * ZooKeeper nodes first (an AM killed by {@code yarn application -kill} could not remove them,
+   * and only the job's secret can), then the staging directory and the secret in it. Its AM does
+   * both when it ends normally; best effort, a failure is only logged.
    */
   public void deleteStaging(SubmittedJob job) {
+    Leftovers.removeNodes(conf, job.appId().toString(), job.secret());
     org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path(job.stagingDir());
     try {
       staging.getFileSystem(conf).delete(staging, true);

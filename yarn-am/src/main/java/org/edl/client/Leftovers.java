@@ -129,6 +129,27 @@ public final class Leftovers {
     return new Swept(removed, unknown);
   }
 
+  /**
+   * Removes one ended job's ZooKeeper subtree with its secret: what the client that followed a job
+   * to its end does before it deletes the staging directory (and the secret with it), so that a
+   * job whose AM was killed leaves nothing that only its secret could remove. Best effort.
+   */
+  public static void removeNodes(Configuration conf, String appId, org.edl.job.JobSecret secret) {
+    String zkConnect = conf.getTrimmed(WorkerEnv.ZK_CONNECT_KEY, "");
+    if (zkConnect.isEmpty()) {
+      return;
+    }
+    JobZooKeeperAcl acl = JobZooKeeperAcl.of(appId, secret);
+    try (CuratorFramework zk = acl.applyTo(CuratorFrameworkFactory.builder()).connectString(zkConnect)
+        .sessionTimeoutMs(15_000).connectionTimeoutMs(5_000).retryPolicy(new ExponentialBackoffRetry(200, 3)).build()) {
+      zk.start();
+      zk.delete().quietly().deletingChildrenIfNeeded().forPath(JobPaths.root(appId));
+    } catch (Exception e) {
+      LOG.warn("Could not remove {} from ZooKeeper ({}); `edl cleanup` cannot either without the job's secret",
+          JobPaths.root(appId), e.toString());
+    }
+  }
+
   /** Both sweeps: this user's staging directories, and every ended job's ZooKeeper subtree. */
   public static Swept sweep(Configuration conf, YarnClient yarn) throws Exception {
     String zkConnect = conf.getTrimmed(WorkerEnv.ZK_CONNECT_KEY, "");

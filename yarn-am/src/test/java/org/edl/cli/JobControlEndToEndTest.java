@@ -151,6 +151,30 @@ class JobControlEndToEndTest {
   }
 
   /**
+   * The client that followed a job to its end (as `edl submit` does) removes what a killed AM
+   * left: the ZooKeeper nodes, which only the job's secret can delete, before the staging
+   * directory that holds the secret.
+   */
+  @Test
+  void theFollowingClientRemovesAKilledJobsNodesBeforeItsSecret() throws Exception {
+    JobSubmitter submitter = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn());
+    org.edl.client.SubmittedJob job = submitter.submit(longJob(1));
+    String root = org.edl.job.JobPaths.root(job.appId().toString());
+    try (org.apache.curator.framework.CuratorFramework zk = org.apache.curator.framework.CuratorFrameworkFactory
+        .newClient(CLUSTER.cluster().zkConnectString(), new org.apache.curator.retry.ExponentialBackoffRetry(200, 5))) {
+      zk.start();
+      Await.until("the job's AM to write its nodes", () -> zk.checkExists().forPath(org.edl.job.JobPaths.fleet(
+          job.appId().toString())) != null);
+      CLUSTER.yarn().killApplication(job.appId());
+      awaitState(job.appId(), YarnApplicationState.KILLED);
+      assertNotNull(zk.checkExists().forPath(root), "the AM was killed before it could clean up");
+      submitter.deleteStaging(job);
+      assertEquals(null, zk.checkExists().forPath(root));
+      assertFalse(CLUSTER.fileSystem().exists(new Path(job.stagingDir())));
+    }
+  }
+
+  /**
    * Another user's ZooKeeper session (no job secret) can read the running job's nodes but not
    * rewrite its leader record or fleet journal, nor delete a member's presence.
    */
