@@ -111,6 +111,12 @@ public final class ApplicationMaster {
       fleet.growing(new GrowthPolicy(spec.scale().workers(), spec.scale().maxWorkers(), spec.growth(),
           throughputCurve(spec, measured), System::currentTimeMillis));
     }
+    ExecutorService evidence = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "am-exit-evidence");
+      t.setDaemon(true);
+      return t;
+    });
+    fleet.reportingExitsTo(new ExitEvidence(zk, appId, evidence)::exited);
     FleetJournal journal = FleetJournal.zooKeeper(zk, appId);
     fleet.journaling(journal);
     fleet.startFrom(spec.checkpoints().resumeFrom());

@@ -85,6 +85,7 @@ public final class WorkerFleet implements ContainerEventHandler {
   private final CompletableFuture<JobOutcome> outcome = new CompletableFuture<>();
   /** Whether a worker the leader removed on its own (a straggler) gets a new container. */
   private boolean replaceRemoved;
+  private java.util.function.Consumer<String> exits = id -> { };
   private int exitedOk;
   private String diagnostics = "";
 
@@ -118,6 +119,16 @@ public final class WorkerFleet implements ContainerEventHandler {
     this.requests = new ElasticRequests(state, removal, stopper, checkpointRoot);
     this.output = output;
     this.preemption = new PreemptionResponse(this, resource.gpus());
+  }
+
+  /**
+   * Each of the fleet's containers that exits is reported to {@code exits}, which tells the
+   * job's members at once (see {@link ExitEvidence}); without it they learn of a dead worker only
+   * from their own timeouts and its ZooKeeper session's expiry.
+   */
+  public WorkerFleet reportingExitsTo(java.util.function.Consumer<String> exits) {
+    this.exits = exits;
+    return this;
   }
 
   /** With {@code true}, each worker the leader removed on its own is replaced by a new container. */
@@ -357,6 +368,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     WorkerContainer c = book.get(containerId);
     if (c != null) {
       book.forget(c);
+      exits.accept(containerId);
     }
     carryOut(c, exit, facts, verdict);
   }

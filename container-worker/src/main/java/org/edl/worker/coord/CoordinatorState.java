@@ -511,6 +511,13 @@ public final class CoordinatorState {
   }
 
   /**
+   * Why a member without its presence node is declared failed: its ZooKeeper session ended, or the
+   * AM saw its container exit and removed the node at once (org.edl.am.ExitEvidence).
+   */
+  public static final String PRESENCE_GONE = "its presence node is gone (its ZooKeeper session ended, or its"
+      + " container exited)";
+
+  /**
    * The workers whose ZooKeeper presence node exists now. A ring member without one lost its
    * session: it is declared failed, unless it already reported its last step (it finished, left
    * or stopped). A newcomer without one whose switch is not scheduled is dropped from the change.
@@ -526,7 +533,7 @@ public final class CoordinatorState {
     }
     for (String id : changes.ring().ids()) {
       if (!present.contains(id) && !id.equals(leaderId) && !failures.isFenced(id) && !departing(id)) {
-        declareFailed(id, "its ZooKeeper session ended");
+        declareFailed(id, PRESENCE_GONE);
       }
     }
     for (String id : new ArrayList<>(changes.latest().ids())) {

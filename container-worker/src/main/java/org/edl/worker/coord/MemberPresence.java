@@ -72,14 +72,16 @@ public final class MemberPresence implements Closeable {
 
   /**
    * Creates this worker's node and starts watching; {@code listener} hears the first set at once
-   * and every change after, on ZooKeeper's event thread (keep it short).
+   * and every change after, on ZooKeeper's event thread (keep it short). The node holds
+   * {@code candidateId}, the id this worker runs for leadership under ({@link LeaderElection}),
+   * so that whoever removes a dead worker's node can withdraw its candidacy too.
    */
-  public static MemberPresence start(CuratorFramework client, String appId, String workerId,
+  public static MemberPresence start(CuratorFramework client, String appId, String workerId, String candidateId,
       Consumer<Set<String>> listener) throws Exception {
     MemberPresence p = new MemberPresence(client, appId, workerId, listener);
     try {
       client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
-          .forPath(ZKPaths.makePath(p.path, workerId));
+          .forPath(ZKPaths.makePath(p.path, workerId), candidateId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     } catch (KeeperException.NodeExistsException e) {
       // The same worker id from an earlier session still present: the leader will see it vanish.
       LOG.warn("Presence node of {} already exists; the old session has not ended yet", workerId);

@@ -400,9 +400,9 @@ public final class Worker implements AutoCloseable {
         fenceSelf("its ZooKeeper session ended, so its presence is gone and the leader declares it failed");
       }
     });
-    // Before registering: a member the leader knows always has its presence node.
-    resources.push(MemberPresence.start(curator, config.appId(), config.workerId(), coordinator::presence));
     selfAddress = config.host() + ":" + rpcServer.port();
+    // Before registering: a member the leader knows always has its presence node.
+    resources.push(MemberPresence.start(curator, config.appId(), config.workerId(), selfAddress, coordinator::presence));
     ZooKeeperLeaderStore s = new ZooKeeperLeaderStore(curator, config.appId(), config.spec(),
         () -> election == null ? null : election.ourPath(), config.zkSessionTimeout());
     store = s;
