@@ -70,11 +70,7 @@ class DatasetCacheTest {
     Dataset parsed = DatasetLoader.load(source, "auto", Optional.of(cache), conf);
     DatasetCache.Source key = sourceNow();
     Path copy = cache.pathOf(key);
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    while (!fs.exists(copy) && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertTrue(fs.exists(copy), "the background writer left " + copy);
+    org.edl.testing.Await.until("the background writer's copy " + copy, () -> fs.exists(copy));
     // Text that cannot be parsed, of the same length and time: a load that succeeds read the copy.
     byte[] garbage = new byte[(int) key.length()];
     java.util.Arrays.fill(garbage, (byte) 'x');
