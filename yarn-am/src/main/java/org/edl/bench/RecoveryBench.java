@@ -28,8 +28,11 @@ import org.edl.worker.runtime.PeriodicCheckpoints;
  * container killed (SIGKILL through its NodeManager) halfway between two periodic checkpoints,
  * once per recovery mode: consistent, approximate, and the stop-resume baseline (the job fails
  * and is resubmitted from its newest checkpoint, what a job without EDL's recovery goes through;
- * the resubmission is immediate, no human delay counted). Costs come from the workers' timelines
- * ({@link RecoveryAnalysis}).
+ * the resubmission is immediate, no human delay counted); then the leader's container, once per
+ * EDL mode (the fault {@code leader-kill}; the victim is the leader the job's ZooKeeper record
+ * names); then, in consistent mode, the newest worker's JVM is paused (the fault {@code pause}: a
+ * hung member, declared failed when its heartbeats have stopped for the sync timeout). Costs come
+ * from the workers' timelines ({@link RecoveryAnalysis}).
  */
 public final class RecoveryBench {
   static final String DATA_SPEC = "synthetic:samples=16384,features=256,classes=10,seed=5";
@@ -38,8 +41,36 @@ public final class RecoveryBench {
   public record Options(int workers, int perWorkerBatch, int hidden, int checkpointEvery, int settleBatches,
       Duration phaseTimeout) {}
 
-  /** One mode's figures. */
-  public record Result(String mode, RecoveryAnalysis.Cost cost) {}
+  /**
+   * What happens: the newest worker's container is killed ({@code kill}), the leader's is
+   * ({@code leader-kill}), or the newest worker's JVM is paused with SIGSTOP, sockets open, until
+   * the others train without it, and then resumed ({@code pause}: a hung member).
+   */
+  public enum Fault {
+    KILL("kill"), LEADER_KILL("leader-kill"), PAUSE("pause");
+
+    private final String name;
+
+    Fault(String name) {
+      this.name = name;
+    }
+
+    public String csvName() {
+      return name;
+    }
+
+    public static Fault of(String name) {
+      for (Fault f : values()) {
+        if (f.name.equals(name)) {
+          return f;
+        }
+      }
+      throw new IllegalArgumentException("unknown fault " + name);
+    }
+  }
+
+  /** One mode's figures under one fault. */
+  public record Result(String mode, Fault fault, RecoveryAnalysis.Cost cost) {}
 
   private final Options options;
   private final PrintWriter out;
@@ -51,17 +82,21 @@ public final class RecoveryBench {
 
   public List<Result> run() throws Exception {
     return BenchJob.onEmbeddedCluster(DATA_SPEC, "recovery.libsvm", out, (conf, yarn, zk, data) -> List.of(
-        runMode(conf, yarn, zk, data, "consistent", Recovery.Mode.CONSISTENT),
-        runMode(conf, yarn, zk, data, "approximate", Recovery.Mode.APPROXIMATE),
-        runMode(conf, yarn, zk, data, "stop-resume", null)));
+        runMode(conf, yarn, zk, data, "consistent", Recovery.Mode.CONSISTENT, Fault.KILL),
+        runMode(conf, yarn, zk, data, "approximate", Recovery.Mode.APPROXIMATE, Fault.KILL),
+        runMode(conf, yarn, zk, data, "stop-resume", null, Fault.KILL),
+        runMode(conf, yarn, zk, data, "consistent", Recovery.Mode.CONSISTENT, Fault.LEADER_KILL),
+        runMode(conf, yarn, zk, data, "approximate", Recovery.Mode.APPROXIMATE, Fault.LEADER_KILL),
+        runMode(conf, yarn, zk, data, "consistent", Recovery.Mode.CONSISTENT, Fault.PAUSE)));
   }
 
   /** {@code recovery} null: the stop-resume baseline. */
-  private Result runMode(Configuration conf, YarnClient yarn, CuratorFramework zk, String data, String name,
-      Recovery.Mode recovery) throws Exception {
+  private Result runMode(Configuration conf, YarnClient yarn, CuratorFramework zk, String data, String mode,
+      Recovery.Mode recovery, Fault fault) throws Exception {
+    String name = fault == Fault.KILL ? mode : mode + ", " + fault.csvName();
     int n = options.workers();
     Recovery r = recovery == null ? new Recovery(Recovery.Mode.CONSISTENT, 0, 0) : new Recovery(recovery, 0, 3);
-    JobSpec spec = JobSpec.builder().name("edl-bench-recovery-" + name).model("mlp").data(data)
+    JobSpec spec = JobSpec.builder().name("edl-bench-recovery-" + mode + "-" + fault.csvName()).model("mlp").data(data)
         .format("libsvm").workers(n).minWorkers(1).maxWorkers(n).gpusPerWorker(1).workerMemoryMb(768)
         .workerVcores(1).steps(10_000_000L).batchSize(options.perWorkerBatch())
         .batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(options.hidden()).seed(1)
@@ -77,11 +112,30 @@ public final class RecoveryBench {
       // Halfway between the first and the second periodic checkpoint.
       JobStatus before = BenchJob.awaitSize(control, options.phaseTimeout(), n,
           options.checkpointEvery() + options.checkpointEvery() / 2, name);
-      String victim = before.getContainers().get(before.getContainers().size() - 1);
+      String victim = fault == Fault.LEADER_KILL ? leaderOf(zk, job.appId().toString())
+          : before.getContainers().get(before.getContainers().size() - 1);
       stepAtKill = before.getProgress().getStep();
       killMs = System.currentTimeMillis();
-      yarn.signalToContainer(ContainerId.fromString(victim), SignalContainerCommand.FORCEFUL_SHUTDOWN);
-      say("[" + name + "] killed " + victim + " near step " + stepAtKill);
+      org.edl.bench.chaos.ContainerProcesses processes = new org.edl.bench.chaos.ContainerProcesses();
+      org.edl.bench.chaos.ContainerProcesses.ContainerProcess paused = null;
+      if (fault == Fault.PAUSE) {
+        paused = processes.find(victim);
+        killMs = System.currentTimeMillis();
+        processes.pause(paused);
+        say("[" + name + "] paused " + victim + " near step " + stepAtKill);
+      } else {
+        yarn.signalToContainer(ContainerId.fromString(victim), SignalContainerCommand.FORCEFUL_SHUTDOWN);
+        say("[" + name + "] killed " + victim + (fault == Fault.LEADER_KILL ? " (the leader)" : "") + " near step "
+            + stepAtKill);
+      }
+      if (paused != null) {
+        // The others go on without it; resumed, it finds itself fenced and exits, and is replaced.
+        try {
+          BenchJob.awaitSize(control, options.phaseTimeout(), n - 1, options.settleBatches(), name);
+        } finally {
+          processes.resume(paused);
+        }
+      }
       if (recovery != null) {
         BenchJob.awaitSize(control, options.phaseTimeout(), n, options.settleBatches(), name);
         BenchJob.endJob(zk, job);
@@ -109,7 +163,12 @@ public final class RecoveryBench {
     say(String.format(Locale.ROOT, "[%s] training again %.2f s after the death; steps %d..%d redone (%d);"
         + " %.1f GPU-s lost", name, c.recoverySeconds(), c.firstStepAfter(), c.lastStepBefore(), c.stepsRedone(),
         c.lostGpuSeconds()));
-    return new Result(name, c);
+    return new Result(mode, fault, c);
+  }
+
+  /** The worker the job's ZooKeeper record names as its leader now. */
+  private static String leaderOf(CuratorFramework zk, String appId) throws Exception {
+    return org.edl.worker.coord.Wire.jobRecord(zk.getData().forPath(org.edl.job.JobPaths.job(appId))).leaderId();
   }
 
   /** The job's timelines (none where its workers were killed before writing them). */

@@ -20,7 +20,7 @@ import org.jfree.data.category.DefaultCategoryDataset;
 /** The recovery benchmark as {@code recovery.csv}, a text table against stop-resume, and a chart. */
 public final class RecoveryReport {
   public static final String CSV_HEADER =
-      "mode,recovery_s,steps_redone,lost_gpu_s,batch_s,last_step_before,first_step_after,workers_after";
+      "mode,fault,recovery_s,steps_redone,lost_gpu_s,batch_s,last_step_before,first_step_after,workers_after";
 
   private final List<RecoveryBench.Result> results;
 
@@ -32,7 +32,7 @@ public final class RecoveryReport {
     List<List<Object>> rows = new ArrayList<>();
     for (RecoveryBench.Result r : results) {
       RecoveryAnalysis.Cost c = r.cost();
-      rows.add(List.of(r.mode(), BenchCsv.fixed(3, c.recoverySeconds()), c.stepsRedone(),
+      rows.add(List.of(r.mode(), r.fault().csvName(), BenchCsv.fixed(3, c.recoverySeconds()), c.stepsRedone(),
           BenchCsv.fixed(3, c.lostGpuSeconds()), BenchCsv.fixed(4, c.batchSeconds()), c.lastStepBefore(),
           c.firstStepAfter(), c.workersAfter()));
     }
@@ -40,15 +40,16 @@ public final class RecoveryReport {
   }
 
   public String table() {
-    StringBuilder s = new StringBuilder("| mode | training again after (s) | steps redone | work lost (GPU-s) |"
-        + " vs stop-resume (time / work) |\n|---|---:|---:|---:|---:|\n");
+    StringBuilder s = new StringBuilder("| mode | fault | training again after (s) | steps redone | work lost (GPU-s) |"
+        + " vs stop-resume (time / work) |\n|---|---|---:|---:|---:|---:|\n");
     Optional<RecoveryAnalysis.Cost> base = results.stream().filter(r -> r.mode().equals("stop-resume"))
         .map(RecoveryBench.Result::cost).findFirst();
     for (RecoveryBench.Result r : results) {
       RecoveryAnalysis.Cost c = r.cost();
       String ratio = base.map(b -> String.format(Locale.ROOT, "%s / %s", ratio(c.recoverySeconds(), b.recoverySeconds()),
           ratio(c.lostGpuSeconds(), b.lostGpuSeconds()))).orElse("");
-      s.append(String.format(Locale.ROOT, "| %s | %.2f | %d | %.1f | %s |%n", r.mode(), c.recoverySeconds(),
+      s.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %d | %.1f | %s |%n", r.mode(), r.fault().csvName(),
+          c.recoverySeconds(),
           c.stepsRedone(), c.lostGpuSeconds(), ratio));
     }
     return s.toString();
@@ -62,8 +63,9 @@ public final class RecoveryReport {
     System.setProperty("java.awt.headless", "true");
     DefaultCategoryDataset data = new DefaultCategoryDataset();
     for (RecoveryBench.Result r : results) {
-      data.addValue(r.cost().recoverySeconds(), "training again after (s)", r.mode());
-      data.addValue(r.cost().lostGpuSeconds(), "work lost (GPU-s)", r.mode());
+      String label = r.fault() == RecoveryBench.Fault.KILL ? r.mode() : r.mode() + " (" + r.fault().csvName() + ")";
+      data.addValue(r.cost().recoverySeconds(), "training again after (s)", label);
+      data.addValue(r.cost().lostGpuSeconds(), "work lost (GPU-s)", label);
     }
     BarRenderer renderer = new BarRenderer();
     renderer.setBarPainter(new StandardBarPainter());
@@ -74,7 +76,7 @@ public final class RecoveryReport {
         new NumberAxis("seconds / GPU-seconds"), renderer);
     plot.setBackgroundPaint(Color.WHITE);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-    JFreeChart chart = new JFreeChart("A worker killed: recovery time and work lost per mode",
+    JFreeChart chart = new JFreeChart("A worker or the leader killed: recovery time and work lost per mode",
         JFreeChart.DEFAULT_TITLE_FONT, plot, true);
     chart.setBackgroundPaint(Color.WHITE);
     if (png.getParent() != null) {

@@ -37,10 +37,11 @@ class BenchCsvTest {
     assertEquals(RecoveryReport.CSV_HEADER, String.join(",", rows.get(0).fields()));
     for (BenchCsv.Row r : rows.subList(1, rows.size())) {
       String s = recovery.toString();
-      results.add(new RecoveryBench.Result(r.get(0), new RecoveryAnalysis.Cost(BenchCsv.number(s, r, 1, "recovery_s"),
-          BenchCsv.whole(s, r, 5, "last_step_before"), BenchCsv.whole(s, r, 6, "first_step_after"),
-          BenchCsv.whole(s, r, 2, "steps_redone"), BenchCsv.whole(s, r, 7, "workers_after"),
-          BenchCsv.number(s, r, 4, "batch_s"), BenchCsv.number(s, r, 3, "lost_gpu_s"))));
+      results.add(new RecoveryBench.Result(r.get(0), RecoveryBench.Fault.of(r.get(1)),
+          new RecoveryAnalysis.Cost(BenchCsv.number(s, r, 2, "recovery_s"),
+          BenchCsv.whole(s, r, 6, "last_step_before"), BenchCsv.whole(s, r, 7, "first_step_after"),
+          BenchCsv.whole(s, r, 3, "steps_redone"), BenchCsv.whole(s, r, 8, "workers_after"),
+          BenchCsv.number(s, r, 5, "batch_s"), BenchCsv.number(s, r, 4, "lost_gpu_s"))));
     }
     new RecoveryReport(results).writeCsv(dir.resolve("recovery.csv"));
     assertEquals(Files.readString(recovery), Files.readString(dir.resolve("recovery.csv")));
