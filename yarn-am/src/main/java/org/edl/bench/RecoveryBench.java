@@ -116,8 +116,8 @@ public final class RecoveryBench {
           : before.getContainers().get(before.getContainers().size() - 1);
       stepAtKill = before.getProgress().getStep();
       killMs = System.currentTimeMillis();
-      org.edl.bench.chaos.ContainerProcesses processes = new org.edl.bench.chaos.ContainerProcesses();
-      org.edl.bench.chaos.ContainerProcesses.ContainerProcess paused = null;
+      ContainerProcesses processes = new ContainerProcesses();
+      ContainerProcesses.ContainerProcess paused = null;
       if (fault == Fault.PAUSE) {
         paused = processes.find(victim);
         killMs = System.currentTimeMillis();

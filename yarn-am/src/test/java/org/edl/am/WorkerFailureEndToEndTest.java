@@ -174,8 +174,8 @@ class WorkerFailureEndToEndTest {
         names -> !names.isEmpty());
     List<String> workers = List.copyOf(training.getContainers());
     String victim = aFollower(job, workers);
-    org.edl.bench.chaos.ContainerProcesses processes = new org.edl.bench.chaos.ContainerProcesses();
-    org.edl.bench.chaos.ContainerProcesses.ContainerProcess p = processes.find(victim);
+    org.edl.bench.ContainerProcesses processes = new org.edl.bench.ContainerProcesses();
+    org.edl.bench.ContainerProcesses.ContainerProcess p = processes.find(victim);
     processes.pause(p);
     try {
       Thread.sleep(pause.toMillis()); // the fault itself: a process that does nothing this long
@@ -275,7 +275,7 @@ class WorkerFailureEndToEndTest {
 
   /** Pauses the victim's JVM and checks that the job's output is not written yet. */
   private static void pausedBeforeTheOutput(SubmittedJob job, String victim) throws Exception {
-    org.edl.bench.chaos.ContainerProcesses processes = new org.edl.bench.chaos.ContainerProcesses();
+    org.edl.bench.ContainerProcesses processes = new org.edl.bench.ContainerProcesses();
     processes.pause(processes.find(victim));
     Path metrics = new Path(job.spec().output(), ModelOutput.METRICS_FILE);
     assertFalse(CLUSTER.fileSystem().exists(metrics),

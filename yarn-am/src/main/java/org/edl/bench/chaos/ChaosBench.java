@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.edl.bench.BenchJob;
+import org.edl.bench.ContainerProcesses;
 import org.edl.job.InvalidInputException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

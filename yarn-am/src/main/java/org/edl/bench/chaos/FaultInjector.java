@@ -3,6 +3,7 @@ package org.edl.bench.chaos;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import org.edl.bench.ContainerProcesses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

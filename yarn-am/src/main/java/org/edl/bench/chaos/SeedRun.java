@@ -13,6 +13,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.bench.ContainerProcesses;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
 import org.edl.job.JobSpec;

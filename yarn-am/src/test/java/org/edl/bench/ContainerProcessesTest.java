@@ -1,4 +1,4 @@
-package org.edl.bench.chaos;
+package org.edl.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package org.edl.bench.chaos;
+package org.edl.bench;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
