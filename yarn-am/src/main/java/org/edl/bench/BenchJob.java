@@ -88,7 +88,7 @@ public final class BenchJob {
    * Waits until the leader reports {@code workers} workers and then {@code batches} more steps,
    * with the job RUNNING (no change under way); returns the last status seen.
    */
-  static JobStatus awaitSize(JobControl.Iface control, Duration timeout, int workers, int batches, String name)
+  public static JobStatus awaitSize(JobControl.Iface control, Duration timeout, int workers, int batches, String name)
       throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     long firstStep = -1;
@@ -116,14 +116,14 @@ public final class BenchJob {
   }
 
   /** One line for the console: the job's state, workers and step. */
-  static String describe(JobControl.Iface control) throws Exception {
+  public static String describe(JobControl.Iface control) throws Exception {
     JobStatus s = control.status();
     return s.getState() + (s.isSetProgress() ? ", " + s.getProgress().getWorkers() + " workers at step "
         + s.getProgress().getStep() : "") + ", target " + s.getTargetWorkers();
   }
 
   /** Ends the job cleanly so that every worker writes its timeline: a final stop-for-restart. */
-  static void endJob(CuratorFramework zk, SubmittedJob job) throws Exception {
+  public static void endJob(CuratorFramework zk, SubmittedJob job) throws Exception {
     String dir = job.spec().output() + "/bench-end";
     LeaderWorkerRemoval.callLeader(zk, job.appId().toString(), job.secret(), RPC_TIMEOUT,
         "ending the benchmark job", leader -> leader.stopForRestart(dir));

@@ -89,6 +89,25 @@ public final class ContainerProcesses {
     return new ContainerProcess(containerId, best, start);
   }
 
+  /**
+   * The JVMs, alive or stopped, of every container of {@code applicationId} on this machine (its
+   * AM's included): what a job left running, for the soak benchmark's process count.
+   */
+  public List<Long> javaProcessesOf(String applicationId) throws IOException {
+    String prefix = ENV_KEY + "container_" + applicationId.substring(applicationId.indexOf('_') + 1) + "_";
+    List<Long> java = new ArrayList<>();
+    try (DirectoryStream<Path> pids = Files.newDirectoryStream(proc, p -> isPid(p.getFileName().toString()))) {
+      for (Path dir : pids) {
+        long pid = Long.parseLong(dir.getFileName().toString());
+        if (isJava(pid) && environmentHasPrefix(dir.resolve("environ"), prefix)
+            && stat(pid).map(ContainerProcesses::stateOf).filter(c -> "ZX".indexOf(c) < 0).isPresent()) {
+          java.add(pid);
+        }
+      }
+    }
+    return java;
+  }
+
   /** SIGKILL: the JVM dies without running any shutdown hook, as on a machine failure. */
   public void kill(ContainerProcess p) throws IOException {
     signal(p, "KILL");
@@ -143,19 +162,21 @@ public final class ContainerProcesses {
     return !name.isEmpty() && name.chars().allMatch(Character::isDigit);
   }
 
-  /** The entries of /proc/<pid>/environ are NUL-separated; another user's cannot be read. */
   private static boolean environmentHas(Path environ, String entry) {
+    return environment(environ).stream().anyMatch(entry::equals);
+  }
+
+  private static boolean environmentHasPrefix(Path environ, String prefix) {
+    return environment(environ).stream().anyMatch(e -> e.startsWith(prefix));
+  }
+
+  /** The entries of /proc/<pid>/environ are NUL-separated; another user's cannot be read. */
+  private static List<String> environment(Path environ) {
     try {
-      byte[] bytes = Files.readAllBytes(environ);
-      for (String e : new String(bytes, StandardCharsets.UTF_8).split("\0")) {
-        if (e.equals(entry)) {
-          return true;
-        }
-      }
+      return List.of(new String(Files.readAllBytes(environ), StandardCharsets.UTF_8).split("\0"));
     } catch (IOException | SecurityException e) {
-      // Ended while scanning, or not ours.
+      return List.of(); // ended while scanning, or not ours
     }
-    return false;
   }
 
   private boolean isJava(long pid) {

@@ -10,7 +10,8 @@ import picocli.CommandLine.Mixin;
 /** {@code edl bench ...}: benchmarks, each one a subcommand. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark.",
     subcommands = {BenchCommand.AllReduce.class, BenchCommand.Scaling.class, BenchCommand.Faults.class,
-        BenchCommand.Chaos.class, BenchCommand.Simulator.class, BenchCommand.Transient.class})
+        BenchCommand.Chaos.class, BenchCommand.Simulator.class, BenchCommand.Transient.class,
+        SoakCommand.class})
 public final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;

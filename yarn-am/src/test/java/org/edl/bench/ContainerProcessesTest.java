@@ -110,6 +110,40 @@ class ContainerProcessesTest {
     assertThrows(ContainerProcesses.NotFoundException.class, () -> processes.find(id));
   }
 
+  @Test
+  void listsTheJvmsOfOneApplicationsContainersAndProbesTheirThreadsDescriptorsAndLiveHeap() throws Exception {
+    String app = UUID.randomUUID().toString().replace("-", "");
+    String am = "container_0_" + app + "_01_000001";
+    String worker = "container_0_" + app + "_01_000002";
+    String otherApp = fakeId();
+    start(am, "bash", "-c", javaCommand() + "; true");
+    start(worker, "bash", "-c", javaCommand() + "; true");
+    start(otherApp, "bash", "-c", javaCommand() + "; true");
+    long amPid = awaitFound(am).pid();
+    long workerPid = awaitFound(worker).pid();
+    awaitFound(otherApp);
+
+    assertEquals(java.util.Set.of(amPid, workerPid),
+        java.util.Set.copyOf(processes.javaProcessesOf("application_0_" + app)),
+        "the two JVMs, neither launch shell, not the other application's");
+
+    ProcessProbe.Reading r = new ProcessProbe().read(workerPid);
+    assertTrue(r.threads() > 1 && r.fds() > 2 && r.liveHeapMb() > 0 && r.liveHeapMb() < 32, r.toString());
+    ProcessProbe.Reading self = new ProcessProbe().self();
+    assertTrue(self.threads() > 1 && self.fds() > 2 && self.liveHeapMb() > 0, self.toString());
+  }
+
+  @Test
+  void jstatsUsedColumnsAreFoundByName() throws Exception {
+    String jstat = """
+         S0C    S1C    S0U    S1U      EC       EU        OC         OU       MC     MU    CCSC   CCSU   YGC     YGCT
+          0.0   0.0    0.0   512.0  10240.0   2048.0    20480.0     1024.5  4864.0 4500.1 512.0  400.0      3    0.004
+        """;
+    assertEquals(512 + 2048 + 1024.5, ProcessProbe.jstatHeapKb(jstat), 1e-9);
+    java.io.IOException e = assertThrows(java.io.IOException.class, () -> ProcessProbe.jstatHeapKb("S0C EU\n1 2\n"));
+    assertTrue(e.getMessage().contains("S0U"), e.getMessage());
+  }
+
   private static String fakeId() {
     return "container_0_" + UUID.randomUUID().toString().replace("-", "") + "_01_000002";
   }

@@ -52,6 +52,7 @@ public final class WorkerMain {
     Timeline timeline = new Timeline();
     String how = "failed";
     long nextStep = -1;
+    float[] parameters = null;
     boolean left = false;
     WorkerMetrics metrics = new WorkerMetrics(config.workerId());
     registerInBackground(metrics);
@@ -60,10 +61,12 @@ public final class WorkerMain {
       Worker.Outcome outcome = worker.run();
       how = outcome.ending().name().toLowerCase(java.util.Locale.ROOT);
       nextStep = outcome.nextStep();
+      parameters = outcome.parameters();
       left = outcome.left();
     } finally {
-      timeline.ended(nextStep, how);
+      timeline.ended(nextStep, how, parameters);
       writeTimeline(timeline, config);
+      timeline.close();
     }
     return left ? WorkerEnv.EXIT_LEFT : WorkerEnv.EXIT_OK;
   }
