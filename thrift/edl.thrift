@@ -286,10 +286,12 @@ service Coordinator {
    * A member whose all-reduce or leader call failed (or whose sync reply said recover) asks how
    * to go on; `lastCompletedStep`/`nextBatchStart` say where its own model stands. Blocks up to
    * timeoutMs; the reply's topologyVersion is negative while the order is not decided. A member
-   * declared failed is refused (EdlError, field workerId).
+   * declared failed is refused (EdlError, field workerId). `brokenLinks`: the ring neighbours whose
+   * connection this member saw closed or reset (not merely slow): evidence the leader weighs with
+   * their heartbeats.
    */
   RecoveryOrder awaitRecovery(1: string workerId, 2: i64 lastCompletedStep, 3: i64 nextBatchStart,
-      4: i32 timeoutMs) throws (1: EdlError error),
+      4: i32 timeoutMs, 5: list<string> brokenLinks) throws (1: EdlError error),
   /**
    * Sent by every member about twice a second from a thread of its own, with the newest leader
    * epoch it knows and the version of the ring it trains on.

@@ -86,14 +86,17 @@ public class Coordinator {
      * A member whose all-reduce or leader call failed (or whose sync reply said recover) asks how
      * to go on; `lastCompletedStep`/`nextBatchStart` say where its own model stands. Blocks up to
      * timeoutMs; the reply's topologyVersion is negative while the order is not decided. A member
-     * declared failed is refused (EdlError, field workerId).
+     * declared failed is refused (EdlError, field workerId). `brokenLinks`: the ring neighbours whose
+     * connection this member saw closed or reset (not merely slow): evidence the leader weighs with
+     * their heartbeats.
      * 
      * @param workerId
      * @param lastCompletedStep
      * @param nextBatchStart
      * @param timeoutMs
+     * @param brokenLinks
      */
-    public RecoveryOrder awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs) throws EdlError, org.apache.thrift.TException;
+    public RecoveryOrder awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, java.util.List<java.lang.String> brokenLinks) throws EdlError, org.apache.thrift.TException;
 
     /**
      * Sent by every member about twice a second from a thread of its own, with the newest leader
@@ -138,7 +141,7 @@ public class Coordinator {
 
     public void stopForRestart(java.lang.String directory, org.apache.thrift.async.AsyncMethodCallback<StopOrder> resultHandler) throws org.apache.thrift.TException;
 
-    public void awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler) throws org.apache.thrift.TException;
+    public void awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, java.util.List<java.lang.String> brokenLinks, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler) throws org.apache.thrift.TException;
 
     public void heartbeat(java.lang.String workerId, long leaderEpoch, long ringVersion, org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> resultHandler) throws org.apache.thrift.TException;
 
@@ -411,19 +414,20 @@ public class Coordinator {
     }
 
     @Override
-    public RecoveryOrder awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs) throws EdlError, org.apache.thrift.TException
+    public RecoveryOrder awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, java.util.List<java.lang.String> brokenLinks) throws EdlError, org.apache.thrift.TException
     {
-      send_awaitRecovery(workerId, lastCompletedStep, nextBatchStart, timeoutMs);
+      send_awaitRecovery(workerId, lastCompletedStep, nextBatchStart, timeoutMs, brokenLinks);
       return recv_awaitRecovery();
     }
 
-    public void send_awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs) throws org.apache.thrift.TException
+    public void send_awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, java.util.List<java.lang.String> brokenLinks) throws org.apache.thrift.TException
     {
       awaitRecovery_args args = new awaitRecovery_args();
       args.setWorkerId(workerId);
       args.setLastCompletedStep(lastCompletedStep);
       args.setNextBatchStart(nextBatchStart);
       args.setTimeoutMs(timeoutMs);
+      args.setBrokenLinks(brokenLinks);
       sendBase("awaitRecovery", args);
     }
 
@@ -849,9 +853,9 @@ public class Coordinator {
     }
 
     @Override
-    public void awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler) throws org.apache.thrift.TException {
+    public void awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, java.util.List<java.lang.String> brokenLinks, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler) throws org.apache.thrift.TException {
       checkReady();
-      awaitRecovery_call method_call = new awaitRecovery_call(workerId, lastCompletedStep, nextBatchStart, timeoutMs, resultHandler, this, ___protocolFactory, ___transport);
+      awaitRecovery_call method_call = new awaitRecovery_call(workerId, lastCompletedStep, nextBatchStart, timeoutMs, brokenLinks, resultHandler, this, ___protocolFactory, ___transport);
       this.___currentMethod = method_call;
       ___manager.call(method_call);
     }
@@ -861,12 +865,14 @@ public class Coordinator {
       private long lastCompletedStep;
       private long nextBatchStart;
       private int timeoutMs;
-      public awaitRecovery_call(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+      private java.util.List<java.lang.String> brokenLinks;
+      public awaitRecovery_call(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, java.util.List<java.lang.String> brokenLinks, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
         super(client, protocolFactory, transport, resultHandler, false);
         this.workerId = workerId;
         this.lastCompletedStep = lastCompletedStep;
         this.nextBatchStart = nextBatchStart;
         this.timeoutMs = timeoutMs;
+        this.brokenLinks = brokenLinks;
       }
 
       @Override
@@ -877,6 +883,7 @@ public class Coordinator {
         args.setLastCompletedStep(lastCompletedStep);
         args.setNextBatchStart(nextBatchStart);
         args.setTimeoutMs(timeoutMs);
+        args.setBrokenLinks(brokenLinks);
         args.write(prot);
         prot.writeMessageEnd();
       }
@@ -1311,7 +1318,7 @@ public class Coordinator {
       public awaitRecovery_result getResult(I iface, awaitRecovery_args args) throws org.apache.thrift.TException {
         awaitRecovery_result result = new awaitRecovery_result();
         try {
-          result.success = iface.awaitRecovery(args.workerId, args.lastCompletedStep, args.nextBatchStart, args.timeoutMs);
+          result.success = iface.awaitRecovery(args.workerId, args.lastCompletedStep, args.nextBatchStart, args.timeoutMs, args.brokenLinks);
         } catch (EdlError error) {
           result.error = error;
         }
@@ -2113,7 +2120,7 @@ public class Coordinator {
 
       @Override
       public void start(I iface, awaitRecovery_args args, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler) throws org.apache.thrift.TException {
-        iface.awaitRecovery(args.workerId, args.lastCompletedStep, args.nextBatchStart, args.timeoutMs,resultHandler);
+        iface.awaitRecovery(args.workerId, args.lastCompletedStep, args.nextBatchStart, args.timeoutMs, args.brokenLinks,resultHandler);
       }
     }
 
@@ -10462,6 +10469,7 @@ public class Coordinator {
     private static final org.apache.thrift.protocol.TField LAST_COMPLETED_STEP_FIELD_DESC = new org.apache.thrift.protocol.TField("lastCompletedStep", org.apache.thrift.protocol.TType.I64, (short)2);
     private static final org.apache.thrift.protocol.TField NEXT_BATCH_START_FIELD_DESC = new org.apache.thrift.protocol.TField("nextBatchStart", org.apache.thrift.protocol.TType.I64, (short)3);
     private static final org.apache.thrift.protocol.TField TIMEOUT_MS_FIELD_DESC = new org.apache.thrift.protocol.TField("timeoutMs", org.apache.thrift.protocol.TType.I32, (short)4);
+    private static final org.apache.thrift.protocol.TField BROKEN_LINKS_FIELD_DESC = new org.apache.thrift.protocol.TField("brokenLinks", org.apache.thrift.protocol.TType.LIST, (short)5);
 
     private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new awaitRecovery_argsStandardSchemeFactory();
     private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new awaitRecovery_argsTupleSchemeFactory();
@@ -10470,13 +10478,15 @@ public class Coordinator {
     public long lastCompletedStep; // required
     public long nextBatchStart; // required
     public int timeoutMs; // required
+    public @org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> brokenLinks; // required
 
     /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
     public enum _Fields implements org.apache.thrift.TFieldIdEnum {
       WORKER_ID((short)1, "workerId"),
       LAST_COMPLETED_STEP((short)2, "lastCompletedStep"),
       NEXT_BATCH_START((short)3, "nextBatchStart"),
-      TIMEOUT_MS((short)4, "timeoutMs");
+      TIMEOUT_MS((short)4, "timeoutMs"),
+      BROKEN_LINKS((short)5, "brokenLinks");
 
       private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -10500,6 +10510,8 @@ public class Coordinator {
             return NEXT_BATCH_START;
           case 4: // TIMEOUT_MS
             return TIMEOUT_MS;
+          case 5: // BROKEN_LINKS
+            return BROKEN_LINKS;
           default:
             return null;
         }
@@ -10558,6 +10570,9 @@ public class Coordinator {
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
       tmpMap.put(_Fields.TIMEOUT_MS, new org.apache.thrift.meta_data.FieldMetaData("timeoutMs", org.apache.thrift.TFieldRequirementType.DEFAULT, 
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+      tmpMap.put(_Fields.BROKEN_LINKS, new org.apache.thrift.meta_data.FieldMetaData("brokenLinks", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
+              new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING))));
       metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
       org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(awaitRecovery_args.class, metaDataMap);
     }
@@ -10569,7 +10584,8 @@ public class Coordinator {
       java.lang.String workerId,
       long lastCompletedStep,
       long nextBatchStart,
-      int timeoutMs)
+      int timeoutMs,
+      java.util.List<java.lang.String> brokenLinks)
     {
       this();
       this.workerId = workerId;
@@ -10579,6 +10595,7 @@ public class Coordinator {
       setNextBatchStartIsSet(true);
       this.timeoutMs = timeoutMs;
       setTimeoutMsIsSet(true);
+      this.brokenLinks = brokenLinks;
     }
 
     /**
@@ -10592,6 +10609,10 @@ public class Coordinator {
       this.lastCompletedStep = other.lastCompletedStep;
       this.nextBatchStart = other.nextBatchStart;
       this.timeoutMs = other.timeoutMs;
+      if (other.isSetBrokenLinks()) {
+        java.util.List<java.lang.String> __this__brokenLinks = new java.util.ArrayList<java.lang.String>(other.brokenLinks);
+        this.brokenLinks = __this__brokenLinks;
+      }
     }
 
     @Override
@@ -10608,6 +10629,7 @@ public class Coordinator {
       this.nextBatchStart = 0;
       setTimeoutMsIsSet(false);
       this.timeoutMs = 0;
+      this.brokenLinks = null;
     }
 
     @org.apache.thrift.annotation.Nullable
@@ -10704,6 +10726,47 @@ public class Coordinator {
       __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __TIMEOUTMS_ISSET_ID, value);
     }
 
+    public int getBrokenLinksSize() {
+      return (this.brokenLinks == null) ? 0 : this.brokenLinks.size();
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.util.Iterator<java.lang.String> getBrokenLinksIterator() {
+      return (this.brokenLinks == null) ? null : this.brokenLinks.iterator();
+    }
+
+    public void addToBrokenLinks(java.lang.String elem) {
+      if (this.brokenLinks == null) {
+        this.brokenLinks = new java.util.ArrayList<java.lang.String>();
+      }
+      this.brokenLinks.add(elem);
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.util.List<java.lang.String> getBrokenLinks() {
+      return this.brokenLinks;
+    }
+
+    public awaitRecovery_args setBrokenLinks(@org.apache.thrift.annotation.Nullable java.util.List<java.lang.String> brokenLinks) {
+      this.brokenLinks = brokenLinks;
+      return this;
+    }
+
+    public void unsetBrokenLinks() {
+      this.brokenLinks = null;
+    }
+
+    /** Returns true if field brokenLinks is set (has been assigned a value) and false otherwise */
+    public boolean isSetBrokenLinks() {
+      return this.brokenLinks != null;
+    }
+
+    public void setBrokenLinksIsSet(boolean value) {
+      if (!value) {
+        this.brokenLinks = null;
+      }
+    }
+
     @Override
     public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
       switch (field) {
@@ -10739,6 +10802,14 @@ public class Coordinator {
         }
         break;
 
+      case BROKEN_LINKS:
+        if (value == null) {
+          unsetBrokenLinks();
+        } else {
+          setBrokenLinks((java.util.List<java.lang.String>)value);
+        }
+        break;
+
       }
     }
 
@@ -10757,6 +10828,9 @@ public class Coordinator {
 
       case TIMEOUT_MS:
         return getTimeoutMs();
+
+      case BROKEN_LINKS:
+        return getBrokenLinks();
 
       }
       throw new java.lang.IllegalStateException();
@@ -10778,6 +10852,8 @@ public class Coordinator {
         return isSetNextBatchStart();
       case TIMEOUT_MS:
         return isSetTimeoutMs();
+      case BROKEN_LINKS:
+        return isSetBrokenLinks();
       }
       throw new java.lang.IllegalStateException();
     }
@@ -10831,6 +10907,15 @@ public class Coordinator {
           return false;
       }
 
+      boolean this_present_brokenLinks = true && this.isSetBrokenLinks();
+      boolean that_present_brokenLinks = true && that.isSetBrokenLinks();
+      if (this_present_brokenLinks || that_present_brokenLinks) {
+        if (!(this_present_brokenLinks && that_present_brokenLinks))
+          return false;
+        if (!this.brokenLinks.equals(that.brokenLinks))
+          return false;
+      }
+
       return true;
     }
 
@@ -10847,6 +10932,10 @@ public class Coordinator {
       hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(nextBatchStart);
 
       hashCode = hashCode * 8191 + timeoutMs;
+
+      hashCode = hashCode * 8191 + ((isSetBrokenLinks()) ? 131071 : 524287);
+      if (isSetBrokenLinks())
+        hashCode = hashCode * 8191 + brokenLinks.hashCode();
 
       return hashCode;
     }
@@ -10899,6 +10988,16 @@ public class Coordinator {
           return lastComparison;
         }
       }
+      lastComparison = java.lang.Boolean.compare(isSetBrokenLinks(), other.isSetBrokenLinks());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetBrokenLinks()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.brokenLinks, other.brokenLinks);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
       return 0;
     }
 
@@ -10941,6 +11040,14 @@ public class Coordinator {
       if (!first) sb.append(", ");
       sb.append("timeoutMs:");
       sb.append(this.timeoutMs);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("brokenLinks:");
+      if (this.brokenLinks == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.brokenLinks);
+      }
       first = false;
       sb.append(")");
       return sb.toString();
@@ -11021,6 +11128,24 @@ public class Coordinator {
                 org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
               }
               break;
+            case 5: // BROKEN_LINKS
+              if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
+                {
+                  org.apache.thrift.protocol.TList _list130 = iprot.readListBegin();
+                  struct.brokenLinks = new java.util.ArrayList<java.lang.String>(_list130.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem131;
+                  for (int _i132 = 0; _i132 < _list130.size; ++_i132)
+                  {
+                    _elem131 = iprot.readString();
+                    struct.brokenLinks.add(_elem131);
+                  }
+                  iprot.readListEnd();
+                }
+                struct.setBrokenLinksIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
             default:
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
           }
@@ -11051,6 +11176,18 @@ public class Coordinator {
         oprot.writeFieldBegin(TIMEOUT_MS_FIELD_DESC);
         oprot.writeI32(struct.timeoutMs);
         oprot.writeFieldEnd();
+        if (struct.brokenLinks != null) {
+          oprot.writeFieldBegin(BROKEN_LINKS_FIELD_DESC);
+          {
+            oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.brokenLinks.size()));
+            for (java.lang.String _iter133 : struct.brokenLinks)
+            {
+              oprot.writeString(_iter133);
+            }
+            oprot.writeListEnd();
+          }
+          oprot.writeFieldEnd();
+        }
         oprot.writeFieldStop();
         oprot.writeStructEnd();
       }
@@ -11082,7 +11219,10 @@ public class Coordinator {
         if (struct.isSetTimeoutMs()) {
           optionals.set(3);
         }
-        oprot.writeBitSet(optionals, 4);
+        if (struct.isSetBrokenLinks()) {
+          optionals.set(4);
+        }
+        oprot.writeBitSet(optionals, 5);
         if (struct.isSetWorkerId()) {
           oprot.writeString(struct.workerId);
         }
@@ -11095,12 +11235,21 @@ public class Coordinator {
         if (struct.isSetTimeoutMs()) {
           oprot.writeI32(struct.timeoutMs);
         }
+        if (struct.isSetBrokenLinks()) {
+          {
+            oprot.writeI32(struct.brokenLinks.size());
+            for (java.lang.String _iter134 : struct.brokenLinks)
+            {
+              oprot.writeString(_iter134);
+            }
+          }
+        }
       }
 
       @Override
       public void read(org.apache.thrift.protocol.TProtocol prot, awaitRecovery_args struct) throws org.apache.thrift.TException {
         org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet incoming = iprot.readBitSet(4);
+        java.util.BitSet incoming = iprot.readBitSet(5);
         if (incoming.get(0)) {
           struct.workerId = iprot.readString();
           struct.setWorkerIdIsSet(true);
@@ -11116,6 +11265,19 @@ public class Coordinator {
         if (incoming.get(3)) {
           struct.timeoutMs = iprot.readI32();
           struct.setTimeoutMsIsSet(true);
+        }
+        if (incoming.get(4)) {
+          {
+            org.apache.thrift.protocol.TList _list135 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.brokenLinks = new java.util.ArrayList<java.lang.String>(_list135.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem136;
+            for (int _i137 = 0; _i137 < _list135.size; ++_i137)
+            {
+              _elem136 = iprot.readString();
+              struct.brokenLinks.add(_elem136);
+            }
+          }
+          struct.setBrokenLinksIsSet(true);
         }
       }
     }

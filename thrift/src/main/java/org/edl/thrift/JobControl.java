@@ -3936,13 +3936,13 @@ public class JobControl {
             case 2: // CONTAINER_IDS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list130 = iprot.readListBegin();
-                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list130.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem131;
-                  for (int _i132 = 0; _i132 < _list130.size; ++_i132)
+                  org.apache.thrift.protocol.TList _list138 = iprot.readListBegin();
+                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list138.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem139;
+                  for (int _i140 = 0; _i140 < _list138.size; ++_i140)
                   {
-                    _elem131 = iprot.readString();
-                    struct.containerIds.add(_elem131);
+                    _elem139 = iprot.readString();
+                    struct.containerIds.add(_elem139);
                   }
                   iprot.readListEnd();
                 }
@@ -3982,9 +3982,9 @@ public class JobControl {
           oprot.writeFieldBegin(CONTAINER_IDS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containerIds.size()));
-            for (java.lang.String _iter133 : struct.containerIds)
+            for (java.lang.String _iter141 : struct.containerIds)
             {
-              oprot.writeString(_iter133);
+              oprot.writeString(_iter141);
             }
             oprot.writeListEnd();
           }
@@ -4030,9 +4030,9 @@ public class JobControl {
         if (struct.isSetContainerIds()) {
           {
             oprot.writeI32(struct.containerIds.size());
-            for (java.lang.String _iter134 : struct.containerIds)
+            for (java.lang.String _iter142 : struct.containerIds)
             {
-              oprot.writeString(_iter134);
+              oprot.writeString(_iter142);
             }
           }
         }
@@ -4051,13 +4051,13 @@ public class JobControl {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list135 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list135.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem136;
-            for (int _i137 = 0; _i137 < _list135.size; ++_i137)
+            org.apache.thrift.protocol.TList _list143 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list143.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem144;
+            for (int _i145 = 0; _i145 < _list143.size; ++_i145)
             {
-              _elem136 = iprot.readString();
-              struct.containerIds.add(_elem136);
+              _elem144 = iprot.readString();
+              struct.containerIds.add(_elem144);
             }
           }
           struct.setContainerIdsIsSet(true);

@@ -34,6 +34,10 @@ final class SoakCommand implements Callable<Integer> {
   String model;
   @Option(names = "--seed", defaultValue = "1", description = "Seed of the walk of sizes (default: ${DEFAULT-VALUE}).")
   long seed;
+  @Option(names = "--max-minutes", defaultValue = "0",
+      description = "Start no operation after this many minutes, then sample, stop and check the job as after"
+          + " the last one (default: ${DEFAULT-VALUE}, no limit).")
+  long maxMinutes;
   @Option(names = "--out", defaultValue = "docs/benchmarks",
       description = "Where soak.csv and soak.png go (default: ${DEFAULT-VALUE}).")
   Path out;
@@ -52,7 +56,8 @@ final class SoakCommand implements Callable<Integer> {
     if (replot != null) {
       report = readForReplot(replot);
     } else {
-      SoakBench.Result result = new SoakBench(SoakBench.Options.of(operations, sampleEvery, backend, model, seed),
+      SoakBench.Result result = new SoakBench(SoakBench.Options.of(operations, sampleEvery, backend, model, seed,
+          java.time.Duration.ofMinutes(maxMinutes)),
           console).run();
       report = new SoakReport(result.samples());
       ok = result.checks().ok();

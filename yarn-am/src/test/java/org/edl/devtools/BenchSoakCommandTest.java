@@ -29,6 +29,7 @@ class BenchSoakCommandTest {
     usageError(run("bench", "soak", "--operations", "0"), "--operations=0", "at least 1");
     usageError(run("bench", "soak", "--operations", "10", "--sample-every", "11"), "--sample-every=11");
     usageError(run("bench", "soak", "--backend", "cuda"), "--backend=cuda", "cpu or emulated");
+    usageError(run("bench", "soak", "--max-minutes", "-1"), "--max-minutes=-1");
     usageError(run("bench", "soak", "--replot", dir.resolve("none.csv").toString()), "--replot=", "no such file");
   }
 

@@ -127,7 +127,7 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
         sending = true;
       }
       if (sending) {
-        progress |= out.write(sendBytes) > 0;
+        progress |= send(out, call) > 0;
         if (!sendBytes.hasRemaining()) {
           sending = false;
           nextSend++;
@@ -140,9 +140,10 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
         receiving = true;
       }
       if (receiving) {
-        int n = recvBytes.hasRemaining() ? in.read(recvBytes) : 0;
+        int n = recvBytes.hasRemaining() ? receive(in, call) : 0;
         if (n < 0) {
-          throw new EOFException(ring.left().peerId() + " closed the ring link during all-reduce #" + call);
+          throw new BrokenLinkException(ring.left().peerId(), ring.left().peerId()
+              + " closed the ring link during all-reduce #" + call, new EOFException());
         }
         progress |= n > 0;
         if (!recvBytes.hasRemaining()) {
@@ -163,6 +164,30 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
           throw new IOException("ring all-reduce #" + call + " aborted: " + aborted);
         }
       }
+    }
+  }
+
+  /** Writes what the socket takes; a reset or closed connection names the right-hand peer. */
+  private int send(SocketChannel out, long call) throws IOException {
+    try {
+      return out.write(sendBytes);
+    } catch (java.nio.channels.ClosedChannelException e) {
+      throw e; // this end closed it (an abort): no word about the peer
+    } catch (IOException e) {
+      throw new BrokenLinkException(ring.right().peerId(), "the ring link to " + ring.right().peerId()
+          + " broke during all-reduce #" + call + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads what has arrived; a reset connection names the left-hand peer (end of stream is -1). */
+  private int receive(SocketChannel in, long call) throws IOException {
+    try {
+      return in.read(recvBytes);
+    } catch (java.nio.channels.ClosedChannelException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new BrokenLinkException(ring.left().peerId(), "the ring link from " + ring.left().peerId()
+          + " broke during all-reduce #" + call + ": " + e.getMessage(), e);
     }
   }
 

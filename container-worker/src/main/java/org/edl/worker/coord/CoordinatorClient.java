@@ -110,8 +110,8 @@ public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable
 
   @Override
   public synchronized org.edl.thrift.RecoveryOrder awaitRecovery(String workerId, long lastCompletedStep,
-      long nextBatchStart, int timeoutMs) throws TException {
-    return client.awaitRecovery(workerId, lastCompletedStep, nextBatchStart, timeoutMs);
+      long nextBatchStart, int timeoutMs, java.util.List<String> brokenLinks) throws TException {
+    return client.awaitRecovery(workerId, lastCompletedStep, nextBatchStart, timeoutMs, brokenLinks);
   }
 
   @Override

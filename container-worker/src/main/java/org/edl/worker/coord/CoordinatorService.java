@@ -316,13 +316,14 @@ public final class CoordinatorService implements Coordinator.Iface {
    * silent ones were declared failed), re-applying the detector's timing rules while it waits.
    */
   @Override
-  public RecoveryOrder awaitRecovery(String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs)
-      throws TException {
+  public RecoveryOrder awaitRecovery(String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs,
+      List<String> brokenLinks) throws TException {
     long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
     lock.lock();
     try {
       CoordinatorState s = leading();
-      Optional<RecoveryPlan> order = s.requestRecovery(workerId, lastCompletedStep, nextBatchStart);
+      Optional<RecoveryPlan> order = s.requestRecovery(workerId, lastCompletedStep, nextBatchStart,
+          brokenLinks == null ? List.of() : brokenLinks);
       publish();
       while (order.isEmpty()) {
         changed.signalAll();

@@ -588,6 +588,12 @@ public final class CoordinatorState {
    * @return the order once every survivor asked; empty while it is not decided
    */
   public Optional<RecoveryPlan> requestRecovery(String id, long completed, long nextBatchStart) throws Refused {
+    return requestRecovery(id, completed, nextBatchStart, List.of());
+  }
+
+  /** As above, with the ring neighbours whose links {@code id} saw break ({@code brokenLinks}). */
+  public Optional<RecoveryPlan> requestRecovery(String id, long completed, long nextBatchStart,
+      List<String> brokenLinks) throws Refused {
     requireLeading();
     failures.requireNotFenced(id);
     if (phase() == Phase.FINISHED) {
@@ -606,6 +612,7 @@ public final class CoordinatorState {
       recordVersion++;
     }
     failures.asked(id, completed, nextBatchStart, now);
+    brokenLinks.stream().filter(changes.ring()::contains).forEach(peer -> failures.linkBroke(peer, id, now));
     tick(now);
     decideIfReady();
     return phase() == Phase.RECOVERING ? Optional.empty() : failures.handOut(id);

@@ -28,6 +28,12 @@ import org.slf4j.LoggerFactory;
  */
 final class FailureRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(FailureRecovery.class);
+  /**
+   * A member whose ring link broke, that has not asked for the recovery and whose heartbeats
+   * (about two a second) have stopped this long, is declared failed without waiting for the sync
+   * timeout: a live member that abandoned its ring sends heartbeats and asks within milliseconds.
+   */
+  static final long LINK_SILENCE_NANOS = 2_000_000_000L;
   /** A recovering worker whose model was lost half way (a broadcast that broke) asks with this. */
   static final long MODEL_LOST = Long.MIN_VALUE;
 
@@ -36,6 +42,8 @@ final class FailureRecovery {
     long sinceNanos;
     final Map<String, String> failed = new LinkedHashMap<>();
     final Map<String, long[]> asked = new LinkedHashMap<>();
+    /** Peer -> the members that saw their link to it break. */
+    final Map<String, Set<String>> brokenLinks = new LinkedHashMap<>();
 
     Gathering(long sinceNanos) {
       this.sinceNanos = sinceNanos;
@@ -179,6 +187,13 @@ final class FailureRecovery {
         if (gathering.asked.containsKey(id)) {
           continue;
         }
+        Set<String> reporters = gathering.brokenLinks.get(id);
+        long silent = now - heartbeats.getOrDefault(id, gathering.sinceNanos);
+        if (reporters != null && silent > LINK_SILENCE_NANOS) {
+          out.putIfAbsent(id, "its ring link broke (seen by " + String.join(", ", reporters)
+              + ") and it sent no heartbeat for " + silent / 1_000_000 + " ms");
+          continue;
+        }
         boolean alive = alive(id, now);
         if (now - gathering.sinceNanos > detector.timeoutNanos(alive)) {
           out.putIfAbsent(id, "silent for " + detector.timeoutNanos(alive) / 1_000_000
@@ -240,6 +255,16 @@ final class FailureRecovery {
       LOG.warn("{} asks for a recovery after step {}", id, completed);
     }
     gathering.asked.put(id, new long[] {completed, batchStart});
+  }
+
+  /** {@code reporter} saw its ring link to {@code peer} closed or reset (during the recovery it asks for). */
+  void linkBroke(String peer, String reporter, long now) {
+    if (gathering == null) {
+      gathering = new Gathering(now);
+    }
+    if (!peer.equals(reporter)) {
+      gathering.brokenLinks.computeIfAbsent(peer, p -> new java.util.TreeSet<>()).add(reporter);
+    }
   }
 
   /** The survivors in ring order once every member not declared failed has asked; empty before. */

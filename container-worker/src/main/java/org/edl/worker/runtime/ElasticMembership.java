@@ -319,7 +319,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     // The leader's checkpoint in flight is registered before the order can be decided.
     duties.periodic().awaitWritten();
     RingRecovery.Recovered r = new RingRecovery(cx, duties.restorer(), this::requireNotFenced)
-        .carryOut(lastCompletedStep, next);
+        .carryOut(lastCompletedStep, next, org.edl.worker.collective.BrokenLinkException.peersIn(cause));
     use(r.ring());
     return new TrainingLoop.Resumed(allReduce, r.from());
   }

@@ -49,14 +49,18 @@ final class RingRecovery {
     this.workerId = cx.workerId();
   }
 
-  /** From a model that holds {@code lastCompletedStep} (the next batch at {@code next}) to the survivors' ring. */
-  Recovered carryOut(long lastCompletedStep, ModelBroadcast.Position next) throws Exception {
+  /**
+   * From a model that holds {@code lastCompletedStep} (the next batch at {@code next}) to the
+   * survivors' ring; {@code brokenLinks}: the neighbours whose links broke, told to the leader.
+   */
+  Recovered carryOut(long lastCompletedStep, ModelBroadcast.Position next, List<String> brokenLinks)
+      throws Exception {
     long start = cx.ticker().nanos();
     long completed = lastCompletedStep;
     ModelBroadcast.Position at = next;
     long deadline = System.nanoTime() + 4 * cx.timeout().toNanos();
     while (true) {
-      RecoveryOrder o = awaitOrder(completed, at, deadline);
+      RecoveryOrder o = awaitOrder(completed, at, deadline, brokenLinks);
       Ring formed = null;
       boolean restored = false;
       try {
@@ -95,7 +99,8 @@ final class RingRecovery {
     }
   }
 
-  private RecoveryOrder awaitOrder(long completed, ModelBroadcast.Position at, long deadline) throws Exception {
+  private RecoveryOrder awaitOrder(long completed, ModelBroadcast.Position at, long deadline,
+      List<String> brokenLinks) throws Exception {
     int pollMs = (int) Math.max(100, Math.min(5_000, cx.timeout().toMillis() / 2));
     while (true) {
       fence.requireNotFenced();
@@ -104,7 +109,7 @@ final class RingRecovery {
       }
       RecoveryOrder o;
       try {
-        o = cx.leader().call(c -> c.awaitRecovery(workerId, completed, at.batchStart(), pollMs));
+        o = cx.leader().call(c -> c.awaitRecovery(workerId, completed, at.batchStart(), pollMs, brokenLinks));
       } catch (EdlError e) {
         throw ElasticMembership.fencedOr(e);
       }

@@ -1,6 +1,7 @@
 package org.edl.worker.collective;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -86,6 +87,36 @@ class RingAllReduceTest {
       assertTrue(errors.stream().anyMatch(m -> m.contains("of 50 floats") && m.contains("of 40")), errors.toString());
       rings.forEach(Ring::close);
     }
+  }
+
+  /**
+   * A member whose process ended closes its links: its right-hand neighbour reads the end of the
+   * stream and names it as a broken link, which a timeout (a silent member) never does.
+   */
+  @Test
+  void aMemberThatClosesItsLinksIsNamedAsABrokenLinkByItsNeighbour() throws Exception {
+    try (LoopbackMembers members = new LoopbackMembers(3, JobSecret.generate(), 1)) {
+      List<Ring> rings = members.formRings();
+      String gone = rings.get(2).topology().members().get(2).workerId();
+      List<Object> outcomes = members.onAll(r -> {
+        if (r == 2) {
+          rings.get(2).close();
+          return "closed";
+        }
+        try (RingAllReduce ring = new RingAllReduce(rings.get(r), Duration.ofSeconds(20))) {
+          return assertThrows(IOException.class, () -> ring.sum(new float[100_000]));
+        }
+      });
+      BrokenLinkException e = assertInstanceOf(BrokenLinkException.class, outcomes.get(0));
+      assertEquals(gone, e.peerId(), e.getMessage());
+      assertEquals(List.of(gone), BrokenLinkException.peersIn(new IOException("recovering", e)));
+      rings.forEach(Ring::close);
+    }
+  }
+
+  @Test
+  void aTimeoutNamesNoBrokenLink() {
+    assertEquals(List.of(), BrokenLinkException.peersIn(new CollectiveTimeoutException("ring all-reduce #1")));
   }
 
   @Test

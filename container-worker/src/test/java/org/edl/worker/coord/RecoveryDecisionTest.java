@@ -369,6 +369,69 @@ class RecoveryDecisionTest {
     assertEquals(Set.of(B, C), t.fenced().keySet());
   }
 
+  /**
+   * Broken links are evidence only with silence: C's process died (its neighbours' links broke,
+   * its heartbeats stopped) and is declared failed 2 s after its last heartbeat, not after the
+   * 10 s sync timeout; B, whose link A also saw break (B closed its ring to recover), goes on
+   * heartbeating and is not declared failed however long it takes to ask.
+   */
+  @Test
+  void aMemberWhoseLinksBrokeAndWhoseHeartbeatsStoppedIsDeclaredFailedBeforeTheSyncTimeout() throws Exception {
+    JobSpec tenSeconds = CoordTesting.spec(3, 1, 3, 10).toBuilder()
+        .recovery(new Recovery(Recovery.Mode.CONSISTENT, 10_000, 3)).build();
+    CoordinatorState s = CoordinatorState.forming(tenSeconds, now::get,
+        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(500)), A, 1, new Lifecycle(A),
+        Optional.empty());
+    for (String id : List.of(A, B, C)) {
+      s.register(member(id));
+    }
+    s.presence(Set.of(A, B, C));
+    trainThrough(s, 4);
+    s.heartbeat(B, 1);
+    s.heartbeat(C, 1);
+    long cLast = now.get();
+    assertEquals(Optional.empty(), s.requestRecovery(A, 4, 60, List.of(C, B)));
+    while (now.get() - cLast < 2 * S) {
+      now.addAndGet(S / 4);
+      s.heartbeat(B, 1);
+      s.tick(now.get());
+    }
+    assertTrue(s.fenced().isEmpty(), "exactly 2 s of silence: not yet");
+    now.addAndGet(S / 4);
+    s.heartbeat(B, 1);
+    s.tick(now.get());
+    assertEquals(Set.of(C), s.fenced().keySet());
+    assertTrue(s.fenced().get(C).contains("its ring link broke (seen by container_01)"), s.fenced().get(C));
+    assertTrue(s.recoveryPending(), "B has not asked yet");
+    RecoveryPlan o = s.requestRecovery(B, 4, 60, List.of(C)).orElseThrow();
+    assertEquals(List.of(A, B), o.ring().ids());
+    assertEquals(List.of(C), o.failed());
+  }
+
+  @Test
+  void withoutABrokenLinkASilentMemberWaitsForTheSyncTimeout() throws Exception {
+    JobSpec tenSeconds = CoordTesting.spec(3, 1, 3, 10).toBuilder()
+        .recovery(new Recovery(Recovery.Mode.CONSISTENT, 10_000, 3)).build();
+    CoordinatorState s = CoordinatorState.forming(tenSeconds, now::get,
+        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(500)), A, 1, new Lifecycle(A),
+        Optional.empty());
+    for (String id : List.of(A, B, C)) {
+      s.register(member(id));
+    }
+    s.presence(Set.of(A, B, C));
+    trainThrough(s, 4);
+    s.heartbeat(C, 1);
+    // A timed out in the all-reduce (C paused with its sockets open): no link broke.
+    s.requestRecovery(A, 4, 60, List.of());
+    s.requestRecovery(B, 4, 60, List.of());
+    now.addAndGet(9 * S);
+    s.tick(now.get());
+    assertTrue(s.fenced().isEmpty(), "9 s of silence, no broken link: within the sync timeout");
+    now.addAndGet(S + 1);
+    s.tick(now.get());
+    assertEquals(Set.of(C), s.fenced().keySet());
+  }
+
   // ------------------------------------------------------------------ newcomers
 
   /**

@@ -49,14 +49,18 @@ public final class SoakBench {
    * @param model       mlp (256 hidden units) or softmax on the CPU, a profiled model when emulated
    * @param seed        of the walk
    * @param opTimeout   for one operation to be done (the ring at its new size, two batches trained)
+   * @param budget      no operation starts after this much time (zero: no limit); the run then
+   *                    samples, stops the job and checks it as after the last operation
    */
   public record Options(int operations, int sampleEvery, int workers, int minWorkers, int maxWorkers, String backend,
-      String model, long seed, Duration opTimeout) {
+      String model, long seed, Duration opTimeout, Duration budget) {
     public static final int DEFAULT_OPERATIONS = 1_000;
     public static final int DEFAULT_SAMPLE_EVERY = 100;
 
-    public static Options of(int operations, int sampleEvery, String backend, String model, long seed) {
-      return new Options(operations, sampleEvery, 4, 2, 6, backend, model, seed, Duration.ofMinutes(3)).validate();
+    public static Options of(int operations, int sampleEvery, String backend, String model, long seed,
+        Duration budget) {
+      return new Options(operations, sampleEvery, 4, 2, 6, backend, model, seed, Duration.ofMinutes(3), budget)
+          .validate();
     }
 
     Options validate() {
@@ -65,6 +69,9 @@ public final class SoakBench {
       }
       if (sampleEvery < 1 || sampleEvery > operations) {
         throw new InvalidInputException("--sample-every", sampleEvery, "between 1 and --operations (" + operations + ")");
+      }
+      if (budget.isNegative()) {
+        throw new InvalidInputException("--max-minutes", budget.toMinutes(), "zero (no limit) or more");
       }
       if (!List.of("cpu", "emulated").contains(backend)) {
         throw new InvalidInputException("--backend", backend, "choose cpu or emulated");
@@ -111,17 +118,30 @@ public final class SoakBench {
       int size = options.workers();
       JobStatus status = BenchJob.awaitSize(control, options.opTimeout(), size, 5, "soak");
       samples.add(report(probe.sample(0, status), started));
+      long budgetEnd = options.budget().isZero() ? Long.MAX_VALUE : started + options.budget().toNanos();
+      int done = 0;
       for (int op = 1; op <= options.operations(); op++) {
+        if (System.nanoTime() > budgetEnd) {
+          say("Soak: the " + options.budget().toMinutes() + "-minute budget is spent after " + done + " operations");
+          break;
+        }
         boolean grow = size == options.minWorkers() || size < options.maxWorkers() && walk.nextBoolean();
         // A third of the scale-ins name a worker at random (the leader among them); the others
         // let the AM pick, newest first.
         String named = !grow && walk.nextInt(3) == 0 ? pick(status, walk) : null;
+        long opStart = System.nanoTime();
         apply(control, grow, named, op);
         size += grow ? 1 : -1;
         status = BenchJob.awaitSize(control, options.opTimeout(), size, 2, "soak");
+        done = op;
+        LOG.info("Operation {}: {} to {} workers in {} ms", op, grow ? "scale-out" : named == null ? "scale-in"
+            : "scale-in of " + named, size, (System.nanoTime() - opStart) / 1_000_000);
         if (op % options.sampleEvery() == 0) {
           samples.add(report(probe.sample(op, status), started));
         }
+      }
+      if (done % options.sampleEvery() != 0) {
+        samples.add(report(probe.sample(done, status), started));
       }
       BenchJob.endJob(zk, job);
     }
@@ -143,7 +163,8 @@ public final class SoakBench {
         if (grow) {
           control.scaleOut(1, ScaleMode.EDL);
         } else {
-          control.scaleIn(1, named == null ? List.of() : List.of(named), ScaleMode.EDL);
+          // By count, or by naming the container: not both.
+          control.scaleIn(named == null ? 1 : 0, named == null ? List.of() : List.of(named), ScaleMode.EDL);
         }
         return;
       } catch (EdlError e) {
