@@ -113,6 +113,18 @@ final class FleetGrowth {
     state.journal();
   }
 
+  /** Until when nothing is asked (wall clock, ms; 0: no hold-off), for the journal. */
+  long holdOffUntilMs() {
+    return policy == null ? 0 : policy.holdOffUntilMs();
+  }
+
+  /** Takes over the hold-off a previous AM attempt journaled. */
+  void holdOffUntil(long untilMs) {
+    if (policy != null) {
+      policy.holdOffUntil(untilMs);
+    }
+  }
+
   /** The job gives workers back: nothing is asked for during the hold-off, and the extra in flight is withdrawn. */
   void gaveBack() {
     if (policy == null) {
@@ -123,6 +135,7 @@ final class FleetGrowth {
       state.driver.withdrawExtraRequest();
       policy.answered();
     }
+    state.journal(); // the hold-off outlives this AM attempt
   }
 
   /** While a profile changes the job's size, nothing is asked for. */

@@ -27,12 +27,15 @@ import org.edl.am.FleetChange.Shown;
  * @param change   the change under way, or null
  * @param failures the worker failures counted so far: a new attempt goes on counting from them,
  *                 so an AM failover does not give the job its failure budget back
+ * @param holdOffUntilMs wall-clock time until which the job asks for no extra worker because it
+ *                 gave workers back (0: none), so that a failover does not end the hold-off early
  */
-record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFailures.Failure> failures) {
+record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFailures.Failure> failures,
+    long holdOffUntilMs) {
 
   private static final Set<String> KEYS = Set.of("target", "restarts", "change", "count", "leaving",
       "migration.fromHost", "migration.toHost", "migration.held", "migration.awaited", "migration.newcomers",
-      "restart.size", "restart.previousTarget", "restart.directory");
+      "restart.size", "restart.previousTarget", "restart.directory", "growth.holdOffUntilMs");
 
   private static final String FAILURE = "failure.";
 
@@ -43,6 +46,10 @@ record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFail
 
   FleetIntent(int target, int restarts, FleetChange change) {
     this(target, restarts, change, List.of());
+  }
+
+  FleetIntent(int target, int restarts, FleetChange change, List<WorkerFailures.Failure> failures) {
+    this(target, restarts, change, failures, 0);
   }
 
   /** The stop-resume under way, or null. */
@@ -76,6 +83,9 @@ record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFail
       p.setProperty("restart.directory", r.plan().directory());
     } else if (change instanceof Replacement) {
       p.setProperty("change", "REPLACEMENT");
+    }
+    if (holdOffUntilMs > 0) {
+      p.setProperty("growth.holdOffUntilMs", Long.toString(holdOffUntilMs));
     }
     for (int i = 0; i < failures.size(); i++) {
       WorkerFailures.Failure f = failures.get(i);
@@ -122,7 +132,8 @@ record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFail
         default -> throw new IllegalArgumentException("unknown change " + kind);
       };
       return new FleetIntent(Integer.parseInt(p.getProperty("target")),
-          Integer.parseInt(p.getProperty("restarts", "0")), change, failed);
+          Integer.parseInt(p.getProperty("restarts", "0")), change, failed,
+          Long.parseLong(p.getProperty("growth.holdOffUntilMs", "0")));
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException("not a fleet intent: " + text, e);
     }

@@ -207,7 +207,7 @@ final class FleetState {
     if (isDone()) {
       return;
     }
-    FleetIntent now = new FleetIntent(target, restarts, change, failures.all());
+    FleetIntent now = new FleetIntent(target, restarts, change, failures.all(), growth.holdOffUntilMs());
     if (now.equals(journaled)) {
       return;
     }

@@ -143,6 +143,18 @@ public final class GrowthPolicy {
     holdOffUntil = millis.getAsLong() + growth.holdOffMs();
   }
 
+  /** Until when (wall clock, ms) nothing is asked because the job gave workers back; 0: no hold-off. */
+  public long holdOffUntilMs() {
+    return holdOffUntil == Long.MIN_VALUE ? 0 : holdOffUntil;
+  }
+
+  /** A hold-off a previous AM attempt started (journaled); a later one already running is kept. */
+  public void holdOffUntil(long untilMs) {
+    if (untilMs > 0) {
+      holdOffUntil = Math.max(holdOffUntil, untilMs);
+    }
+  }
+
   /** While a profile changes the job's size, nothing is asked. */
   public void pause(boolean pause) {
     paused = pause;

@@ -202,6 +202,9 @@ public final class WorkerFleet implements ContainerEventHandler {
    */
   public void adopt(Map<WorkerContainer, List<Integer>> running, Optional<FleetIntent> previous) {
     FleetIntent intent = previous.orElse(null);
+    if (intent != null) {
+      state.growth.holdOffUntil(intent.holdOffUntilMs());
+    }
     if (running.isEmpty() && (intent == null || intent.restart() == null)) {
       if (intent != null && finishedBefore()) {
         return;

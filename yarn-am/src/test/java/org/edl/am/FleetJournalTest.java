@@ -33,7 +33,8 @@ class FleetJournalTest {
         new FleetIntent(4, 1, new Replacement(Shown.NOTHING)),
         new FleetIntent(3, 0, new Replacement(Shown.NOTHING), List.of(
             new WorkerFailures.Failure("container_1_0001_01_000004", "h2", "exit status 137 (killed)"),
-            new WorkerFailures.Failure("container_1_0001_01_000005", "h1", "could not be started: x|y"))));
+            new WorkerFailures.Failure("container_1_0001_01_000005", "h1", "could not be started: x|y"))),
+        new FleetIntent(3, 0, null, List.of(), 1_796_000_000_000L));
     for (FleetIntent full : changes) {
       assertEquals(full, FleetIntent.decode(full.encode()));
       assertEquals(full.encode(), FleetIntent.decode(full.encode()).encode());

@@ -205,4 +205,49 @@ class WorkerFleetGrowthTest {
     fleet.onProgressReport(ring("c1", "c2"));
     assertEquals(3, extrasAsked, "asks again after the hold-off");
   }
+  /**
+   * The hold-off outlives the AM attempt that started it: it is journaled with the fleet's intent,
+   * and a new attempt that takes the workers over asks for no extra before it ends.
+   */
+  @Test
+  void aNewAttemptKeepsTheHoldOffTheOldOneJournaled() throws Exception {
+    List<FleetIntent> journaled = new ArrayList<>();
+    FleetJournal journal = new FleetJournal() {
+      @Override
+      public void record(FleetIntent intent) {
+        journaled.add(intent);
+      }
+
+      @Override
+      public Optional<FleetIntent> last() {
+        return journaled.isEmpty() ? Optional.empty() : Optional.of(journaled.get(journaled.size() - 1));
+      }
+    };
+    Growth growth = new Growth(true, Double.NaN, 60_000);
+    WorkerFleet old = fleet(2, 2, 4, growth).journaling(journal);
+    old.start();
+    old.onContainersAllocated(List.of(c("c1"), c("c2")));
+    old.onContainerStarted("c1");
+    old.onContainerStarted("c2");
+    old.onProgressReport(ring("c1", "c2"));
+    old.onExtraContainerAllocated(c("c3"));
+    old.onContainerStarted("c3");
+    old.onProgressReport(ring("c1", "c2", "c3"));
+    old.onPreemptionRequested(new PreemptionRequest(Set.of("c3"), 0, 0));
+    assertEquals(now + 60_000, journal.last().orElseThrow().holdOffUntilMs());
+    old.onContainerCompleted("c3", 3, "");
+    old.onProgressReport(ring("c1", "c2"));
+    int asked = extrasAsked;
+
+    // The AM dies here; 30 s later the next attempt adopts c1 and c2.
+    now += 30_000;
+    WorkerFleet next = fleet(2, 2, 4, growth).journaling(journal);
+    next.adopt(Map.of(c("c1"), List.of(0), c("c2"), List.of(1)), journal.last());
+    next.onProgressReport(ring("c1", "c2"));
+    next.onProgressReport(ring("c1", "c2"));
+    assertEquals(asked, extrasAsked, "still holding off, 30 s before the hold-off ends");
+    now += 30_000;
+    next.onProgressReport(ring("c1", "c2"));
+    assertEquals(asked + 1, extrasAsked, "asks again once the journaled hold-off ended");
+  }
 }
