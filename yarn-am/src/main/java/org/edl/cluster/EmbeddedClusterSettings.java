@@ -17,6 +17,15 @@ import org.edl.scheduler.rm.GpuFairPreemptionPolicy;
  * single shared, possibly busy, development machine needs.
  */
 public final class EmbeddedClusterSettings {
+  /** The ResourceManager's AM launcher: launches and clean-ups are short, and queue when all are busy. */
+  static final int AM_LAUNCHER_THREADS = 8;
+  /**
+   * Each NodeManager's log aggregation: an application's aggregator holds a thread for the whole
+   * life of the application, so this bounds the applications per node whose logs are collected
+   * as they run; more wait for a thread.
+   */
+  static final int LOG_AGGREGATION_THREADS = 32;
+
   /** The NodeManager key MiniYARNCluster copies into each NodeManager's memory. */
   static final String MINICLUSTER_NM_MEMORY_MB = "yarn.minicluster.yarn.nodemanager.resource.memory-mb";
   static final String NM_GPU_KEY = YarnConfiguration.NM_RESOURCES_PREFIX + ResourceInformation.GPU_URI;
@@ -77,6 +86,11 @@ public final class EmbeddedClusterSettings {
     // holds up every shutdown by 10 s.)
     conf.setBoolean(YarnConfiguration.LOG_AGGREGATION_ENABLED, true);
     conf.set(YarnConfiguration.NM_REMOTE_APP_LOG_DIR, REMOTE_APP_LOG_DIR);
+    // Both pools start a thread per task until they reach their size and keep every one: with
+    // Hadoop's 50 and 100 (per NodeManager) a long-lived embedded cluster gained 3-4 idle threads
+    // per finished job until then (bin/edl bench cluster-threads).
+    conf.setInt(YarnConfiguration.RM_AMLAUNCHER_THREAD_COUNT, AM_LAUNCHER_THREADS);
+    conf.setInt(YarnConfiguration.NM_LOG_AGGREGATION_THREAD_POOL_SIZE, LOG_AGGREGATION_THREADS);
 
     // JVMs reserve far more virtual memory than they use; and a busy shared disk must not
     // mark the NodeManagers unhealthy.
