@@ -369,14 +369,8 @@ class RecoveryDecisionTest {
     assertEquals(Set.of(B, C), t.fenced().keySet());
   }
 
-  /**
-   * Broken links are evidence only with silence: C's process died (its neighbours' links broke,
-   * its heartbeats stopped) and is declared failed 2 s after its last heartbeat, not after the
-   * 10 s sync timeout; B, whose link A also saw break (B closed its ring to recover), goes on
-   * heartbeating and is not declared failed however long it takes to ask.
-   */
-  @Test
-  void aMemberWhoseLinksBrokeAndWhoseHeartbeatsStoppedIsDeclaredFailedBeforeTheSyncTimeout() throws Exception {
+  /** Three members as {@link #state}, with a sync timeout of 10 s instead of 2 s. */
+  private CoordinatorState tenSecondSyncTimeout() throws Refused {
     JobSpec tenSeconds = CoordTesting.spec(3, 1, 3, 10).toBuilder()
         .recovery(new Recovery(Recovery.Mode.CONSISTENT, 10_000, 3)).build();
     CoordinatorState s = CoordinatorState.forming(tenSeconds, now::get,
@@ -386,6 +380,18 @@ class RecoveryDecisionTest {
       s.register(member(id));
     }
     s.presence(Set.of(A, B, C));
+    return s;
+  }
+
+  /**
+   * Broken links are evidence only with silence: C's process died (its neighbours' links broke,
+   * its heartbeats stopped) and is declared failed 2 s after its last heartbeat, not after the
+   * 10 s sync timeout; B, whose link A also saw break (B closed its ring to recover), goes on
+   * heartbeating and is not declared failed however long it takes to ask.
+   */
+  @Test
+  void aMemberWhoseLinksBrokeAndWhoseHeartbeatsStoppedIsDeclaredFailedBeforeTheSyncTimeout() throws Exception {
+    CoordinatorState s = tenSecondSyncTimeout();
     trainThrough(s, 4);
     s.heartbeat(B, 1);
     s.heartbeat(C, 1);
@@ -410,15 +416,7 @@ class RecoveryDecisionTest {
 
   @Test
   void withoutABrokenLinkASilentMemberWaitsForTheSyncTimeout() throws Exception {
-    JobSpec tenSeconds = CoordTesting.spec(3, 1, 3, 10).toBuilder()
-        .recovery(new Recovery(Recovery.Mode.CONSISTENT, 10_000, 3)).build();
-    CoordinatorState s = CoordinatorState.forming(tenSeconds, now::get,
-        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(500)), A, 1, new Lifecycle(A),
-        Optional.empty());
-    for (String id : List.of(A, B, C)) {
-      s.register(member(id));
-    }
-    s.presence(Set.of(A, B, C));
+    CoordinatorState s = tenSecondSyncTimeout();
     trainThrough(s, 4);
     s.heartbeat(C, 1);
     // A timed out in the all-reduce (C paused with its sockets open): no link broke.
