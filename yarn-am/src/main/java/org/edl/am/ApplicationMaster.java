@@ -116,7 +116,12 @@ public final class ApplicationMaster {
       t.setDaemon(true);
       return t;
     });
-    fleet.reportingExitsTo(new ExitEvidence(zk, appId, evidence)::exited);
+    ExitEvidence exitEvidence = new ExitEvidence(zk, appId, evidence);
+    GpuIndexRecord gpuRecord = new GpuIndexRecord(zk, appId);
+    fleet.reportingExitsTo(id -> {
+      exitEvidence.exited(id);
+      evidence.execute(() -> gpuRecord.forget(id));
+    });
     FleetJournal journal = FleetJournal.zooKeeper(zk, appId);
     fleet.journaling(journal);
     fleet.startFrom(spec.checkpoints().resumeFrom());
@@ -140,7 +145,6 @@ public final class ApplicationMaster {
           ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
           spec.resources().memoryMb(), workerSettings());
       AmAddressRecord.publish(zk, appId, new HostPort(host, rpc.port()));
-      GpuIndexRecord gpuRecord = new GpuIndexRecord(zk, appId);
       YarnContainerDriver.LaunchContextFactory recorded = (c, launch) -> {
         try {
           gpuRecord.write(c.id(), launch.gpuIndices());

@@ -17,6 +17,7 @@ import org.edl.job.JobPaths;
  * write, and the job's ZooKeeper subtree lives exactly as long as the job.
  */
 final class GpuIndexRecord {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GpuIndexRecord.class);
   private final CuratorFramework zk;
   private final String root;
 
@@ -34,6 +35,21 @@ final class GpuIndexRecord {
       zk.create().creatingParentsIfNeeded().forPath(path, data);
     } catch (KeeperException.NodeExistsException e) {
       zk.setData().forPath(path, data);
+    }
+  }
+
+  /**
+   * The container has exited (or never started): no attempt will adopt it, and a job that scales
+   * a thousand times must not keep a thousand records. Best effort; the job's subtree goes at
+   * its end anyway.
+   */
+  void forget(String containerId) {
+    try {
+      zk.delete().forPath(root + "/" + containerId);
+    } catch (KeeperException.NoNodeException gone) {
+      // never written (not launched) or already forgotten
+    } catch (Exception e) {
+      LOG.warn("Could not remove the GPU record of exited {}: {}", containerId, e.toString());
     }
   }
 

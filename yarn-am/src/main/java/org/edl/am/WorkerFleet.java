@@ -122,9 +122,9 @@ public final class WorkerFleet implements ContainerEventHandler {
   }
 
   /**
-   * Each of the fleet's containers that exits is reported to {@code exits}, which tells the
-   * job's members at once (see {@link ExitEvidence}); without it they learn of a dead worker only
-   * from their own timeouts and its ZooKeeper session's expiry.
+   * Each of the fleet's containers that exits (or could not be started) is reported to
+   * {@code exits}, which tells the job's members at once (see {@link ExitEvidence}); without it
+   * they learn of a dead worker only from their own timeouts and its ZooKeeper session's expiry.
    */
   public WorkerFleet reportingExitsTo(java.util.function.Consumer<String> exits) {
     this.exits = exits;
@@ -360,6 +360,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     // Given back first: its completion then finds it gone and changes nothing.
     book.forget(c);
     state.driver.release(c.id());
+    exits.accept(containerId);
     carryOut(c, exit, facts, verdict);
   }
 

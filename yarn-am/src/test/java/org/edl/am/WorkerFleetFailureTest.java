@@ -153,17 +153,21 @@ class WorkerFleetFailureTest {
 
   @Test
   void aWorkerThatCannotStartIsAFailureItsContainerIsGivenBackAndReplaced() {
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
+    List<String> exited = new java.util.ArrayList<>();
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1)
+        .reportingExitsTo(exited::add);
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
     fleet.onContainerStarted("c2");
     fleet.onContainerStartFailed("c1", new java.io.IOException("node manager unreachable"));
     assertEquals(List.of("c1"), released);
+    assertEquals(List.of("c1"), exited, "reported gone, so that its GPU record goes too");
     assertEquals(List.of(2, 1), requested);
     assertTrue(fleet.status().diagnostics().contains("c1 on h1 (could not be started:"), fleet.status().diagnostics());
     // Its completion comes later and changes nothing.
     fleet.onContainerCompleted("c1", ContainerExitStatus.ABORTED, "released");
     assertEquals(List.of(2, 1), requested);
+    assertEquals(List.of("c1"), exited);
 
     fleet.onContainersAllocated(List.of(c("c3", "h2")));
     fleet.onContainerStarted("c3");
