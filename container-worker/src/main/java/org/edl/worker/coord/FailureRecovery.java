@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * with the last step its model holds. The mode: {@link RecoveryPlan.Mode#RESUME} when the only
  * members lost are newcomers that never trained and every survivor holds the same step (nothing
  * is lost, nothing is redone); otherwise the job's mode: approximate takes the survivor with the
- * highest completed step as the model's source, consistent goes back to the newest usable
+ * highest completed step as the model's source (none when all hold the same step: each keeps its
+ * own), consistent goes back to the newest usable
  * checkpoint or the job's initial state (so does approximate when no survivor's model is intact).
  */
 final class FailureRecovery {
@@ -306,8 +307,10 @@ final class FailureRecovery {
           leaderEpoch);
       position = positionAt.apply(plan.nextStep(), plan.batchStart());
     } else if (mode == Recovery.Mode.APPROXIMATE && source(survivors, g) != null) {
-      String source = source(survivors, g);
-      long[] at = g.asked.get(source);
+      // Survivors at one step hold one model (the all-reduce gives every member the same sum):
+      // nothing to send, the batch in flight is all that is redone.
+      String source = common != null ? null : source(survivors, g);
+      long[] at = common != null ? common : g.asked.get(source);
       plan = new RecoveryPlan(next, RecoveryPlan.Mode.APPROXIMATE, failed, at[0] + 1, at[1], null, source,
           leaderEpoch);
       position = positionAt.apply(plan.nextStep(), plan.batchStart());

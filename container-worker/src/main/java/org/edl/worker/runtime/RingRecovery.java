@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * A member's part of one recovery: it asks the leader for the {@link RecoveryOrder} with the last
  * step its model holds until the order is decided, forms the survivors' ring and gets the model
  * there (consistent: every survivor loads the order's checkpoint or the initial state;
- * approximate: the named survivor sends its model and position to the others; resume: every
- * survivor keeps its own). When a survivor dies while the order is carried out, it asks again
+ * approximate: the named survivor sends its model and position to the others, or with none named
+ * every survivor keeps its own; resume: every survivor keeps its own). When a survivor dies while the order is carried out, it asks again
  * with what its model holds by then. A member the leader declared failed is refused:
  * {@link FencedException}.
  */
@@ -66,9 +66,9 @@ final class RingRecovery {
       try {
         formed = Ring.form(cx.plane(), ElasticMembership.toRingTopology(o.getTopology()), cx.timeout());
         ModelBroadcast.Position from;
-        if (o.getMode() == RecoveryMode.APPROXIMATE) {
+        if (o.getMode() == RecoveryMode.APPROXIMATE && o.isSetSourceId()) {
           from = exchangeModel(o, at);
-        } else if (o.getMode() == RecoveryMode.RESUME) {
+        } else if (o.getMode() == RecoveryMode.APPROXIMATE || o.getMode() == RecoveryMode.RESUME) {
           from = new ModelBroadcast.Position(o.getNextStep(), o.getBatchStart());
         } else {
           restorer.restore(o.isSetCheckpoint() ? o.getCheckpoint() : null);
@@ -91,7 +91,7 @@ final class RingRecovery {
         if (restored) {
           completed = o.getNextStep() - 1;
           at = new ModelBroadcast.Position(o.getNextStep(), o.getBatchStart());
-        } else if (o.getMode() == RecoveryMode.APPROXIMATE && !workerId.equals(o.getSourceId())) {
+        } else if (o.getMode() == RecoveryMode.APPROXIMATE && o.isSetSourceId() && !workerId.equals(o.getSourceId())) {
           completed = CoordinatorState.MODEL_LOST;
         }
         LOG.warn("{} could not carry out recovery v{}: {}", workerId, o.getTopologyVersion(), e.toString());

@@ -173,6 +173,21 @@ class RecoveryDecisionTest {
     assertEquals(72, s.position().samplesSeen());
   }
 
+  /** Survivors at the same step hold the same model: approximate recovery sends none. */
+  @Test
+  void approximateRecoveryWithEverySurvivorAtOneStepNamesNoSource() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.APPROXIMATE);
+    trainThrough(s, 4);
+    s.presence(Set.of(A, B));
+    s.requestRecovery(B, 4, 60);
+    RecoveryPlan o = s.requestRecovery(A, 4, 60).orElseThrow();
+    assertEquals(RecoveryPlan.Mode.APPROXIMATE, o.mode());
+    assertNull(o.sourceId(), "nothing to send");
+    assertEquals(5, o.nextStep());
+    assertEquals(60, o.batchStart());
+    assertTrue(o.describe().contains("every survivor at the same step keeps its model"), o.describe());
+  }
+
   @Test
   void approximateWithNoModelLeftIntactFallsBackToTheInitialState() throws Exception {
     CoordinatorState s = state(Recovery.Mode.APPROXIMATE);
