@@ -22,9 +22,10 @@ public final class EmbeddedClusterSettings {
   /**
    * Each NodeManager's log aggregation: an application's aggregator holds a thread for the whole
    * life of the application, so this bounds the applications per node whose logs are collected
-   * as they run; more wait for a thread.
+   * as they run; more wait for a thread. The cluster has 8 GPUs, so more than 16 running jobs on
+   * one node is unlikely.
    */
-  static final int LOG_AGGREGATION_THREADS = 32;
+  static final int LOG_AGGREGATION_THREADS = 16;
 
   /** The NodeManager key MiniYARNCluster copies into each NodeManager's memory. */
   static final String MINICLUSTER_NM_MEMORY_MB = "yarn.minicluster.yarn.nodemanager.resource.memory-mb";
