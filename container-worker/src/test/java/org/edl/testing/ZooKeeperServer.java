@@ -20,10 +20,33 @@ public final class ZooKeeperServer
     implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
   private TestingServer server;
   private boolean perTest;
+  /** ZooKeeper's cap on a session's timeout (its default is 20 ticks, 60 s); null: the default. */
+  private final Integer maxSessionTimeoutMs;
+
+  public ZooKeeperServer() {
+    this(null);
+  }
+
+  private ZooKeeperServer(Integer maxSessionTimeoutMs) {
+    this.maxSessionTimeoutMs = maxSessionTimeoutMs;
+  }
+
+  /** A server that grants sessions as long as {@code max}, for tests that must outlast one. */
+  public static ZooKeeperServer allowingSessionsUpTo(java.time.Duration max) {
+    return new ZooKeeperServer(Math.toIntExact(max.toMillis()));
+  }
+
+  private TestingServer start() throws Exception {
+    if (maxSessionTimeoutMs == null) {
+      return new TestingServer();
+    }
+    return new TestingServer(new org.apache.curator.test.InstanceSpec(null, -1, -1, -1, true, -1, -1, -1,
+        java.util.Map.of("maxSessionTimeout", Integer.toString(maxSessionTimeoutMs))), true);
+  }
 
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
-    server = new TestingServer();
+    server = start();
   }
 
   @Override
@@ -31,7 +54,7 @@ public final class ZooKeeperServer
     // JUnit calls beforeAll only for a static registration; an instance one starts per test.
     if (server == null) {
       perTest = true;
-      server = new TestingServer();
+      server = start();
     }
   }
 

@@ -1,10 +1,10 @@
 package org.edl.am;
 
-import java.util.Arrays;
 import java.util.concurrent.Executor;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
+import org.edl.job.CandidateWithdrawal;
 import org.edl.job.JobPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,29 +52,11 @@ final class ExitEvidence {
     } catch (KeeperException.NoNodeException gone) {
       return;
     }
-    if (candidate != null && candidate.length > 0) {
-      String election = JobPaths.leader(appId);
-      for (String latch : children(election)) {
-        String path = ZKPaths.makePath(election, latch);
-        try {
-          if (Arrays.equals(candidate, zk.getData().forPath(path))) {
-            zk.delete().forPath(path);
-            LOG.info("Withdrew the leadership candidacy of exited {}", containerId);
-          }
-        } catch (KeeperException.NoNodeException gone) {
-          // Its session ended meanwhile.
-        }
-      }
+    if (candidate != null && candidate.length > 0
+        && CandidateWithdrawal.withdrawCandidacy(zk, appId, candidate) > 0) {
+      LOG.info("Withdrew the leadership candidacy of exited {}", containerId);
     }
     zk.delete().quietly().forPath(presence);
     LOG.info("Withdrew the presence of exited {}: the leader declares it failed now", containerId);
-  }
-
-  private java.util.List<String> children(String path) throws Exception {
-    try {
-      return zk.getChildren().forPath(path);
-    } catch (KeeperException.NoNodeException none) {
-      return java.util.List.of();
-    }
   }
 }

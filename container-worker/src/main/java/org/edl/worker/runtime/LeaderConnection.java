@@ -53,6 +53,9 @@ final class LeaderConnection implements AutoCloseable {
   private final JobSecret secret;
   private final Duration rpcTimeout;
   private final Duration patience;
+  private final LeaderRefusals refusals = new LeaderRefusals();
+  /** Told of a leader whose port refuses connections: its process is gone (see {@link LeaderRefusals}). */
+  private final java.util.function.Consumer<String> deadLeader;
   private Coordinator.Iface current;
   private volatile CoordinatorClient client;
   private volatile String address;
@@ -60,6 +63,16 @@ final class LeaderConnection implements AutoCloseable {
 
   LeaderConnection(LeaderFinder finder, String selfAddress, CoordinatorService local,
       JobSecret secret, Duration rpcTimeout, Duration patience) {
+    this(finder, selfAddress, local, secret, rpcTimeout, patience, address -> { });
+  }
+
+  /**
+   * @param deadLeader told (on the calling thread, once per address) of a leader the election
+   *                   still names whose port refuses connections
+   */
+  LeaderConnection(LeaderFinder finder, String selfAddress, CoordinatorService local,
+      JobSecret secret, Duration rpcTimeout, Duration patience, java.util.function.Consumer<String> deadLeader) {
+    this.deadLeader = deadLeader;
     this.finder = finder;
     this.selfAddress = selfAddress;
     this.local = local;
@@ -85,10 +98,18 @@ final class LeaderConnection implements AutoCloseable {
         }
         T answer = call.apply(current);
         accept(epochOf(answer));
+        refusals.answered(address);
         return answer;
       } catch (Exception e) {
         if (!retriable(e) || System.nanoTime() > deadline) {
           throw e;
+        }
+        String refusing = address;
+        if (refusing != null && !refusing.equals(selfAddress) && LeaderRefusals.isRefusal(e)
+            && refusals.refused(refusing, System.nanoTime())) {
+          LOG.warn("The leader at {} refuses connections: its process is gone; withdrawing it from the election",
+              refusing);
+          deadLeader.accept(refusing);
         }
         LOG.debug("Leader at {} did not answer ({}); looking again", address, e.toString());
         detach();

@@ -267,6 +267,20 @@ public final class Worker implements AutoCloseable {
         stop, out.isPresent() ? coordinator.summary().map(org.edl.worker.coord.RunSummary::samples).orElse(-1L) : -1);
   }
 
+  /**
+   * The leader the election names refuses connections: its process is gone, and waiting for its
+   * ZooKeeper session to expire (30 s) would hold the job that long when the AM cannot report the
+   * exit (paused, restarting). Best effort; the session's expiry remains the fallback.
+   */
+  private void withdrawDeadLeader(CuratorFramework client, String address) {
+    try {
+      org.edl.job.CandidateWithdrawal.withdraw(client, config.appId(), address,
+          "its coordinator port refuses connections");
+    } catch (Exception e) {
+      LOG.warn("Could not withdraw the dead leader {}: {}", address, e.toString());
+    }
+  }
+
   private record Joined(ElasticMembership membership, ModelBroadcast.Position from) {}
 
   /**
@@ -415,7 +429,7 @@ public final class Worker implements AutoCloseable {
     }
 
     LeaderConnection connection = new LeaderConnection(finder, selfAddress, coordinator, config.secret(),
-        config.rpcTimeout(), config.startupTimeout());
+        config.rpcTimeout(), config.startupTimeout(), dead -> withdrawDeadLeader(curator, dead));
     resources.push(connection);
     connection.attachToCurrent(Duration.ofMillis(left(deadline)));
     WorkerInfo self = new WorkerInfo(config.workerId(), config.host(), dataPlane.port());

@@ -46,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProtocolFaultTest {
   @RegisterExtension
-  static final ZooKeeperServer ZK = new ZooKeeperServer();
+  // Sessions as long as 5 minutes: a killed leader's must outlive the test's waits.
+  static final ZooKeeperServer ZK = ZooKeeperServer.allowingSessionsUpTo(Duration.ofMinutes(5));
 
   @TempDir
   Path out;
@@ -94,6 +95,42 @@ class ProtocolFaultTest {
         assertTrue(m.leaderEpoch() >= 2 || m.nextStep() <= FAIL_AT,
             "a checkpoint of the paused leader's epoch after it was paused: " + p + " " + m);
       }
+    }
+  }
+
+  /**
+   * The leader's process is killed (SIGKILL) and nobody reports its exit (no AM here), while its
+   * ZooKeeper session would live for two minutes: the members find its port refusing
+   * connections, withdraw it from the election and from the presence nodes, and a successor
+   * takes over and recovers them long before the session expires (the test waits a minute at
+   * most).
+   */
+  @Test
+  void aKilledLeaderIsWithdrawnByTheMembersBeforeItsSessionExpires() throws Exception {
+    try (ElasticJob job = FailureRecoveryTest.job(ZK.connectString(), out, Recovery.Mode.CONSISTENT)) {
+      String killed = ElasticJob.id(job.appId, 1);
+      List<String> ids = List.of(ElasticJob.id(job.appId, 2), ElasticJob.id(job.appId, 3));
+      job.holdBefore(FAIL_AT);
+      try (ChildWorker leader = ChildWorker.start(job, killed, ZK.connectString(), "consistent", -1,
+          Duration.ofMinutes(2))) {
+        leader.await(ChildWorkerMain.LEADING, ElasticJob.WAIT);
+        ids.forEach(job::start);
+        for (String id : ids) {
+          job.awaitTrained(id, FAIL_AT - 1);
+        }
+        leader.kill();
+        job.release();
+        for (String id : ids) {
+          job.awaitRecovered(id);
+        }
+      }
+      List<Worker.Outcome> survivors = FailureRecoveryTest.survivors(job, ids, killed);
+      for (Worker.Outcome o : survivors) {
+        assertEquals(List.of(killed), FailureRecoveryTest.onlyRecovery(job, o.workerId()).failed());
+      }
+      FailureRecoveryTest.assertFinishedIdenticalAndCountedOnce(survivors);
+      assertTrue(ModelOutput.readMetrics(new Configuration(), job.spec.output()).leaderEpoch() >= 2,
+          "written by the successor");
     }
   }
 
