@@ -17,13 +17,28 @@ final class ClusterThreadsCommand implements Callable<Integer> {
   @Option(names = "--out", defaultValue = "docs/benchmarks",
       description = "Where cluster-threads.csv and .png go (default: ${DEFAULT-VALUE}).")
   Path out;
+  @Option(names = "--replot", description = "Redraw the chart and table from this cluster-threads.csv of an"
+      + " earlier run instead of running the benchmark.")
+  Path replot;
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
-    ClusterThreadsReport report = new ClusterThreadsReport(new ClusterThreadsBench(jobs, console).run());
+    ClusterThreadsReport report;
+    if (replot != null) {
+      if (!java.nio.file.Files.isRegularFile(replot)) {
+        throw new org.edl.job.InvalidInputException("--replot", replot, "no such file");
+      }
+      try {
+        report = ClusterThreadsReport.readCsv(replot);
+      } catch (java.io.IOException e) {
+        throw new org.edl.job.InvalidInputException("--replot", replot, e.getMessage());
+      }
+    } else {
+      report = new ClusterThreadsReport(new ClusterThreadsBench(jobs, console).run());
+    }
     report.writeCsv(out.resolve("cluster-threads.csv"));
     report.writeChart(out.resolve("cluster-threads.png"));
     console.println(report.table());

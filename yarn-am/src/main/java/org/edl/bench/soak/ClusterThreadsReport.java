@@ -13,6 +13,7 @@ import org.edl.bench.BenchCsv;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.plot.CombinedDomainXYPlot;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
@@ -79,11 +80,40 @@ public final class ClusterThreadsReport {
     return pool.equals("(all)") ? p.total() : p.of(pool);
   }
 
+  /** Pools that grew by 2 or more from the first census to the last, and EDL's: the chart's lower panel. */
+  List<String> grownPools() {
+    ClusterThreadsBench.Point first = points.get(0);
+    ClusterThreadsBench.Point last = points.get(points.size() - 1);
+    List<String> grown = new ArrayList<>();
+    for (String pool : changedPools()) {
+      if (pool.equals(ThreadCensus.OURS) || last.of(pool) - first.of(pool) >= 2) {
+        grown.add(pool);
+      }
+    }
+    return grown;
+  }
+
+  /** All threads above; below, the pools that grew, and EDL's. */
   public void writeChart(Path png) throws IOException {
     System.setProperty("java.awt.headless", "true");
+    NumberAxis x = new NumberAxis("jobs finished");
+    x.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
+    CombinedDomainXYPlot plot = new CombinedDomainXYPlot(x);
+    plot.setGap(12);
+    plot.add(panel("all threads", List.of("(all)")), 1);
+    plot.add(panel("threads in the pool", grownPools()), 2);
+    JFreeChart chart = new JFreeChart("Embedded cluster JVM: threads after each finished job",
+        JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+    chart.setBackgroundPaint(Color.WHITE);
+    Path parent = png.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 700);
+  }
+
+  private XYPlot panel(String axis, List<String> pools) {
     XYSeriesCollection data = new XYSeriesCollection();
-    List<String> pools = new ArrayList<>(List.of("(all)"));
-    pools.addAll(changedPools());
     for (String pool : pools) {
       XYSeries s = new XYSeries(pool.equals("(all)") ? "all threads" : pool);
       points.forEach(p -> s.add(p.jobs(), value(p, pool)));
@@ -93,20 +123,32 @@ public final class ClusterThreadsReport {
     for (int i = 0; i < pools.size(); i++) {
       renderer.setSeriesStroke(i, new BasicStroke(1.8f));
     }
-    NumberAxis y = new NumberAxis("threads");
-    NumberAxis x = new NumberAxis("jobs finished");
-    x.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
-    XYPlot plot = new XYPlot(data, x, y, renderer);
-    plot.setBackgroundPaint(Color.WHITE);
-    plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-    plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
-    JFreeChart chart = new JFreeChart("Embedded cluster JVM: threads by pool after each finished job",
-        JFreeChart.DEFAULT_TITLE_FONT, plot, true);
-    chart.setBackgroundPaint(Color.WHITE);
-    Path parent = png.toAbsolutePath().getParent();
-    if (parent != null) {
-      Files.createDirectories(parent);
+    NumberAxis y = new NumberAxis(axis);
+    y.setAutoRangeIncludesZero(!pools.contains("(all)"));
+    XYPlot p = new XYPlot(data, null, y, renderer);
+    p.setBackgroundPaint(Color.WHITE);
+    p.setRangeGridlinePaint(Color.LIGHT_GRAY);
+    p.setDomainGridlinePaint(Color.LIGHT_GRAY);
+    return p;
+  }
+
+  /** Reads what {@link #writeCsv} wrote, to redraw an earlier run. */
+  public static ClusterThreadsReport readCsv(Path csv) throws IOException {
+    List<BenchCsv.Row> lines = BenchCsv.read(csv);
+    if (lines.isEmpty() || !String.join(",", lines.get(0).fields()).equals(CSV_HEADER)) {
+      throw new IOException(csv + ": expected the header " + CSV_HEADER);
     }
-    ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 600);
+    java.util.TreeMap<Integer, java.util.Map<String, Integer>> byJobs = new java.util.TreeMap<>();
+    for (BenchCsv.Row f : lines.subList(1, lines.size())) {
+      if (f.size() != 3) {
+        throw new IOException(csv + ":" + f.line() + ": expected 3 fields but got: " + String.join(",", f.fields()));
+      }
+      int jobs = (int) BenchCsv.whole(csv.toString(), f, 0, "jobs");
+      byJobs.computeIfAbsent(jobs, j -> new java.util.TreeMap<>()).put(f.get(1),
+          (int) BenchCsv.whole(csv.toString(), f, 2, "threads"));
+    }
+    List<ClusterThreadsBench.Point> points = new ArrayList<>();
+    byJobs.forEach((jobs, pools) -> points.add(new ClusterThreadsBench.Point(jobs, pools)));
+    return new ClusterThreadsReport(points);
   }
 }

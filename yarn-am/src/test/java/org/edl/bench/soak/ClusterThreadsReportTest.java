@@ -40,8 +40,10 @@ class ClusterThreadsReportTest {
     assertTrue(table.contains("| (edl) | 0 | 0 | 0 | 0 |"), table);
     assertEquals("LogAggregationService ## +2", ClusterThreadsBench.changes(points.get(0), points.get(1)));
 
+    assertEquals(List.of("(edl)", "LogAggregationService ##"), r.grownPools());
     r.writeCsv(dir.resolve("cluster-threads.csv"));
     assertEquals("jobs,pool,threads", Files.readAllLines(dir.resolve("cluster-threads.csv")).get(0));
+    assertEquals(r.table(), ClusterThreadsReport.readCsv(dir.resolve("cluster-threads.csv")).table());
     r.writeChart(dir.resolve("cluster-threads.png"));
     assertTrue(Files.size(dir.resolve("cluster-threads.png")) > 1000);
   }
