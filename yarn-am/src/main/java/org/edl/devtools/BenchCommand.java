@@ -283,7 +283,7 @@ public final class BenchCommand implements Runnable {
       java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
       org.edl.bench.chaos.ChaosReport report;
       if (replot != null) {
-        report = readForReplot(replot);
+        report = ReplotFile.read(replot, org.edl.bench.chaos.ChaosReport::readCsv);
       } else {
         org.edl.bench.chaos.ChaosBench.Options options = org.edl.bench.chaos.ChaosBench.Options.of(seeds, firstSeed,
             steps, workers, maxWorkerFailures, checkpointEvery, expectedSeconds).validate();
@@ -296,17 +296,6 @@ public final class BenchCommand implements Runnable {
       return 0;
     }
 
-    /** A missing or foreign file is the user's mistake: one line, exit 2. */
-    private static org.edl.bench.chaos.ChaosReport readForReplot(java.nio.file.Path csv) {
-      if (!java.nio.file.Files.isRegularFile(csv)) {
-        throw new org.edl.job.InvalidInputException("--replot", csv, "no such file");
-      }
-      try {
-        return org.edl.bench.chaos.ChaosReport.readCsv(csv);
-      } catch (java.io.IOException e) {
-        throw new org.edl.job.InvalidInputException("--replot", csv, e.getMessage());
-      }
-    }
   }
 
   /**

@@ -28,14 +28,7 @@ final class ClusterThreadsCommand implements Callable<Integer> {
     PrintWriter console = spec.commandLine().getOut();
     ClusterThreadsReport report;
     if (replot != null) {
-      if (!java.nio.file.Files.isRegularFile(replot)) {
-        throw new org.edl.job.InvalidInputException("--replot", replot, "no such file");
-      }
-      try {
-        report = ClusterThreadsReport.readCsv(replot);
-      } catch (java.io.IOException e) {
-        throw new org.edl.job.InvalidInputException("--replot", replot, e.getMessage());
-      }
+      report = ReplotFile.read(replot, ClusterThreadsReport::readCsv);
     } else {
       report = new ClusterThreadsReport(new ClusterThreadsBench(jobs, console).run());
     }

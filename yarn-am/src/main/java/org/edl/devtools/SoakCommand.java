@@ -1,13 +1,10 @@
 package org.edl.devtools;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.edl.bench.soak.SoakBench;
 import org.edl.bench.soak.SoakReport;
-import org.edl.job.InvalidInputException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -54,7 +51,7 @@ final class SoakCommand implements Callable<Integer> {
     SoakReport report;
     boolean ok = true;
     if (replot != null) {
-      report = readForReplot(replot);
+      report = ReplotFile.read(replot, SoakReport::readCsv);
     } else {
       SoakBench.Result result = new SoakBench(SoakBench.Options.of(operations, sampleEvery, backend, model, seed,
           java.time.Duration.ofMinutes(maxMinutes)),
@@ -69,15 +66,4 @@ final class SoakCommand implements Callable<Integer> {
     return ok ? 0 : 1;
   }
 
-  /** A missing or foreign file is the user's mistake: one line, exit 2. */
-  private static SoakReport readForReplot(Path csv) {
-    if (!Files.isRegularFile(csv)) {
-      throw new InvalidInputException("--replot", csv, "no such file");
-    }
-    try {
-      return SoakReport.readCsv(csv);
-    } catch (IOException e) {
-      throw new InvalidInputException("--replot", csv, e.getMessage());
-    }
-  }
 }
