@@ -127,8 +127,11 @@ class ContainerProcessesTest {
         java.util.Set.copyOf(processes.javaProcessesOf("application_0_" + app)),
         "the two JVMs, neither launch shell, not the other application's");
 
-    ProcessProbe.Reading r = new ProcessProbe().read(workerPid);
-    assertTrue(r.threads() > 1 && r.fds() > 2 && r.liveHeapMb() > 0 && r.liveHeapMb() < 32, r.toString());
+    // Found as soon as it is a java process: its threads and files come a moment later (a
+    // clean-clone run read 1 thread and 3 descriptors of a JVM still starting).
+    ProcessProbe.Reading r = Await.until("the worker JVM to have started", () -> new ProcessProbe().read(workerPid),
+        x -> x.threads() > 1 && x.fds() > 2, SHORT);
+    assertTrue(r.liveHeapMb() > 0 && r.liveHeapMb() < 32, r.toString());
     ProcessProbe.Reading self = new ProcessProbe().self();
     assertTrue(self.threads() > 1 && self.fds() > 2 && self.liveHeapMb() > 0, self.toString());
   }
