@@ -145,7 +145,7 @@ class WorkerFailureEndToEndTest {
   @Test
   void aPausedFollowerIsTheOneFencedAndTheJobSucceeds() throws Exception {
     JobSpec spec = slowSpec("paused-follower-e2e");
-    Killed paused = startAndPause(spec, 150, Duration.ofSeconds(12));
+    Killed paused = startAndPause(spec, 60, Duration.ofSeconds(12));
     assertFinishedAsPromised(paused);
     ApplicationReport end = CLUSTER.yarn().getApplicationReport(paused.job.appId());
     assertTrue(end.getDiagnostics().contains(paused.victim + " on "), end.getDiagnostics());
@@ -162,23 +162,33 @@ class WorkerFailureEndToEndTest {
         .recovery(new Recovery(Recovery.Mode.CONSISTENT, 3_000, 3)).build();
   }
 
-  /** Starts the job, pauses a follower's JVM at step {@code at} for {@code pause}, then continues it. */
+  /**
+   * Starts the job, pauses a follower's JVM at step {@code at} for {@code pause}, then continues
+   * it. The follower and its process are found before that step, and the checkpoints are listed
+   * during the pause: a pause must land before the last step (a job of 8 ms steps finished once
+   * while the test waited for its first checkpoint, which a loaded HDFS took 8 s to write), and
+   * while a member is paused no step can complete.
+   */
   private static Killed startAndPause(JobSpec spec, long at, Duration pause) throws Exception {
     SubmittedJob job = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec);
     ApplicationReport report = Await.until("the AM to register", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
-    JobStatus training = withAm(report, job, am -> Await.until("three workers training", am::status,
-        s -> s.getState() == JobState.RUNNING && s.isSetProgress()
-            && s.getProgress().getWorkers() == 3 && s.getProgress().getStep() >= at));
-    List<String> checkpoints = Await.until("the first periodic checkpoint", () -> checkpointNames(job),
-        names -> !names.isEmpty());
-    List<String> workers = List.copyOf(training.getContainers());
+    JobStatus formed = withAm(report, job, am -> Await.until("three workers training", am::status,
+        s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getWorkers() == 3));
+    List<String> workers = List.copyOf(formed.getContainers());
     String victim = aFollower(job, workers);
     org.edl.bench.ContainerProcesses processes = new org.edl.bench.ContainerProcesses();
     org.edl.bench.ContainerProcesses.ContainerProcess p = processes.find(victim);
+    JobStatus training = withAm(report, job, am -> Await.until("step " + at, am::status,
+        s -> s.getState() == JobState.RUNNING && s.isSetProgress() && s.getProgress().getStep() >= at));
+    assertTrue(training.getProgress().getStep() < spec.training().steps(), "paused before the last step: " + training);
     processes.pause(p);
+    List<String> checkpoints;
     try {
-      Thread.sleep(pause.toMillis()); // the fault itself: a process that does nothing this long
+      long pausedAt = System.nanoTime();
+      checkpoints = checkpointNames(job);
+      // the fault itself: a process that does nothing this long
+      Thread.sleep(Math.max(0, pause.toMillis() - (System.nanoTime() - pausedAt) / 1_000_000));
     } finally {
       processes.resume(p);
     }
