@@ -10,6 +10,7 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.edl.client.JobControlException;
+import org.edl.client.KerberosLogin;
 import org.edl.job.InvalidInputException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -45,6 +46,13 @@ public final class EdlCli implements Runnable {
   @Option(names = "--conf", scope = ScopeType.INHERIT, paramLabel = "DIR",
       description = "Hadoop client configuration directory (default: HADOOP_CONF_DIR on the class path).")
   Path confDir;
+
+  @Option(names = "--principal", scope = ScopeType.INHERIT, paramLabel = "NAME",
+      description = "On a Kerberos cluster, log in as NAME from --keytab (default: the ticket cache kinit fills).")
+  String principal;
+
+  @Option(names = "--keytab", scope = ScopeType.INHERIT, paramLabel = "FILE", description = "The keytab for --principal.")
+  Path keytab;
 
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
@@ -109,8 +117,22 @@ public final class EdlCli implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  /** The client configuration: {@code --conf DIR} if given, else whatever is on the class path. */
+  /**
+   * The client configuration: {@code --conf DIR} if given, else whatever is on the class path;
+   * on a Kerberos cluster, with the user logged in ({@link KerberosLogin}).
+   */
   Configuration configuration() {
+    if (loaded == null) {
+      Configuration conf = readConfiguration();
+      KerberosLogin.apply(conf, principal, keytab);
+      loaded = conf;
+    }
+    return new YarnConfiguration(loaded);
+  }
+
+  private Configuration loaded;
+
+  private Configuration readConfiguration() {
     YarnConfiguration conf = new YarnConfiguration();
     if (confDir == null) {
       conf.addResource("edl-site.xml");

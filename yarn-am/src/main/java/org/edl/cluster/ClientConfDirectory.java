@@ -40,13 +40,18 @@ public final class ClientConfDirectory {
       YarnConfiguration.YARN_APPLICATION_CLASSPATH,
       YarnConfiguration.LOG_AGGREGATION_ENABLED,
       YarnConfiguration.NM_REMOTE_APP_LOG_DIR,
+      // With Kerberos: whom the client's tokens name as renewer, and whom it authenticates.
+      YarnConfiguration.RM_PRINCIPAL,
+      YarnConfiguration.NM_PRINCIPAL,
       // Tells the EDL client to give containers its own classpath and configuration.
       YarnConfiguration.IS_MINI_YARN_CLUSTER);
 
   private static final List<String> HDFS_CLIENT_KEYS = List.of(
       "dfs.replication",
       "dfs.client.block.write.replace-datanode-on-failure.enable",
-      "dfs.namenode.http-address");
+      "dfs.namenode.http-address",
+      "dfs.namenode.kerberos.principal",
+      "dfs.datanode.kerberos.principal");
 
   private ClientConfDirectory() {}
 
@@ -64,6 +69,10 @@ public final class ClientConfDirectory {
 
     Configuration core = new Configuration(false);
     core.set(CommonConfigurationKeysPublic.FS_DEFAULT_NAME_KEY, fsUri);
+    String authentication = yarn.get(CommonConfigurationKeysPublic.HADOOP_SECURITY_AUTHENTICATION, "simple");
+    if (!authentication.equals("simple")) {
+      core.set(CommonConfigurationKeysPublic.HADOOP_SECURITY_AUTHENTICATION, authentication);
+    }
     write(dir.resolve(CORE_SITE), core);
 
     write(dir.resolve(HDFS_SITE), copy(hdfs, HDFS_CLIENT_KEYS));

@@ -16,6 +16,7 @@ import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
@@ -78,11 +79,18 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   /** The scheduler plugin's preemption grace period; null: its default. */
   private final Long preemptionGraceMs;
+  private final boolean kerberos;
+  /** HDFS delegation tokens' life unless renewed, with Kerberos; null: HDFS's default. */
+  private final Long tokenRenewIntervalMs;
+  private volatile EmbeddedKdc kdc;
 
-  private EmbeddedCluster(ClusterSize size, Path baseDir, Long preemptionGraceMs) {
+  private EmbeddedCluster(ClusterSize size, Path baseDir, Long preemptionGraceMs, boolean kerberos,
+      Long tokenRenewIntervalMs) {
     this.size = size;
     this.requestedBaseDir = baseDir;
     this.preemptionGraceMs = preemptionGraceMs;
+    this.kerberos = kerberos;
+    this.tokenRenewIntervalMs = tokenRenewIntervalMs;
   }
 
   public static Builder builder() {
@@ -170,6 +178,12 @@ public final class EmbeddedCluster implements AutoCloseable {
     return started(baseDir);
   }
 
+  /** The cluster's KDC, its realm and keytabs, when it was built with {@link Builder#kerberos(boolean)}. */
+  public java.util.Optional<EmbeddedKdc> kerberos() {
+    started(clientConfiguration);
+    return java.util.Optional.ofNullable(kdc);
+  }
+
   public int nodes() {
     return size.nodes();
   }
@@ -203,9 +217,16 @@ public final class EmbeddedCluster implements AutoCloseable {
         baseDir, size.nodes(), size.gpusPerNode(), size.nodeMemoryMb(), size.nodeVcores());
 
     zkConnectString = startZooKeeper(baseDir.resolve("zookeeper"));
-    MiniDFSCluster hdfs = startHdfs(baseDir.resolve("hdfs"));
+    Configuration base = new Configuration();
+    if (kerberos) {
+      base = startKdc(baseDir.resolve("kdc"), base);
+    }
+    MiniDFSCluster hdfs = startHdfs(baseDir.resolve("hdfs"), base);
     hdfsUri = hdfs.getURI();
-    MiniYARNCluster yarn = startYarn(baseDir.resolve("yarn"));
+    if (kerberos) {
+      SecureHdfsLayout.prepare(hdfsUri, hdfs.getConfiguration(0), System.getProperty("user.name"));
+    }
+    MiniYARNCluster yarn = startYarn(baseDir.resolve("yarn"), base);
 
     confDir = ClientConfDirectory.write(baseDir.resolve("conf"), yarn.getConfig(),
         hdfs.getConfiguration(0), hdfsUri.toString(), zkConnectString);
@@ -232,8 +253,24 @@ public final class EmbeddedCluster implements AutoCloseable {
     return zookeeper.getConnectString();
   }
 
-  private MiniDFSCluster startHdfs(Path dir) throws IOException {
-    Configuration conf = EmbeddedClusterSettings.hdfs(new Configuration());
+  /**
+   * Starts the KDC and turns Kerberos on for this JVM: the services it starts next log in from
+   * the KDC's service keytab.
+   *
+   * @return {@code base} with the secure settings
+   */
+  private Configuration startKdc(Path dir, Configuration base) throws Exception {
+    deleteRecursively(dir);
+    EmbeddedKdc started = EmbeddedKdc.start(dir, System.getProperty("user.name"));
+    stoppers.push(new Stopper("Kerberos KDC", started::close));
+    kdc = started;
+    Configuration secure = EmbeddedClusterSettings.kerberos(base, started, tokenRenewIntervalMs);
+    UserGroupInformation.setConfiguration(secure);
+    return secure;
+  }
+
+  private MiniDFSCluster startHdfs(Path dir, Configuration base) throws IOException {
+    Configuration conf = EmbeddedClusterSettings.hdfs(base);
     MiniDFSCluster hdfs = new MiniDFSCluster.Builder(conf, dir.toFile()).numDataNodes(1).build();
     stoppers.push(new Stopper("HDFS", () -> stopHdfs(hdfs)));
     hdfs.waitActive();
@@ -256,11 +293,14 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
   }
 
-  private MiniYARNCluster startYarn(Path dir) throws Exception {
+  private MiniYARNCluster startYarn(Path dir, Configuration secure) throws Exception {
     Path allocationFile = FairSchedulerAllocationFile.write(baseDir.resolve("fair-scheduler.xml"));
-    Configuration base = new Configuration();
+    Configuration base = new Configuration(secure);
     base.set(CommonConfigurationKeysPublic.FS_DEFAULT_NAME_KEY, hdfsUri.toString());
     YarnConfiguration conf = EmbeddedClusterSettings.yarn(base, size, allocationFile);
+    if (kdc != null) {
+      EmbeddedClusterSettings.containersUse(conf, kdc);
+    }
     if (preemptionGraceMs != null) {
       conf.setLong(org.edl.scheduler.rm.GpuFairPreemptionPolicy.GRACE_MS, preemptionGraceMs);
     }
@@ -404,8 +444,29 @@ public final class EmbeddedCluster implements AutoCloseable {
     private int nodeVcores = ClusterSize.DEFAULT_NODE_VCORES;
     private Path baseDir;
     private Long preemptionGraceMs;
+    private boolean kerberos;
+    private Long tokenRenewIntervalMs;
 
     private Builder() {}
+
+    /**
+     * Kerberos on: a KDC ({@link EmbeddedKdc}) starts first, every service logs in from its
+     * keytab, and clients must log in too (a keytab for this machine's user is issued). Turns
+     * Kerberos on for the whole JVM: one secure cluster per JVM, and no insecure one after it.
+     */
+    public Builder kerberos(boolean on) {
+      this.kerberos = on;
+      return this;
+    }
+
+    /** With Kerberos, how long an HDFS delegation token lives unless renewed; default HDFS's (a day). */
+    public Builder tokenRenewIntervalMs(long ms) {
+      if (ms <= 0) {
+        throw new org.edl.job.InvalidInputException("token-renew-interval-ms", ms, "must be more than 0");
+      }
+      this.tokenRenewIntervalMs = ms;
+      return this;
+    }
 
     /**
      * How long a container warned for preemption may run before the ResourceManager kills it;
@@ -457,7 +518,7 @@ public final class EmbeddedCluster implements AutoCloseable {
      */
     public EmbeddedCluster build() {
       return new EmbeddedCluster(new ClusterSize(nodes, gpusPerNode, nodeMemoryMb, nodeVcores).validate(), baseDir,
-          preemptionGraceMs);
+          preemptionGraceMs, kerberos, tokenRenewIntervalMs);
     }
   }
 }

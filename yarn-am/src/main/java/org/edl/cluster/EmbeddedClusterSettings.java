@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.edl.scheduler.rm.EdlFairScheduler;
@@ -35,6 +36,8 @@ public final class EmbeddedClusterSettings {
   static final String FAIR_ASSIGN_MULTIPLE = "yarn.scheduler.fair.assignmultiple";
   static final String NM_DISK_HEALTH_CHECK_ENABLE = "yarn.nodemanager.disk-health-checker.enable";
   static final String FAIR_PREEMPTION = "yarn.scheduler.fair.preemption";
+  /** A secure DataNode on an ordinary port, without SASL: for tests only (HDFS's own tests use it). */
+  static final String IGNORE_SECURE_PORTS = "ignore.secure.ports.for.testing";
   /** Where finished applications' container logs are collected, on the cluster's HDFS. */
   public static final String REMOTE_APP_LOG_DIR = "/tmp/logs";
 
@@ -49,6 +52,44 @@ public final class EmbeddedClusterSettings {
     conf.setBoolean("dfs.client.block.write.replace-datanode-on-failure.enable", false);
     // A NameNode on a nearly full shared disk would otherwise drop into safe mode.
     conf.setLong("dfs.namenode.resource.du.reserved", 0L);
+    return conf;
+  }
+
+  /**
+   * Kerberos for every service, as a secure real cluster's site files set it: the services log
+   * in from {@code kdc}'s service keytab, HDFS hands out block access tokens, and clients must
+   * authenticate (a Kerberos ticket, or the delegation tokens a job's containers get). Not a
+   * real cluster's: the DataNode serves on unprivileged ports without SASL data transfer
+   * protection ({@value #IGNORE_SECURE_PORTS}), which only tests may do.
+   *
+   * @param tokenRenewIntervalMs how long an HDFS delegation token lives unless renewed; null:
+   *     HDFS's default (a day)
+   */
+  public static Configuration kerberos(Configuration base, EmbeddedKdc kdc, Long tokenRenewIntervalMs) {
+    Configuration conf = new Configuration(base);
+    conf.set(CommonConfigurationKeysPublic.HADOOP_SECURITY_AUTHENTICATION, "kerberos");
+    String service = kdc.servicePrincipal();
+    String keytab = kdc.serviceKeytab().toString();
+    conf.setBoolean("dfs.block.access.token.enable", true);
+    conf.set("dfs.namenode.kerberos.principal", service);
+    conf.set("dfs.namenode.keytab.file", keytab);
+    conf.set("dfs.namenode.kerberos.internal.spnego.principal", kdc.httpPrincipal());
+    conf.set("dfs.web.authentication.kerberos.principal", kdc.httpPrincipal());
+    conf.set("dfs.web.authentication.kerberos.keytab", keytab);
+    conf.set("dfs.datanode.kerberos.principal", service);
+    conf.set("dfs.datanode.keytab.file", keytab);
+    conf.setBoolean(IGNORE_SECURE_PORTS, true);
+    if (tokenRenewIntervalMs != null) {
+      conf.setLong("dfs.namenode.delegation.token.renew-interval", tokenRenewIntervalMs);
+    }
+    conf.set(YarnConfiguration.RM_PRINCIPAL, service);
+    conf.set(YarnConfiguration.RM_KEYTAB, keytab);
+    conf.set(YarnConfiguration.NM_PRINCIPAL, service);
+    conf.set(YarnConfiguration.NM_KEYTAB, keytab);
+    conf.set(YarnConfiguration.RM_WEBAPP_SPNEGO_USER_NAME_KEY, kdc.httpPrincipal());
+    conf.set(YarnConfiguration.RM_WEBAPP_SPNEGO_KEYTAB_FILE_KEY, keytab);
+    conf.set(YarnConfiguration.NM_WEBAPP_SPNEGO_USER_NAME_KEY, kdc.httpPrincipal());
+    conf.set(YarnConfiguration.NM_WEBAPP_SPNEGO_KEYTAB_FILE_KEY, keytab);
     return conf;
   }
 
@@ -114,6 +155,16 @@ public final class EmbeddedClusterSettings {
       conf.set(YarnConfiguration.YARN_APPLICATION_CLASSPATH, classpath);
     }
     return conf;
+  }
+
+  /**
+   * Every JVM in the cluster's containers reads {@code kdc}'s {@code krb5.conf}, as JVMs on a
+   * real secure cluster's nodes read {@code /etc/krb5.conf}: without it Hadoop's login in the
+   * AM fails with "Can't get Kerberos realm", although containers authenticate with tokens.
+   */
+  public static void containersUse(YarnConfiguration conf, EmbeddedKdc kdc) {
+    conf.set(YarnConfiguration.NM_ADMIN_USER_ENV, conf.get(YarnConfiguration.NM_ADMIN_USER_ENV)
+        + ",JAVA_TOOL_OPTIONS=-Djava.security.krb5.conf=" + kdc.krb5Conf());
   }
 
   static String withoutJavaHome(String whitelist) {

@@ -49,6 +49,14 @@ public final class ClusterCommand implements Callable<Integer> {
           + " default: a temporary directory, removed on exit")
   Path dir;
 
+  @Option(names = "--kerberos", description = "secure the cluster: a KDC starts first, every service logs in"
+      + " with Kerberos, and clients need a ticket or a keytab (one is issued for this machine's user)")
+  boolean kerberos;
+
+  @Option(names = "--token-renew-interval-ms", paramLabel = "MS", description = "with --kerberos, how long an"
+      + " HDFS delegation token lives unless renewed (default: HDFS's, a day); short, to watch YARN renew them")
+  Long tokenRenewIntervalMs;
+
   private final Consumer<EmbeddedCluster> onStarted;
   private final Future<?> stopRequested;
 
@@ -74,9 +82,17 @@ public final class ClusterCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     EmbeddedCluster cluster;
     try {
-      cluster = EmbeddedCluster.builder()
+      if (tokenRenewIntervalMs != null && !kerberos) {
+        throw new InvalidInputException("token-renew-interval-ms", tokenRenewIntervalMs,
+            "delegation tokens exist only with --kerberos");
+      }
+      EmbeddedCluster.Builder builder = EmbeddedCluster.builder()
           .nodes(nodes).gpusPerNode(gpusPerNode).nodeMemoryMb(nodeMemoryMb).nodeVcores(nodeVcores).baseDir(dir)
-          .build();
+          .kerberos(kerberos);
+      if (tokenRenewIntervalMs != null) {
+        builder.tokenRenewIntervalMs(tokenRenewIntervalMs);
+      }
+      cluster = builder.build();
     } catch (InvalidInputException e) {
       // The builder names its fields as the options are named, less the dashes.
       throw new CommandLine.ParameterException(spec.commandLine(),
@@ -113,6 +129,12 @@ public final class ClusterCommand implements Callable<Integer> {
     out.printf("ResourceManager web UI: %s%n", cluster.resourceManagerWebUrl());
     out.printf("HDFS: %s%n", cluster.hdfsUri());
     out.printf("ZooKeeper: %s%n", cluster.zkConnectString());
+    cluster.kerberos().ifPresent(kdc -> {
+      out.printf("Kerberos realm %s; clients need its krb5.conf and a login:%n", kdc.realm());
+      out.printf("  export KRB5_CONFIG=%s%n", kdc.krb5Conf());
+      out.printf("  bin/edl --principal %s --keytab %s submit ...   (or: kinit -kt %s %s)%n",
+          kdc.userPrincipal(), kdc.userKeytab(), kdc.userKeytab(), kdc.userPrincipal());
+    });
     out.println("Press Ctrl-C to stop.");
     out.flush();
   }

@@ -73,7 +73,7 @@ class JobControlUsageTest {
     usageError(run("status", APP, "--wokers", "2"), "--wokers");
   }
 
-  private static void usageError(Result r, String... fragments) {
+  static void usageError(Result r, String... fragments) {
     assertEquals(EdlCli.USAGE, r.code, "exit code; stderr: " + r.err + " stdout: " + r.out);
     String line = r.err.strip();
     assertFalse(line.contains("\n"), "one line only, got: " + r.err);

@@ -54,6 +54,14 @@ class ClusterCommandTest {
   }
 
   @Test
+  void aTokenRenewIntervalWithoutKerberosIsRefused() {
+    int exit = run(new ClusterCommand(), "--token-renew-interval-ms", "10000");
+    assertNotEquals(0, exit);
+    assertTrue(err.toString().contains("--token-renew-interval-ms=10000"), err.toString());
+    assertTrue(err.toString().contains("only with --kerberos"), err.toString());
+  }
+
+  @Test
   void anUnknownOptionIsRefused() {
     int exit = run(new ClusterCommand(), "--gpus", "2");
     assertNotEquals(0, exit);
