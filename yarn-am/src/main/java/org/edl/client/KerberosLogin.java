@@ -61,7 +61,7 @@ public final class KerberosLogin {
         throw new InvalidInputException("--principal", principal, "Kerberos login from keytab " + keytab
             + " failed: " + rootMessage(e));
       }
-      LOG.info("Logged in as {} from {}", principal, keytab);
+      LOG.debug("Logged in as {} from {}", principal, keytab);
       return;
     }
     if (secure && !hasKerberosCredentials()) {

@@ -269,9 +269,11 @@ public final class EmbeddedCluster implements AutoCloseable {
     return secure;
   }
 
-  private MiniDFSCluster startHdfs(Path dir, Configuration base) throws IOException {
+  private MiniDFSCluster startHdfs(Path dir, Configuration base) throws Exception {
     Configuration conf = EmbeddedClusterSettings.hdfs(base);
-    MiniDFSCluster hdfs = new MiniDFSCluster.Builder(conf, dir.toFile()).numDataNodes(1).build();
+    MiniDFSCluster hdfs = kdc == null ? new MiniDFSCluster.Builder(conf, dir.toFile()).numDataNodes(1).build()
+        : StandardErrorToLog.during("secure DataNode start-up",
+            () -> new MiniDFSCluster.Builder(conf, dir.toFile()).numDataNodes(1).build());
     stoppers.push(new Stopper("HDFS", () -> stopHdfs(hdfs)));
     hdfs.waitActive();
     LOG.info("HDFS started at {} (NameNode web UI http://{})",

@@ -78,6 +78,8 @@ public final class EmbeddedClusterSettings {
     conf.set("dfs.web.authentication.kerberos.keytab", keytab);
     conf.set("dfs.datanode.kerberos.principal", service);
     conf.set("dfs.datanode.keytab.file", keytab);
+    // Not dfs.data.transfer.protection (SASL on block transfers): the NodeManager's localizer
+    // reads with a configuration of its own, new YarnConfiguration(), which would lack it here.
     conf.setBoolean(IGNORE_SECURE_PORTS, true);
     if (tokenRenewIntervalMs != null) {
       conf.setLong("dfs.namenode.delegation.token.renew-interval", tokenRenewIntervalMs);
