@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSecret;
 
@@ -50,6 +51,7 @@ public final class AllReduceBench {
           + (Runtime.getRuntime().maxMemory() >> 20) + " MiB)");
     }
     Files.createDirectories(options.outDir());
+    Optional<GlooPeer> gloo = glooPeer(options, progress);
     List<BandwidthPoint> points = new ArrayList<>();
 
     try (StreamLimit stream = new StreamLimit(JobSecret.generate(), (int) options.maxBytes())) {
@@ -81,6 +83,11 @@ public final class AllReduceBench {
           points.add(report(progress, BandwidthPoint.allReduce(members, bytes, GATHER_BROADCAST, gather), n));
         }
       }
+      if (gloo.isPresent()) {
+        for (BandwidthPoint p : gloo.get().run(members, options.sizes(), options.iterations(), WARMUP)) {
+          points.add(report(progress, p, options.iterationsFor(p.bytes())));
+        }
+      }
     }
 
     Path csv = options.outDir().resolve("allreduce.csv");
@@ -92,6 +99,25 @@ public final class AllReduceBench {
         + Runtime.getRuntime().availableProcessors() + " cores)", png);
     progress.println("wrote " + csv + " and " + png);
     return points;
+  }
+
+  /** The gloo peer the options ask for; {@code auto} without torch says so and goes on without it. */
+  private static Optional<GlooPeer> glooPeer(AllReduceBenchOptions options, PrintStream progress) {
+    if (options.gloo() == AllReduceBenchOptions.Gloo.OFF) {
+      return Optional.empty();
+    }
+    Optional<GlooPeer> peer = GlooPeer.find(options.python());
+    if (peer.isEmpty()) {
+      String why = "no Python with torch.distributed and gloo (tried " + options.python() + " and "
+          + GlooPeer.DEBIAN_PYTHON + "; Debian: apt-get install python3-torch)";
+      if (options.gloo() == AllReduceBenchOptions.Gloo.ON) {
+        throw new InvalidInputException("gloo", "on", why);
+      }
+      progress.println("gloo skipped: " + why);
+    } else {
+      progress.println("gloo: torch.distributed with " + peer.get().python());
+    }
+    return peer;
   }
 
   private static BandwidthPoint report(PrintStream progress, BandwidthPoint p, int iterations) {

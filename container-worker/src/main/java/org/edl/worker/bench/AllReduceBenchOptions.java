@@ -24,9 +24,15 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * @param outDir      where allreduce.csv and allreduce.png go
  * @param members     ring sizes to run, each in one JVM as threads over loopback TCP
  * @param chunkBytes  largest chunk the ring keeps in flight
+ * @param gloo        whether to run torch.distributed's gloo as a peer: on, off, or auto (when a
+ *                    Python with torch is found)
+ * @param python      the Python interpreter to try first for gloo
  */
 public record AllReduceBenchOptions(long maxBytes, int iterations, Path outDir, List<Integer> members,
-    int chunkBytes) {
+    int chunkBytes, Gloo gloo, String python) {
+  /** Whether the gloo peer runs. */
+  public enum Gloo { ON, OFF, AUTO }
+
   public static final long MIN_BYTES = 1024;
   public static final long LIMIT_BYTES = 1L << 30;
   private static final String COMMAND = "edl bench allreduce";
@@ -52,12 +58,19 @@ public record AllReduceBenchOptions(long maxBytes, int iterations, Path outDir, 
     @Option(names = "--chunk-bytes", paramLabel = "SIZE", defaultValue = "1MiB",
         description = "ring chunk size (default ${DEFAULT-VALUE})")
     String chunkBytes;
+    @Option(names = "--gloo", paramLabel = "auto|on|off", defaultValue = "auto",
+        description = "also time torch.distributed's gloo all_reduce, one process per member (default"
+            + " ${DEFAULT-VALUE}: when a Python with torch is found; Debian: python3-torch)")
+    String gloo;
+    @Option(names = "--python", paramLabel = "CMD", defaultValue = "python3",
+        description = "the Python for gloo, tried before /usr/bin/python3 (default ${DEFAULT-VALUE})")
+    String python;
 
     /** The options these flags give, checked; every error names the option and the value. */
     public AllReduceBenchOptions toOptions() {
       return new AllReduceBenchOptions(bytes("max-bytes", maxBytes), (int) whole("iterations", iterations, 1, 100_000),
-          Path.of(outDir), memberList(members), (int) Math.min(Integer.MAX_VALUE, bytes("chunk-bytes", chunkBytes)))
-          .validate();
+          Path.of(outDir), memberList(members), (int) Math.min(Integer.MAX_VALUE, bytes("chunk-bytes", chunkBytes)),
+          glooOf(gloo), python).validate();
     }
   }
 
@@ -152,6 +165,15 @@ public record AllReduceBenchOptions(long maxBytes, int iterations, Path outDir, 
       throw new InvalidInputException(field, shown, "must be between " + min + " and " + max);
     }
     return v;
+  }
+
+  private static Gloo glooOf(String text) {
+    return switch (text.trim().toLowerCase(Locale.ROOT)) {
+      case "on" -> Gloo.ON;
+      case "off" -> Gloo.OFF;
+      case "auto" -> Gloo.AUTO;
+      default -> throw new InvalidInputException("gloo", text, "choose auto, on or off");
+    };
   }
 
   private static List<Integer> memberList(String text) {

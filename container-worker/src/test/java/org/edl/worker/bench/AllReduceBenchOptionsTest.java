@@ -22,6 +22,8 @@ class AllReduceBenchOptionsTest {
     assertEquals(256L << 20, sizes.get(sizes.size() - 1));
     assertTrue(sizes.contains(1L << 20) && sizes.contains(64L << 20));
     assertEquals(Path.of("docs", "benchmarks"), o.outDir());
+    assertEquals(AllReduceBenchOptions.Gloo.AUTO, o.gloo());
+    assertEquals("python3", o.python());
   }
 
   @Test
@@ -43,6 +45,7 @@ class AllReduceBenchOptionsTest {
     assertMessage("option=--fast: unknown", "--fast");
     assertMessage("iterations=null: needs a value", "--iterations");
     assertMessage("members=2,1: must be between 2 and 64", "--members", "2,1");
+    assertMessage("gloo=maybe: choose auto, on or off", "--gloo", "maybe");
     Path file = Files.writeString(dir.resolve("not-a-dir"), "x");
     assertMessage("out-dir=" + file + ": exists and is not a directory", "--out-dir", file.toString());
   }
