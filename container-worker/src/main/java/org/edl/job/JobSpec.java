@@ -45,7 +45,7 @@ public record JobSpec(
   public static final int DEFAULT_CHECKPOINTS_KEPT = 3;
   public static final Set<String> MODELS = Set.of("softmax", "mlp");
   public static final Set<String> FORMATS = Set.of("auto", "libsvm", "csv");
-  public static final Set<String> BACKENDS = Set.of("cpu", "emulated");
+  public static final Set<String> BACKENDS = Set.of("cpu", "cuda", "emulated");
   /** Models the emulated backend stands in for (their measured profiles and real sizes). */
   public static final Set<String> EMULATED_MODELS = Set.of("imagenet", "cifar10", "yolov3", "bert");
   private static final String PREFIX = "edl.job.";
@@ -119,6 +119,10 @@ public record JobSpec(
     }
     if (!BACKENDS.contains(backend)) {
       throw new InvalidInputException("backend", backend, "unknown backend; choose one of " + sorted(BACKENDS));
+    }
+    if ("cuda".equals(backend) && resources.gpusPerWorker() < 1) {
+      throw new InvalidInputException("gpus-per-worker", resources.gpusPerWorker(), "--backend cuda trains on the GPU YARN"
+          + " gives each worker: ask for 1 or more");
     }
     if (training.profileSync() && !"emulated".equals(backend)) {
       throw new InvalidInputException("emulated-sync", EMULATED_SYNC_PROFILE, "only the emulated backend can stand in"

@@ -66,8 +66,9 @@ public final class SubmitCommand implements Callable<Integer> {
       description = "How the job changes its size by itself, growing and giving back when warned: edl"
           + " (stop-free) or stop-resume (checkpoint, stop every worker, relaunch; the baseline) (default: ${DEFAULT-VALUE}).")
   String mode;
-  @Option(names = "--backend", defaultValue = "cpu", paramLabel = "cpu|emulated",
-      description = "cpu, or emulated: a profiled model (--model imagenet, cifar10, yolov3 or bert) of its real"
+  @Option(names = "--backend", defaultValue = "cpu", paramLabel = "cpu|cuda|emulated",
+      description = "cpu; cuda: softmax or mlp with their matrix products on the worker's GPU (cuBLAS through JCuda);"
+          + " or emulated: a profiled model (--model imagenet, cifar10, yolov3 or bert) of its real"
           + " size whose steps take as long as its measured profile says; it learns nothing (default: ${DEFAULT-VALUE}).")
   String backend;
   @Option(names = "--emulated-sync", defaultValue = JobSpec.EMULATED_SYNC_TRANSFER, paramLabel = "transfer|profile",

@@ -41,6 +41,12 @@ class SubmitBadInputTest {
   }
 
   @Test
+  void cudaWithoutAGpuPerWorker() {
+    Result r = submit("--backend", "cuda", "--gpus-per-worker", "0");
+    r.assertUserError("gpus-per-worker=0", "--backend cuda trains on the GPU");
+  }
+
+  @Test
   void stragglerFactorAtOrBelowOne() {
     Result r = submit("--straggler-factor", "0.9");
     r.assertUserError("straggler-factor=0.9", "must be above 1");

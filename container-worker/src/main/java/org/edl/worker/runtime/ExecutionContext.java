@@ -1,5 +1,7 @@
 package org.edl.worker.runtime;
 
+import org.edl.job.WorkerEnv;
+import org.edl.worker.cuda.CudaBackend;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.emulated.EmulatedModel;
 import org.edl.worker.emulated.EmulatedModels;
@@ -22,7 +24,7 @@ public record ExecutionContext(Dataset data, TrainableModel model) {
 
   /**
    * Loads the job's data set and creates its model from the job specification: a built-in model
-   * on the cpu backend, or the emulated stand-in for a profiled model (the data set then only
+   * on the cpu backend or, on the cuda backend, with its matrix products on the worker's GPU; or the emulated stand-in for a profiled model (the data set then only
    * gives the sample order).
    */
   public static final Factory FROM_SPEC = config -> {
@@ -39,6 +41,10 @@ public record ExecutionContext(Dataset data, TrainableModel model) {
             model.gradientLength(), model.parameters().length);
       }
       return new ExecutionContext(data, model);
+    }
+    if ("cuda".equals(config.spec().training().backend())) {
+      return new ExecutionContext(data, CudaBackend.on(ModelFactory.create(config.spec(), data),
+          System.getenv(WorkerEnv.GPU_INDICES), java.net.InetAddress.getLocalHost().getHostName()));
     }
     return new ExecutionContext(data, ModelFactory.create(config.spec(), data));
   };

@@ -1,0 +1,88 @@
+package org.edl.worker.cuda;
+
+import jcuda.jcublas.JCublas2;
+import jcuda.runtime.JCuda;
+import org.edl.worker.model.BatchedModel;
+import org.edl.worker.model.ClassifierModel;
+
+/**
+ * {@code --backend cuda}: a built-in model whose matrix products run on the GPU YARN gave this
+ * worker ({@code EDL_GPU_INDICES}, its first index), through JCuda's cuBLAS. JCuda and its
+ * natives load only here, when a job asks for this backend; without a CUDA driver or without the
+ * device, the worker fails at once with a message naming the host and the device.
+ */
+public final class CudaBackend {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CudaBackend.class);
+
+  private CudaBackend() {}
+
+  /** The whole error goes to the log; the message the user reads keeps its gist (see {@link #reasonOf}). */
+  private static Throwable logged(Throwable e) {
+    LOG.warn("The cuda backend could not start", e);
+    return null;
+  }
+
+  /** Raised when this host cannot run the cuda backend; the message says why, naming host and device. */
+  public static final class Unavailable extends IllegalStateException {
+    Unavailable(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /**
+   * {@code model} with its gradients computed on the device.
+   *
+   * @param gpuIndices the container's GPU indices as the AM gives them ({@code 2} or {@code 2,3})
+   * @param host       this host's name, for the message
+   * @throws Unavailable when no GPU was assigned, CUDA cannot be loaded, or the device is not there
+   */
+  public static ClassifierModel on(ClassifierModel model, String gpuIndices, String host) {
+    String first = gpuIndices == null ? "" : gpuIndices.split(",")[0].trim();
+    if (first.isEmpty()) {
+      throw new Unavailable("host " + host + ": --backend cuda needs a GPU, and YARN assigned this worker none"
+          + " (EDL_GPU_INDICES is empty)", null);
+    }
+    int device;
+    try {
+      device = Integer.parseInt(first);
+    } catch (NumberFormatException e) {
+      throw new Unavailable("host " + host + ": EDL_GPU_INDICES=" + gpuIndices + " names no GPU index", null);
+    }
+    int count;
+    try {
+      JCuda.setExceptionsEnabled(true);
+      JCublas2.setExceptionsEnabled(true);
+      int[] devices = new int[1];
+      JCuda.cudaGetDeviceCount(devices);
+      count = devices[0];
+    } catch (LinkageError | RuntimeException e) {
+      throw new Unavailable("host " + host + ": CUDA device " + device + " is not available: the CUDA runtime"
+          + " does not load here (" + reasonOf(e) + "); --backend cuda needs an NVIDIA driver and the CUDA 12"
+          + " runtime and cuBLAS libraries (libcudart.so.12, libcublas.so.12) on the node", logged(e));
+    }
+    if (device >= count) {
+      throw new Unavailable("host " + host + ": no CUDA device " + device + " (this host has " + count + ")", null);
+    }
+    try {
+      return new BatchedModel(model, new CublasGemm(device));
+    } catch (LinkageError | RuntimeException e) {
+      throw new Unavailable("host " + host + ": cuBLAS on CUDA device " + device + " failed to start: "
+          + reasonOf(e), logged(e));
+    }
+  }
+
+  /**
+   * JCuda's load errors carry every nested stack trace in their message: the first line says what
+   * failed, and a missing CUDA library is named where the system's loader said so.
+   */
+  static String reasonOf(Throwable t) {
+    String m = String.valueOf(t.getMessage()).strip();
+    int end = m.indexOf('\n');
+    String first = (end < 0 ? m : m.substring(0, end)).strip();
+    java.util.regex.Matcher missing = MISSING_LIBRARY.matcher(m);
+    return missing.find() ? first + ": " + missing.group(1) + " not found" : first;
+  }
+
+  private static final java.util.regex.Pattern MISSING_LIBRARY =
+      java.util.regex.Pattern.compile("([\\w.+-]+\\.so[\\w.]*): cannot open shared object file");
+}
