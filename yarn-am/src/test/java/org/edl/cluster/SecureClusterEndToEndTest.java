@@ -38,7 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * renewed; the job succeeds with its checkpoints and model written.
  */
 class SecureClusterEndToEndTest {
-  private static final long RENEW_MS = 8_000;
+  private static final long RENEW_MS = 6_000;
 
   @RegisterExtension
   static final YarnCluster CLUSTER = new YarnCluster(b -> b.kerberos(true).tokenRenewIntervalMs(RENEW_MS));
@@ -50,7 +50,7 @@ class SecureClusterEndToEndTest {
     Client client = Client.start(kdc, "--conf", CLUSTER.cluster().confDir().toString(),
         "--principal", kdc.userPrincipal(), "--keytab", kdc.userKeytab().toString(),
         "submit", "--name", "secure-e2e", "--backend", "emulated", "--model", "cifar10", "--workers", "2",
-        "--steps", "700", "--batch-size", "64", "--gpus-per-worker", "1", "--worker-memory", "512",
+        "--steps", "450", "--batch-size", "64", "--gpus-per-worker", "1", "--worker-memory", "512",
         "--checkpoint-every-batches", "50", "--recovery", "consistent", "--grow", "off");
     long submitted = System.currentTimeMillis();
     ApplicationId app = Await.until("the client to submit", client::appId, id -> id != null);
