@@ -22,13 +22,17 @@ import org.slf4j.LoggerFactory;
  * Follows a submitted job until it ends: the application id at once, then one progress line
  * rewritten in place (step, loss, samples/s, workers) from the AM's job-control endpoint, which
  * it finds through the application report; at the end the final state, the diagnostics of a
- * failure, where the model and metrics are, and the first and last loss.
+ * failure, where the model and metrics are, and the first and last loss. When the output is not a
+ * terminal (a file, a pipe, a CI log) a carriage return would run every update into one line:
+ * there each update is a line of its own, when its state changes or every {@value
+ * #LOG_EVERY_SECONDS} s.
  */
 public final class ProgressFollower {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressFollower.class);
   private static final Set<YarnApplicationState> ENDED =
       EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
   private static final Duration RPC_TIMEOUT = Duration.ofSeconds(10);
+  static final long LOG_EVERY_SECONDS = 10;
 
   private final YarnClient yarn;
   private final PrintWriter out;
@@ -37,11 +41,20 @@ public final class ProgressFollower {
   private JobControl.Client control;
   private JobStatus lastStatus;
   private int lastLineLength;
+  private final boolean inPlace;
+  private String lastLogged = "";
+  private long lastLoggedNanos;
 
+  /** In place on a terminal ({@code System.console()}), a line per update otherwise. */
   public ProgressFollower(YarnClient yarn, PrintWriter out, Duration pollInterval) {
+    this(yarn, out, pollInterval, System.console() != null);
+  }
+
+  public ProgressFollower(YarnClient yarn, PrintWriter out, Duration pollInterval, boolean inPlace) {
     this.yarn = yarn;
     this.out = out;
     this.pollInterval = pollInterval;
+    this.inPlace = inPlace;
   }
 
   /** Follows the job to its end; returns the process exit code (0 when it SUCCEEDED). */
@@ -101,12 +114,33 @@ public final class ProgressFollower {
   }
 
   private void printLine(String line) {
+    if (!inPlace) {
+      logLine(line);
+      return;
+    }
     // Pad over the longer line before, so the one line reads cleanly when it shrinks.
     String padded = line.length() < lastLineLength
         ? line + " ".repeat(lastLineLength - line.length()) : line;
     out.print("\r" + padded);
     out.flush();
     lastLineLength = line.length();
+  }
+
+  private void logLine(String line) {
+    long now = System.nanoTime();
+    boolean newState = !kind(line).equals(kind(lastLogged));
+    if (line.equals(lastLogged) || !newState && now - lastLoggedNanos < LOG_EVERY_SECONDS * 1_000_000_000L) {
+      return;
+    }
+    out.println(line);
+    out.flush();
+    lastLogged = line;
+    lastLoggedNanos = now;
+  }
+
+  /** "accepted", "running, 1/2 workers", or "step" with the worker count: what makes a line news. */
+  private static String kind(String line) {
+    return line.startsWith("step ") ? line.substring(line.lastIndexOf("  ") + 2) : line;
   }
 
   private int printOutcome(SubmittedJob job, ApplicationReport report) {

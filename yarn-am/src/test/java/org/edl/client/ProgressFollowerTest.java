@@ -60,4 +60,39 @@ class ProgressFollowerTest {
       assertTrue(out.contains("Diagnostics: "), out);
     }
   }
+
+  @Test
+  void intoAFileEachStateIsALineOfItsOwnAndOnATerminalOneLineIsRewritten() throws Exception {
+    assertEquals("accepted\nrunning\n", progressOf(false));
+    assertEquals("\raccepted\raccepted\rrunning \rrunning\n", progressOf(true));
+  }
+
+  /** What the follower prints before the outcome, for a job seen accepted twice, running twice, then ended. */
+  private static String progressOf(boolean inPlace) throws Exception {
+    YarnClient yarn = mock(YarnClient.class);
+    when(yarn.getApplicationReport(APP)).thenReturn(report(YarnApplicationState.ACCEPTED),
+        report(YarnApplicationState.ACCEPTED), report(YarnApplicationState.RUNNING),
+        report(YarnApplicationState.RUNNING), report(YarnApplicationState.KILLED));
+    JobSpec spec = JobSpec.builder().name("t").model("mlp").data("synthetic:samples=8,features=2,classes=2,seed=1")
+        .format("auto").workers(1).minWorkers(1).maxWorkers(1).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
+        .steps(3).batchSize(4).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(4).seed(1).backend("cpu")
+        .output("hdfs:///user/me/edl/" + APP).build();
+    StringWriter text = new StringWriter();
+    new ProgressFollower(yarn, new PrintWriter(text), Duration.ofMillis(1), inPlace)
+        .follow(new SubmittedJob(APP, spec, JobSecret.generate(), "hdfs:///staging"));
+    String out = text.toString();
+    String afterSubmitted = out.substring(out.indexOf('\n') + 1);
+    return afterSubmitted.substring(0, afterSubmitted.indexOf(APP + " ended"));
+  }
+
+  private static ApplicationReport report(YarnApplicationState state) {
+    ApplicationReport r = Records.newRecord(ApplicationReport.class);
+    r.setApplicationId(APP);
+    r.setYarnApplicationState(state);
+    r.setFinalApplicationStatus(state == YarnApplicationState.KILLED ? FinalApplicationStatus.KILLED
+        : FinalApplicationStatus.UNDEFINED);
+    r.setRpcPort(-1);
+    r.setDiagnostics("");
+    return r;
+  }
 }
