@@ -90,7 +90,15 @@ public final class Simulator {
     int next = 0;
     long eventCount = 0;
     int finished = 0;
-    while (next < n || !events.isEmpty()) {
+    while (true) {
+      // Stale events go before the clock moves: a review left behind by a job that has since
+      // finished or changed would otherwise carry the clock (and the makespan) past the last job.
+      while (!events.isEmpty() && stale(events.peek())) {
+        events.poll();
+      }
+      if (next >= n && events.isEmpty()) {
+        break;
+      }
       double t = Math.min(next < n ? jobs[next].submit : Double.POSITIVE_INFINITY,
           events.isEmpty() ? Double.POSITIVE_INFINITY : events.peek().time);
       integrateTo(t);
@@ -103,7 +111,7 @@ public final class Simulator {
       while (!events.isEmpty() && events.peek().time <= t) {
         Event e = events.poll();
         SimJob j = e.job;
-        if (e.version != j.version || j.finish >= 0) {
+        if (stale(e)) {
           continue;
         }
         eventCount++;
@@ -254,6 +262,11 @@ public final class Simulator {
     if (r < Double.POSITIVE_INFINITY) {
       push(Math.max(r, t), REVIEW, j);
     }
+  }
+
+  /** An event for a job that has finished, or whose state changed since the event was queued. */
+  private static boolean stale(Event e) {
+    return e.version != e.job.version || e.job.finish >= 0;
   }
 
   private void push(double time, int kind, SimJob j) {

@@ -57,6 +57,19 @@ class SimulatorTest {
   }
 
   @Test
+  void theMakespanEndsWithTheLastJobNotWithAReviewLeftBehind() {
+    // A (1 GPU, 100 s) alone under Tiresias, which reviews it when it would cross into queue 1 at
+    // 500 GPU-s. A ends at 100 s, so that review is stale: the run is 100 s long, the GPU busy
+    // all of it. (The clock used to run on to 500 s before dropping it: utilisation 0.2.)
+    Trace t = trace(new TraceJob(0, T0, 100, 1, "u", null));
+    SimResult r = run(t, new TiresiasPolicy(1, TiresiasParams.DEFAULT, false), 1, ScaleCosts.free());
+    assertEquals(100, r.jobs().get(0).finishS(), 1e-6);
+    assertEquals(100, r.makespanS(), 1e-6);
+    assertEquals(1.0, r.meanUtilisation(), 1e-9);
+    assertEquals(1.0, r.meanEfficiency(), 1e-9);
+  }
+
+  @Test
   void aResumeCostsTheMeasuredRestart() {
     Trace t = trace(new TraceJob(0, T0, 1000, 1, "u", null), new TraceJob(1, T0 + 100, 100, 1, "u", null));
     ScaleCosts costs = ScaleCosts.measured("edl");
