@@ -75,6 +75,11 @@ public final class EdlCli implements Runnable {
     PrintWriter e = new PrintWriter(new java.io.OutputStreamWriter(err, StandardCharsets.UTF_8), true);
     boolean verbose = Arrays.asList(args).contains("--verbose");
     CommandLine cmd = new CommandLine(new EdlCli());
+    // The simulator reads a trace file, never the cluster: the cluster's options would do nothing.
+    CommandLine.Model.CommandSpec simulate = cmd.getSubcommands().get("simulate").getCommandSpec();
+    for (String clusterOnly : List.of("--conf", "--principal", "--keytab")) {
+      simulate.remove(simulate.findOption(clusterOnly));
+    }
     moreCommands.forEach(cmd::addSubcommand);
     cmd.addSubcommand(new CommandLine.HelpCommand());
     cmd.setOut(o);

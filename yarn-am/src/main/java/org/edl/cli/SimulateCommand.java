@@ -21,7 +21,8 @@ import picocli.CommandLine.Option;
     description = "Replay a job trace through scheduling policies on a simulated clock; writes jobs.csv,"
         + " summary.csv, charts and report.html.")
 public final class SimulateCommand implements Callable<Integer> {
-  @Option(names = "--trace", required = true, description = "Philly CSV (timestamp,duration,num_gpus,...,cluster)"
+  @Option(names = "--trace", required = true, description = "Philly CSV (timestamp,duration,num_gpus,...,cluster;"
+      + " an optional model or application column names each job's model, else one is drawn with --seed)"
       + " or Philly cluster_job_log JSON.")
   Path trace;
   @Option(names = "--profiles", description = "Directory of <model>/placements.csv (default: the"
@@ -71,6 +72,7 @@ public final class SimulateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    checkPolicyFlags();
     try {
       SimOptions o = new SimOptions(trace, profiles == null ? defaultProfiles() : profiles, policies, out,
           clusterGpus, seed, scaling, skipBad, check, sampleS,
@@ -84,6 +86,36 @@ public final class SimulateCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new InvalidInputException("simulate", String.join(",", policies), e.getMessage());
     }
+  }
+
+  /** The policy parameters, each refused naming its own flag (TiresiasParams would name none). */
+  private void checkPolicyFlags() {
+    for (int i = 0; i < queueLimits.length; i++) {
+      if (!(queueLimits[i] > 0) || i > 0 && queueLimits[i] <= queueLimits[i - 1]) {
+        throw new InvalidInputException("queue-limits", joined(queueLimits),
+            "GPU-seconds, each above 0 and above the one before");
+      }
+    }
+    if (starvation < 0) {
+      throw new InvalidInputException("starvation-knob", starvation, "must be 0 (off) or more");
+    }
+    if (waitingThreshold < 0) {
+      throw new InvalidInputException("waiting-threshold", waitingThreshold, "must be 0 or more");
+    }
+    if (!(minFraction > 0 && minFraction <= 1)) {
+      throw new InvalidInputException("min-fraction", minFraction, "must be above 0 and at most 1");
+    }
+    if (!(maxFactor >= 1)) {
+      throw new InvalidInputException("max-factor", maxFactor, "must be 1 or more");
+    }
+  }
+
+  private static String joined(double[] values) {
+    StringBuilder b = new StringBuilder();
+    for (double v : values) {
+      b.append(b.length() == 0 ? "" : ",").append(v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v));
+    }
+    return b.toString();
   }
 
   /** The measured profiles in this checkout (the worker jar carries the same files as resources). */

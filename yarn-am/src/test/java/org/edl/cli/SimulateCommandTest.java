@@ -1,6 +1,7 @@
 package org.edl.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -65,5 +66,28 @@ class SimulateCommandTest {
     int rc = run(err, "simulate", "--trace", "x.csv", "--out", dir.toString(), "--policy", "sjf", "--no-progress");
     assertEquals(EdlCli.USAGE, rc);
     assertTrue(err.toString(StandardCharsets.UTF_8).contains("policy 'sjf'"), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void badQueueLimitsAreAUsageErrorNamingTheFlag() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = run(err, "simulate", "--trace", "x.csv", "--out", dir.toString(), "--queue-limits", "500,100",
+        "--no-progress");
+    assertEquals(EdlCli.USAGE, rc);
+    String msg = err.toString(StandardCharsets.UTF_8);
+    assertTrue(msg.startsWith("edl: queue-limits=500,100: "), msg);
+  }
+
+  @Test
+  void theHelpListsNoClusterOptionsAndNamesTheModelColumn() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int rc = EdlCli.execute(new String[] {"simulate", "--help"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(new ByteArrayOutputStream(), true));
+    assertEquals(0, rc);
+    String help = out.toString(StandardCharsets.UTF_8);
+    for (String clusterOnly : new String[] {"--conf", "--principal", "--keytab"}) {
+      assertFalse(help.contains(clusterOnly), clusterOnly + " in:\n" + help);
+    }
+    assertTrue(help.contains("model or application column"), help);
   }
 }

@@ -93,19 +93,54 @@ public final class SimReport {
     return String.format(Locale.ROOT, "%." + decimals + "f", v);
   }
 
-  /** The summary as a Markdown table, JCTs in hours. */
+  /**
+   * The summary as a Markdown table. Durations are shown in the largest unit that keeps them
+   * readable (s, min, h or d; one unit for the JCT columns, one for the makespan), so that a
+   * short run does not read "0.00 h" and "1.0 d" everywhere.
+   */
   public static String summaryTable(List<SimResult> results) {
-    StringBuilder b = new StringBuilder(
-        "| policy | GPUs | jobs | avg JCT (h) | median (h) | p95 (h) | p99 (h) | makespan (d) | GPU util | efficiency |\n"
-            + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    double longestJct = 0;
+    double longestRun = 0;
+    for (SimResult r : results) {
+      longestJct = Math.max(longestJct, SimResult.quantile(r.sortedJct(), 0.99));
+      longestRun = Math.max(longestRun, r.makespanS());
+    }
+    Unit jct = Unit.of(longestJct);
+    Unit run = Unit.of(longestRun);
+    StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
+        "| policy | GPUs | jobs | avg JCT (%1$s) | median (%1$s) | p95 (%1$s) | p99 (%1$s) | makespan (%2$s) | GPU util"
+            + " | efficiency |%n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|%n", jct.symbol, run.symbol));
     for (SimResult r : results) {
       double[] s = r.sortedJct();
       b.append(String.format(Locale.ROOT, "| %s | %d | %d | %.2f | %.2f | %.2f | %.1f | %.1f | %.1f%% | %.1f%% |%n",
-          r.policy(), r.clusterGpus(), s.length, r.averageJct() / 3600, SimResult.quantile(s, 0.5) / 3600,
-          SimResult.quantile(s, 0.95) / 3600, SimResult.quantile(s, 0.99) / 3600, r.makespanS() / 86400,
-          100 * r.meanUtilisation(), 100 * r.meanEfficiency()));
+          r.policy(), r.clusterGpus(), s.length, r.averageJct() / jct.seconds, SimResult.quantile(s, 0.5) / jct.seconds,
+          SimResult.quantile(s, 0.95) / jct.seconds, SimResult.quantile(s, 0.99) / jct.seconds,
+          r.makespanS() / run.seconds, 100 * r.meanUtilisation(), 100 * r.meanEfficiency()));
     }
     return b.toString();
+  }
+
+  /** A unit for durations up to some longest one: the largest in which it is still at least 2. */
+  enum Unit {
+    S("s", 1), MIN("min", 60), H("h", 3600), D("d", 86400);
+
+    final String symbol;
+    final double seconds;
+
+    Unit(String symbol, double seconds) {
+      this.symbol = symbol;
+      this.seconds = seconds;
+    }
+
+    static Unit of(double longestSeconds) {
+      Unit chosen = S;
+      for (Unit u : values()) {
+        if (longestSeconds >= 2 * u.seconds) {
+          chosen = u;
+        }
+      }
+      return chosen;
+    }
   }
 
   private JFreeChart jctCdf() {

@@ -67,6 +67,18 @@ class SimulatorTest {
     assertEquals(100, r.makespanS(), 1e-6);
     assertEquals(1.0, r.meanUtilisation(), 1e-9);
     assertEquals(1.0, r.meanEfficiency(), 1e-9);
+    String table = SimReport.summaryTable(List.of(r));
+    assertTrue(table.contains("| avg JCT (s) |") && table.contains("| makespan (s) |"), table);
+    assertTrue(table.contains("| tiresias | 1 | 1 | 100.00 | 100.00 | 100.00 | 100.0 | 100.0 | 100.0% | 100.0% |"), table);
+  }
+
+  @Test
+  void durationsAreShownInTheLargestUnitTheyFillTwiceOver() {
+    assertEquals(SimReport.Unit.S, SimReport.Unit.of(119));
+    assertEquals(SimReport.Unit.MIN, SimReport.Unit.of(120));
+    assertEquals(SimReport.Unit.MIN, SimReport.Unit.of(7199));
+    assertEquals(SimReport.Unit.H, SimReport.Unit.of(7200));
+    assertEquals(SimReport.Unit.D, SimReport.Unit.of(2 * 86400));
   }
 
   @Test
