@@ -63,6 +63,9 @@ public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--max-factor", defaultValue = "2",
       description = "Elastic-Tiresias jobs grow to this x requested (default: ${DEFAULT-VALUE}).")
   double maxFactor;
+  @Option(names = "--resize-hold-s", defaultValue = "0", description = "Elastic-Tiresias hysteresis: a job started or"
+      + " resized less than this many simulated seconds ago keeps its size while it fits; 0 = off (default: ${DEFAULT-VALUE}).")
+  double resizeHoldS;
   @Option(names = "--weight", description = "Fair-share weight of a user, USER=W (repeatable; default 1).")
   Map<String, Double> weights = new LinkedHashMap<>();
   @Option(names = "--limit-jobs", defaultValue = "0", description = "Only the first N jobs (default: all).")
@@ -76,7 +79,7 @@ public final class SimulateCommand implements Callable<Integer> {
     try {
       SimOptions o = new SimOptions(trace, profiles == null ? defaultProfiles() : profiles, policies, out,
           clusterGpus, seed, scaling, skipBad, check, sampleS,
-          new TiresiasParams(queueLimits, starvation, waitingThreshold, minFraction, maxFactor), minFraction,
+          new TiresiasParams(queueLimits, starvation, waitingThreshold, minFraction, maxFactor, resizeHoldS), minFraction,
           weights, limitJobs, !noProgress);
       Simulation.run(o, System.out, System.err);
       System.out.println("Wrote " + out.resolve("report.html"));
@@ -107,6 +110,9 @@ public final class SimulateCommand implements Callable<Integer> {
     }
     if (!(maxFactor >= 1)) {
       throw new InvalidInputException("max-factor", maxFactor, "must be 1 or more");
+    }
+    if (!(resizeHoldS >= 0)) {
+      throw new InvalidInputException("resize-hold-s", resizeHoldS, "must be 0 (off) or more");
     }
   }
 

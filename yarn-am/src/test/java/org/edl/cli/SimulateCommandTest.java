@@ -76,6 +76,11 @@ class SimulateCommandTest {
     assertEquals(EdlCli.USAGE, rc);
     String msg = err.toString(StandardCharsets.UTF_8);
     assertTrue(msg.startsWith("edl: queue-limits=500,100: "), msg);
+    ByteArrayOutputStream hold = new ByteArrayOutputStream();
+    assertEquals(EdlCli.USAGE, run(hold, "simulate", "--trace", "x.csv", "--out", dir.toString(), "--resize-hold-s",
+        "-1", "--no-progress"));
+    assertTrue(hold.toString(StandardCharsets.UTF_8).startsWith("edl: resize-hold-s=-1.0: "),
+        hold.toString(StandardCharsets.UTF_8));
   }
 
   @Test

@@ -117,6 +117,26 @@ class SimulatorTest {
   }
 
   @Test
+  void aResizeHoldKeepsAJobsSizeWhileItFits() {
+    // A (2 GPUs, 1000 s) starts alone on 4 GPUs at twice its speed; B (2 GPUs, 100 s) arrives at
+    // 100 s. Without a hold A gives B its extra 2 GPUs at once and grows back at 200 s: A has done
+    // 200 + 100 s of work by then and ends at 200 + 700 / 2 = 550 s.
+    Trace t = trace(new TraceJob(0, T0, 1000, 2, "u", null), new TraceJob(1, T0 + 100, 100, 2, "u", null));
+    SimResult free = run(t, new TiresiasPolicy(4, TiresiasParams.DEFAULT, true), 4, ScaleCosts.free());
+    assertEquals(100, free.jobs().get(1).startS(), 1e-6);
+    assertEquals(550, free.jobs().get(0).finishS(), 1e-6);
+    // Held 200 s after each start or resize: A keeps its 4 GPUs when B arrives. At 125 s A has 500
+    // GPU-s and drops to queue 1, behind B: its 4 no longer fit, so it is resized to 2 as without
+    // a hold (250 s of work done), and B starts. B ends at 225 s, but A, resized at 125 s, stays
+    // at 2 until 325 s (450); then 550 s of work at twice the speed: it ends at 600 s.
+    TiresiasParams hold = new TiresiasParams(new double[] {500, 10_000}, 0, 10, 0.5, 2, 200);
+    SimResult held = run(t, new TiresiasPolicy(4, hold, true), 4, ScaleCosts.free());
+    assertEquals(125, held.jobs().get(1).startS(), 1e-6);
+    assertEquals(600, held.jobs().get(0).finishS(), 1e-6);
+    assertEquals(2, held.jobs().get(0).scaleOps());
+  }
+
+  @Test
   void invariantsHoldOnEveryEventOfARandomTraceUnderEveryPolicy() {
     Random rnd = new Random(7);
     List<TraceJob> jobs = new ArrayList<>();

@@ -11,10 +11,18 @@ package org.edl.scheduler.core.policy;
  *     jobs of lower priority (10)
  * @param minFraction r: an elastic job may run on as few as {@code ceil(r x requested)} GPUs (0.5)
  * @param maxFactor an elastic job may grow to {@code maxFactor x requested} GPUs (2)
+ * @param resizeHoldS hysteresis: a running elastic job started or resized less than this many
+ *     seconds ago keeps its size (it may still be preempted); 0 turns it off (the default)
  */
 public record TiresiasParams(double[] queueLimits, double starvationKnob, int waitingThreshold, double minFraction,
-    double maxFactor) {
+    double maxFactor, double resizeHoldS) {
   public static final TiresiasParams DEFAULT = new TiresiasParams(new double[] {500, 10_000}, 0, 10, 0.5, 2);
+
+  /** Without hysteresis. */
+  public TiresiasParams(double[] queueLimits, double starvationKnob, int waitingThreshold, double minFraction,
+      double maxFactor) {
+    this(queueLimits, starvationKnob, waitingThreshold, minFraction, maxFactor, 0);
+  }
 
   public TiresiasParams {
     queueLimits = queueLimits.clone();
@@ -31,6 +39,9 @@ public record TiresiasParams(double[] queueLimits, double starvationKnob, int wa
     }
     if (!(minFraction > 0 && minFraction <= 1)) {
       throw new IllegalArgumentException("r " + minFraction + " not in (0, 1]");
+    }
+    if (!(resizeHoldS >= 0)) {
+      throw new IllegalArgumentException("resize hold " + resizeHoldS + " s < 0");
     }
     if (!(maxFactor >= 1)) {
       throw new IllegalArgumentException("max factor " + maxFactor + " < 1");
