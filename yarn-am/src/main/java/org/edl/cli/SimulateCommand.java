@@ -63,6 +63,15 @@ public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--max-factor", defaultValue = "2",
       description = "Elastic-Tiresias jobs grow to this x requested (default: ${DEFAULT-VALUE}).")
   double maxFactor;
+  @Option(names = "--interval", defaultValue = "0", paramLabel = "S", description = "Decide in rounds every S simulated"
+      + " seconds, as Tiresias' simulator does; 0 = at every arrival, completion and review (default: ${DEFAULT-VALUE}).")
+  double intervalS;
+  @Option(names = "--start-cost-s", paramLabel = "S", description = "Seconds a job loses when it first starts"
+      + " (default: 0; the trace's durations include start-up).")
+  Double startCostS;
+  @Option(names = "--restart-cost-s", paramLabel = "S", description = "Seconds a job loses when it resumes after"
+      + " preemption (default: the measured restart, 22.57).")
+  Double restartCostS;
   @Option(names = "--resize-hold-s", defaultValue = "0", description = "Elastic-Tiresias hysteresis: a job started or"
       + " resized less than this many simulated seconds ago keeps its size while it fits; 0 = off (default: ${DEFAULT-VALUE}).")
   double resizeHoldS;
@@ -80,7 +89,7 @@ public final class SimulateCommand implements Callable<Integer> {
       SimOptions o = new SimOptions(trace, profiles == null ? defaultProfiles() : profiles, policies, out,
           clusterGpus, seed, scaling, skipBad, check, sampleS,
           new TiresiasParams(queueLimits, starvation, waitingThreshold, minFraction, maxFactor, resizeHoldS), minFraction,
-          weights, limitJobs, !noProgress);
+          weights, limitJobs, !noProgress, intervalS, startCostS, restartCostS);
       Simulation.run(o, System.out, System.err);
       System.out.println("Wrote " + out.resolve("report.html"));
       return 0;
@@ -111,8 +120,17 @@ public final class SimulateCommand implements Callable<Integer> {
     if (!(maxFactor >= 1)) {
       throw new InvalidInputException("max-factor", maxFactor, "must be 1 or more");
     }
+    nonNegative("interval", intervalS);
+    nonNegative("start-cost-s", startCostS);
+    nonNegative("restart-cost-s", restartCostS);
     if (!(resizeHoldS >= 0)) {
       throw new InvalidInputException("resize-hold-s", resizeHoldS, "must be 0 (off) or more");
+    }
+  }
+
+  private static void nonNegative(String flag, Double seconds) {
+    if (seconds != null && !(seconds >= 0)) {
+      throw new InvalidInputException(flag, seconds, "seconds, 0 or more");
     }
   }
 

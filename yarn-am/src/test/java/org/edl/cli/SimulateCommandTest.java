@@ -81,6 +81,11 @@ class SimulateCommandTest {
         "-1", "--no-progress"));
     assertTrue(hold.toString(StandardCharsets.UTF_8).startsWith("edl: resize-hold-s=-1.0: "),
         hold.toString(StandardCharsets.UTF_8));
+    ByteArrayOutputStream restart = new ByteArrayOutputStream();
+    assertEquals(EdlCli.USAGE, run(restart, "simulate", "--trace", "x.csv", "--out", dir.toString(),
+        "--restart-cost-s", "-5", "--no-progress"));
+    assertTrue(restart.toString(StandardCharsets.UTF_8).startsWith("edl: restart-cost-s=-5.0: "),
+        restart.toString(StandardCharsets.UTF_8));
   }
 
   @Test

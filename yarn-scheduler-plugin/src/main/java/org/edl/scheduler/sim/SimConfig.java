@@ -8,9 +8,20 @@ package org.edl.scheduler.sim;
  * @param costs what a scale operation and a resume cost
  * @param checkInvariants check {@link InvariantChecker} after every event (slower)
  * @param sampleS width of the buckets of the time series in the report, simulated seconds
+ * @param intervalS the policy decides at multiples of this many seconds only (rounds, as
+ *     Tiresias' own simulator schedules); 0: at every event (the default)
  */
-public record SimConfig(int clusterGpus, long seed, ScaleCosts costs, boolean checkInvariants, double sampleS) {
+public record SimConfig(int clusterGpus, long seed, ScaleCosts costs, boolean checkInvariants, double sampleS,
+    double intervalS) {
+  /** Event-driven. */
+  public SimConfig(int clusterGpus, long seed, ScaleCosts costs, boolean checkInvariants, double sampleS) {
+    this(clusterGpus, seed, costs, checkInvariants, sampleS, 0);
+  }
+
   public SimConfig {
+    if (!(intervalS >= 0)) {
+      throw new IllegalArgumentException("scheduling interval " + intervalS + " < 0");
+    }
     if (clusterGpus <= 0) {
       throw new IllegalArgumentException("cluster GPUs " + clusterGpus + " <= 0");
     }

@@ -23,13 +23,30 @@ import org.edl.scheduler.core.policy.TiresiasParams;
  * @param weights fair-share weights by user
  * @param limitJobs use only the first this many jobs by submission (0: all)
  * @param progress draw a progress bar on stderr
+ * @param intervalS decide in rounds of this many seconds; 0: at every event
+ * @param startCostS seconds a job loses when it first starts; null: the mechanism's (0)
+ * @param restartCostS seconds a job loses when it resumes after preemption; null: the mechanism's
  */
 public record SimOptions(Path trace, Path profiles, List<String> policies, Path out, int clusterGpus, long seed,
     String mechanism, boolean skipBad, boolean checkInvariants, double sampleS, TiresiasParams tiresias,
-    double fairMinFraction, Map<String, Double> weights, int limitJobs, boolean progress) {
+    double fairMinFraction, Map<String, Double> weights, int limitJobs, boolean progress, double intervalS,
+    Double startCostS, Double restartCostS) {
   public static final List<String> POLICIES = List.of("fifo", "tiresias", "elastic-tiresias", "fair");
   /** Philly's GPUs: 321 machines x 2 + 231 x 8 in the public trace's cluster_machine_list. */
   public static final int PHILLY_GPUS = 2490;
+
+  /** Event-driven, with the mechanism's start and restart costs. */
+  public SimOptions(Path trace, Path profiles, List<String> policies, Path out, int clusterGpus, long seed,
+      String mechanism, boolean skipBad, boolean checkInvariants, double sampleS, TiresiasParams tiresias,
+      double fairMinFraction, Map<String, Double> weights, int limitJobs, boolean progress) {
+    this(trace, profiles, policies, out, clusterGpus, seed, mechanism, skipBad, checkInvariants, sampleS, tiresias,
+        fairMinFraction, weights, limitJobs, progress, 0, null, null);
+  }
+
+  /** What a scale operation, a first start and a resume cost in this run. */
+  public ScaleCosts costs() {
+    return ScaleCosts.measured(mechanism).withStartAndRestart(startCostS, restartCostS);
+  }
 
   public SimOptions {
     policies = List.copyOf(policies);

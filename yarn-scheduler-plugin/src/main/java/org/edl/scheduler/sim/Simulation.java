@@ -31,8 +31,8 @@ public final class Simulation {
     List<SimResult> results = new ArrayList<>();
     for (String name : o.policies()) {
       ClusterPolicy policy = policy(name, o);
-      SimConfig cfg = new SimConfig(o.clusterGpus(), o.seed(), ScaleCosts.measured(o.mechanism()), o.checkInvariants(),
-          o.sampleS());
+      SimConfig cfg = new SimConfig(o.clusterGpus(), o.seed(), o.costs(), o.checkInvariants(), o.sampleS(),
+          o.intervalS());
       ProgressBar bar = o.progress() ? new ProgressBar(err, name, trace.jobs().size()) : null;
       SimResult r = new Simulator(trace, assigned, policy, cfg, bar).run();
       results.add(r);

@@ -90,17 +90,21 @@ public final class Simulator {
     int next = 0;
     long eventCount = 0;
     int finished = 0;
+    double interval = cfg.intervalS();
+    double nextRound = 0;
     while (true) {
       // Stale events go before the clock moves: a review left behind by a job that has since
       // finished or changed would otherwise carry the clock (and the makespan) past the last job.
       while (!events.isEmpty() && stale(events.peek())) {
         events.poll();
       }
-      if (next >= n && events.isEmpty()) {
+      boolean roundsDue = interval > 0 && finished < n;
+      if (next >= n && events.isEmpty() && !roundsDue) {
         break;
       }
-      double t = Math.min(next < n ? jobs[next].submit : Double.POSITIVE_INFINITY,
-          events.isEmpty() ? Double.POSITIVE_INFINITY : events.peek().time);
+      double t = Math.min(Math.min(next < n ? jobs[next].submit : Double.POSITIVE_INFINITY,
+          events.isEmpty() ? Double.POSITIVE_INFINITY : events.peek().time),
+          roundsDue ? nextRound : Double.POSITIVE_INFINITY);
       integrateTo(t);
       while (next < n && jobs[next].submit <= t) {
         SimJob j = jobs[next++];
@@ -134,7 +138,12 @@ public final class Simulator {
           pushReview(j, t);
         }
       }
-      decide(t);
+      if (interval == 0) {
+        decide(t);
+      } else if (t >= nextRound) {
+        decide(t);
+        nextRound = (Math.floor(t / interval) + 1) * interval;
+      }
       if (checker != null) {
         checker.check(t, running, busy, freeCount, policy);
       }
@@ -206,6 +215,7 @@ public final class Simulator {
     } else if (from == 0 && to > 0) {
       if (j.start < 0) {
         j.start = t;
+        j.pauseUntil = t + cfg.costs().startS();
       } else {
         j.pauseUntil = t + cfg.costs().restartS();
       }

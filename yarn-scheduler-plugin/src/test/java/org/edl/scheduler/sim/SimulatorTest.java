@@ -117,6 +117,36 @@ class SimulatorTest {
   }
 
   @Test
+  void inRoundsAJobWaitsForTheNextRoundAfterAGpuFrees() {
+    // FIFO on 1 GPU: A (100 s) from 0, B (100 s) arrives at 30 s. Event-driven, B starts when A
+    // ends at 100 s; in 60 s rounds, at the first round after that, 120 s, and ends at 220 s.
+    Trace t = trace(new TraceJob(0, T0, 100, 1, "u", null), new TraceJob(1, T0 + 30, 100, 1, "u", null));
+    ThroughputModel[] m = {linear(), linear()};
+    SimResult events = new Simulator(t, m, new FifoPolicy(1), new SimConfig(1, 1, ScaleCosts.free(), true, 100), null).run();
+    assertEquals(100, events.jobs().get(1).startS(), 1e-6);
+    SimResult rounds = new Simulator(t, m, new FifoPolicy(1), new SimConfig(1, 1, ScaleCosts.free(), true, 100, 60),
+        null).run();
+    assertEquals(0, rounds.jobs().get(0).startS(), 1e-6);
+    assertEquals(120, rounds.jobs().get(1).startS(), 1e-6);
+    assertEquals(220, rounds.jobs().get(1).finishS(), 1e-6);
+    assertEquals(220, rounds.makespanS(), 1e-6);
+  }
+
+  @Test
+  void aFirstStartAndAResumeCostWhatTheyAreSetTo() {
+    // Tiresias' scene above (A 1000 s, B 100 s from 100 s) with a start costing 10 s and a resume
+    // 5 s. A still reaches 500 GPU-s at 500 s (held GPUs count, paid or not) with 490 s of work
+    // done; B starts then and ends at 500 + 10 + 100 = 610 s; A resumes, pays 5 s and ends at
+    // 610 + 5 + 510 = 1125 s.
+    Trace t = trace(new TraceJob(0, T0, 1000, 1, "u", null), new TraceJob(1, T0 + 100, 100, 1, "u", null));
+    ScaleCosts costs = ScaleCosts.free().withStartAndRestart(10.0, 5.0);
+    SimResult r = run(t, new TiresiasPolicy(1, TiresiasParams.DEFAULT, false), 1, costs);
+    assertEquals(500, r.jobs().get(1).startS(), 1e-6);
+    assertEquals(610, r.jobs().get(1).finishS(), 1e-6);
+    assertEquals(1125, r.jobs().get(0).finishS(), 1e-6);
+  }
+
+  @Test
   void aResizeHoldKeepsAJobsSizeWhileItFits() {
     // A (2 GPUs, 1000 s) starts alone on 4 GPUs at twice its speed; B (2 GPUs, 100 s) arrives at
     // 100 s. Without a hold A gives B its extra 2 GPUs at once and grows back at 200 s: A has done
@@ -155,6 +185,9 @@ class SimulatorTest {
       assertEquals(400, r.jobs().size(), p.name());
       assertTrue(r.meanUtilisation() > 0.3 && r.meanUtilisation() <= 1, p.name() + " " + r.meanUtilisation());
     }
+    SimResult rounds = new Simulator(trace, models, new TiresiasPolicy(16, TiresiasParams.DEFAULT, true),
+        new SimConfig(16, 3, ScaleCosts.measured("edl").withStartAndRestart(30.0, 60.0), true, 600, 300), null).run();
+    assertEquals(400, rounds.jobs().size(), "in 300 s rounds");
   }
 
   @Test
