@@ -105,7 +105,8 @@ public final class ApplicationMaster {
         new WorkerResource(spec.resources().memoryMb(), spec.resources().vcores(), spec.resources().gpusPerWorker()),
         spec.scale().workers(), spec.scale().minWorkers(),
             spec.scale().maxWorkers()).replaceRemovedWorkers(spec.stragglers().replace())
-        .toleratingWorkerFailures(spec.recovery().maxWorkerFailures());
+        .toleratingWorkerFailures(spec.recovery().maxWorkerFailures())
+        .restartingFrom(new CheckpointRestartSource(conf, spec.output() + "/" + CHECKPOINTS));
     MeasuredThroughput measured = new MeasuredThroughput();
     if (spec.scale().startsAtMinimum() || spec.growth().enabled()) {
       fleet.growing(new GrowthPolicy(spec.scale().workers(), spec.scale().maxWorkers(), spec.growth(),

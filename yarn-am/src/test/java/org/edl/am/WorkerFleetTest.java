@@ -307,6 +307,48 @@ class WorkerFleetTest {
   }
 
   @Test
+  void aStopWhoseLeaderFailedBeforeItsCheckpointRestartsFromTheJobsNewestEarlierCheckpoint() throws Exception {
+    WorkerFleet fleet = runningWithStopResume(2, 1, 4).toleratingWorkerFailures(3)
+        .restartingFrom(dir -> Optional.of("hdfs:///out/checkpoints/periodic/ckpt-00000000000000000500"));
+    fleet.scaleOut(1, ScaleMode.STOP_RESUME);
+    answer.accepted(40);
+    // The leader runs out of memory writing the stop's model; the other worker stops as asked.
+    fleet.onContainerCompleted("c1", 1, "java.lang.OutOfMemoryError: Java heap space");
+    fleet.onContainerCompleted("c2", 0, "");
+    assertEquals(List.of(3), requested);
+
+    fleet.onContainersAllocated(List.of(c("c3", "h1"), c("c4", "h1"), c("c5", "h2")));
+    for (WorkerLaunch l : launched.values()) {
+      assertEquals("hdfs:///out/checkpoints/periodic/ckpt-00000000000000000500", l.env().get(WorkerEnv.RESTORE_FROM));
+    }
+    String diagnostics = fleet.status().diagnostics();
+    assertTrue(diagnostics.contains("no checkpoint was written in hdfs:///out/checkpoints/restart-1"), diagnostics);
+  }
+
+  @Test
+  void aStopThatLeftNoCheckpointInAJobWithoutEarlierOnesFailsTheJobInsteadOfLaunchingWorkersThatCannotStart()
+      throws Exception {
+    List<String> asked = new ArrayList<>();
+    WorkerFleet fleet = runningWithStopResume(2, 1, 4).toleratingWorkerFailures(3)
+        .restartingFrom(dir -> {
+          asked.add(dir);
+          return Optional.empty();
+        });
+    fleet.scaleIn(1, List.of(), ScaleMode.STOP_RESUME);
+    answer.accepted(40);
+    fleet.onContainerCompleted("c2", 0, "");
+    assertTrue(asked.isEmpty(), "asked only once every worker has exited");
+    fleet.onContainerCompleted("c1", 1, "java.lang.OutOfMemoryError: Java heap space");
+
+    assertEquals(List.of("hdfs:///out/checkpoints/restart-1"), asked);
+    assertTrue(requested.isEmpty(), "no worker is started without a model to start from");
+    JobOutcome outcome = fleet.outcome().getNow(null);
+    assertFalse(outcome.succeeded());
+    assertTrue(outcome.diagnostics().contains("no checkpoint was written in hdfs:///out/checkpoints/restart-1"
+        + " and the job has no earlier one"), outcome.diagnostics());
+  }
+
+  @Test
   void aJobResumedFromACheckpointStartsItsFirstWorkersFromItAndNoLaterOnes() throws Exception {
     WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 4);
     fleet.startFrom("hdfs:///old/checkpoints/periodic/ckpt-00000000000000001000");

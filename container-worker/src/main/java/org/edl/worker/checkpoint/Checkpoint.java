@@ -106,6 +106,17 @@ public final class Checkpoint {
    */
   public static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
       TrainableModel model) throws IOException {
+    return write(conf, directory, meta, model, Commit.ALWAYS);
+  }
+
+  /**
+   * As {@link #write(Configuration, String, CheckpointMeta, TrainableModel)}, renamed into place
+   * only when {@code commit} allows it. The model streams from its parameters to the file system,
+   * with no copy in memory: for a worker that does not train meanwhile (a stop), whose heap may
+   * hold little more than the model and its gradient.
+   */
+  public static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
+      TrainableModel model, Commit commit) throws IOException {
     if (model.parameters().length != meta.parameterCount() || !model.name().equals(meta.model())) {
       throw new IllegalArgumentException("meta-data for " + meta.model() + " (" + meta.parameterCount()
           + " parameters) does not describe " + model.name() + " (" + model.parameters().length + ")");
@@ -114,7 +125,7 @@ public final class Checkpoint {
       DataOutputStream data = new DataOutputStream(new BufferedOutputStream(out, IO_BUFFER));
       model.writeState(data);
       data.flush();
-    });
+    }, commit);
   }
 
   /**

@@ -133,8 +133,9 @@ final class WorkerStorage {
     }
     CheckpointMeta cm = CheckpointMeta.of(at, config.spec(), workers, model.name(), model.parameters().length,
         data.size(), Instant.now(), coordinator.leaderEpoch());
-    Checkpoint c = Checkpoint.write(config.hadoopConf(), order.getDirectory(), cm, Checkpoint.snapshot(model),
-        coordinator::stillLeading);
+    // Streamed, not snapshot first: every worker has stopped, and a copy of a large model (100 MB
+    // for the emulated ResNet-50) next to its gradient ran a 768 MB container out of heap.
+    Checkpoint c = Checkpoint.write(config.hadoopConf(), order.getDirectory(), cm, model, coordinator::stillLeading);
     try {
       coordinator.stopped(c.path().toString(), config.rpcTimeout());
     } catch (org.edl.worker.coord.Refused e) {

@@ -156,6 +156,23 @@ class CheckpointTest {
   }
 
   @Test
+  void aStreamedModelIsRenamedIntoPlaceOnlyWhileTheWriterMayCommit() throws IOException {
+    Mlp m = new Mlp(300, 70, 4, 1);
+    IOException superseded = assertThrows(IOException.class,
+        () -> Checkpoint.write(CONF, root(), meta(m, 30), m, () -> false));
+    assertTrue(superseded.getMessage().contains("not committed"), superseded.getMessage());
+    assertEquals(List.of(), Checkpoint.list(CONF, root()));
+    try (var left = Files.list(Path.of(java.net.URI.create(root())))) {
+      assertEquals(0, left.count(), "no temporary directory is left behind");
+    }
+
+    Checkpoint c = Checkpoint.write(CONF, root(), meta(m, 30), m, () -> true);
+    Mlp restored = new Mlp(300, 70, 4, 2);
+    Checkpoint.read(CONF, c.path().toString()).restoreInto(restored);
+    assertArrayEquals(m.parameters(), restored.parameters());
+  }
+
+  @Test
   void aCheckpointWithoutItsMarkerIsIncomplete() throws IOException {
     SoftmaxRegression m = new SoftmaxRegression(7, 3, 1);
     Checkpoint c = Checkpoint.write(CONF, root(), meta(m, 10), m);
