@@ -118,6 +118,27 @@ class ArchitectureTest {
       .because("the policy core and the simulator are pure Java; only org.edl.scheduler.rm sees the RM");
 
   /**
+   * One policy code, two runners: the simulator (org.edl.scheduler.sim) and the ResourceManager
+   * plugin (org.edl.scheduler.rm) both build the Tiresias policy of org.edl.scheduler.core.policy
+   * and ask it to decide; neither has a copy of its rules.
+   */
+  @ArchTest
+  static void theSimulatorAndTheResourceManagerDecideWithTheSameTiresiasPolicy(JavaClasses classes) {
+    String policy = "org.edl.scheduler.core.policy.TiresiasPolicy";
+    Set<String> building = new TreeSet<>();
+    classes.get(policy).getConstructorCallsToSelf().forEach(c -> building.add(c.getOriginOwner().getPackageName()));
+    Set<String> deciding = new TreeSet<>();
+    for (String owner : new String[] {policy, "org.edl.scheduler.core.policy.ClusterPolicy"}) {
+      classes.get(owner).getMethodCallsToSelf().stream()
+          .filter(c -> c.getName().equals("schedule"))
+          .forEach(c -> deciding.add(c.getOriginOwner().getPackageName()));
+    }
+    Set<String> runners = Set.of("org.edl.scheduler.rm", "org.edl.scheduler.sim");
+    assertEquals(runners, building, "packages that build " + policy);
+    assertEquals(runners, deciding, "packages that ask a cluster policy to schedule");
+  }
+
+  /**
    * No package cycles. Maven already keeps the modules acyclic and no package is split between
    * two modules' main classes, so one check over all of them is the check within each module.
    */

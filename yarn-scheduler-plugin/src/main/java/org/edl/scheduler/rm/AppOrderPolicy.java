@@ -18,13 +18,13 @@ import org.edl.scheduler.core.fair.FairOrder;
 public class AppOrderPolicy extends DominantResourceFairnessPolicy {
   public static final String NAME = "EDL application order (priority, submit time)";
 
-  private static final Comparator<Schedulable> COMPARATOR =
-      (a, b) -> {
-        int c =
-            FairOrder.compareRequests(
-                priority(a), a.getStartTime(), priority(b), b.getStartTime());
-        return c != 0 ? c : a.getName().compareTo(b.getName());
-      };
+  private static final Comparator<Schedulable> COMPARATOR = AppOrderPolicy::order;
+
+  /** Priority, then submit time, then name; shared with {@link ElasticTiresiasPolicy}'s ties. */
+  static int order(Schedulable a, Schedulable b) {
+    int c = FairOrder.compareRequests(priority(a), a.getStartTime(), priority(b), b.getStartTime());
+    return c != 0 ? c : a.getName().compareTo(b.getName());
+  }
 
   /**
    * The submitted priority where {@link EdlFairScheduler} kept it; otherwise what the

@@ -2,8 +2,10 @@ package org.edl.scheduler.rm;
 
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
@@ -19,6 +21,7 @@ import org.edl.scheduler.core.fair.GracePeriod;
 import org.edl.scheduler.core.fair.PreemptionPlan;
 import org.edl.scheduler.core.fair.PreemptionPlanner;
 import org.edl.scheduler.core.fair.RunningContainer;
+import org.edl.scheduler.core.policy.TiresiasParams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,12 +51,15 @@ public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
   public static final long DEFAULT_GRACE_MS = 30_000;
   public static final String INTERVAL_MS = "edl.scheduler.preemption.interval-ms";
   public static final long DEFAULT_INTERVAL_MS = 3_000;
+  /** Elastic-Tiresias' queue bounds in attained GPU-seconds, ascending (Tiresias: 500,10000). */
+  public static final String TIRESIAS_QUEUE_LIMITS = "edl.scheduler.tiresias.queue-limits";
 
   private final PreemptionPlanner planner = new PreemptionPlanner();
   private FairScheduler scheduler;
   private RMContext rmContext;
   private GracePeriod grace;
   private long intervalMs;
+  private TiresiasRanking ranking;
 
   @Override
   public void init(Configuration conf, RMContext context, ResourceScheduler sched) {
@@ -73,7 +79,24 @@ public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
     scheduler = fs;
     rmContext = context;
     grace = new GracePeriod(graceMs);
+    ranking = new TiresiasRanking(tiresiasParams(conf));
     LOG.info("GPU fair-share preemption on: grace {} ms, every {} ms", graceMs, intervalMs);
+  }
+
+  private static TiresiasParams tiresiasParams(Configuration conf) {
+    String raw = conf.getTrimmed(TIRESIAS_QUEUE_LIMITS);
+    if (raw == null) {
+      return TiresiasParams.DEFAULT;
+    }
+    TiresiasParams d = TiresiasParams.DEFAULT;
+    try {
+      double[] limits = java.util.Arrays.stream(raw.split(",")).map(String::trim)
+          .mapToDouble(Double::parseDouble).toArray();
+      return new TiresiasParams(limits, d.starvationKnob(), d.waitingThreshold(), d.minFraction(), d.maxFactor());
+    } catch (IllegalArgumentException e) {
+      throw new YarnRuntimeException(TIRESIAS_QUEUE_LIMITS + " must be ascending GPU-seconds separated by commas"
+          + " (e.g. 500,10000), was '" + raw + "'");
+    }
   }
 
   private static long positiveOrZero(Configuration conf, String key, long dflt) {
@@ -97,6 +120,7 @@ public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
   @Override
   public void editSchedule() {
     long now = scheduler.getClock().getTime();
+    rankTiresiasQueues(now);
     ClusterSnapshot snapshot = SchedulerSnapshot.take(scheduler, rmContext, now);
     PreemptionPlan plan = planner.plan(snapshot);
     Set<String> running = new HashSet<>();
@@ -111,6 +135,17 @@ public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
         actions.kill());
     send(actions.warn(), SchedulerEventType.MARK_CONTAINER_FOR_PREEMPTION);
     send(actions.kill(), SchedulerEventType.MARK_CONTAINER_FOR_KILLABLE);
+  }
+
+  /**
+   * The order {@link ElasticTiresiasPolicy} gives the applications of its queues until the next
+   * round; an empty one when no queue runs it (after a refresh back to fair share).
+   */
+  private void rankTiresiasQueues(long now) {
+    List<TiresiasRanking.AppFacts> apps = SchedulerSnapshot.tiresiasApps(scheduler, rmContext);
+    Map<ApplicationId, TiresiasRanks.Rank> ranks = ranking.round(apps,
+        (int) Gpus.of(scheduler.getClusterResource()), now / 1000.0);
+    TiresiasRanks.publish(ranks, TiresiasRanking.bestPerQueue(apps, ranks));
   }
 
   private void send(List<String> ids, SchedulerEventType type) {

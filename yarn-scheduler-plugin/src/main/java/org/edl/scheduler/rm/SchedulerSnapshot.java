@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
@@ -99,6 +100,38 @@ final class SchedulerSnapshot {
       }
     }
     return new ClusterSnapshot(now, weights, nodes, containers, pending);
+  }
+
+  /**
+   * The applications whose leaf queue runs {@link ElasticTiresiasPolicy}, for a
+   * {@link TiresiasRanking} round. Attained service is the RM's own count of the application's
+   * {@code yarn.io/gpu} seconds (finished containers and, refreshed every few seconds, the live
+   * ones), over all its attempts.
+   */
+  static List<TiresiasRanking.AppFacts> tiresiasApps(FairScheduler fs, RMContext rm) {
+    List<TiresiasRanking.AppFacts> apps = new ArrayList<>();
+    for (SchedulerApplication<FSAppAttempt> sa : fs.getSchedulerApplications().values()) {
+      FSAppAttempt app = sa.getCurrentAppAttempt();
+      if (app == null || app.getQueue() == null || !(app.getQueue().getPolicy() instanceof ElasticTiresiasPolicy)) {
+        continue;
+      }
+      ApplicationId id = app.getApplicationId();
+      RMApp rmApp = rm.getRMApps().get(id);
+      long submit = rmApp == null ? app.getStartTime() : rmApp.getSubmitTime();
+      double attained = 0;
+      if (rmApp != null) {
+        Long seconds = rmApp.getRMAppMetrics().getResourceSecondsMap().get(ResourceInformation.GPU_URI);
+        attained = seconds == null ? 0 : seconds;
+      }
+      long asked = 0;
+      for (SchedulerRequestKey key : app.getAppSchedulingInfo().getSchedulerKeys()) {
+        PendingAsk ask = app.getPendingAsk(key, ResourceRequest.ANY);
+        asked += Gpus.of(ask.getPerAllocationResource()) * ask.getCount();
+      }
+      apps.add(new TiresiasRanking.AppFacts(id, app.getQueue().getName(), submit / 1000.0,
+          (int) Gpus.of(app.getResourceUsage()), (int) asked, attained));
+    }
+    return apps;
   }
 
   /** The tag's N; {@code Long.MAX_VALUE} (all guaranteed) without a well-formed tag. */

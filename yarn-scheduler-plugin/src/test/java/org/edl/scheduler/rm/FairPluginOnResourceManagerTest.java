@@ -114,6 +114,8 @@ class FairPluginOnResourceManagerTest {
         GpuFairPreemptionPolicy.class.getName());
     conf.setLong(GpuFairPreemptionPolicy.GRACE_MS, GRACE_MS);
     conf.setLong(GpuFairPreemptionPolicy.INTERVAL_MS, 200);
+    // Elastic-Tiresias' first queue ends at 2 GPU-seconds: a job holding 4 GPUs leaves it at once.
+    conf.set(GpuFairPreemptionPolicy.TIRESIAS_QUEUE_LIMITS, "2,10000");
     conf.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 10);
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
     conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);
@@ -329,6 +331,91 @@ class FairPluginOnResourceManagerTest {
     }
   }
 
+  /**
+   * The allocation file switches the users' queues to Elastic-Tiresias and back, each time by
+   * refreshQueues without a restart. Under it a user's newer job, with less attained GPU service,
+   * gets two freed GPUs before the user's older job, which under the fair-share mode's
+   * AppOrderPolicy goes first (same priority, earlier submit).
+   */
+  @Test
+  void refreshQueuesSwitchesToElasticTiresiasWhichServesTheLeastAttainedServiceFirst() throws Exception {
+    String tiresias = GOOD.replace(UserFairPolicy.class.getName(), ElasticTiresiasPolicy.class.getName())
+        .replace(AppOrderPolicy.class.getName(), ElasticTiresiasPolicy.class.getName());
+    Configuration conf = yarn.getConfig();
+    YarnClient client = YarnClient.createYarnClient();
+    client.init(conf);
+    client.start();
+    Am old = null;
+    Am fresh = null;
+    try {
+      Files.writeString(allocationFile, tiresias);
+      refreshQueues();
+      assertInstanceOf(ElasticTiresiasPolicy.class, queue("root.users").getPolicy());
+      assertInstanceOf(ElasticTiresiasPolicy.class, queue("root.users.alice").getPolicy());
+
+      Am first = Am.start(client, conf, "dave", Set.of());
+      old = first;
+      List<Container> held = first.allocate(GPUS);
+      await(() -> TiresiasRanks.of(first.app).queue() == 1, "dave's first job demoted to the second queue");
+      Am second = Am.start(client, conf, "dave", Set.of());
+      fresh = second;
+      second.ask(2);
+      first.ask(2);
+      // Both asks reach the scheduler (and wait: every GPU is held) before any GPU comes free.
+      await(() -> {
+        assertEquals(List.of(), second.heartbeat().getAllocatedContainers());
+        assertEquals(List.of(), first.heartbeat().getAllocatedContainers());
+        return pendingGpus(second.app) >= 2 && pendingGpus(first.app) >= 2
+            && TiresiasRanks.of(second.app).position() < Integer.MAX_VALUE;
+      }, "both jobs' asks pending and ranked");
+      assertTrue(TiresiasRanks.of(second.app).compareTo(TiresiasRanks.of(first.app)) < 0);
+      assertEquals(0, TiresiasRanks.of(second.app).queue());
+      assertEquals(List.of(second.app, first.app), sortedBy("root.users.dave", first.app, second.app));
+
+      first.release(held.subList(0, 2));
+      List<Container> got = new ArrayList<>();
+      await(() -> {
+        assertEquals(List.of(), first.heartbeat().getAllocatedContainers(), "the older job gets none");
+        got.addAll(second.heartbeat().getAllocatedContainers());
+        return got.size() >= 2;
+      }, "the freed GPUs go to the job with the least attained service");
+
+      Files.writeString(allocationFile, GOOD);
+      refreshQueues();
+      assertInstanceOf(AppOrderPolicy.class, queue("root.users.dave").getPolicy());
+      assertEquals(List.of(first.app, second.app), sortedBy("root.users.dave", first.app, second.app),
+          "fair share again: the older job first");
+    } finally {
+      Files.writeString(allocationFile, GOOD);
+      refreshQueues();
+      if (old != null) {
+        old.finish();
+      }
+      if (fresh != null) {
+        fresh.finish();
+      }
+      client.stop();
+    }
+  }
+
+  private static long pendingGpus(ApplicationId app) {
+    var attempt = scheduler().getSchedulerApplications().get(app).getCurrentAppAttempt();
+    return Gpus.of(attempt.getDemand()) - Gpus.of(attempt.getResourceUsage());
+  }
+
+  /** The applications in the order the queue's policy gives them now. */
+  private static List<ApplicationId> sortedBy(String queue, ApplicationId... apps) {
+    var attempts = scheduler().getSchedulerApplications();
+    List<org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.Schedulable> sorted = new ArrayList<>();
+    for (ApplicationId a : apps) {
+      sorted.add(attempts.get(a).getCurrentAppAttempt());
+    }
+    sorted.sort(queue(queue).getPolicy().getComparator());
+    return sorted.stream()
+        .map(a -> ((org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FSAppAttempt) a).getApplicationId())
+        .toList();
+  }
+
   private static Set<ContainerId> strict(PreemptionMessage m) {
     Set<ContainerId> ids = new HashSet<>();
     // FairScheduler sends an empty strict contract on every heartbeat.
@@ -412,6 +499,10 @@ class FairPluginOnResourceManagerTest {
         r.setResourceValue(ResourceInformation.GPU_URI, 1);
         amrm.addContainerRequest(new ContainerRequest(r, null, null, Priority.newInstance(1)));
       }
+    }
+
+    void release(List<Container> containers) {
+      containers.forEach(c -> amrm.releaseAssignedContainer(c.getId()));
     }
 
     AllocateResponse heartbeat() throws Exception {

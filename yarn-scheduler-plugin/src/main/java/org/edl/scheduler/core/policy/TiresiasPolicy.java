@@ -89,6 +89,25 @@ public final class TiresiasPolicy implements ClusterPolicy {
     return e == null ? -1 : e.queue;
   }
 
+  /**
+   * Every job the policy knows, highest priority first (the order its walk gives GPUs in): what a
+   * runner that cannot apply decisions at once (the ResourceManager, whose scheduler hands out
+   * containers as nodes report in) orders applications by.
+   */
+  public List<PolicyJob> ranked() {
+    List<PolicyJob> jobs = new ArrayList<>(order.size());
+    for (Entry e : order) {
+      jobs.add(e.job);
+    }
+    return jobs;
+  }
+
+  /** The GPUs the last {@link #schedule} gave the job: its whole decision, not only the change. */
+  public int target(PolicyJob job) {
+    Entry e = entries.get(job.id());
+    return e == null || e.stamp != stamp ? 0 : e.target;
+  }
+
   @Override
   public void arrived(PolicyJob job, double now) {
     Entry e = new Entry(job);

@@ -52,6 +52,31 @@ class TiresiasPolicyTest {
   }
 
   @Test
+  void theRankingAndTargetsAreTheWholeDecisionNotOnlyItsChanges() {
+    TiresiasPolicy p = new TiresiasPolicy(4, TiresiasParams.DEFAULT, false);
+    FakeJob old = new FakeJob(1, "u", 4, 0);
+    FakeJob fresh = new FakeJob(2, "v", 4, 10);
+    p.arrived(old, 0);
+    decide(p, 0, List.of(old));
+    old.attained = 600;
+    p.review(old, 150);
+    p.arrived(fresh, 150);
+    decide(p, 150, List.of(old, fresh));
+    assertEquals(List.of(fresh, old), p.ranked(), "queue 0 before the demoted job, whatever their arrival");
+    assertEquals(4, p.target(fresh));
+    assertEquals(0, p.target(old));
+
+    // The next decision changes nothing, so it emits nothing; the targets still say who runs
+    // (a runner whose preemption has not landed yet must not read silence as "keep it").
+    assertEquals(Map.of(), decide(p, 160, List.of(old, fresh)));
+    assertEquals(4, p.target(fresh));
+    assertEquals(0, p.target(old));
+    p.finished(fresh, 170);
+    assertEquals(List.of(old), p.ranked());
+    assertEquals(0, p.target(fresh));
+  }
+
+  @Test
   void elasticTiresiasScalesInLowerPriorityJobsOnlyWhenMoreThanNJobsWait() {
     // X and Y just arrived (queue 0); Z has 12,000 GPU-s (queue 2) and runs on 4 of 10 GPUs.
     // Tiresias gives X its 6, Y (6) does not fit, Z fits in the last 4: one job waits.
