@@ -162,15 +162,25 @@ public final class ProgressFollower {
           : job.spec().output() + "/" + ModelOutput.METRICS_FILE));
     }
     if (p != null) {
-      String first = p.isSetFirstLoss() ? String.format(Locale.ROOT, "%.4f", p.getFirstLoss()) : "?";
-      out.println(String.format(Locale.ROOT, "Loss:    %s at the start, %.4f at step %d of %d",
-          first, p.getLoss(), p.getStep(), p.getTotalSteps()));
+      out.println(lossLine(p, job.spec().training().backend()));
     }
     if (ok && !diagnostics.isEmpty()) {
       out.println("Summary: " + diagnostics);
     }
     out.flush();
     return ok ? 0 : 1;
+  }
+
+  /** The closing loss line; an emulated model computes no loss, which "NaN" does not say. */
+  static String lossLine(JobProgress p, String backend) {
+    if (!Double.isFinite(p.getLoss())) {
+      return String.format(Locale.ROOT, "Loss:    none at step %d of %d%s", p.getStep(), p.getTotalSteps(),
+          "emulated".equals(backend) ? " (the emulated backend only times its batches; it computes no loss)" : "");
+    }
+    String first = p.isSetFirstLoss() && Double.isFinite(p.getFirstLoss())
+        ? String.format(Locale.ROOT, "%.4f", p.getFirstLoss()) : "?";
+    return String.format(Locale.ROOT, "Loss:    %s at the start, %.4f at step %d of %d",
+        first, p.getLoss(), p.getStep(), p.getTotalSteps());
   }
 
   private void disconnect() {

@@ -18,6 +18,7 @@ import org.apache.hadoop.yarn.util.Records;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.thrift.BatchRule;
+import org.edl.thrift.JobProgress;
 import org.junit.jupiter.api.Test;
 
 /** What the client prints when the job it follows ends. */
@@ -65,6 +66,23 @@ class ProgressFollowerTest {
   void intoAFileEachStateIsALineOfItsOwnAndOnATerminalOneLineIsRewritten() throws Exception {
     assertEquals("accepted\nrunning\n", progressOf(false));
     assertEquals("\raccepted\raccepted\rrunning \rrunning\n", progressOf(true));
+  }
+
+  @Test
+  void theLossLineSaysWhenThereIsNoLossRatherThanPrintingNaN() {
+    JobProgress trained = new JobProgress();
+    trained.setStep(300);
+    trained.setTotalSteps(300);
+    trained.setLoss(0.25);
+    trained.setFirstLoss(2.3);
+    assertEquals("Loss:    2.3000 at the start, 0.2500 at step 300 of 300", ProgressFollower.lossLine(trained, "cpu"));
+    JobProgress emulated = new JobProgress();
+    emulated.setStep(120);
+    emulated.setTotalSteps(600);
+    emulated.setLoss(Double.NaN);
+    emulated.setFirstLoss(Double.NaN);
+    assertEquals("Loss:    none at step 120 of 600 (the emulated backend only times its batches; it computes no loss)",
+        ProgressFollower.lossLine(emulated, "emulated"));
   }
 
   /** What the follower prints before the outcome, for a job seen accepted twice, running twice, then ended. */

@@ -1,8 +1,8 @@
 package org.edl.scheduler.rm;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -120,9 +120,15 @@ public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
   @Override
   public void editSchedule() {
     long now = scheduler.getClock().getTime();
-    rankTiresiasQueues(now);
+    TiresiasRanking.Round round = rankTiresiasQueues(now);
     ClusterSnapshot snapshot = SchedulerSnapshot.take(scheduler, rmContext, now);
-    PreemptionPlan plan = planner.plan(snapshot);
+    PreemptionPlan plan = planner.plan(round.targets().isEmpty() ? snapshot : withoutJobs(snapshot, round));
+    if (!round.targets().isEmpty()) {
+      List<RunningContainer> victims = new ArrayList<>(plan.victims());
+      victims.addAll(TiresiasRanking.victims(snapshot.containers().stream()
+          .filter(c -> isRanked(c.job(), round)).toList(), round.targets()));
+      plan = new PreemptionPlan(plan.createdAt(), plan.deserved(), victims, plan.placements());
+    }
     Set<String> running = new HashSet<>();
     for (RunningContainer c : snapshot.containers()) {
       running.add(c.id());
@@ -141,11 +147,28 @@ public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
    * The order {@link ElasticTiresiasPolicy} gives the applications of its queues until the next
    * round; an empty one when no queue runs it (after a refresh back to fair share).
    */
-  private void rankTiresiasQueues(long now) {
-    List<TiresiasRanking.AppFacts> apps = SchedulerSnapshot.tiresiasApps(scheduler, rmContext);
-    Map<ApplicationId, TiresiasRanks.Rank> ranks = ranking.round(apps,
-        (int) Gpus.of(scheduler.getClusterResource()), now / 1000.0);
-    TiresiasRanks.publish(ranks, TiresiasRanking.bestPerQueue(apps, ranks));
+  private TiresiasRanking.Round rankTiresiasQueues(long now) {
+    try {
+      List<TiresiasRanking.AppFacts> apps = SchedulerSnapshot.tiresiasApps(scheduler, rmContext);
+      TiresiasRanking.Round round = ranking.round(apps, (int) Gpus.of(scheduler.getClusterResource()), now / 1000.0);
+      TiresiasRanks.publish(round.ranks(), TiresiasRanking.bestPerQueue(apps, round.ranks()));
+      return round;
+    } catch (RuntimeException e) {
+      // The monitor would skip the whole run: the fair-share queues keep their preemption.
+      LOG.error("Elastic-Tiresias round failed; its queues keep the previous order and lose no containers", e);
+      return TiresiasRanking.Round.NONE;
+    }
+  }
+
+  private static boolean isRanked(String job, TiresiasRanking.Round round) {
+    return round.targets().containsKey(ApplicationId.fromString(job));
+  }
+
+  /** The fair-share planner's part of the cluster: the applications of the other queues. */
+  private static ClusterSnapshot withoutJobs(ClusterSnapshot s, TiresiasRanking.Round round) {
+    return new ClusterSnapshot(s.takenAt(), s.weights(), s.nodes(),
+        s.containers().stream().filter(c -> !isRanked(c.job(), round)).toList(),
+        s.pending().stream().filter(p -> !isRanked(p.job(), round)).toList());
   }
 
   private void send(List<String> ids, SchedulerEventType type) {

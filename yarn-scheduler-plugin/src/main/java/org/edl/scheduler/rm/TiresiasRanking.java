@@ -1,20 +1,22 @@
 package org.edl.scheduler.rm;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.edl.scheduler.core.fair.RunningContainer;
 import org.edl.scheduler.core.policy.PolicyJob;
 import org.edl.scheduler.core.policy.TiresiasParams;
 import org.edl.scheduler.core.policy.TiresiasPolicy;
 
 /**
  * Runs the simulator's {@link TiresiasPolicy} on the ResourceManager's applications, one round
- * per monitoring interval, and publishes its order ({@link TiresiasRanks}) for
- * {@link ElasticTiresiasPolicy}. The RM side only adapts: each application becomes a
+ * per monitoring interval: its order goes to {@link ElasticTiresiasPolicy} (through
+ * {@link TiresiasRanks}), its targets become preemption victims ({@link #victims}). The RM side only adapts: each application becomes a
  * {@link PolicyJob} whose attained service is what the RM itself counts (the application's
  * {@code yarn.io/gpu} resource-seconds), its size the GPUs it holds, its request those plus the
  * GPUs it asks for. The policy keeps its state (queues, arrivals) across rounds as it does across
@@ -24,6 +26,14 @@ final class TiresiasRanking {
   /** One application as the RM sees it at a round. */
   record AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusAsked,
       double attainedGpuSeconds) {}
+
+  /**
+   * A round's decision: the order, and the GPUs each application should hold (the policy's whole
+   * decision, not its changes: a preemption still under its grace period is asked for again).
+   */
+  record Round(Map<ApplicationId, TiresiasRanks.Rank> ranks, Map<ApplicationId, Integer> targets) {
+    static final Round NONE = new Round(Map.of(), Map.of());
+  }
 
   private final TiresiasParams params;
   private final Map<ApplicationId, Job> jobs = new HashMap<>();
@@ -36,7 +46,7 @@ final class TiresiasRanking {
   }
 
   /** One round: the policy sees arrivals, departures and attained service, then decides. */
-  Map<ApplicationId, TiresiasRanks.Rank> round(List<AppFacts> apps, int clusterGpus, double nowS) {
+  Round round(List<AppFacts> apps, int clusterGpus, double nowS) {
     if (clusterGpus != capacity || policy == null) {
       capacity = clusterGpus;
       policy = new TiresiasPolicy(Math.max(1, clusterGpus), params, true);
@@ -68,12 +78,51 @@ final class TiresiasRanking {
     }
     policy.schedule(nowS, (job, gpus) -> { });
     Map<ApplicationId, TiresiasRanks.Rank> ranks = new HashMap<>();
+    Map<ApplicationId, Integer> targets = new HashMap<>();
     List<PolicyJob> order = policy.ranked();
     for (int i = 0; i < order.size(); i++) {
       Job j = (Job) order.get(i);
       ranks.put(j.facts.id(), new TiresiasRanks.Rank(policy.queueOf(j), i));
+      targets.put(j.facts.id(), policy.target(j));
     }
-    return ranks;
+    return new Round(ranks, targets);
+  }
+
+  /**
+   * The containers to take back so that each application comes down towards its target: its
+   * elastic extras, newest first (the job scales them in when warned). Only extras: a job is
+   * never taken below the minimum its tag guarantees, and an application without the tag (which
+   * cannot scale in) keeps everything, as in the fair-share mode. Tiresias would pause such a job.
+   */
+  static List<RunningContainer> victims(List<RunningContainer> containers, Map<ApplicationId, Integer> targets) {
+    Map<String, Integer> held = new HashMap<>();
+    Map<String, List<RunningContainer>> extras = new HashMap<>();
+    for (RunningContainer c : containers) {
+      held.merge(c.job(), c.gpus(), Integer::sum);
+      if (c.elasticExtra()) {
+        extras.computeIfAbsent(c.job(), k -> new ArrayList<>()).add(c);
+      }
+    }
+    List<RunningContainer> victims = new ArrayList<>();
+    for (Map.Entry<ApplicationId, Integer> t : targets.entrySet()) {
+      String job = t.getKey().toString();
+      int over = held.getOrDefault(job, 0) - t.getValue();
+      List<RunningContainer> candidates = extras.get(job);
+      if (over <= 0 || candidates == null) {
+        continue;
+      }
+      candidates.sort(Comparator.comparingLong(RunningContainer::startTime).thenComparing(RunningContainer::id)
+          .reversed());
+      for (RunningContainer c : candidates) {
+        if (over <= 0) {
+          break;
+        }
+        victims.add(c);
+        over -= c.gpus();
+      }
+    }
+    victims.sort(Comparator.comparing(RunningContainer::id));
+    return victims;
   }
 
   /** Each queue's best-ranked application: where its user goes in the parent's order. */

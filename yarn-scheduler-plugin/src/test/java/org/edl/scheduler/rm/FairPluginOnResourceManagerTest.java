@@ -403,6 +403,65 @@ class FairPluginOnResourceManagerTest {
     return Gpus.of(attempt.getDemand()) - Gpus.of(attempt.getResourceUsage());
   }
 
+  /**
+   * In the Elastic-Tiresias mode the victims are the policy's. Frank's first job, whose four GPUs
+   * have taken it out of the first queue, is not reached by the walk once his new job asks for two
+   * of the four: it is warned for its two elastic extras (never the two its tag guarantees),
+   * scales them in (releases them here, as the EDL AM does) and the new job gets them. The fair
+   * share would take nothing: frank is the only user, and users are what it balances.
+   */
+  @Test
+  void elasticTiresiasWarnsTheJobItDoesNotReachForItsExtrasAndTheUsersNewJobGetsThem() throws Exception {
+    String tiresias = GOOD.replace(UserFairPolicy.class.getName(), ElasticTiresiasPolicy.class.getName())
+        .replace(AppOrderPolicy.class.getName(), ElasticTiresiasPolicy.class.getName());
+    Configuration conf = yarn.getConfig();
+    YarnClient client = YarnClient.createYarnClient();
+    client.init(conf);
+    client.start();
+    Am frank = null;
+    Am second = null;
+    try {
+      Files.writeString(allocationFile, tiresias);
+      refreshQueues();
+      Am old = Am.start(client, conf, "frank", Set.of(SchedulerSnapshot.MIN_GPUS_TAG + "2"));
+      frank = old;
+      List<Container> held = old.allocate(GPUS);
+      held.sort((a, b) -> a.getId().compareTo(b.getId()));
+      await(() -> TiresiasRanks.of(old.app).queue() == 1, "frank's job demoted to the second queue");
+
+      Am fresh = Am.start(client, conf, "frank", Set.of());
+      second = fresh;
+      fresh.ask(2);
+      Set<ContainerId> warned = new HashSet<>();
+      await(() -> {
+        assertEquals(List.of(), fresh.heartbeat().getAllocatedContainers());
+        warned.addAll(strict(old.heartbeat().getPreemptionMessage()));
+        return warned.size() >= 2;
+      }, "frank warned for two containers");
+      assertEquals(Set.of(held.get(2).getId(), held.get(3).getId()), warned, "the two newest: his extras");
+
+      old.release(held.stream().filter(c -> warned.contains(c.getId())).toList());
+      List<Container> got = new ArrayList<>();
+      await(() -> {
+        old.heartbeat();
+        got.addAll(fresh.heartbeat().getAllocatedContainers());
+        return got.size() >= 2;
+      }, "the new job gets the two GPUs the old one gave back");
+      assertEquals(2, scheduler().getSchedulerApplications().get(old.app).getCurrentAppAttempt()
+          .getResourceUsage().getResourceValue(ResourceInformation.GPU_URI));
+    } finally {
+      Files.writeString(allocationFile, GOOD);
+      refreshQueues();
+      if (frank != null) {
+        frank.finish();
+      }
+      if (second != null) {
+        second.finish();
+      }
+      client.stop();
+    }
+  }
+
   /** The applications in the order the queue's policy gives them now. */
   private static List<ApplicationId> sortedBy(String queue, ApplicationId... apps) {
     var attempts = scheduler().getSchedulerApplications();
