@@ -21,7 +21,6 @@ import org.edl.scheduler.core.fair.GracePeriod;
 import org.edl.scheduler.core.fair.PreemptionPlan;
 import org.edl.scheduler.core.fair.PreemptionPlanner;
 import org.edl.scheduler.core.fair.RunningContainer;
-import org.edl.scheduler.core.policy.TiresiasParams;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,8 +50,6 @@ public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
   public static final long DEFAULT_GRACE_MS = 30_000;
   public static final String INTERVAL_MS = "edl.scheduler.preemption.interval-ms";
   public static final long DEFAULT_INTERVAL_MS = 3_000;
-  /** Elastic-Tiresias' queue bounds in attained GPU-seconds, ascending (Tiresias: 500,10000). */
-  public static final String TIRESIAS_QUEUE_LIMITS = "edl.scheduler.tiresias.queue-limits";
 
   private final PreemptionPlanner planner = new PreemptionPlanner();
   private FairScheduler scheduler;
@@ -79,24 +76,8 @@ public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
     scheduler = fs;
     rmContext = context;
     grace = new GracePeriod(graceMs);
-    ranking = new TiresiasRanking(tiresiasParams(conf));
+    ranking = new TiresiasRanking(TiresiasSettings.from(conf));
     LOG.info("GPU fair-share preemption on: grace {} ms, every {} ms", graceMs, intervalMs);
-  }
-
-  private static TiresiasParams tiresiasParams(Configuration conf) {
-    String raw = conf.getTrimmed(TIRESIAS_QUEUE_LIMITS);
-    if (raw == null) {
-      return TiresiasParams.DEFAULT;
-    }
-    TiresiasParams d = TiresiasParams.DEFAULT;
-    try {
-      double[] limits = java.util.Arrays.stream(raw.split(",")).map(String::trim)
-          .mapToDouble(Double::parseDouble).toArray();
-      return new TiresiasParams(limits, d.starvationKnob(), d.waitingThreshold(), d.minFraction(), d.maxFactor());
-    } catch (IllegalArgumentException e) {
-      throw new YarnRuntimeException(TIRESIAS_QUEUE_LIMITS + " must be ascending GPU-seconds separated by commas"
-          + " (e.g. 500,10000), was '" + raw + "'");
-    }
   }
 
   private static long positiveOrZero(Configuration conf, String key, long dflt) {

@@ -115,7 +115,7 @@ class FairPluginOnResourceManagerTest {
     conf.setLong(GpuFairPreemptionPolicy.GRACE_MS, GRACE_MS);
     conf.setLong(GpuFairPreemptionPolicy.INTERVAL_MS, 200);
     // Elastic-Tiresias' first queue ends at 2 GPU-seconds: a job holding 4 GPUs leaves it at once.
-    conf.set(GpuFairPreemptionPolicy.TIRESIAS_QUEUE_LIMITS, "2,10000");
+    conf.set(TiresiasSettings.QUEUE_LIMITS, "2,10000");
     conf.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 10);
     conf.setLong(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 200);
     conf.setBoolean(YarnConfiguration.NM_VMEM_CHECK_ENABLED, false);

@@ -54,6 +54,20 @@ class PreemptionSettingsTest {
   }
 
   @Test
+  void badElasticTiresiasSettingsAreRefused() throws Exception {
+    String[][] bad = {
+      {TiresiasSettings.QUEUE_LIMITS, "10000,500"},
+      {TiresiasSettings.QUEUE_LIMITS, "500;10000"},
+      {TiresiasSettings.WAITING_THRESHOLD, "-1"},
+      {TiresiasSettings.MIN_FRACTION, "1.5"},
+    };
+    for (String[] b : bad) {
+      String m = refusal(b[0], b[1]);
+      assertTrue(m.contains(b[0]) && m.contains("'" + b[1] + "'"), m);
+    }
+  }
+
+  @Test
   void fairSchedulerPreemptionOnIsRefused() throws Exception {
     String m = refusal(FairSchedulerConfiguration.PREEMPTION, "true");
     assertTrue(m.contains("yarn.scheduler.fair.preemption=false"), m);
