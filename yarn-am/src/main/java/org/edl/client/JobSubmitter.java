@@ -67,6 +67,11 @@ public final class JobSubmitter {
    * scheduler plugin preempts only above it, and never an application without it.
    */
   public static final String MIN_GPUS_TAG = "edl-min-gpus=";
+  /**
+   * Application tag naming the GPUs the job asks for (workers x GPUs per worker): the plugin's
+   * Elastic-Tiresias mode takes it as the job's request, as the simulator takes a trace's.
+   */
+  public static final String GPUS_TAG = "edl-gpus=";
 
   private final Configuration conf;
   private final YarnClient yarn;
@@ -91,9 +96,10 @@ public final class JobSubmitter {
     return this;
   }
 
-  /** The tags a job's application carries (see {@link #MIN_GPUS_TAG}). */
+  /** The tags a job's application carries (see {@link #MIN_GPUS_TAG}, {@link #GPUS_TAG}). */
   public static java.util.Set<String> applicationTags(JobSpec spec) {
-    return java.util.Set.of(MIN_GPUS_TAG + (long) spec.scale().minWorkers() * spec.resources().gpusPerWorker());
+    long gpus = spec.resources().gpusPerWorker();
+    return java.util.Set.of(MIN_GPUS_TAG + spec.scale().minWorkers() * gpus, GPUS_TAG + spec.scale().workers() * gpus);
   }
 
   public SubmittedJob submit(JobSpec requested) throws IOException, YarnException {

@@ -44,6 +44,8 @@ final class SchedulerSnapshot {
 
   /** Application tag prefix naming a job's guaranteed GPUs, e.g. {@code edl-min-gpus=2}. */
   static final String MIN_GPUS_TAG = "edl-min-gpus=";
+  /** Application tag prefix naming the GPUs a job asks for, e.g. {@code edl-gpus=4}. */
+  static final String GPUS_TAG = "edl-gpus=";
 
   private SchedulerSnapshot() {}
 
@@ -128,27 +130,35 @@ final class SchedulerSnapshot {
         PendingAsk ask = app.getPendingAsk(key, ResourceRequest.ANY);
         asked += Gpus.of(ask.getPerAllocationResource()) * ask.getCount();
       }
-      apps.add(new TiresiasRanking.AppFacts(id, app.getQueue().getName(), submit / 1000.0,
-          (int) Gpus.of(app.getResourceUsage()), (int) asked, attained));
+      int held = (int) Gpus.of(app.getResourceUsage());
+      long tagged = rmApp == null ? -1 : tagValue(rmApp.getApplicationTags(), GPUS_TAG);
+      apps.add(new TiresiasRanking.AppFacts(id, app.getQueue().getName(), submit / 1000.0, held,
+          tagged >= 0 ? (int) tagged : held + (int) asked, attained));
     }
     return apps;
   }
 
   /** The tag's N; {@code Long.MAX_VALUE} (all guaranteed) without a well-formed tag. */
   static long minGpus(Set<String> tags) {
+    long n = tagValue(tags, MIN_GPUS_TAG);
+    return n < 0 ? Long.MAX_VALUE : n;
+  }
+
+  /** The number after {@code prefix} in the first such tag; -1 without a well-formed one. */
+  static long tagValue(Set<String> tags, String prefix) {
     for (String t : tags) {
-      if (t.startsWith(MIN_GPUS_TAG)) {
+      if (t.startsWith(prefix)) {
         try {
-          long n = Long.parseLong(t.substring(MIN_GPUS_TAG.length()).trim());
+          long n = Long.parseLong(t.substring(prefix.length()).trim());
           if (n >= 0) {
             return n;
           }
         } catch (NumberFormatException e) {
           // Treated as untagged below.
         }
-        LOG.warn("ignoring application tag '{}': expected {}<GPUs >= 0>", t, MIN_GPUS_TAG);
+        LOG.warn("ignoring application tag '{}': expected {}<GPUs >= 0>", t, prefix);
       }
     }
-    return Long.MAX_VALUE;
+    return -1;
   }
 }

@@ -16,15 +16,21 @@ import org.edl.scheduler.core.policy.TiresiasPolicy;
 /**
  * Runs the simulator's {@link TiresiasPolicy} on the ResourceManager's applications, one round
  * per monitoring interval: its order goes to {@link ElasticTiresiasPolicy} (through
- * {@link TiresiasRanks}), its targets become preemption victims ({@link #victims}). The RM side only adapts: each application becomes a
- * {@link PolicyJob} whose attained service is what the RM itself counts (the application's
- * {@code yarn.io/gpu} resource-seconds), its size the GPUs it holds, its request those plus the
- * GPUs it asks for. The policy keeps its state (queues, arrivals) across rounds as it does across
- * the simulator's events; it is rebuilt when the cluster's GPUs change.
+ * {@link TiresiasRanks}), its targets become preemption victims ({@link #victims}). The RM side
+ * only adapts: each application becomes a {@link PolicyJob} whose attained service is what the
+ * RM itself counts (the application's {@code yarn.io/gpu} resource-seconds), its size the GPUs it
+ * holds, its request the {@code edl-gpus} tag (or what it holds and asks for). The policy keeps
+ * its state (queues, arrivals) across rounds as it does across the simulator's events; it is
+ * rebuilt when the cluster's GPUs change.
  */
 final class TiresiasRanking {
-  /** One application as the RM sees it at a round. */
-  record AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusAsked,
+  /**
+   * One application as the RM sees it at a round.
+   *
+   * @param gpusRequested its request: the {@code edl-gpus} tag (an EDL job's workers x GPUs), or
+   *     without one what it holds plus what it asks for now
+   */
+  record AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusRequested,
       double attainedGpuSeconds) {}
 
   /**
@@ -167,7 +173,7 @@ final class TiresiasRanking {
 
     @Override
     public int requestedGpus() {
-      return Math.max(1, facts.gpusHeld() + facts.gpusAsked());
+      return Math.max(1, facts.gpusRequested());
     }
 
     @Override

@@ -423,7 +423,7 @@ class FairPluginOnResourceManagerTest {
     try {
       Files.writeString(allocationFile, tiresias);
       refreshQueues();
-      Am old = Am.start(client, conf, "frank", Set.of(SchedulerSnapshot.MIN_GPUS_TAG + "2"));
+      Am old = Am.start(client, conf, "frank", Set.of(SchedulerSnapshot.MIN_GPUS_TAG + "2", SchedulerSnapshot.GPUS_TAG + "4"));
       frank = old;
       List<Container> held = old.allocate(GPUS);
       held.sort((a, b) -> a.getId().compareTo(b.getId()));

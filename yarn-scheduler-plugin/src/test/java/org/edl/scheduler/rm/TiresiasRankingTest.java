@@ -16,20 +16,20 @@ class TiresiasRankingTest {
   private static final ApplicationId FRESH = ApplicationId.newInstance(1, 2);
   private static final ApplicationId OTHER = ApplicationId.newInstance(1, 3);
 
-  private static TiresiasRanking.AppFacts facts(ApplicationId id, String queue, double submit, int held, int asked,
-      double attained) {
-    return new TiresiasRanking.AppFacts(id, queue, submit, held, asked, attained);
+  private static TiresiasRanking.AppFacts facts(ApplicationId id, String queue, double submit, int held,
+      int requested, double attained) {
+    return new TiresiasRanking.AppFacts(id, queue, submit, held, requested, attained);
   }
 
   @Test
   void applicationsAreRankedByAttainedServiceQueueThenArrivalAcrossUsers() {
     TiresiasRanking ranking = new TiresiasRanking(TiresiasParams.DEFAULT);
-    List<TiresiasRanking.AppFacts> round1 = List.of(facts(OLD, "root.users.dave", 0, 4, 0, 100));
+    List<TiresiasRanking.AppFacts> round1 = List.of(facts(OLD, "root.users.dave", 0, 4, 4, 100));
     assertEquals(0, ranking.round(round1, 8, 10).ranks().get(OLD).queue());
 
     // OLD crosses 500 GPU-seconds; FRESH (another user) arrives later but goes first; OTHER,
     // dave's second job, arrives last and ranks after FRESH.
-    List<TiresiasRanking.AppFacts> round2 = List.of(facts(OLD, "root.users.dave", 0, 4, 0, 600),
+    List<TiresiasRanking.AppFacts> round2 = List.of(facts(OLD, "root.users.dave", 0, 4, 4, 600),
         facts(FRESH, "root.users.erin", 120, 0, 2, 0), facts(OTHER, "root.users.dave", 130, 0, 1, 0));
     Map<ApplicationId, TiresiasRanks.Rank> ranks = ranking.round(round2, 8, 150).ranks();
     assertEquals(List.of(FRESH, OTHER, OLD), ranking.order());
@@ -39,8 +39,8 @@ class TiresiasRankingTest {
         TiresiasRanking.bestPerQueue(round2, ranks));
 
     // FRESH finished; a node joined (the policy is rebuilt with every job it knew).
-    List<TiresiasRanking.AppFacts> round3 = List.of(facts(OLD, "root.users.dave", 0, 4, 0, 700),
-        facts(OTHER, "root.users.dave", 130, 1, 0, 20));
+    List<TiresiasRanking.AppFacts> round3 = List.of(facts(OLD, "root.users.dave", 0, 4, 4, 700),
+        facts(OTHER, "root.users.dave", 130, 1, 1, 20));
     ranks = ranking.round(round3, 12, 160).ranks();
     assertEquals(List.of(OTHER, OLD), ranking.order());
     assertEquals(Map.of(OTHER, new TiresiasRanks.Rank(0, 0), OLD, new TiresiasRanks.Rank(1, 1)), ranks);
@@ -49,9 +49,9 @@ class TiresiasRankingTest {
   @Test
   void aJobTheWalkDoesNotReachLosesItsElasticExtrasNewestFirstAndNothingBelowItsMinimum() {
     TiresiasRanking ranking = new TiresiasRanking(TiresiasParams.DEFAULT);
-    ranking.round(List.of(facts(OLD, "root.users.dave", 0, 4, 0, 100)), 4, 10);
+    ranking.round(List.of(facts(OLD, "root.users.dave", 0, 4, 4, 100)), 4, 10);
     // OLD (4 GPUs, 2 guaranteed by its tag) has left the first queue; FRESH asks for 2.
-    TiresiasRanking.Round round = ranking.round(List.of(facts(OLD, "root.users.dave", 0, 4, 0, 600),
+    TiresiasRanking.Round round = ranking.round(List.of(facts(OLD, "root.users.dave", 0, 4, 4, 600),
         facts(FRESH, "root.users.erin", 120, 0, 2, 0)), 4, 150);
     assertEquals(0, round.targets().get(OLD), "passed over by the walk: Tiresias would pause it");
     assertTrue(round.targets().get(FRESH) >= 2, "and the new job gets what it asks for (and idle GPUs)");
