@@ -339,26 +339,14 @@ class FairPluginOnResourceManagerTest {
    */
   @Test
   void refreshQueuesSwitchesToElasticTiresiasWhichServesTheLeastAttainedServiceFirst() throws Exception {
-    String tiresias = GOOD.replace(UserFairPolicy.class.getName(), ElasticTiresiasPolicy.class.getName())
-        .replace(AppOrderPolicy.class.getName(), ElasticTiresiasPolicy.class.getName());
-    Configuration conf = yarn.getConfig();
-    YarnClient client = YarnClient.createYarnClient();
-    client.init(conf);
-    client.start();
-    Am old = null;
-    Am fresh = null;
-    try {
-      Files.writeString(allocationFile, tiresias);
-      refreshQueues();
+    underElasticTiresias((client, conf, started) -> {
       assertInstanceOf(ElasticTiresiasPolicy.class, queue("root.users").getPolicy());
       assertInstanceOf(ElasticTiresiasPolicy.class, queue("root.users.alice").getPolicy());
 
-      Am first = Am.start(client, conf, "dave", Set.of());
-      old = first;
+      Am first = started(started, Am.start(client, conf, "dave", Set.of()));
       List<Container> held = first.allocate(GPUS);
       await(() -> TiresiasRanks.of(first.app).queue() == 1, "dave's first job demoted to the second queue");
-      Am second = Am.start(client, conf, "dave", Set.of());
-      fresh = second;
+      Am second = started(started, Am.start(client, conf, "dave", Set.of()));
       second.ask(2);
       first.ask(2);
       // Both asks reach the scheduler (and wait: every GPU is held) before any GPU comes free.
@@ -385,22 +373,7 @@ class FairPluginOnResourceManagerTest {
       assertInstanceOf(AppOrderPolicy.class, queue("root.users.dave").getPolicy());
       assertEquals(List.of(first.app, second.app), sortedBy("root.users.dave", first.app, second.app),
           "fair share again: the older job first");
-    } finally {
-      Files.writeString(allocationFile, GOOD);
-      refreshQueues();
-      if (old != null) {
-        old.finish();
-      }
-      if (fresh != null) {
-        fresh.finish();
-      }
-      client.stop();
-    }
-  }
-
-  private static long pendingGpus(ApplicationId app) {
-    var attempt = scheduler().getSchedulerApplications().get(app).getCurrentAppAttempt();
-    return Gpus.of(attempt.getDemand()) - Gpus.of(attempt.getResourceUsage());
+    });
   }
 
   /**
@@ -412,25 +385,14 @@ class FairPluginOnResourceManagerTest {
    */
   @Test
   void elasticTiresiasWarnsTheJobItDoesNotReachForItsExtrasAndTheUsersNewJobGetsThem() throws Exception {
-    String tiresias = GOOD.replace(UserFairPolicy.class.getName(), ElasticTiresiasPolicy.class.getName())
-        .replace(AppOrderPolicy.class.getName(), ElasticTiresiasPolicy.class.getName());
-    Configuration conf = yarn.getConfig();
-    YarnClient client = YarnClient.createYarnClient();
-    client.init(conf);
-    client.start();
-    Am frank = null;
-    Am second = null;
-    try {
-      Files.writeString(allocationFile, tiresias);
-      refreshQueues();
-      Am old = Am.start(client, conf, "frank", Set.of(SchedulerSnapshot.MIN_GPUS_TAG + "2", SchedulerSnapshot.GPUS_TAG + "4"));
-      frank = old;
+    underElasticTiresias((client, conf, started) -> {
+      Am old = started(started, Am.start(client, conf, "frank",
+          Set.of(SchedulerSnapshot.MIN_GPUS_TAG + "2", SchedulerSnapshot.GPUS_TAG + "4")));
       List<Container> held = old.allocate(GPUS);
-      held.sort((a, b) -> a.getId().compareTo(b.getId()));
+      held.sort((x, y) -> x.getId().compareTo(y.getId()));
       await(() -> TiresiasRanks.of(old.app).queue() == 1, "frank's job demoted to the second queue");
 
-      Am fresh = Am.start(client, conf, "frank", Set.of());
-      second = fresh;
+      Am fresh = started(started, Am.start(client, conf, "frank", Set.of()));
       fresh.ask(2);
       Set<ContainerId> warned = new HashSet<>();
       await(() -> {
@@ -449,17 +411,48 @@ class FairPluginOnResourceManagerTest {
       }, "the new job gets the two GPUs the old one gave back");
       assertEquals(2, scheduler().getSchedulerApplications().get(old.app).getCurrentAppAttempt()
           .getResourceUsage().getResourceValue(ResourceInformation.GPU_URI));
+    });
+  }
+
+  /** The shipped layout with Elastic-Tiresias on the users' parent and every user queue. */
+  private static final String TIRESIAS = GOOD
+      .replace(UserFairPolicy.class.getName(), ElasticTiresiasPolicy.class.getName())
+      .replace(AppOrderPolicy.class.getName(), ElasticTiresiasPolicy.class.getName());
+
+  @FunctionalInterface
+  private interface WithClient {
+    void run(YarnClient client, Configuration conf, List<Am> started) throws Exception;
+  }
+
+  /** Runs {@code body} with the queues switched to Elastic-Tiresias; switches back and ends its jobs. */
+  private static void underElasticTiresias(WithClient body) throws Exception {
+    Configuration conf = yarn.getConfig();
+    YarnClient client = YarnClient.createYarnClient();
+    client.init(conf);
+    client.start();
+    List<Am> started = new ArrayList<>();
+    try {
+      Files.writeString(allocationFile, TIRESIAS);
+      refreshQueues();
+      body.run(client, conf, started);
     } finally {
       Files.writeString(allocationFile, GOOD);
       refreshQueues();
-      if (frank != null) {
-        frank.finish();
-      }
-      if (second != null) {
-        second.finish();
+      for (Am am : started) {
+        am.finish();
       }
       client.stop();
     }
+  }
+
+  private static Am started(List<Am> started, Am am) {
+    started.add(am);
+    return am;
+  }
+
+  private static long pendingGpus(ApplicationId app) {
+    var attempt = scheduler().getSchedulerApplications().get(app).getCurrentAppAttempt();
+    return Gpus.of(attempt.getDemand()) - Gpus.of(attempt.getResourceUsage());
   }
 
   /** The applications in the order the queue's policy gives them now. */
