@@ -1,7 +1,9 @@
 package org.edl.am;
 
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.edl.am.FleetChange.Replacement;
 import org.edl.am.FleetChange.Restart;
 import org.edl.am.FleetChange.Shown;
@@ -47,6 +49,8 @@ final class FleetState {
   FleetGrowth growth = new FleetGrowth(this, null, null);
   /** The checkpoint the job's first workers start from ({@code edl submit --resume-from}); null: none. */
   String resumeFrom;
+  /** Where a stop-resume's new workers start from (see {@link RestartSource}). */
+  RestartSource restartSource = RestartSource.STOP_DIRECTORY;
 
   FleetState(ContainerDriver driver, WorkerResource resource, int target, int minWorkers, int maxWorkers) {
     this.driver = driver;
@@ -144,8 +148,43 @@ final class FleetState {
     requestMissing();
   }
 
+  /**
+   * Every old worker has exited: the new ones start from the stop's checkpoint if its leader wrote
+   * it, else from the job's newest earlier one.
+   *
+   * @return why the job cannot go on (no checkpoint at all: the model is gone); empty once relaunched
+   */
+  Optional<String> relaunchFromCheckpoint() {
+    Restart r = (Restart) change;
+    StopResume plan = r.plan();
+    Optional<String> from;
+    try {
+      from = restartSource.checkpointFor(plan.directory());
+    } catch (IOException | RuntimeException e) {
+      return Optional.of("stop-resume to " + plan.size() + " workers: every worker has stopped, but the checkpoints"
+          + " could not be listed to restart from: " + e);
+    }
+    if (from.isEmpty()) {
+      return Optional.of("stop-resume to " + plan.size() + " workers: every worker has stopped, but no checkpoint was"
+          + " written in " + plan.directory() + " and the job has no earlier one to restart from"
+          + (failures.count() > 0 ? " (" + failures.summary() + ")" : ""));
+    }
+    if (from.get().equals(plan.directory())) {
+      relaunch();
+      return Optional.empty();
+    }
+    LOG.warn("The stop's checkpoint was not written in {}; restarting from the job's newest earlier checkpoint {}",
+        plan.directory(), from.get());
+    change = new Restart(new StopResume(plan.size(), plan.previousTarget(), from.get()), r.stopping(), r.shown());
+    journal();
+    relaunch();
+    lastEvent = "every worker stopped, but no checkpoint was written in " + plan.directory() + "; relaunching "
+        + plan.size() + " from the job's newest earlier checkpoint " + from.get() + " (its later steps are trained again)";
+    return Optional.empty();
+  }
+
   /** Every worker stopped for the stop-resume under way: its new ones start from the checkpoint. */
-  void relaunch() {
+  private void relaunch() {
     StopResume plan = ((Restart) change).plan();
     LOG.info("Every worker stopped; relaunching {} from {}", plan.size(), plan.directory());
     lastEvent = "every worker stopped with a checkpoint in " + plan.directory() + "; relaunching " + plan.size();

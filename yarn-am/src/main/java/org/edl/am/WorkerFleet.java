@@ -1,6 +1,5 @@
 package org.edl.am;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -82,7 +81,6 @@ public final class WorkerFleet implements ContainerEventHandler {
   private final FleetBook book;
   private final ElasticRequests requests;
   private final OutputCheck output;
-  private RestartSource restartSource = RestartSource.STOP_DIRECTORY;
   private final PreemptionResponse preemption;
   private final CompletableFuture<JobOutcome> outcome = new CompletableFuture<>();
   /** Whether a worker the leader removed on its own (a straggler) gets a new container. */
@@ -180,7 +178,7 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   /** Where a stop-resume's new workers start from once the old ones have all exited. */
   public WorkerFleet restartingFrom(RestartSource source) {
-    this.restartSource = source;
+    state.restartSource = source;
     return this;
   }
 
@@ -469,46 +467,13 @@ public final class WorkerFleet implements ContainerEventHandler {
         return;
       }
     } else if (verdict.kind() == ExitVerdict.Kind.STOPPED_FOR_RESTART && book.isEmpty()) {
-      relaunchFromCheckpoint();
-      if (state.isDone()) {
+      Optional<String> cannot = state.relaunchFromCheckpoint();
+      if (cannot.isPresent()) {
+        fail(cannot.get());
         return;
       }
     }
     state.settle();
-  }
-
-  /**
-   * Every old worker has exited: the new ones start from the stop's checkpoint if its leader wrote
-   * it, else from the job's newest earlier one; with none at all the model is gone and so is the job.
-   */
-  private void relaunchFromCheckpoint() {
-    Restart r = (Restart) state.change;
-    StopResume plan = r.plan();
-    Optional<String> from;
-    try {
-      from = restartSource.checkpointFor(plan.directory());
-    } catch (IOException | RuntimeException e) {
-      fail("stop-resume to " + plan.size() + " workers: every worker has stopped, but the checkpoints could not be"
-          + " listed to restart from: " + e);
-      return;
-    }
-    if (from.isEmpty()) {
-      fail("stop-resume to " + plan.size() + " workers: every worker has stopped, but no checkpoint was written in "
-          + plan.directory() + " and the job has no earlier one to restart from"
-          + (state.failures.count() > 0 ? " (" + state.failures.summary() + ")" : ""));
-      return;
-    }
-    if (!from.get().equals(plan.directory())) {
-      LOG.warn("The stop's checkpoint was not written in {}; restarting from the job's newest earlier checkpoint {}",
-          plan.directory(), from.get());
-      state.change = new Restart(new StopResume(plan.size(), plan.previousTarget(), from.get()), r.stopping(), r.shown());
-      state.journal();
-      state.relaunch();
-      state.lastEvent = "every worker stopped, but no checkpoint was written in " + plan.directory() + "; relaunching "
-          + plan.size() + " from the job's newest earlier checkpoint " + from.get() + " (its later steps are trained again)";
-      return;
-    }
-    state.relaunch();
   }
 
   /** A worker left at a scheduled step that the fleet did not ask for: the leader removed it (a straggler). */
