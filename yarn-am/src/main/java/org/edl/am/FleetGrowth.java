@@ -1,5 +1,7 @@
 package org.edl.am;
 
+import java.util.List;
+import java.util.Optional;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
 import org.slf4j.Logger;
@@ -67,6 +69,11 @@ final class FleetGrowth {
     if (policy == null || state.isDone()) {
       return;
     }
+    Optional<String> giveBack = policy.giveBackLast(state.target, state.isSteady());
+    if (giveBack.isPresent()) {
+      giveBackLast(giveBack.get());
+      return;
+    }
     GrowthPolicy.Decision d = policy.next(state.target, state.isSteady());
     if (last == null || last.ask() != d.ask() || last.reason() != d.reason()) {
       LOG.info("Growth: {}", d.why());
@@ -76,6 +83,17 @@ final class FleetGrowth {
       policy.asked();
       LOG.info("Asking YARN for one more worker container of {} as an elastic extra", state.resource);
       state.driver.requestExtraContainer(state.resource);
+    }
+  }
+
+  /** The extra that took the job to its size did not pay: the newest worker leaves, as a user's scale-in of one. */
+  private void giveBackLast(String why) {
+    LOG.info("Giving back the last extra: {}", why);
+    try {
+      requests.scaleIn(1, List.of(), mode());
+      state.lastEvent = "gave back the last extra worker: " + why;
+    } catch (EdlError e) {
+      LOG.info("Not giving back the last extra now: {}", e.getMessage());
     }
   }
 
@@ -106,6 +124,7 @@ final class FleetGrowth {
       return;
     }
     state.target++;
+    policy.grew(state.target);
     state.begin(new FleetChange.ScaleOut(1, FleetChange.Shown.since(state.latest)));
     state.lastEvent = "grew into an idle GPU: " + c.id() + " on " + c.host() + " joins as worker " + state.target;
     LOG.info("Growing to {} workers: {} on {} joins stop-free", state.target, c.id(), c.host());

@@ -1,6 +1,7 @@
 package org.edl.am;
 
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.function.LongSupplier;
 import org.edl.job.Growth;
@@ -49,6 +50,8 @@ public final class GrowthPolicy {
   private boolean inFlight;
   private boolean paused;
   private long holdOffUntil = Long.MIN_VALUE;
+  /** The size the job's last extra took it to, until that extra is judged; 0: none to judge. */
+  private int grewTo;
 
   /**
    * @param requested the workers the job was submitted with
@@ -122,6 +125,37 @@ public final class GrowthPolicy {
         + " worker (efficiency %.2f)", source, n, n + 1, gain, average > 0 ? gain / average : 0, growth.efficiency());
     return gain >= growth.efficiency() * average && gain > 0 ? Decision.ask(reason, figures)
         : Decision.hold(reason, figures);
+  }
+
+  /**
+   * Whether to give back the extra that took the job to {@code workers}: once the curve has
+   * settled at that size, an extra that did not add {@link Growth#efficiency()} of an average
+   * worker goes back (the ask was a trial where the curve did not know the size yet, or the
+   * measurement turned out worse than it said). Asking again is then held by the curve itself,
+   * which now knows the size. Never below the workers the job asked for, never while the job
+   * changes or another extra is in flight; empty also once the extra paid.
+   */
+  public Optional<String> giveBackLast(int workers, boolean steady) {
+    if (grewTo == 0 || !steady || paused || inFlight) {
+      return Optional.empty();
+    }
+    if (workers != grewTo || workers <= requested || !growth.followsCurve()) {
+      grewTo = 0; // another change moved the job: nothing of ours left to judge
+      return Optional.empty();
+    }
+    OptionalDouble now = curve.at(workers);
+    OptionalDouble below = curve.at(workers - 1);
+    if (now.isEmpty() || below.isEmpty() || !curve.settled(workers)) {
+      return Optional.empty();
+    }
+    Decision paid = judge(workers - 1, below.getAsDouble(), now.getAsDouble(), "measured", Reason.LAST_DID_NOT_PAY);
+    grewTo = 0;
+    return paid.ask() ? Optional.empty() : Optional.of(paid.why());
+  }
+
+  /** An extra the policy asked for joined: the job runs {@code workers} workers now. */
+  public void grew(int workers) {
+    grewTo = workers;
   }
 
   /** The fleet asked YARN for one more worker. */

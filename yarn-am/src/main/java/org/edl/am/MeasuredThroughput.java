@@ -17,8 +17,10 @@ import org.edl.thrift.JobProgress;
 public final class MeasuredThroughput implements ThroughputCurve {
   static final long MIN_STEPS = 10;
   static final double MIN_SECONDS = 2.0;
+  /** Windows at a size before its figure may undo a growth: the first one holds the newcomer's cold start. */
+  static final int SETTLED_WINDOWS = 3;
 
-  /** Size -> {samples, seconds} over every window measured at it. */
+  /** Size -> {samples, seconds, windows} over every window measured at it. */
   private final Map<Integer, double[]> bySize = new TreeMap<>();
   private JobProgress anchor;
 
@@ -33,9 +35,10 @@ public final class MeasuredThroughput implements ThroughputCurve {
     long steps = p.getStep() - anchor.getStep();
     double seconds = p.getLeaderSeconds() - anchor.getLeaderSeconds();
     if (steps >= MIN_STEPS && seconds >= MIN_SECONDS) {
-      double[] sum = bySize.computeIfAbsent(p.getWorkers(), n -> new double[2]);
+      double[] sum = bySize.computeIfAbsent(p.getWorkers(), n -> new double[3]);
       sum[0] += p.getSamplesSeen() - anchor.getSamplesSeen();
       sum[1] += seconds;
+      sum[2]++;
       anchor = p;
     }
   }
@@ -49,5 +52,11 @@ public final class MeasuredThroughput implements ThroughputCurve {
   public OptionalDouble at(int workers) {
     double[] sum = bySize.get(workers);
     return sum == null ? OptionalDouble.empty() : OptionalDouble.of(sum[0] / sum[1]);
+  }
+
+  @Override
+  public boolean settled(int workers) {
+    double[] sum = bySize.get(workers);
+    return sum != null && sum[2] >= SETTLED_WINDOWS;
   }
 }

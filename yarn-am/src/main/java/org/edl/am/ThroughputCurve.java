@@ -7,6 +7,14 @@ import java.util.OptionalDouble;
 public interface ThroughputCurve {
   OptionalDouble at(int workers);
 
+  /**
+   * Whether the figure at {@code workers} is firm enough to undo a change by: a measured curve
+   * wants more than one window (a newcomer's first steps run cold); a profile is firm at once.
+   */
+  default boolean settled(int workers) {
+    return at(workers).isPresent();
+  }
+
   /** Nothing known at any size. */
   ThroughputCurve UNKNOWN = workers -> OptionalDouble.empty();
 }

@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.Set;
 import org.edl.job.Growth;
 import org.junit.jupiter.api.Test;
 
@@ -92,5 +95,52 @@ class GrowthPolicyTest {
     assertFalse(p.next(1, true).ask(), "not even for the workers it asked for: the scheduler took them");
     now += 1;
     assertTrue(p.next(3, true).ask());
+  }
+
+  @Test
+  void anExtraThatDidNotPayGoesBackOnceItsSizeIsSettledAndIsNotAskedForAgain() {
+    Set<Integer> settled = new HashSet<>();
+    ThroughputCurve measured = new ThroughputCurve() {
+      @Override
+      public OptionalDouble at(int n) {
+        return known.at(n);
+      }
+
+      @Override
+      public boolean settled(int n) {
+        return settled.contains(n);
+      }
+    };
+    GrowthPolicy p = new GrowthPolicy(2, 8, efficiency(0.5), measured, () -> now);
+    curve.put(2, 200.0);
+    assertTrue(p.next(2, true).ask(), "nothing known at 3: it tries");
+    p.asked();
+    p.answered();
+    p.grew(3);
+    curve.put(3, 230.0); // +30: 0.3 of an average worker
+    assertTrue(p.giveBackLast(3, true).isEmpty(), "one window at 3 is not enough to undo it");
+    settled.add(3);
+    assertTrue(p.giveBackLast(3, false).isEmpty(), "not while the job changes");
+    Optional<String> why = p.giveBackLast(3, true);
+    assertTrue(why.isPresent() && why.get().contains("0.30"), why.toString());
+    assertTrue(p.giveBackLast(3, true).isEmpty(), "judged once");
+    assertFalse(p.next(2, true).ask(), "back at 2 the curve knows 3 does not pay: " + p.next(2, true).why());
+  }
+
+  @Test
+  void anExtraThatPaidStaysAndSoDoesOneWithinTheRequestOrMovedByAnotherChange() {
+    GrowthPolicy p = policy(2, 8, efficiency(0.5));
+    curve.put(2, 200.0);
+    curve.put(3, 290.0);
+    p.grew(3);
+    assertTrue(p.giveBackLast(3, true).isEmpty(), "+90 is 0.9 of an average worker");
+    curve.put(4, 300.0);
+    p.grew(4);
+    assertTrue(p.giveBackLast(5, true).isEmpty(), "a user's scale-out moved the job: not ours to judge");
+    assertTrue(p.giveBackLast(4, true).isEmpty(), "and the judgement is dropped");
+
+    GrowthPolicy within = policy(4, 8, efficiency(0.5));
+    within.grew(3);
+    assertTrue(within.giveBackLast(3, true).isEmpty(), "3 of the 4 workers asked for stays, paid or not");
   }
 }

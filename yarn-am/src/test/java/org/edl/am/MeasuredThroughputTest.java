@@ -2,6 +2,7 @@ package org.edl.am;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.edl.thrift.JobProgress;
 import org.junit.jupiter.api.Test;
@@ -38,5 +39,17 @@ class MeasuredThroughputTest {
     successor.setLeaderEpoch(2);
     m.onProgress(successor);
     assertEquals((1216 + 1280) / 6.0, m.at(3).getAsDouble(), 1e-9);
+  }
+
+  @Test
+  void aSizeIsSettledOnlyAfterThreeWindowsTheFirstOfWhichHoldsTheNewcomersColdStart() {
+    MeasuredThroughput m = new MeasuredThroughput();
+    m.onProgress(report(3, 2, 100, 6_400, 10.0));
+    for (int w = 1; w <= 3; w++) {
+      assertFalse(m.settled(3), "after " + (w - 1) + " windows");
+      m.onProgress(report(3, 2, 100 + 10L * w, 6_400 + 960L * w, 10.0 + 2 * w));
+    }
+    assertTrue(m.settled(3));
+    assertFalse(m.settled(2), "never measured");
   }
 }

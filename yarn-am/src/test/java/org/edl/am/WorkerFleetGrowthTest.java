@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.Set;
 import org.edl.job.Growth;
 import org.edl.thrift.ScaleMode;
@@ -177,6 +179,37 @@ class WorkerFleetGrowthTest {
     fleet.onProgressReport(ring("c1", "c2", "c3", "c5"));
     fleet.onProgressReport(ring("c1", "c2", "c3", "c5"));
     assertEquals(2, extrasAsked, "at max-workers");
+  }
+
+  /** An extra whose measured throughput did not pay is given back by a graceful scale-in of the newest worker. */
+  @Test
+  void anExtraThatLoweredTheMeasuredThroughputLeavesAndIsNotAskedForAgain() {
+    Map<Integer, Double> measured = new HashMap<>(Map.of(2, 200.0));
+    ThroughputCurve curve = n -> measured.containsKey(n) ? OptionalDouble.of(measured.get(n)) : OptionalDouble.empty();
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 2, 4)
+        .growing(new GrowthPolicy(2, 4, new Growth(true, 0.5, 60_000), curve, () -> now));
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1"), c("c2")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerStarted("c2");
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertEquals(1, extrasAsked, "3 workers are not measured yet: it tries");
+    fleet.onExtraContainerAllocated(c("c3"));
+    fleet.onContainerStarted("c3");
+    fleet.onProgressReport(ring("c1", "c2", "c3"));
+    assertTrue(removal.asked.isEmpty(), "nothing measured at 3 yet");
+
+    measured.put(3, 180.0);
+    fleet.onProgressReport(ring("c1", "c2", "c3"));
+    assertEquals(List.of(List.of("c3")), removal.asked, "the newest worker, the extra, leaves");
+    assertEquals(2, fleet.status().targetWorkers());
+    removal.answers.accepted("c3", 40);
+    fleet.onContainerCompleted("c3", 3, "");
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertFalse(fleet.isScaling());
+    now += 60_000;
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertEquals(1, extrasAsked, "the curve now knows a third worker does not pay");
   }
 
   @Test
