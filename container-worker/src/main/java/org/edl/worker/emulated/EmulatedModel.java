@@ -73,6 +73,11 @@ public final class EmulatedModel implements TrainableModel, PlacementAware {
     return parameters;
   }
 
+  /** What a new emulated model holds before its first step: zeros (it learns nothing, so none are better). */
+  public float[] startingParameters() {
+    return new float[parameters.length];
+  }
+
   @Override
   public int gradientLength() {
     return profileSync ? Math.min(TOKEN_GRADIENT, parameters.length) : parameters.length;

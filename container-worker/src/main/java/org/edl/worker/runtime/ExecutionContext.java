@@ -1,5 +1,6 @@
 package org.edl.worker.runtime;
 
+import java.util.function.Supplier;
 import org.edl.job.WorkerEnv;
 import org.edl.worker.cuda.CudaBackend;
 import org.edl.worker.data.Dataset;
@@ -12,9 +13,20 @@ import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** What the main thread prepares while the background thread joins the job: data and model. */
-public record ExecutionContext(Dataset data, TrainableModel model) {
+/**
+ * What the main thread prepares while the background thread joins the job: data and model, and
+ * where it can, how to build the model's starting parameters again ({@code startingParameters},
+ * null if it cannot). Consistent recovery before the first checkpoint goes back to them; building
+ * them again from the seed when that happens costs a worker nothing at start, where a copy would
+ * cost it the model's size in memory and, for a large model, most of a second before it is ready.
+ */
+public record ExecutionContext(Dataset data, TrainableModel model, Supplier<float[]> startingParameters) {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionContext.class);
+
+  /** A context whose starting parameters are not known but as the model holds them now. */
+  public ExecutionContext(Dataset data, TrainableModel model) {
+    this(data, model, null);
+  }
 
   /** Prepares a worker's context; injected so that a test can watch or gate preparation. */
   @FunctionalInterface
@@ -40,12 +52,14 @@ public record ExecutionContext(Dataset data, TrainableModel model) {
             + " time and the all-reduce moves {} floats, not {}; the broadcast to newcomers moves the real size",
             model.gradientLength(), model.parameters().length);
       }
-      return new ExecutionContext(data, model);
+      return new ExecutionContext(data, model, model::startingParameters);
     }
     if ("cuda".equals(config.spec().training().backend())) {
       return new ExecutionContext(data, CudaBackend.on(ModelFactory.create(config.spec(), data),
-          System.getenv(WorkerEnv.GPU_INDICES), java.net.InetAddress.getLocalHost().getHostName()));
+          System.getenv(WorkerEnv.GPU_INDICES), java.net.InetAddress.getLocalHost().getHostName()),
+          () -> ModelFactory.create(config.spec(), data).parameters());
     }
-    return new ExecutionContext(data, ModelFactory.create(config.spec(), data));
+    return new ExecutionContext(data, ModelFactory.create(config.spec(), data),
+        () -> ModelFactory.create(config.spec(), data).parameters());
   };
 }

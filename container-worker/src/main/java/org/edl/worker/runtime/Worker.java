@@ -217,7 +217,7 @@ public final class Worker implements AutoCloseable {
       throw e;
     }
     TrainableModel model = context.model();
-    storage.keepInitialState(model);
+    storage.keepInitialState(context, restore.isPresent());
     Membership m = awaitMembership(joining);
 
     ElasticMembership membership;

@@ -1,7 +1,5 @@
 package org.edl.worker.runtime;
 
-import java.io.ByteArrayInputStream;
-import java.io.DataInputStream;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.Optional;
@@ -37,8 +35,8 @@ final class WorkerStorage {
   private final CoordinatorService coordinator;
   private final WorkerListener listener;
   private final Supplier<ProgressReporter> reporter;
-  /** The model's state before the first step (as the first ring starts it). */
-  private volatile byte[] initialState;
+  /** The model's parameters before the first step (as the first ring starts it), built or copied when asked. */
+  private volatile Supplier<float[]> initialParameters;
   /** What this worker wrote as the job's leader at the end; null otherwise. */
   private volatile ModelOutput.Written written;
 
@@ -51,9 +49,18 @@ final class WorkerStorage {
     this.reporter = reporter;
   }
 
-  /** Consistent recovery with no checkpoint yet goes back to this: the model before its first step. */
-  void keepInitialState(TrainableModel model) throws IOException {
-    initialState = Checkpoint.snapshot(model);
+  /**
+   * Consistent recovery with no checkpoint yet goes back to this: the model before its first step.
+   * A fresh model's parameters are built again from the seed when needed; a restored one's (no
+   * seed gives them) are copied now.
+   */
+  void keepInitialState(ExecutionContext context, boolean restored) {
+    if (!restored && context.startingParameters() != null) {
+      initialParameters = context.startingParameters();
+    } else {
+      float[] copy = context.model().parameters().clone();
+      initialParameters = () -> copy;
+    }
   }
 
   /** The model and metrics this worker wrote as the job's last leader, if it did. */
@@ -161,7 +168,13 @@ final class WorkerStorage {
   /** Consistent recovery: the order's checkpoint, or (null) the state this worker started with. */
   void restoreState(TrainableModel model, String checkpoint) throws IOException {
     if (checkpoint == null) {
-      model.readState(new DataInputStream(new ByteArrayInputStream(initialState)));
+      float[] start = initialParameters.get();
+      float[] p = model.parameters();
+      if (start.length != p.length) {
+        throw new IncompatibleStateException("the job's starting state has " + start.length
+            + " parameters; " + model.name() + " has " + p.length);
+      }
+      System.arraycopy(start, 0, p, 0, p.length);
       LOG.info("Restored the job's initial state (no checkpoint was written yet)");
       return;
     }

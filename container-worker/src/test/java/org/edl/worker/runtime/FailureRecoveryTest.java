@@ -74,6 +74,56 @@ class FailureRecoveryTest {
     }
   }
 
+  /**
+   * No checkpoint yet: consistent recovery goes back to the job's starting parameters, which each
+   * worker builds again from the seed rather than keeping a copy. The survivors end where an
+   * uninterrupted run of the same job ends (within float rounding: two workers sum the global
+   * batch's gradients in other groups than three).
+   */
+  @Test
+  void consistentRecoveryBeforeAnyCheckpointStartsAgainFromTheSeededModelAndEndsAsAnUninterruptedRun()
+      throws Exception {
+    JobSpec noCheckpoints = spec("unused", Recovery.Mode.CONSISTENT).toBuilder().model("mlp")
+        .checkpoints(0, 0, 3).build();
+    float[] reference;
+    try (ElasticJob job = job(noCheckpoints)) {
+      List<String> ids = new ArrayList<>();
+      for (int i = 1; i <= 3; i++) {
+        ids.add(ElasticJob.id(job.appId, i));
+      }
+      ids.forEach(job::start);
+      reference = job.outcome(ids.get(0)).parameters();
+    }
+    try (ElasticJob job = job(noCheckpoints)) {
+      List<String> ids = new ArrayList<>();
+      for (int i = 1; i <= 3; i++) {
+        ids.add(ElasticJob.id(job.appId, i));
+      }
+      job.holdBefore(FAIL_AT);
+      ids.forEach(job::start);
+      for (String id : ids) {
+        job.awaitTrained(id, FAIL_AT - 1);
+      }
+      String victim = follower(job, ids);
+      job.crash(victim);
+      job.release();
+
+      List<Worker.Outcome> survivors = survivors(job, ids, victim);
+      for (Worker.Outcome o : survivors) {
+        RecoveryRecord r = onlyRecovery(job, o.workerId());
+        assertEquals(0, r.nextStep(), "no checkpoint: back to the start");
+        assertNull(r.checkpoint());
+        assertBegunTwice(job, o.workerId(), 0, FAIL_AT);
+      }
+      assertFinishedIdenticalAndCountedOnce(survivors);
+      float[] recovered = survivors.get(0).parameters();
+      assertEquals(reference.length, recovered.length);
+      for (int i = 0; i < reference.length; i++) {
+        assertEquals(reference[i], recovered[i], 1e-4, "parameter " + i);
+      }
+    }
+  }
+
   @Test
   void approximateRecoveryRedoesOnlyTheBatchInFlight() throws Exception {
     try (ElasticJob job = job(Recovery.Mode.APPROXIMATE)) {
@@ -199,9 +249,18 @@ class FailureRecoveryTest {
   }
 
   static ElasticJob job(String zkConnect, Path out, Recovery.Mode mode) {
+    return job(zkConnect, out, spec("unused", mode));
+  }
+
+  private ElasticJob job(JobSpec spec) {
+    return job(ZK.connectString(), out, spec);
+  }
+
+  /** A job of {@code spec} writing under {@code out}. */
+  static ElasticJob job(String zkConnect, Path out, JobSpec spec) {
     String appId = "application_7_" + APPS.incrementAndGet();
-    ElasticJob job = new ElasticJob(zkConnect, appId, spec(out.resolve(appId).toUri().toString(), mode),
-        Duration.ofMillis(5));
+    ElasticJob job = new ElasticJob(zkConnect, appId, spec.toBuilder().output(out.resolve(appId).toUri().toString())
+        .build(), Duration.ofMillis(5));
     job.rpcTimeout = RPC_TIMEOUT;
     job.zkSessionTimeout = ZK_SESSION_TIMEOUT;
     return job;
