@@ -7,6 +7,7 @@
  * IdlRegenerationTest fails when the two disagree.
  */
 namespace java org.edl.thrift
+namespace py edl_gen
 
 /** A user-facing error: which field was wrong and with what value. */
 exception EdlError {
@@ -25,7 +26,12 @@ struct WorkerInfo {
   2: required string host,
   3: required i32 dataPort,
   4: optional i32 gpuIndex = -1,
-  5: optional string node
+  5: optional string node,
+  /**
+   * A script job's worker: the port of the rendezvous store its script serves (torch.distributed's
+   * TCPStore), where the ring's first member gathers a new process group. Unset: no script.
+   */
+  6: optional i32 scriptPort
 }
 
 /** The ordered ring; version grows by one with every membership change (an epoch). */
@@ -393,4 +399,83 @@ service JobControl {
   /** Starts at maxWorkers and scales in one worker at a time, `batches` batches at each size. */
   ProfileResult profile(1: i32 minWorkers, 2: i32 maxWorkers, 3: i32 batches = 20)
       throws (1: EdlError error)
+}
+
+/*
+ * A script job: the worker (org.edl.worker.script) starts the user's Python script as its child and
+ * serves it ScriptChannel on the loopback interface, behind the same job-secret handshake as every
+ * other connection. The script (the edl package, container-worker's python resources) asks between
+ * two steps what to do next; the worker stays the job's member in the EDL protocol.
+ */
+
+/** What the script does next. */
+enum ScriptAction {
+  /** Train one step on `samples` (dataset indices, this member's share of the global batch). */
+  STEP = 1,
+  /**
+   * Leave the process group it is in (if any) and join `group`; the members that hold the job's
+   * state send it to those that do not (newcomers). Then ask again.
+   */
+  FORM_GROUP = 2,
+  /** Put its state (model, optimizer) in the next report; then ask again. */
+  SAVE_STATE = 3,
+  /** Load `state` (empty: the state it was attached with, the job's start); then ask again. */
+  LOAD_STATE = 4,
+  /** This member's part in the job is over: the script's loop ends. */
+  FINISH = 5
+}
+
+/** A torch.distributed process group for one ring (version): where its members gather. */
+struct ScriptGroup {
+  1: required i64 version,
+  2: required i32 rank,
+  3: required i32 size,
+  /** The ring's first member's rendezvous store. */
+  4: required string storeHost,
+  5: required i32 storePort
+}
+
+struct ScriptOrder {
+  1: required ScriptAction action,
+  2: optional i64 step,
+  3: optional list<i32> samples,
+  4: optional double learningRate,
+  5: optional ScriptGroup group,
+  6: optional binary state,
+  /** The step's global batch: a member's loss sum counts `size / globalBatch` of the mean. */
+  7: optional i32 globalBatch
+}
+
+/** What the script did on the last order. */
+struct ScriptReport {
+  /** The step it trained (STEP); -1: none. */
+  1: optional i64 step = -1,
+  /** The summed loss of its samples in that step. */
+  2: optional double lossSum,
+  /** Its state (SAVE_STATE). */
+  3: optional binary state
+}
+
+/** What the worker tells a script on its first call. */
+struct ScriptHello {
+  1: required string workerId,
+  2: required i64 seed,
+  /** The global batch's size as the job starts, for the script's information. */
+  3: required i32 globalBatch,
+  /** The port of the rendezvous store the script serves for its groups. */
+  4: required i32 storePort,
+  /** "gloo" or "nccl". */
+  5: required string backend
+}
+
+service ScriptChannel {
+  /** The script's first call: its process id and the size of the dataset it indexes. */
+  ScriptHello hello(1: i32 pid, 2: i64 datasetSize) throws (1: EdlError e),
+  /**
+   * Reports what it did on the last order (nothing on the first call) and waits for the next one.
+   * An error is the script's own: its message goes into the job's diagnostics.
+   */
+  ScriptOrder nextOrder(1: ScriptReport report) throws (1: EdlError e),
+  /** The script failed: its error (a Python traceback), before it exits. */
+  void failed(1: string error)
 }

@@ -8068,13 +8068,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list114 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list114.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem115;
-                  for (int _i116 = 0; _i116 < _list114.size; ++_i116)
+                  org.apache.thrift.protocol.TList _list122 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list122.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem123;
+                  for (int _i124 = 0; _i124 < _list122.size; ++_i124)
                   {
-                    _elem115 = iprot.readString();
-                    struct.leavers.add(_elem115);
+                    _elem123 = iprot.readString();
+                    struct.leavers.add(_elem123);
                   }
                   iprot.readListEnd();
                 }
@@ -8111,9 +8111,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter117 : struct.leavers)
+            for (java.lang.String _iter125 : struct.leavers)
             {
-              oprot.writeString(_iter117);
+              oprot.writeString(_iter125);
             }
             oprot.writeListEnd();
           }
@@ -8151,9 +8151,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter118 : struct.leavers)
+            for (java.lang.String _iter126 : struct.leavers)
             {
-              oprot.writeString(_iter118);
+              oprot.writeString(_iter126);
             }
           }
         }
@@ -8168,13 +8168,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list119 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list119.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem120;
-            for (int _i121 = 0; _i121 < _list119.size; ++_i121)
+            org.apache.thrift.protocol.TList _list127 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list127.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem128;
+            for (int _i129 = 0; _i129 < _list127.size; ++_i129)
             {
-              _elem120 = iprot.readString();
-              struct.leavers.add(_elem120);
+              _elem128 = iprot.readString();
+              struct.leavers.add(_elem128);
             }
           }
           struct.setLeaversIsSet(true);
@@ -9008,13 +9008,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list122 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list122.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem123;
-                  for (int _i124 = 0; _i124 < _list122.size; ++_i124)
+                  org.apache.thrift.protocol.TList _list130 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list130.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem131;
+                  for (int _i132 = 0; _i132 < _list130.size; ++_i132)
                   {
-                    _elem123 = iprot.readString();
-                    struct.leavers.add(_elem123);
+                    _elem131 = iprot.readString();
+                    struct.leavers.add(_elem131);
                   }
                   iprot.readListEnd();
                 }
@@ -9043,9 +9043,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter125 : struct.leavers)
+            for (java.lang.String _iter133 : struct.leavers)
             {
-              oprot.writeString(_iter125);
+              oprot.writeString(_iter133);
             }
             oprot.writeListEnd();
           }
@@ -9077,9 +9077,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter126 : struct.leavers)
+            for (java.lang.String _iter134 : struct.leavers)
             {
-              oprot.writeString(_iter126);
+              oprot.writeString(_iter134);
             }
           }
         }
@@ -9091,13 +9091,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list127 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list127.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem128;
-            for (int _i129 = 0; _i129 < _list127.size; ++_i129)
+            org.apache.thrift.protocol.TList _list135 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list135.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem136;
+            for (int _i137 = 0; _i137 < _list135.size; ++_i137)
             {
-              _elem128 = iprot.readString();
-              struct.leavers.add(_elem128);
+              _elem136 = iprot.readString();
+              struct.leavers.add(_elem136);
             }
           }
           struct.setLeaversIsSet(true);
@@ -11131,13 +11131,13 @@ public class Coordinator {
             case 5: // BROKEN_LINKS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list130 = iprot.readListBegin();
-                  struct.brokenLinks = new java.util.ArrayList<java.lang.String>(_list130.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem131;
-                  for (int _i132 = 0; _i132 < _list130.size; ++_i132)
+                  org.apache.thrift.protocol.TList _list138 = iprot.readListBegin();
+                  struct.brokenLinks = new java.util.ArrayList<java.lang.String>(_list138.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem139;
+                  for (int _i140 = 0; _i140 < _list138.size; ++_i140)
                   {
-                    _elem131 = iprot.readString();
-                    struct.brokenLinks.add(_elem131);
+                    _elem139 = iprot.readString();
+                    struct.brokenLinks.add(_elem139);
                   }
                   iprot.readListEnd();
                 }
@@ -11180,9 +11180,9 @@ public class Coordinator {
           oprot.writeFieldBegin(BROKEN_LINKS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.brokenLinks.size()));
-            for (java.lang.String _iter133 : struct.brokenLinks)
+            for (java.lang.String _iter141 : struct.brokenLinks)
             {
-              oprot.writeString(_iter133);
+              oprot.writeString(_iter141);
             }
             oprot.writeListEnd();
           }
@@ -11238,9 +11238,9 @@ public class Coordinator {
         if (struct.isSetBrokenLinks()) {
           {
             oprot.writeI32(struct.brokenLinks.size());
-            for (java.lang.String _iter134 : struct.brokenLinks)
+            for (java.lang.String _iter142 : struct.brokenLinks)
             {
-              oprot.writeString(_iter134);
+              oprot.writeString(_iter142);
             }
           }
         }
@@ -11268,13 +11268,13 @@ public class Coordinator {
         }
         if (incoming.get(4)) {
           {
-            org.apache.thrift.protocol.TList _list135 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.brokenLinks = new java.util.ArrayList<java.lang.String>(_list135.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem136;
-            for (int _i137 = 0; _i137 < _list135.size; ++_i137)
+            org.apache.thrift.protocol.TList _list143 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.brokenLinks = new java.util.ArrayList<java.lang.String>(_list143.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem144;
+            for (int _i145 = 0; _i145 < _list143.size; ++_i145)
             {
-              _elem136 = iprot.readString();
-              struct.brokenLinks.add(_elem136);
+              _elem144 = iprot.readString();
+              struct.brokenLinks.add(_elem144);
             }
           }
           struct.setBrokenLinksIsSet(true);

@@ -3936,13 +3936,13 @@ public class JobControl {
             case 2: // CONTAINER_IDS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list138 = iprot.readListBegin();
-                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list138.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem139;
-                  for (int _i140 = 0; _i140 < _list138.size; ++_i140)
+                  org.apache.thrift.protocol.TList _list146 = iprot.readListBegin();
+                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list146.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem147;
+                  for (int _i148 = 0; _i148 < _list146.size; ++_i148)
                   {
-                    _elem139 = iprot.readString();
-                    struct.containerIds.add(_elem139);
+                    _elem147 = iprot.readString();
+                    struct.containerIds.add(_elem147);
                   }
                   iprot.readListEnd();
                 }
@@ -3982,9 +3982,9 @@ public class JobControl {
           oprot.writeFieldBegin(CONTAINER_IDS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containerIds.size()));
-            for (java.lang.String _iter141 : struct.containerIds)
+            for (java.lang.String _iter149 : struct.containerIds)
             {
-              oprot.writeString(_iter141);
+              oprot.writeString(_iter149);
             }
             oprot.writeListEnd();
           }
@@ -4030,9 +4030,9 @@ public class JobControl {
         if (struct.isSetContainerIds()) {
           {
             oprot.writeI32(struct.containerIds.size());
-            for (java.lang.String _iter142 : struct.containerIds)
+            for (java.lang.String _iter150 : struct.containerIds)
             {
-              oprot.writeString(_iter142);
+              oprot.writeString(_iter150);
             }
           }
         }
@@ -4051,13 +4051,13 @@ public class JobControl {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list143 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list143.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem144;
-            for (int _i145 = 0; _i145 < _list143.size; ++_i145)
+            org.apache.thrift.protocol.TList _list151 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list151.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem152;
+            for (int _i153 = 0; _i153 < _list151.size; ++_i153)
             {
-              _elem144 = iprot.readString();
-              struct.containerIds.add(_elem144);
+              _elem152 = iprot.readString();
+              struct.containerIds.add(_elem152);
             }
           }
           struct.setContainerIdsIsSet(true);

@@ -20,6 +20,7 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
   private static final org.apache.thrift.protocol.TField DATA_PORT_FIELD_DESC = new org.apache.thrift.protocol.TField("dataPort", org.apache.thrift.protocol.TType.I32, (short)3);
   private static final org.apache.thrift.protocol.TField GPU_INDEX_FIELD_DESC = new org.apache.thrift.protocol.TField("gpuIndex", org.apache.thrift.protocol.TType.I32, (short)4);
   private static final org.apache.thrift.protocol.TField NODE_FIELD_DESC = new org.apache.thrift.protocol.TField("node", org.apache.thrift.protocol.TType.STRING, (short)5);
+  private static final org.apache.thrift.protocol.TField SCRIPT_PORT_FIELD_DESC = new org.apache.thrift.protocol.TField("scriptPort", org.apache.thrift.protocol.TType.I32, (short)6);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new WorkerInfoStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new WorkerInfoTupleSchemeFactory();
@@ -29,6 +30,11 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
   public int dataPort; // required
   public int gpuIndex; // optional
   public @org.apache.thrift.annotation.Nullable java.lang.String node; // optional
+  /**
+   * A script job's worker: the port of the rendezvous store its script serves (torch.distributed's
+   * TCPStore), where the ring's first member gathers a new process group. Unset: no script.
+   */
+  public int scriptPort; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -36,7 +42,12 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
     HOST((short)2, "host"),
     DATA_PORT((short)3, "dataPort"),
     GPU_INDEX((short)4, "gpuIndex"),
-    NODE((short)5, "node");
+    NODE((short)5, "node"),
+    /**
+     * A script job's worker: the port of the rendezvous store its script serves (torch.distributed's
+     * TCPStore), where the ring's first member gathers a new process group. Unset: no script.
+     */
+    SCRIPT_PORT((short)6, "scriptPort");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -62,6 +73,8 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
           return GPU_INDEX;
         case 5: // NODE
           return NODE;
+        case 6: // SCRIPT_PORT
+          return SCRIPT_PORT;
         default:
           return null;
       }
@@ -107,8 +120,9 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
   // isset id assignments
   private static final int __DATAPORT_ISSET_ID = 0;
   private static final int __GPUINDEX_ISSET_ID = 1;
+  private static final int __SCRIPTPORT_ISSET_ID = 2;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.GPU_INDEX,_Fields.NODE};
+  private static final _Fields optionals[] = {_Fields.GPU_INDEX,_Fields.NODE,_Fields.SCRIPT_PORT};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -122,6 +136,8 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
     tmpMap.put(_Fields.NODE, new org.apache.thrift.meta_data.FieldMetaData("node", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+    tmpMap.put(_Fields.SCRIPT_PORT, new org.apache.thrift.meta_data.FieldMetaData("scriptPort", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(WorkerInfo.class, metaDataMap);
   }
@@ -159,6 +175,7 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
     if (other.isSetNode()) {
       this.node = other.node;
     }
+    this.scriptPort = other.scriptPort;
   }
 
   @Override
@@ -175,6 +192,8 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
     this.gpuIndex = -1;
 
     this.node = null;
+    setScriptPortIsSet(false);
+    this.scriptPort = 0;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -298,6 +317,37 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
     }
   }
 
+  /**
+   * A script job's worker: the port of the rendezvous store its script serves (torch.distributed's
+   * TCPStore), where the ring's first member gathers a new process group. Unset: no script.
+   */
+  public int getScriptPort() {
+    return this.scriptPort;
+  }
+
+  /**
+   * A script job's worker: the port of the rendezvous store its script serves (torch.distributed's
+   * TCPStore), where the ring's first member gathers a new process group. Unset: no script.
+   */
+  public WorkerInfo setScriptPort(int scriptPort) {
+    this.scriptPort = scriptPort;
+    setScriptPortIsSet(true);
+    return this;
+  }
+
+  public void unsetScriptPort() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __SCRIPTPORT_ISSET_ID);
+  }
+
+  /** Returns true if field scriptPort is set (has been assigned a value) and false otherwise */
+  public boolean isSetScriptPort() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __SCRIPTPORT_ISSET_ID);
+  }
+
+  public void setScriptPortIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __SCRIPTPORT_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -341,6 +391,14 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
       }
       break;
 
+    case SCRIPT_PORT:
+      if (value == null) {
+        unsetScriptPort();
+      } else {
+        setScriptPort((java.lang.Integer)value);
+      }
+      break;
+
     }
   }
 
@@ -362,6 +420,9 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
 
     case NODE:
       return getNode();
+
+    case SCRIPT_PORT:
+      return getScriptPort();
 
     }
     throw new java.lang.IllegalStateException();
@@ -385,6 +446,8 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
       return isSetGpuIndex();
     case NODE:
       return isSetNode();
+    case SCRIPT_PORT:
+      return isSetScriptPort();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -447,6 +510,15 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
         return false;
     }
 
+    boolean this_present_scriptPort = true && this.isSetScriptPort();
+    boolean that_present_scriptPort = true && that.isSetScriptPort();
+    if (this_present_scriptPort || that_present_scriptPort) {
+      if (!(this_present_scriptPort && that_present_scriptPort))
+        return false;
+      if (this.scriptPort != that.scriptPort)
+        return false;
+    }
+
     return true;
   }
 
@@ -471,6 +543,10 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
     hashCode = hashCode * 8191 + ((isSetNode()) ? 131071 : 524287);
     if (isSetNode())
       hashCode = hashCode * 8191 + node.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetScriptPort()) ? 131071 : 524287);
+    if (isSetScriptPort())
+      hashCode = hashCode * 8191 + scriptPort;
 
     return hashCode;
   }
@@ -533,6 +609,16 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetScriptPort(), other.isSetScriptPort());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetScriptPort()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.scriptPort, other.scriptPort);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -590,6 +676,12 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
       } else {
         sb.append(this.node);
       }
+      first = false;
+    }
+    if (isSetScriptPort()) {
+      if (!first) sb.append(", ");
+      sb.append("scriptPort:");
+      sb.append(this.scriptPort);
       first = false;
     }
     sb.append(")");
@@ -686,6 +778,14 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 6: // SCRIPT_PORT
+            if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+              struct.scriptPort = iprot.readI32();
+              struct.setScriptPortIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -730,6 +830,11 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
           oprot.writeFieldEnd();
         }
       }
+      if (struct.isSetScriptPort()) {
+        oprot.writeFieldBegin(SCRIPT_PORT_FIELD_DESC);
+        oprot.writeI32(struct.scriptPort);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -758,12 +863,18 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
       if (struct.isSetNode()) {
         optionals.set(1);
       }
-      oprot.writeBitSet(optionals, 2);
+      if (struct.isSetScriptPort()) {
+        optionals.set(2);
+      }
+      oprot.writeBitSet(optionals, 3);
       if (struct.isSetGpuIndex()) {
         oprot.writeI32(struct.gpuIndex);
       }
       if (struct.isSetNode()) {
         oprot.writeString(struct.node);
+      }
+      if (struct.isSetScriptPort()) {
+        oprot.writeI32(struct.scriptPort);
       }
     }
 
@@ -776,7 +887,7 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
       struct.setHostIsSet(true);
       struct.dataPort = iprot.readI32();
       struct.setDataPortIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(2);
+      java.util.BitSet incoming = iprot.readBitSet(3);
       if (incoming.get(0)) {
         struct.gpuIndex = iprot.readI32();
         struct.setGpuIndexIsSet(true);
@@ -784,6 +895,10 @@ public class WorkerInfo implements org.apache.thrift.TBase<WorkerInfo, WorkerInf
       if (incoming.get(1)) {
         struct.node = iprot.readString();
         struct.setNodeIsSet(true);
+      }
+      if (incoming.get(2)) {
+        struct.scriptPort = iprot.readI32();
+        struct.setScriptPortIsSet(true);
       }
     }
   }

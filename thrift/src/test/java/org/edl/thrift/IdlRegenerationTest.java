@@ -23,6 +23,8 @@ class IdlRegenerationTest {
 
   private static final Path IDL = Path.of("edl.thrift");
   private static final Path GENERATED = Path.of("src/main/java/org/edl/thrift");
+  private static final Path GENERATED_PYTHON =
+      Path.of("../container-worker/src/main/resources/org/edl/worker/script/python/edl_gen");
 
   @Test
   void recordedHashMatchesIdl() throws Exception {
@@ -39,22 +41,35 @@ class IdlRegenerationTest {
   @Test
   void generatedSourcesMatchCompilerOutput(@TempDir Path tmp) throws Exception {
     assumeTrue(onPath("thrift"), "thrift-compiler not installed; hash check above still runs");
-    Process p = new ProcessBuilder("thrift", "--gen", "java:generated_annotations=suppress",
-        "-out", tmp.toString(), IDL.toString()).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertRegenerated("java:generated_annotations=suppress", tmp.resolve("java"), "org/edl/thrift", GENERATED, ".java");
+  }
+
+  /** The Python of the same IDL that script jobs' edl package carries. */
+  @Test
+  void generatedPythonMatchesCompilerOutput(@TempDir Path tmp) throws Exception {
+    assumeTrue(onPath("thrift"), "thrift-compiler not installed; hash check above still runs");
+    assertRegenerated("py", tmp.resolve("py"), "edl_gen", GENERATED_PYTHON, ".py");
+  }
+
+  private static void assertRegenerated(String generator, Path out, String sub, Path committed, String suffix)
+      throws Exception {
+    Files.createDirectories(out);
+    Process p = new ProcessBuilder("thrift", "--gen", generator, "-out", out.toString(), IDL.toString())
+        .redirectErrorStream(true).start();
+    String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertEquals(true, p.waitFor(60, TimeUnit.SECONDS), "thrift compiler hung");
-    assertEquals(0, p.exitValue(), out);
-    Path fresh = tmp.resolve("org/edl/thrift");
-    assertEquals(list(fresh), list(GENERATED), "generated file set differs");
-    for (String name : list(fresh)) {
-      assertEquals(Files.readString(fresh.resolve(name)), Files.readString(GENERATED.resolve(name)),
+    assertEquals(0, p.exitValue(), log);
+    Path fresh = out.resolve(sub);
+    assertEquals(list(fresh, suffix), list(committed, suffix), "generated file set differs");
+    for (String name : list(fresh, suffix)) {
+      assertEquals(Files.readString(fresh.resolve(name)), Files.readString(committed.resolve(name)),
           name + " differs from the compiler's output: run thrift/generate.sh");
     }
   }
 
-  private static List<String> list(Path dir) throws IOException {
+  private static List<String> list(Path dir, String suffix) throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
-      return s.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".java")).sorted().toList();
+      return s.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(suffix)).sorted().toList();
     }
   }
 

@@ -9,12 +9,20 @@ import java.util.Objects;
  */
 public record RingTopology(long version, List<Member> members) {
 
-  /** One worker's data-plane address, and the node it runs on (for the ring's placement). */
-  public record Member(String workerId, String host, int dataPort, String node) {
+  /**
+   * One worker's data-plane address, the node it runs on (for the ring's placement), and for a
+   * script job the port of the rendezvous store its script serves (-1: none).
+   */
+  public record Member(String workerId, String host, int dataPort, String node, int scriptPort) {
     public Member {
       Objects.requireNonNull(workerId, "workerId");
       Objects.requireNonNull(host, "host");
       Objects.requireNonNull(node, "node");
+    }
+
+    /** A member with no script. */
+    public Member(String workerId, String host, int dataPort, String node) {
+      this(workerId, host, dataPort, node, -1);
     }
 
     /** A member whose node is its host. */

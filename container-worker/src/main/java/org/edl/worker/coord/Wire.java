@@ -40,7 +40,7 @@ public final class Wire {
 
   public static Member member(WorkerInfo w) {
     return new Member(w.getWorkerId(), w.getHost(), w.getDataPort(), w.isSetGpuIndex() ? w.getGpuIndex() : -1,
-        nodeOf(w));
+        nodeOf(w), scriptPortOf(w));
   }
 
   public static WorkerInfo workerInfo(Member m) {
@@ -51,7 +51,15 @@ public final class Wire {
     if (!m.node().equals(m.host())) {
       w.setNode(m.node());
     }
+    if (m.scriptPort() > 0) {
+      w.setScriptPort(m.scriptPort());
+    }
     return w;
+  }
+
+  /** The port of {@code w}'s script's rendezvous store; -1 for a worker that runs no script. */
+  public static int scriptPortOf(WorkerInfo w) {
+    return w.isSetScriptPort() ? w.getScriptPort() : -1;
   }
 
   /** The node {@code w} runs on: its NodeManager's id, or its host from a worker that sent none. */

@@ -38,6 +38,7 @@ import org.edl.worker.coord.Ticker;
 import org.edl.worker.coord.Wire;
 import org.edl.worker.emulated.Placement;
 import org.edl.worker.model.PlacementAware;
+import org.edl.worker.model.RingAware;
 import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -510,6 +511,9 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       aware.placedOn(Placement.of(r.topology().members().stream().map(RingTopology.Member::node).toList(),
           cx.gpusPerWorker()));
     }
+    if (cx.model() instanceof RingAware aware) {
+      aware.ringFormed(r.topology(), r.rank());
+    }
   }
 
   private void closeRing() {
@@ -531,7 +535,8 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
 
   static RingTopology toRingTopology(Topology t) {
     return new RingTopology(t.getVersion(), t.getRing().stream()
-        .map(w -> new RingTopology.Member(w.getWorkerId(), w.getHost(), w.getDataPort(), Wire.nodeOf(w))).toList());
+        .map(w -> new RingTopology.Member(w.getWorkerId(), w.getHost(), w.getDataPort(), Wire.nodeOf(w),
+            Wire.scriptPortOf(w))).toList());
   }
 
   @Override

@@ -18,6 +18,7 @@ import org.edl.worker.coord.JobOutput;
 import org.edl.worker.coord.JobPosition;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.model.IncompatibleStateException;
+import org.edl.worker.model.StartsOverItself;
 import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -167,6 +168,11 @@ final class WorkerStorage {
 
   /** Consistent recovery: the order's checkpoint, or (null) the state this worker started with. */
   void restoreState(TrainableModel model, String checkpoint) throws IOException {
+    if (checkpoint == null && model instanceof StartsOverItself script) {
+      script.startOver();
+      LOG.info("Sent the model back to the job's start (no checkpoint was written yet)");
+      return;
+    }
     if (checkpoint == null) {
       float[] start = initialParameters.get();
       float[] p = model.parameters();

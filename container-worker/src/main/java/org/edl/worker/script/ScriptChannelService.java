@@ -1,0 +1,137 @@
+package org.edl.worker.script;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.edl.thrift.EdlError;
+import org.edl.thrift.ScriptChannel;
+import org.edl.thrift.ScriptHello;
+import org.edl.thrift.ScriptOrder;
+import org.edl.thrift.ScriptReport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker's end of {@link ScriptChannel}: hands the script one order at a time and gives the
+ * training thread what the script reported on it. The script asks ({@code nextOrder}) and blocks
+ * until the worker has an order; the worker's {@link #exchange} waits until the script has done
+ * it and asked again. One script, one order in flight.
+ */
+final class ScriptChannelService implements ScriptChannel.Iface {
+  private static final Logger LOG = LoggerFactory.getLogger(ScriptChannelService.class);
+
+  private final ScriptHello hello;
+  private final CompletableFuture<Long> datasetSize = new CompletableFuture<>();
+  private final SynchronousQueue<ScriptOrder> orders = new SynchronousQueue<>();
+  private volatile CompletableFuture<ScriptReport> pending;
+  /** Why the script cannot go on (it failed, exited, or the worker gave up on it); null while it can. */
+  private volatile String broken;
+
+  ScriptChannelService(ScriptHello hello) {
+    this.hello = hello;
+  }
+
+  @Override
+  public ScriptHello hello(int pid, long size) throws EdlError {
+    if (size < 1) {
+      EdlError e = new EdlError("edl.init(dataset_size=" + size + "): the dataset must hold at least one sample");
+      e.setField("dataset_size");
+      e.setValue(Long.toString(size));
+      datasetSize.completeExceptionally(new IllegalArgumentException(e.getMessage()));
+      throw e;
+    }
+    LOG.info("Script (pid {}) connected: {} samples", pid, size);
+    datasetSize.complete(size);
+    return hello;
+  }
+
+  @Override
+  public ScriptOrder nextOrder(ScriptReport report) throws EdlError {
+    CompletableFuture<ScriptReport> done = pending;
+    if (done != null) {
+      pending = null;
+      done.complete(report);
+    }
+    try {
+      ScriptOrder order;
+      while ((order = orders.poll(1, TimeUnit.SECONDS)) == null) {
+        if (broken != null) {
+          throw new EdlError("the worker ended the script: " + broken);
+        }
+      }
+      return order;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EdlError("the worker is shutting down");
+    }
+  }
+
+  @Override
+  public void failed(String error) {
+    LOG.error("The script failed:\n{}", error);
+    fail("the script failed: " + lastLine(error), error);
+  }
+
+  /** The dataset size the script announced in its hello, waiting for it at most {@code timeoutMs}. */
+  long awaitHello(long timeoutMs) throws Exception {
+    try {
+      return datasetSize.get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new ScriptFailedException(e.getCause().getMessage());
+    } catch (TimeoutException e) {
+      throw new ScriptFailedException(brokenOr("the script did not call edl.init() within " + timeoutMs + " ms"));
+    }
+  }
+
+  /** Gives the script {@code order} and waits until it has carried it out. */
+  ScriptReport exchange(ScriptOrder order, long timeoutMs) throws ScriptFailedException, InterruptedException {
+    CompletableFuture<ScriptReport> done = new CompletableFuture<>();
+    pending = done;
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    while (!orders.offer(order, 100, TimeUnit.MILLISECONDS)) {
+      checkAlive(order, deadline);
+    }
+    while (true) {
+      try {
+        return done.get(100, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        checkAlive(order, deadline);
+      } catch (ExecutionException e) {
+        throw new ScriptFailedException(e.getCause().getMessage());
+      }
+    }
+  }
+
+  private void checkAlive(ScriptOrder order, long deadline) throws ScriptFailedException {
+    if (broken != null) {
+      throw new ScriptFailedException(broken);
+    }
+    if (System.nanoTime() > deadline) {
+      throw new ScriptFailedException("the script did not carry out " + order.getAction() + " in time");
+    }
+  }
+
+  /** The script cannot go on: every wait ends with {@code why}. */
+  void fail(String why, String detail) {
+    if (broken == null) {
+      broken = why;
+    }
+    datasetSize.completeExceptionally(new IllegalStateException(why));
+    CompletableFuture<ScriptReport> done = pending;
+    if (done != null) {
+      done.completeExceptionally(new IllegalStateException(detail == null ? why : why));
+    }
+  }
+
+  String brokenOr(String otherwise) {
+    return broken != null ? broken : otherwise;
+  }
+
+  private static String lastLine(String text) {
+    String t = text.strip();
+    int nl = t.lastIndexOf('\n');
+    return nl < 0 ? t : t.substring(nl + 1);
+  }
+}

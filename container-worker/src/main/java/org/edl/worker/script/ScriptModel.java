@@ -1,0 +1,246 @@
+package org.edl.worker.script;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.edl.job.JobSecret;
+import org.edl.job.Training;
+import org.edl.job.rpc.RefusalListener;
+import org.edl.job.rpc.RpcServer;
+import org.edl.thrift.ScriptAction;
+import org.edl.thrift.ScriptChannel;
+import org.edl.thrift.ScriptGroup;
+import org.edl.thrift.ScriptHello;
+import org.edl.thrift.ScriptOrder;
+import org.edl.worker.collective.RingTopology;
+import org.edl.worker.data.Dataset;
+import org.edl.worker.model.IncompatibleStateException;
+import org.edl.worker.model.RingAware;
+import org.edl.worker.model.StartsOverItself;
+import org.edl.worker.model.TrainableModel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A user's PyTorch script as the worker's model. The script computes and all-reduces its
+ * gradients in its own torch.distributed group and steps its own optimizer; this side tells it,
+ * step by step, which samples to train (the leader's assignment, as for the built-in models), when
+ * the ring changed (it joins the new ring's group before its next step), and when to save or load
+ * its state for a checkpoint. The runtime's own all-reduce moves one float per step, a barrier that
+ * keeps the members' steps together; its broadcast to newcomers moves that float and the job
+ * position, while the script's group sends newcomers the model and optimizer state.
+ */
+public final class ScriptModel implements TrainableModel, RingAware, StartsOverItself, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ScriptModel.class);
+  /** How long a script's process may run before it calls edl.init(): interpreter, torch import, data. */
+  static final Duration HELLO_TIMEOUT = Duration.ofMinutes(5);
+
+  private final String name;
+  private final Training training;
+  private final ScriptChannelService channel;
+  private final RpcServer server;
+  private final ScriptProcess process;
+  private final int storePort;
+  private final long datasetSize;
+  private final float[] token = new float[1];
+  private ScriptGroup pendingGroup;
+  private int ringSize = 1;
+  private long steps;
+
+  private ScriptModel(String name, Training training, ScriptChannelService channel, RpcServer server,
+      ScriptProcess process, int storePort, long datasetSize) {
+    this.name = name;
+    this.training = training;
+    this.channel = channel;
+    this.server = server;
+    this.process = process;
+    this.storePort = storePort;
+    this.datasetSize = datasetSize;
+  }
+
+  /**
+   * Starts {@code python script args...} in {@code dir} with the edl package on its path, serves
+   * it the channel behind the job's secret, and waits for its edl.init().
+   *
+   * @param backend "gloo" or "nccl"
+   */
+  public static ScriptModel start(String python, Path script, List<String> args, Path dir, JobSecret secret,
+      String workerId, Training training, String backend) throws Exception {
+    Path packageDir = dir.resolve("edl-python");
+    PythonPackage.writeTo(packageDir);
+    Path secretFile = dir.resolve("edl-script.secret");
+    Files.deleteIfExists(secretFile);
+    Files.createFile(secretFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.write(secretFile, secret.bytes());
+    int storePort = freePort();
+    ScriptChannelService channel = new ScriptChannelService(new ScriptHello(workerId, training.seed(),
+        training.batchSize(), storePort, backend));
+    RpcServer server = RpcServer.start("script", new ScriptChannel.Processor<>(channel), "127.0.0.1", 0, secret,
+        RpcServer.HANDSHAKE_TIMEOUT, 2, RefusalListener.NONE);
+    List<String> command = new ArrayList<>(List.of(python, "-u", script.toString()));
+    command.addAll(args);
+    String path = packageDir.toString();
+    String inherited = System.getenv("PYTHONPATH");
+    Map<String, String> env = Map.of("PYTHONPATH", inherited == null || inherited.isEmpty() ? path : path + ":" + inherited,
+        "EDL_SCRIPT_PORT", Integer.toString(server.port()),
+        "EDL_SCRIPT_SECRET_FILE", secretFile.toString());
+    ScriptProcess process;
+    try {
+      process = ScriptProcess.start(command, dir, env, why -> channel.fail(why, why));
+    } catch (IOException e) {
+      server.close();
+      throw new ScriptFailedException("cannot start " + python + " " + script + ": " + e.getMessage());
+    }
+    try {
+      long size = channel.awaitHello(HELLO_TIMEOUT.toMillis());
+      String name = "script:" + script.getFileName();
+      return new ScriptModel(name, training, channel, server, process, storePort, size);
+    } catch (Exception e) {
+      process.close();
+      server.close();
+      throw e;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** The samples the script indexes: the leader assigns each step's among them. */
+  public Dataset dataset() {
+    if (datasetSize > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("dataset_size " + datasetSize + " is larger than " + Integer.MAX_VALUE);
+    }
+    int n = (int) datasetSize;
+    return new Dataset(new float[n], new int[n], 1, 1);
+  }
+
+  /** Where this worker's script serves its rendezvous store (the ring's first member's gathers a group). */
+  public int storePort() {
+    return storePort;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public float[] parameters() {
+    return token;
+  }
+
+  @Override
+  public void ringFormed(RingTopology ring, int rank) {
+    RingTopology.Member first = ring.member(0);
+    pendingGroup = new ScriptGroup(ring.version(), rank, ring.size(), first.host(), first.scriptPort());
+    ringSize = ring.size();
+  }
+
+  @Override
+  public double accumulateGradients(Dataset data, int[] samples, int from, int to, float[] gradSum) {
+    try {
+      if (pendingGroup != null) {
+        if (pendingGroup.getStorePort() <= 0) {
+          throw new ScriptFailedException("the ring's first member runs no script (no rendezvous store)");
+        }
+        ScriptOrder form = new ScriptOrder(ScriptAction.FORM_GROUP);
+        form.setGroup(pendingGroup);
+        pendingGroup = null;
+        channel.exchange(form, Long.MAX_VALUE / 4);
+      }
+      ScriptOrder order = new ScriptOrder(ScriptAction.STEP);
+      order.setStep(steps++);
+      List<Integer> mine = new ArrayList<>(to - from);
+      for (int i = from; i < to; i++) {
+        mine.add(samples[i]);
+      }
+      order.setSamples(mine);
+      order.setGlobalBatch(training.globalBatchFor(ringSize));
+      order.setLearningRate(training.learningRateFor(ringSize));
+      return channel.exchange(order, Long.MAX_VALUE / 4).getLossSum();
+    } catch (ScriptFailedException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while the script trained", e);
+    }
+  }
+
+  /** The script stepped its own optimizer with its group's averaged gradient. */
+  @Override
+  public void applyGradients(float[] averagedGradient, float learningRate) {
+  }
+
+  @Override
+  public void writeState(DataOutputStream out) throws IOException {
+    byte[] state = exchangeState(new ScriptOrder(ScriptAction.SAVE_STATE)).getState();
+    out.writeUTF(name);
+    out.writeInt(state.length);
+    out.write(state);
+  }
+
+  @Override
+  public void readState(DataInputStream in) throws IOException {
+    String saved = in.readUTF();
+    if (!saved.equals(name)) {
+      throw new IncompatibleStateException("state of " + saved + " does not fit " + name);
+    }
+    byte[] state = new byte[in.readInt()];
+    in.readFully(state);
+    ScriptOrder load = new ScriptOrder(ScriptAction.LOAD_STATE);
+    load.setState(state);
+    exchangeState(load);
+  }
+
+  /** Back to the state the script was attached with: the job's start, taken from one member at the next group. */
+  @Override
+  public void startOver() throws IOException {
+    ScriptOrder load = new ScriptOrder(ScriptAction.LOAD_STATE);
+    load.setState(ByteBuffer.allocate(0));
+    exchangeState(load);
+  }
+
+  private org.edl.thrift.ScriptReport exchangeState(ScriptOrder order) throws IOException {
+    try {
+      return channel.exchange(order, Long.MAX_VALUE / 4);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while the script handled " + order.getAction());
+    }
+  }
+
+  /** This member's part is over: the script's loop ends, and it has a minute to exit. */
+  @Override
+  public void close() {
+    try {
+      channel.exchange(new ScriptOrder(ScriptAction.FINISH), 10_000);
+      process.awaitOrKill(60_000);
+    } catch (ScriptFailedException e) {
+      LOG.debug("script already ended: {}", e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      channel.fail("the worker closed the script", null);
+      process.close();
+      server.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name + " (pid " + process.pid() + ", " + datasetSize + " samples)";
+  }
+}

@@ -1,0 +1,135 @@
+"""EDL for PyTorch scripts: the script trains, the EDL worker that started it keeps it a member
+of the elastic job (ZooKeeper, leader, switches, checkpoints, failures).
+
+A script uses it in a few lines::
+
+    import edl
+    job = edl.init(dataset_size=len(data))      # connects to the worker that started this script
+    model, optimizer = Net(), torch.optim.SGD(...)
+    job.attach(model, optimizer)                 # the state EDL saves, restores and broadcasts
+    for step in job.steps():                     # ends when this member's part of the job is over
+        x, y = data[step.samples]
+        optimizer.zero_grad()
+        loss_sum = F.cross_entropy(job.model(x), y, reduction="sum")
+        step.backward(loss_sum)                  # the global batch's mean gradient, on every member
+        optimizer.step()
+        step.done(loss_sum.item())
+
+Between two steps the package asks the worker what to do next: train the next step on the samples
+the leader assigned to this member, join a new process group (torch.distributed: gloo on the CPU,
+nccl on GPUs) when the ring changed, save or load the state for a checkpoint, or end. At a new
+group the model and optimizer state go from a member that holds the job's state to every member
+that does not (newcomers), so the members that train on stop only for that broadcast.
+"""
+
+import os
+import socket
+import sys
+import traceback
+
+from edl import _channel
+
+__all__ = ["init", "Job", "Step"]
+
+
+def init(dataset_size):
+    """Connects to the worker that started this script (its environment says where) and returns
+    the job. ``dataset_size``: the number of samples the script indexes; the leader assigns
+    each step's samples among ``range(dataset_size)``."""
+    port = os.environ.get("EDL_SCRIPT_PORT")
+    secret_file = os.environ.get("EDL_SCRIPT_SECRET_FILE")
+    if not port or not secret_file:
+        raise RuntimeError("edl.init(): EDL_SCRIPT_PORT and EDL_SCRIPT_SECRET_FILE are not set; "
+                           "run this script through `edl submit --script`, not directly")
+    with open(secret_file, "rb") as f:
+        secret = f.read()
+    channel = _channel.connect("127.0.0.1", int(port), secret)
+    hello = channel.hello(os.getpid(), int(dataset_size))
+    job = Job(channel, hello)
+    sys.excepthook = job._excepthook
+    return job
+
+
+class Step:
+    """One step of this member: its samples and what it reports back."""
+
+    def __init__(self, job, number, samples, learning_rate, global_batch_share):
+        self._job = job
+        self.number = number
+        self.samples = samples
+        self.learning_rate = learning_rate
+        self._scale = global_batch_share
+        self._loss_sum = None
+
+    def backward(self, loss_sum):
+        """Backpropagates ``loss_sum`` (the sum over this member's samples) so that, once the
+        process group has averaged it, every member holds the global batch's mean gradient."""
+        (loss_sum * self._scale).backward()
+
+    def done(self, loss_sum):
+        """The step is trained; ``loss_sum`` (a float) is the summed loss of its samples."""
+        self._loss_sum = float(loss_sum)
+
+
+class Job:
+    def __init__(self, channel, hello):
+        self._channel = channel
+        self.worker_id = hello.workerId
+        self.seed = hello.seed
+        self._store_port = hello.storePort
+        self._backend = hello.backend
+        self._groups = None
+        self._module = None
+        self._optimizer = None
+        self.model = None
+        self.rank = -1
+        self.size = 0
+
+    def attach(self, model, optimizer=None):
+        """The model (an nn.Module) and its optimizer whose state EDL keeps consistent."""
+        from edl import _groups
+        self._module = model
+        self._optimizer = optimizer
+        self.model = model
+        self._groups = _groups.Groups(self._backend, self._store_port, model, optimizer)
+
+    def steps(self):
+        """This member's steps, one at a time, until its part of the job is over."""
+        if self._module is None:
+            raise RuntimeError("edl: call job.attach(model, optimizer) before job.steps()")
+        from edl_gen.ttypes import ScriptAction, ScriptReport
+        report = ScriptReport()
+        while True:
+            order = self._channel.nextOrder(report)
+            report = ScriptReport()
+            if order.action == ScriptAction.STEP:
+                step = Step(self, order.step, list(order.samples), order.learningRate,
+                            self.size / float(order.globalBatch))
+                if self._optimizer is not None:
+                    for g in self._optimizer.param_groups:
+                        g["lr"] = order.learningRate
+                yield step
+                if step._loss_sum is None:
+                    raise RuntimeError("edl: step %d ended without step.done(loss_sum)" % step.number)
+                report.step = step.number
+                report.lossSum = step._loss_sum
+            elif order.action == ScriptAction.FORM_GROUP:
+                g = order.group
+                self.model = self._groups.form(g.version, g.rank, g.size, g.storeHost, g.storePort)
+                self.rank, self.size = g.rank, g.size
+            elif order.action == ScriptAction.SAVE_STATE:
+                report.state = self._groups.save()
+            elif order.action == ScriptAction.LOAD_STATE:
+                self._groups.load(order.state)
+            elif order.action == ScriptAction.FINISH:
+                self._groups.close()
+                return
+            else:
+                raise RuntimeError("edl: unknown order %r" % (order.action,))
+
+    def _excepthook(self, kind, value, tb):
+        try:
+            self._channel.failed("".join(traceback.format_exception(kind, value, tb)))
+        except Exception:
+            pass
+        sys.__excepthook__(kind, value, tb)

@@ -1,0 +1,88 @@
+"""torch.distributed process groups, one per ring version, and the state that moves between them."""
+
+import datetime
+import gc
+import io
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+TIMEOUT = datetime.timedelta(seconds=120)
+
+
+class Groups:
+    def __init__(self, backend, store_port, module, optimizer):
+        self._backend = backend
+        self._module = module
+        self._optimizer = optimizer
+        # Every member serves a rendezvous store for its life; a group gathers at its first member's.
+        self._server = dist.TCPStore("0.0.0.0", store_port, None, True, TIMEOUT, wait_for_workers=False)
+        self._ddp = None
+        # True while this member holds the job's current state: newcomers, and every member sent
+        # back to the job's start, take it from one that does.
+        self._has_state = False
+        self._starting = self._snapshot()
+
+    def form(self, version, rank, size, store_host, store_port):
+        self._leave()
+        store = dist.TCPStore(store_host, store_port, None, False, TIMEOUT)
+        dist.init_process_group(self._backend, store=dist.PrefixStore("v%d" % version, store),
+                                rank=rank, world_size=size, timeout=TIMEOUT)
+        source = self._source(size)
+        if source >= 0:
+            self._broadcast(source, rank)
+        self._has_state = True
+        self._ddp = DistributedDataParallel(self._module) if size > 1 else None
+        return self._ddp if self._ddp is not None else self._module
+
+    def _source(self, size):
+        """The lowest rank that holds the job's state, rank 0 if none does (the first ring), or -1
+        when every member holds it (a scale-in, a recovery: nothing needs to move)."""
+        if size == 1:
+            return -1
+        flags = [torch.zeros(1) for _ in range(size)]
+        dist.all_gather(flags, torch.tensor([1.0 if self._has_state else 0.0]))
+        holders = [r for r, f in enumerate(flags) if f.item() > 0]
+        if len(holders) == size:
+            return -1
+        return holders[0] if holders else 0
+
+    def _broadcast(self, source, rank):
+        with torch.no_grad():
+            for t in self._module.state_dict().values():
+                dist.broadcast(t, source)
+        if self._optimizer is not None:
+            box = [self._optimizer.state_dict() if rank == source else None]
+            dist.broadcast_object_list(box, source)
+            if rank != source:
+                self._optimizer.load_state_dict(box[0])
+
+    def _leave(self):
+        if self._ddp is not None:
+            self._ddp = None
+            gc.collect()
+        if dist.is_initialized():
+            dist.destroy_process_group()
+
+    def _snapshot(self):
+        buf = io.BytesIO()
+        torch.save({"model": self._module.state_dict(),
+                    "optimizer": self._optimizer.state_dict() if self._optimizer is not None else None}, buf)
+        return buf.getvalue()
+
+    def save(self):
+        return self._snapshot()
+
+    def load(self, state):
+        """Loads a checkpoint's state; empty: the state the script was attached with."""
+        starting = not state
+        saved = torch.load(io.BytesIO(self._starting if starting else state))
+        self._module.load_state_dict(saved["model"])
+        if self._optimizer is not None and saved["optimizer"] is not None:
+            self._optimizer.load_state_dict(saved["optimizer"])
+        # Members sent back to the start may have started differently: they take one member's.
+        self._has_state = not starting
+
+    def close(self):
+        self._leave()

@@ -1,0 +1,184 @@
+package org.edl.worker.script;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.edl.job.JobSecret;
+import org.edl.job.Training;
+import org.edl.thrift.BatchRule;
+import org.edl.worker.collective.RingTopology;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real PyTorch children (Debian's python3-torch, gloo) driven through the channel as the worker's
+ * training loop drives them: the members' groups, their steps, a newcomer that takes the state.
+ */
+class ScriptModelTest {
+  static final String PYTHON = "/usr/bin/python3";
+  static final int SAMPLES = 64;
+  static final int GLOBAL = 16;
+  static final Training TRAINING = new Training("script", "cpu", 100, GLOBAL, BatchRule.FIXED_GLOBAL, 0.1, 0, 5, false);
+  static final String SCRIPT = """
+      import sys, torch, edl
+      torch.manual_seed(int(sys.argv[1]))
+      g = torch.Generator().manual_seed(7)
+      x = torch.randn(%d, 6, generator=g)
+      y = (x.sum(dim=1) > 0).long()
+      job = edl.init(dataset_size=len(x))
+      torch.manual_seed(job.seed)
+      model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+      opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=0.9)
+      job.attach(model, opt)
+      for step in job.steps():
+          if sys.argv[2] == "fail" and step.number == 0:
+              raise ValueError("no good at step 0")
+          opt.zero_grad()
+          loss = torch.nn.functional.cross_entropy(job.model(x[step.samples]), y[step.samples], reduction="sum")
+          step.backward(loss)
+          opt.step()
+          step.done(loss.item())
+      with open("params.txt", "w") as f:
+          f.write(" ".join(repr(v) for v in torch.cat([p.detach().flatten() for p in model.parameters()]).tolist()))
+      """.formatted(SAMPLES);
+  static ExecutorService threads;
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void torch() throws Exception {
+    Process p = new ProcessBuilder(PYTHON, "-c", "import torch.distributed, thrift").redirectErrorStream(true).start();
+    assumeTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0,
+        "Debian's python3-torch and python3-thrift are not installed (bin/test installs them)");
+    threads = Executors.newCachedThreadPool();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (threads != null) {
+      threads.shutdownNow();
+    }
+  }
+
+  private ScriptModel start(String name, String seed, String mode) throws Exception {
+    Path work = Files.createDirectories(dir.resolve(name));
+    Path script = work.resolve("train.py");
+    Files.writeString(script, SCRIPT);
+    return ScriptModel.start(PYTHON, script, List.of(seed, mode), work, SECRET, name, TRAINING, "gloo");
+  }
+
+  private static final JobSecret SECRET = JobSecret.generate();
+
+  private static int[] batch(int step) {
+    int[] b = new int[GLOBAL];
+    for (int i = 0; i < GLOBAL; i++) {
+      b[i] = (step * GLOBAL + i) % SAMPLES;
+    }
+    return b;
+  }
+
+  private static RingTopology ring(long version, ScriptModel... members) {
+    List<RingTopology.Member> m = new ArrayList<>();
+    for (ScriptModel s : members) {
+      m.add(new RingTopology.Member(s.name() + m.size(), "127.0.0.1", 1, "n", s.storePort()));
+    }
+    return new RingTopology(version, m);
+  }
+
+  /** Every member trains its share of each step, concurrently, as the workers of one ring do. */
+  private static void train(int fromStep, int toStep, ScriptModel... ring) throws Exception {
+    for (int step = fromStep; step < toStep; step++) {
+      int[] b = batch(step);
+      List<Future<Double>> done = new ArrayList<>();
+      for (int r = 0; r < ring.length; r++) {
+        int from = r * GLOBAL / ring.length;
+        int to = (r + 1) * GLOBAL / ring.length;
+        ScriptModel m = ring[r];
+        done.add(threads.submit(() -> m.accumulateGradients(null, b, from, to, new float[1])));
+      }
+      for (Future<Double> d : done) {
+        assertTrue(Double.isFinite(d.get(120, TimeUnit.SECONDS)));
+      }
+    }
+  }
+
+  private double[] finish(ScriptModel m, String name) throws Exception {
+    m.close();
+    String[] text = Files.readString(dir.resolve(name).resolve("params.txt")).trim().split(" ");
+    double[] v = new double[text.length];
+    for (int i = 0; i < v.length; i++) {
+      v[i] = Double.parseDouble(text[i]);
+    }
+    return v;
+  }
+
+  private static void assertClose(double[] expected, double[] actual, String what) {
+    assertEquals(expected.length, actual.length, what);
+    for (int i = 0; i < expected.length; i++) {
+      assertEquals(expected[i], actual[i], 1e-5, what + ": parameter " + i);
+    }
+  }
+
+  /**
+   * One member alone, against two that start from different seeds and a third that joins at step
+   * 4 from yet another: the group takes the first member's start and the newcomer the job's state,
+   * so all end where the one alone did (same global batches, momentum state included).
+   */
+  @Test
+  void twoMembersAndANewcomerEndWhereOneMemberAloneEnds() throws Exception {
+    ScriptModel alone = start("alone", "1", "ok");
+    alone.ringFormed(ring(1, alone), 0);
+    train(0, 8, alone);
+    double[] expected = finish(alone, "alone");
+
+    ScriptModel a = start("a", "1", "ok");
+    ScriptModel b = start("b", "2", "ok");
+    assertEquals(SAMPLES, a.dataset().size());
+    a.ringFormed(ring(1, a, b), 0);
+    b.ringFormed(ring(1, a, b), 1);
+    train(0, 4, a, b);
+    ScriptModel c = start("c", "3", "ok");
+    RingTopology three = ring(2, a, b, c);
+    a.ringFormed(three, 0);
+    b.ringFormed(three, 1);
+    c.ringFormed(three, 2);
+    train(4, 8, a, b, c);
+    assertClose(expected, finish(a, "a"), "a");
+    assertClose(expected, finish(b, "b"), "b");
+    assertClose(expected, finish(c, "c"), "the newcomer");
+  }
+
+  @Test
+  void aScriptThatFailsAtItsFirstStepFailsTheStepWithItsOwnError() throws Exception {
+    ScriptModel m = start("bad", "1", "fail");
+    m.ringFormed(ring(1, m), 0);
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> m.accumulateGradients(null, batch(0), 0, GLOBAL, new float[1]));
+    assertTrue(e.getMessage().contains("ValueError: no good at step 0"), e.getMessage());
+    m.close();
+  }
+
+  @Test
+  void aScriptThatCannotStartFailsWithItsOwnErrorNotATimeout() throws Exception {
+    Path work = Files.createDirectories(dir.resolve("syntax"));
+    Path script = work.resolve("train.py");
+    Files.writeString(script, "import edl\ndef broken(:\n");
+    ScriptFailedException e = assertThrows(ScriptFailedException.class,
+        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "syntax", TRAINING, "gloo"));
+    assertTrue(e.getMessage().contains("SyntaxError"), e.getMessage());
+    assertTrue(e.getMessage().contains("exited with status 1"), e.getMessage());
+  }
+}
