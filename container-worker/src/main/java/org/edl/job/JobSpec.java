@@ -37,7 +37,8 @@ public record JobSpec(
     Checkpoints checkpoints,
     Stragglers stragglers,
     Recovery recovery,
-    String output) {
+    String output,
+    Script script) {
 
   /** The paper's example: a checkpoint every 1000 batches or 10 minutes, whichever comes first. */
   public static final long DEFAULT_CHECKPOINT_EVERY_BATCHES = 1000;
@@ -96,14 +97,20 @@ public record JobSpec(
         .checkpoints(checkpoints.everyBatches(), checkpoints.everyMinutes(), checkpoints.kept())
         .resumeFrom(checkpoints.resumeFrom())
         .stragglers(stragglers.factor(), stragglers.batches(), stragglers.replace())
-        .recovery(recovery);
+        .recovery(recovery)
+        .script(script);
   }
 
   /** Checks every field on its own; the message names the flag and the value. */
   public JobSpec validate() {
     String model = training.model();
     String backend = training.backend();
-    if ("emulated".equals(backend)) {
+    if (script.isSet()) {
+      if (!"cpu".equals(backend) && !"cuda".equals(backend)) {
+        throw new InvalidInputException("backend", backend, "a script trains with gloo on the CPU (cpu) or NCCL on"
+            + " its GPUs (cuda)");
+      }
+    } else if ("emulated".equals(backend)) {
       if (!EMULATED_MODELS.contains(model)) {
         throw new InvalidInputException("model", model, "no emulation for this model; with --backend emulated choose one of "
             + sorted(EMULATED_MODELS));
@@ -111,7 +118,7 @@ public record JobSpec(
     } else if (!MODELS.contains(model)) {
       throw new InvalidInputException("model", model, "unknown model; choose one of " + sorted(MODELS));
     }
-    if (data.source() == null || data.source().isBlank()) {
+    if (!script.isSet() && (data.source() == null || data.source().isBlank())) {
       throw new InvalidInputException("data", data.source(), "a data set is required");
     }
     if (!FORMATS.contains(data.format())) {
@@ -162,7 +169,9 @@ public record JobSpec(
     if (!(learningRate > 0) || Double.isInfinite(learningRate)) {
       throw new InvalidInputException("learning-rate", learningRate, "must be a positive number");
     }
-    positive("hidden", training.hidden());
+    if (!script.isSet()) {
+      positive("hidden", training.hidden());
+    }
     if (checkpoints.everyBatches() < 0) {
       throw new InvalidInputException("checkpoint-every-batches", checkpoints.everyBatches(),
           "must be 0 (never) or more");
@@ -236,6 +245,7 @@ public record JobSpec(
     p.setProperty(PREFIX + "recovery", recovery.mode().flag());
     p.setProperty(PREFIX + "sync-timeout-ms", Long.toString(recovery.syncTimeoutMs()));
     p.setProperty(PREFIX + "max-worker-failures", Integer.toString(recovery.maxWorkerFailures()));
+    script.write(p, PREFIX);
     return p;
   }
 
@@ -280,6 +290,7 @@ public record JobSpec(
             p.containsKey(PREFIX + "sync-timeout-ms") ? longOf(p, "sync-timeout-ms") : 0,
             p.containsKey(PREFIX + "max-worker-failures") ? intOf(p, "max-worker-failures")
                 : Recovery.DEFAULT_MAX_WORKER_FAILURES))
+        .script(Script.read(p, PREFIX))
         .build();
   }
 
@@ -379,6 +390,7 @@ public record JobSpec(
     private int hidden;
     private long seed;
     private boolean profileSync;
+    private Script script = Script.NONE;
     private String data;
     private String format;
     private String dataCache = Data.CACHE_WITH_JOB;
@@ -418,6 +430,18 @@ public record JobSpec(
 
     public Builder backend(String v) {
       backend = v;
+      return this;
+    }
+
+    /** A user's script that every worker runs ({@link Script#NONE}: a built-in model); names the model after it. */
+    public Builder script(Script s) {
+      script = s == null ? Script.NONE : s;
+      if (script.isSet()) {
+        model = Script.MODEL_PREFIX + script.file();
+        // The script reads its own data; the job file still names a source and format.
+        data = data == null ? "" : data;
+        format = format == null ? "auto" : format;
+      }
       return this;
     }
 
@@ -550,7 +574,7 @@ public record JobSpec(
           new Data(data, format, dataCache),
           new Scale(workers, minWorkers, maxWorkers, gatherMs < 0 ? Scale.WAIT_FOR_ALL : gatherMs), growth,
           new Resources(gpusPerWorker, workerMemoryMb, workerVcores),
-          checkpoints, stragglers, recovery, output).validate();
+          checkpoints, stragglers, recovery, output, script).validate();
     }
   }
 }

@@ -1,6 +1,8 @@
 package org.edl.worker.runtime;
 
+import java.nio.file.Path;
 import java.util.function.Supplier;
+import org.edl.job.Script;
 import org.edl.job.WorkerEnv;
 import org.edl.worker.cuda.CudaBackend;
 import org.edl.worker.data.Dataset;
@@ -10,6 +12,7 @@ import org.edl.worker.data.DatasetCache;
 import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.model.ModelFactory;
 import org.edl.worker.model.TrainableModel;
+import org.edl.worker.script.ScriptModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +43,14 @@ public record ExecutionContext(Dataset data, TrainableModel model, Supplier<floa
    * gives the sample order).
    */
   public static final Factory FROM_SPEC = config -> {
+    Script script = config.spec().script();
+    if (script.isSet()) {
+      Path dir = Path.of("").toAbsolutePath();
+      ScriptModel model = ScriptModel.start(script.python(), dir.resolve(script.file()), script.args(), dir,
+          config.secret(), config.workerId(), config.spec().training(), config.scriptPort(),
+          "cuda".equals(config.spec().training().backend()) ? "nccl" : "gloo");
+      return new ExecutionContext(model.dataset(), model);
+    }
     Dataset data = DatasetLoader.load(config.spec().data().source(), config.spec().data().format(),
         DatasetCache.in(config.spec().data().cacheDir(), config.hadoopConf()), config.hadoopConf());
     if ("emulated".equals(config.spec().training().backend())) {

@@ -137,7 +137,9 @@ public final class Worker implements AutoCloseable {
   }
 
   public Worker(WorkerConfig config, ExecutionContext.Factory contextFactory, WorkerListener listener) {
-    this.config = config;
+    // A script serves its rendezvous store on a port the ring must know from this worker's registration on.
+    this.config = config.spec().script().isSet() && config.scriptPort() < 1
+        ? config.withScriptPort(freePort()) : config;
     this.contextFactory = contextFactory;
     this.listener = listener;
     if (config.spec().output() == null || config.spec().output().isBlank()) {
@@ -207,6 +209,9 @@ public final class Worker implements AutoCloseable {
     ExecutionContext context;
     try {
       context = contextFactory.prepare(config);
+      if (context.model() instanceof AutoCloseable child) {
+        resources.push(child); // a script's process: it ends when the worker does
+      }
       LOG.info("Execution context ready: {} samples, {} parameters", context.data().size(),
           context.model().parameters().length);
       if (restore.isPresent()) {
@@ -357,6 +362,14 @@ public final class Worker implements AutoCloseable {
     return membership;
   }
 
+  private static int freePort() {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("no free port for the script's rendezvous store", e);
+    }
+  }
+
   /** The leader reports progress to the AM; a worker that takes over starts reporting then. */
   private synchronized void startReportingIfLeading() {
     if (reporter != null || config.amAddress() == null || !coordinator.isLeading()) {
@@ -435,6 +448,9 @@ public final class Worker implements AutoCloseable {
     WorkerInfo self = new WorkerInfo(config.workerId(), config.host(), dataPlane.port());
     if (!config.node().equals(config.host())) {
       self.setNode(config.node());
+    }
+    if (config.scriptPort() > 0) {
+      self.setScriptPort(config.scriptPort());
     }
     Registration reg = register(connection, self, deadline);
     LOG.info("Registered with the leader at {}{}{}", connection.address(),

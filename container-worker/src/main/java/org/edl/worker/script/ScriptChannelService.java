@@ -85,11 +85,17 @@ final class ScriptChannelService implements ScriptChannel.Iface {
     }
   }
 
-  /** Gives the script {@code order} and waits until it has carried it out. */
+  /** {@link #exchange}'s timeout for orders that take as long as the script needs (a step, a group). */
+  static final long NO_TIMEOUT = -1;
+
+  /**
+   * Gives the script {@code order} and waits until it has carried it out, or the script failed or
+   * exited, or {@code timeoutMs} passed ({@link #NO_TIMEOUT}: no limit).
+   */
   ScriptReport exchange(ScriptOrder order, long timeoutMs) throws ScriptFailedException, InterruptedException {
     CompletableFuture<ScriptReport> done = new CompletableFuture<>();
     pending = done;
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    long deadline = timeoutMs == NO_TIMEOUT ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     while (!orders.offer(order, 100, TimeUnit.MILLISECONDS)) {
       checkAlive(order, deadline);
     }
@@ -108,7 +114,7 @@ final class ScriptChannelService implements ScriptChannel.Iface {
     if (broken != null) {
       throw new ScriptFailedException(broken);
     }
-    if (System.nanoTime() > deadline) {
+    if (deadline != Long.MAX_VALUE && System.nanoTime() - deadline > 0) {
       throw new ScriptFailedException("the script did not carry out " + order.getAction() + " in time");
     }
   }

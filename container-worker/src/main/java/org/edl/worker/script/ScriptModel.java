@@ -4,7 +4,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,17 +71,17 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
    * Starts {@code python script args...} in {@code dir} with the edl package on its path, serves
    * it the channel behind the job's secret, and waits for its edl.init().
    *
-   * @param backend "gloo" or "nccl"
+   * @param storePort where the script serves its rendezvous store (the worker registered it)
+   * @param backend   "gloo" or "nccl"
    */
   public static ScriptModel start(String python, Path script, List<String> args, Path dir, JobSecret secret,
-      String workerId, Training training, String backend) throws Exception {
+      String workerId, Training training, int storePort, String backend) throws Exception {
     Path packageDir = dir.resolve("edl-python");
     PythonPackage.writeTo(packageDir);
     Path secretFile = dir.resolve("edl-script.secret");
     Files.deleteIfExists(secretFile);
     Files.createFile(secretFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.write(secretFile, secret.bytes());
-    int storePort = freePort();
     ScriptChannelService channel = new ScriptChannelService(new ScriptHello(workerId, training.seed(),
         training.batchSize(), storePort, backend));
     RpcServer server = RpcServer.start("script", new ScriptChannel.Processor<>(channel), "127.0.0.1", 0, secret,
@@ -109,12 +108,6 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
       process.close();
       server.close();
       throw e;
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 
@@ -159,7 +152,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
         ScriptOrder form = new ScriptOrder(ScriptAction.FORM_GROUP);
         form.setGroup(pendingGroup);
         pendingGroup = null;
-        channel.exchange(form, Long.MAX_VALUE / 4);
+        channel.exchange(form, ScriptChannelService.NO_TIMEOUT);
       }
       ScriptOrder order = new ScriptOrder(ScriptAction.STEP);
       order.setStep(steps++);
@@ -170,7 +163,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
       order.setSamples(mine);
       order.setGlobalBatch(training.globalBatchFor(ringSize));
       order.setLearningRate(training.learningRateFor(ringSize));
-      return channel.exchange(order, Long.MAX_VALUE / 4).getLossSum();
+      return channel.exchange(order, ScriptChannelService.NO_TIMEOUT).getLossSum();
     } catch (ScriptFailedException e) {
       throw new IllegalStateException(e.getMessage(), e);
     } catch (InterruptedException e) {
@@ -215,7 +208,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
 
   private org.edl.thrift.ScriptReport exchangeState(ScriptOrder order) throws IOException {
     try {
-      return channel.exchange(order, Long.MAX_VALUE / 4);
+      return channel.exchange(order, ScriptChannelService.NO_TIMEOUT);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while the script handled " + order.getAction());

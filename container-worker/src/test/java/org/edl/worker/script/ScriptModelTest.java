@@ -77,10 +77,16 @@ class ScriptModelTest {
     Path work = Files.createDirectories(dir.resolve(name));
     Path script = work.resolve("train.py");
     Files.writeString(script, SCRIPT);
-    return ScriptModel.start(PYTHON, script, List.of(seed, mode), work, SECRET, name, TRAINING, "gloo");
+    return ScriptModel.start(PYTHON, script, List.of(seed, mode), work, SECRET, name, TRAINING, freePort(), "gloo");
   }
 
   private static final JobSecret SECRET = JobSecret.generate();
+
+  static int freePort() throws java.io.IOException {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
 
   private static int[] batch(int step) {
     int[] b = new int[GLOBAL];
@@ -177,7 +183,7 @@ class ScriptModelTest {
     Path script = work.resolve("train.py");
     Files.writeString(script, "import edl\ndef broken(:\n");
     ScriptFailedException e = assertThrows(ScriptFailedException.class,
-        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "syntax", TRAINING, "gloo"));
+        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "syntax", TRAINING, freePort(), "gloo"));
     assertTrue(e.getMessage().contains("SyntaxError"), e.getMessage());
     assertTrue(e.getMessage().contains("exited with status 1"), e.getMessage());
   }

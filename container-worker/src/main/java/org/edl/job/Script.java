@@ -1,0 +1,66 @@
+package org.edl.job;
+
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * A user's PyTorch script that every worker runs as its child ({@code edl submit --script}), or
+ * {@link #NONE} for the built-in models.
+ *
+ * @param file   the script's file name in the worker container's working directory (the client
+ *               ships it there)
+ * @param args   the script's own arguments
+ * @param python the interpreter each worker starts it with
+ */
+public record Script(String file, List<String> args, String python) {
+  public static final Script NONE = new Script("", List.of(), "python3");
+  /** The job's model name for a script job: what logs, checkpoints and the status show. */
+  public static final String MODEL_PREFIX = "script:";
+
+  public Script {
+    file = file == null ? "" : file.trim();
+    args = List.copyOf(args);
+    python = python == null || python.isBlank() ? "python3" : python.trim();
+  }
+
+  public boolean isSet() {
+    return !file.isEmpty();
+  }
+
+  void write(Properties p, String prefix) {
+    if (!isSet()) {
+      return;
+    }
+    p.setProperty(prefix + "script", file);
+    p.setProperty(prefix + "python", python);
+    p.setProperty(prefix + "script-args", Integer.toString(args.size()));
+    for (int i = 0; i < args.size(); i++) {
+      p.setProperty(prefix + "script-arg." + i, args.get(i));
+    }
+  }
+
+  /** What {@link #write} wrote; {@link #NONE} where a job file has no script (built-in models). */
+  static Script read(Properties p, String prefix) {
+    String file = p.getProperty(prefix + "script", "").trim();
+    if (file.isEmpty()) {
+      return NONE;
+    }
+    String count = p.getProperty(prefix + "script-args", "0").trim();
+    int n;
+    try {
+      n = Integer.parseInt(count);
+    } catch (NumberFormatException e) {
+      throw new InvalidInputException(prefix + "script-args", count, "not a count of arguments");
+    }
+    String[] args = new String[Math.max(0, n)];
+    for (int i = 0; i < args.length; i++) {
+      String a = p.getProperty(prefix + "script-arg." + i);
+      if (a == null) {
+        throw new InvalidInputException(prefix + "script-arg." + i, null, "missing: the job file names " + n
+            + " script arguments");
+      }
+      args[i] = a;
+    }
+    return new Script(file, List.of(args), p.getProperty(prefix + "python", "python3"));
+  }
+}

@@ -1,0 +1,133 @@
+package org.edl.worker.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.edl.job.JobSpec;
+import org.edl.job.Script;
+import org.edl.testing.ZooKeeperServer;
+import org.edl.thrift.BatchRule;
+import org.edl.worker.script.ScriptModel;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A PyTorch script job with the real protocol (workers as threads over a real ZooKeeper and TCP,
+ * each with its script as a real child process, gloo): two workers start, a third joins stop-free
+ * in the middle, and all three end with the parameters a one-worker run of the same global batch
+ * ends with.
+ */
+class ScriptJobTest {
+  static final String PYTHON = "/usr/bin/python3";
+  static final int STEPS = 30;
+  static final String SCRIPT = """
+      import sys, torch, edl
+      g = torch.Generator().manual_seed(7)
+      x = torch.randn(96, 6, generator=g)
+      y = (x.sum(dim=1) > 0).long()
+      job = edl.init(dataset_size=len(x))
+      torch.manual_seed(int(sys.argv[1]))
+      model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+      opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=0.9)
+      job.attach(model, opt)
+      for step in job.steps():
+          opt.zero_grad()
+          loss = torch.nn.functional.cross_entropy(job.model(x[step.samples]), y[step.samples], reduction="sum")
+          step.backward(loss)
+          opt.step()
+          step.done(loss.item())
+      with open("params.txt", "w") as f:
+          f.write(" ".join(repr(v) for v in torch.cat([p.detach().flatten() for p in model.parameters()]).tolist()))
+      """;
+  private static final AtomicInteger APPS = new AtomicInteger();
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
+
+  @TempDir
+  Path out;
+
+  @BeforeAll
+  static void torch() throws Exception {
+    Process p = new ProcessBuilder(PYTHON, "-c", "import torch.distributed, thrift").redirectErrorStream(true).start();
+    assumeTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0,
+        "Debian's python3-torch and python3-thrift are not installed (bin/test installs them)");
+  }
+
+  private ElasticJob job(int workers) {
+    String appId = "application_9_" + APPS.incrementAndGet();
+    JobSpec spec = JobSpec.builder().name("script").script(new Script("train.py", List.of(), PYTHON))
+        .workers(workers).minWorkers(1).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
+        .steps(STEPS).batchSize(24).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(3)
+        .backend("cpu").output(out.resolve(appId).toUri().toString()).build();
+    return new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5));
+  }
+
+  /** Each worker's script in a directory of its own, started from its own torch seed. */
+  private ExecutionContext.Factory script(String workerId, int seed) {
+    return config -> {
+      Path dir = Files.createDirectories(out.resolve(workerId));
+      Files.writeString(dir.resolve("train.py"), SCRIPT);
+      ScriptModel m = ScriptModel.start(PYTHON, dir.resolve("train.py"), List.of(Integer.toString(seed)), dir,
+          config.secret(), config.workerId(), config.spec().training(), config.scriptPort(), "gloo");
+      return new ExecutionContext(m.dataset(), m);
+    };
+  }
+
+  private double[] params(String workerId) throws Exception {
+    String[] text = Files.readString(out.resolve(workerId).resolve("params.txt")).trim().split(" ");
+    double[] v = new double[text.length];
+    for (int i = 0; i < v.length; i++) {
+      v[i] = Double.parseDouble(text[i]);
+    }
+    return v;
+  }
+
+  @Test
+  void aNewcomerJoinsAScriptJobStopFreeAndAllEndWhereOneWorkerAloneEnds() throws Exception {
+    String alone;
+    try (ElasticJob job = job(1)) {
+      alone = ElasticJob.id(job.appId, 1);
+      job.start(alone, script(alone, 1));
+      assertEquals(Worker.Ending.FINISHED, job.outcome(alone).ending());
+    }
+    double[] expected = params(alone);
+
+    String a;
+    String b;
+    String c;
+    try (ElasticJob job = job(2)) {
+      a = ElasticJob.id(job.appId, 1);
+      b = ElasticJob.id(job.appId, 2);
+      c = ElasticJob.id(job.appId, 3);
+      job.holdBefore(10);
+      job.start(a, script(a, 1));
+      job.start(b, script(b, 2));
+      job.awaitTrained(a, 9);
+      job.start(c, script(c, 3));
+      job.awaitReady(c);
+      job.release();
+      SwitchRecord joined = job.awaitSwitch(c, 2);
+      for (String id : List.of(a, b, c)) {
+        Worker.Outcome o = job.outcome(id);
+        assertEquals(Worker.Ending.FINISHED, o.ending(), id);
+        assertEquals(3, o.workers(), id);
+      }
+      assertEquals(joined.atStep() + 1, job.outcome(c).firstStep(), "the newcomer trains from the step after the switch");
+    }
+    for (String id : List.of(a, b, c)) {
+      double[] got = params(id);
+      assertEquals(expected.length, got.length, id);
+      for (int i = 0; i < got.length; i++) {
+        assertEquals(expected[i], got[i], 1e-5, id + ": parameter " + i);
+      }
+    }
+  }
+}
