@@ -50,6 +50,12 @@ public final class StagingLayout {
 
   private StagingLayout() {}
 
+  /** Whether a user's file (a script) would take the name of one of the job's own files. */
+  public static boolean reserved(String name) {
+    return name.equals(JOB_SPEC) || name.equals(APP_JAR) || name.equals(JOB_SECRET) || name.equals(DATASET_COPY_DIR)
+        || CLUSTER_CONF.contains(name);
+  }
+
   /** {@code .edl/<appId>} under the user's home directory. */
   public static String relativeDir(String appId) {
     return ".edl/" + appId;

@@ -1,6 +1,8 @@
 package org.edl.cli;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.client.api.YarnClient;
@@ -14,9 +16,11 @@ import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
 import org.edl.job.Scale;
+import org.edl.job.Script;
 import org.edl.worker.data.SyntheticSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code edl submit}: submits a training job and follows it to its end. */
@@ -127,6 +131,19 @@ public final class SubmitCommand implements Callable<Integer> {
   @Option(names = "--max-worker-failures", defaultValue = "" + Recovery.DEFAULT_MAX_WORKER_FAILURES,
       description = "Failed workers replaced before the job is failed (default: ${DEFAULT-VALUE}).")
   int maxWorkerFailures;
+  @Option(names = "--script", paramLabel = "FILE", description = "A PyTorch script every worker runs as its"
+      + " child, elastic like the built-in models (it uses the edl package; docs/scripts.md); replaces --model"
+      + " and --data. Its own arguments follow the options after --.")
+  String script;
+
+  @Option(names = "--python", defaultValue = "python3", paramLabel = "PYTHON", description = "The interpreter the"
+      + " workers start --script with; it needs torch and thrift (Debian: python3-torch, python3-thrift)"
+      + " (default: ${DEFAULT-VALUE}).")
+  String python;
+
+  @Parameters(paramLabel = "ARGS", arity = "0..*", description = "The script's own arguments (after --).")
+  List<String> scriptArgs = new ArrayList<>();
+
   @Option(names = "--priority", defaultValue = "0", paramLabel = "N", description = "Application priority:"
       + " the scheduler orders your own jobs by it, never ahead of other users' fair share (default: ${DEFAULT-VALUE}).")
   int priority;
@@ -186,7 +203,18 @@ public final class SubmitCommand implements Callable<Integer> {
         .resumeFrom(resumeFrom == null ? "" : resumeFrom.trim())
         .stragglers(offOr("straggler-factor", stragglerFactor, Double::parseDouble).doubleValue(),
             offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers)
-        .recovery(new Recovery(recoveryMode(), syncTimeoutMs, maxWorkerFailures)).build();
+        .recovery(new Recovery(recoveryMode(), syncTimeoutMs, maxWorkerFailures))
+        .script(script()).build();
+  }
+
+  private Script script() {
+    if (script == null || script.isBlank()) {
+      if (!scriptArgs.isEmpty()) {
+        throw new InvalidInputException("ARGS", String.join(" ", scriptArgs), "only a --script takes arguments");
+      }
+      return Script.NONE;
+    }
+    return new Script(script, scriptArgs, python);
   }
 
   private static boolean onOff(String field, String value) {

@@ -37,6 +37,7 @@ import org.edl.job.Data;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
+import org.edl.job.Script;
 import org.edl.job.WorkerEnv;
 import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.data.SyntheticSpec;
@@ -117,7 +118,11 @@ public final class JobSubmitter {
     checkFitsLargestNode(spec);
     FileSystem fs = FileSystem.get(conf);
     spec = qualifyData(spec, fs);
-    DatasetLoader.validate(spec.data().source(), spec.data().format(), conf);
+    if (spec.script().isSet()) {
+      requireReadable(spec.script());
+    } else {
+      DatasetLoader.validate(spec.data().source(), spec.data().format(), conf);
+    }
 
     YarnClientApplication app = yarn.createApplication();
     ApplicationId appId = app.getNewApplicationResponse().getApplicationId();
@@ -233,7 +238,8 @@ public final class JobSubmitter {
   }
 
   private static JobSpec qualifyData(JobSpec spec, FileSystem fs) {
-    if (SyntheticSpec.isSynthetic(spec.data().source())) {
+    // A script reads its own data.
+    if (spec.script().isSet() || SyntheticSpec.isSynthetic(spec.data().source())) {
       return spec;
     }
     try {
@@ -259,8 +265,9 @@ public final class JobSubmitter {
   private void writeStaging(FileSystem fs, org.apache.hadoop.fs.Path staging, JobSpec spec)
       throws IOException {
     makeStagingDirectory(fs, staging);
+    JobSpec written = spec.script().isSet() ? shipScript(fs, staging, spec) : spec;
     try (OutputStream out = fs.create(new org.apache.hadoop.fs.Path(staging, StagingLayout.JOB_SPEC))) {
-      spec.write(out);
+      written.write(out);
     }
     if (isEmbeddedCluster()) {
       // The embedded cluster runs on this machine with ephemeral ports: containers get this
@@ -276,6 +283,32 @@ public final class JobSubmitter {
       fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(applicationJar().toUri()),
           new org.apache.hadoop.fs.Path(staging, StagingLayout.APP_JAR));
     }
+  }
+
+  /**
+   * Copies the local script into the staging directory, whence every worker's working directory
+   * gets it under its own name; the job file names it so.
+   */
+  static JobSpec shipScript(FileSystem fs, org.apache.hadoop.fs.Path staging, JobSpec spec) throws IOException {
+    Script script = spec.script();
+    java.nio.file.Path local = requireReadable(script);
+    String name = local.getFileName().toString();
+    if (StagingLayout.reserved(name)) {
+      throw new InvalidInputException("script", script.file(), "the job's own files are named " + name
+          + "; rename the script");
+    }
+    fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(local.toAbsolutePath().toUri()),
+        new org.apache.hadoop.fs.Path(staging, name));
+    return spec.toBuilder().script(new Script(name, script.args(), script.python())).build();
+  }
+
+  /** The script's local file, checked before anything is submitted. */
+  private static java.nio.file.Path requireReadable(Script script) {
+    java.nio.file.Path local = java.nio.file.Path.of(script.file());
+    if (!java.nio.file.Files.isRegularFile(local) || !java.nio.file.Files.isReadable(local)) {
+      throw new InvalidInputException("script", script.file(), "not a readable file");
+    }
+    return local;
   }
 
   private ContainerLaunchContext amLaunchContext(FileSystem fs, org.apache.hadoop.fs.Path staging,

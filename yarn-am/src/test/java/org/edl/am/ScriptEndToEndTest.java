@@ -1,0 +1,119 @@
+package org.edl.am;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.edl.client.JobSubmitter;
+import org.edl.client.SubmittedJob;
+import org.edl.job.JobSpec;
+import org.edl.job.Script;
+import org.edl.job.rpc.RpcClient;
+import org.edl.job.rpc.RpcConnection;
+import org.edl.testing.Await;
+import org.edl.testing.YarnCluster;
+import org.edl.thrift.BatchRule;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobState;
+import org.edl.thrift.JobStatus;
+import org.edl.thrift.ScaleMode;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A user's PyTorch script on YARN, as `edl submit --script` sends it: shipped through the staging
+ * directory, started by every worker container as its child, grown by one worker stop-free while it
+ * trains; every member, the newcomer too, ends with the same parameters.
+ */
+class ScriptEndToEndTest {
+  static final String PYTHON = "/usr/bin/python3";
+  static final String SCRIPT = """
+      import os, sys, time, torch, edl
+      g = torch.Generator().manual_seed(7)
+      x = torch.randn(256, 6, generator=g)
+      y = (x.sum(dim=1) > 0).long()
+      job = edl.init(dataset_size=len(x))
+      torch.manual_seed(job.seed)
+      model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+      opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=0.9)
+      job.attach(model, opt)
+      for step in job.steps():
+          opt.zero_grad()
+          loss = torch.nn.functional.cross_entropy(job.model(x[step.samples]), y[step.samples], reduction="sum")
+          step.backward(loss)
+          opt.step()
+          step.done(loss.item())
+          time.sleep(float(sys.argv[2]))
+      with open(os.path.join(sys.argv[1], job.worker_id + ".txt"), "w") as f:
+          f.write(" ".join(repr(v) for v in torch.cat([p.detach().flatten() for p in model.parameters()]).tolist()))
+      """;
+
+  @RegisterExtension
+  static final YarnCluster CLUSTER = new YarnCluster();
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void torch() throws Exception {
+    Process p = new ProcessBuilder(PYTHON, "-c", "import torch.distributed, thrift").redirectErrorStream(true).start();
+    assumeTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0,
+        "Debian's python3-torch and python3-thrift are not installed (bin/test installs them)");
+  }
+
+  @Test
+  void aScriptJobGrowsByOneWorkerStopFreeAndEveryMemberEndsWithTheSameModel() throws Exception {
+    Path script = dir.resolve("train.py");
+    Files.writeString(script, SCRIPT);
+    Path params = Files.createDirectories(dir.resolve("params"));
+    JobSpec spec = JobSpec.builder().name("script-e2e")
+        .script(new Script(script.toString(), List.of(params.toString(), "0.01"), PYTHON))
+        .workers(2).minWorkers(2).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(1500)
+        .batchSize(32).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(1).backend("cpu").build();
+    SubmittedJob job = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec);
+    ApplicationReport running = Await.until("the AM to register", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
+        r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
+    try (RpcConnection connection = RpcClient.open(running.getHost(), running.getRpcPort(), job.secret(),
+        Duration.ofSeconds(30))) {
+      JobControl.Client am = new JobControl.Client(connection.protocol());
+      Await.until("two workers training", am::status, s -> s.getState() == JobState.RUNNING && s.isSetProgress()
+          && s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 5);
+      am.scaleOut(1, ScaleMode.EDL);
+      JobStatus three = Await.until("three workers training", am::status,
+          s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 3);
+      assertTrue(three.getProgress().getStep() < 1500, "it grew before training ended");
+    } catch (Throwable t) {
+      t.addSuppressed(new AssertionError("application diagnostics: " + ended(job).getDiagnostics()));
+      throw t;
+    }
+    ApplicationReport end = ended(job);
+    assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
+    List<Path> written;
+    try (Stream<Path> s = Files.list(params)) {
+      written = s.sorted().toList();
+    }
+    assertEquals(3, written.size(), "every member's script wrote its parameters: " + written);
+    String first = Files.readString(written.get(0));
+    for (Path p : written) {
+      assertEquals(first, Files.readString(p), p.getFileName() + " holds other parameters");
+    }
+  }
+
+  private static ApplicationReport ended(SubmittedJob job) throws Exception {
+    return Await.until("the job to end", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
+        r -> EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED,
+            YarnApplicationState.KILLED).contains(r.getYarnApplicationState()));
+  }
+}
