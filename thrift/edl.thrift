@@ -453,7 +453,12 @@ struct ScriptReport {
   /** The summed loss of its samples in that step. */
   2: optional double lossSum,
   /** Its state (SAVE_STATE). */
-  3: optional binary state
+  3: optional binary state,
+  /**
+   * The step's (or the group's) collective failed: a member is gone. The script did not apply the
+   * step (its model holds the one before); the worker recovers the ring and orders a new group.
+   */
+  4: optional string lost
 }
 
 /** What the worker tells a script on its first call. */

@@ -16,6 +16,7 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
   private static final org.apache.thrift.protocol.TField STEP_FIELD_DESC = new org.apache.thrift.protocol.TField("step", org.apache.thrift.protocol.TType.I64, (short)1);
   private static final org.apache.thrift.protocol.TField LOSS_SUM_FIELD_DESC = new org.apache.thrift.protocol.TField("lossSum", org.apache.thrift.protocol.TType.DOUBLE, (short)2);
   private static final org.apache.thrift.protocol.TField STATE_FIELD_DESC = new org.apache.thrift.protocol.TField("state", org.apache.thrift.protocol.TType.STRING, (short)3);
+  private static final org.apache.thrift.protocol.TField LOST_FIELD_DESC = new org.apache.thrift.protocol.TField("lost", org.apache.thrift.protocol.TType.STRING, (short)4);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new ScriptReportStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new ScriptReportTupleSchemeFactory();
@@ -32,6 +33,11 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
    * Its state (SAVE_STATE).
    */
   public @org.apache.thrift.annotation.Nullable java.nio.ByteBuffer state; // optional
+  /**
+   * The step's (or the group's) collective failed: a member is gone. The script did not apply the
+   * step (its model holds the one before); the worker recovers the ring and orders a new group.
+   */
+  public @org.apache.thrift.annotation.Nullable java.lang.String lost; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -46,7 +52,12 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
     /**
      * Its state (SAVE_STATE).
      */
-    STATE((short)3, "state");
+    STATE((short)3, "state"),
+    /**
+     * The step's (or the group's) collective failed: a member is gone. The script did not apply the
+     * step (its model holds the one before); the worker recovers the ring and orders a new group.
+     */
+    LOST((short)4, "lost");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -68,6 +79,8 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
           return LOSS_SUM;
         case 3: // STATE
           return STATE;
+        case 4: // LOST
+          return LOST;
         default:
           return null;
       }
@@ -114,7 +127,7 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
   private static final int __STEP_ISSET_ID = 0;
   private static final int __LOSSSUM_ISSET_ID = 1;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.STEP,_Fields.LOSS_SUM,_Fields.STATE};
+  private static final _Fields optionals[] = {_Fields.STEP,_Fields.LOSS_SUM,_Fields.STATE,_Fields.LOST};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -124,6 +137,8 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
     tmpMap.put(_Fields.STATE, new org.apache.thrift.meta_data.FieldMetaData("state", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING        , true)));
+    tmpMap.put(_Fields.LOST, new org.apache.thrift.meta_data.FieldMetaData("lost", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(ScriptReport.class, metaDataMap);
   }
@@ -143,6 +158,9 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
     if (other.isSetState()) {
       this.state = org.apache.thrift.TBaseHelper.copyBinary(other.state);
     }
+    if (other.isSetLost()) {
+      this.lost = other.lost;
+    }
   }
 
   @Override
@@ -157,6 +175,7 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
     setLossSumIsSet(false);
     this.lossSum = 0.0;
     this.state = null;
+    this.lost = null;
   }
 
   /**
@@ -257,6 +276,39 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
     }
   }
 
+  /**
+   * The step's (or the group's) collective failed: a member is gone. The script did not apply the
+   * step (its model holds the one before); the worker recovers the ring and orders a new group.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public java.lang.String getLost() {
+    return this.lost;
+  }
+
+  /**
+   * The step's (or the group's) collective failed: a member is gone. The script did not apply the
+   * step (its model holds the one before); the worker recovers the ring and orders a new group.
+   */
+  public ScriptReport setLost(@org.apache.thrift.annotation.Nullable java.lang.String lost) {
+    this.lost = lost;
+    return this;
+  }
+
+  public void unsetLost() {
+    this.lost = null;
+  }
+
+  /** Returns true if field lost is set (has been assigned a value) and false otherwise */
+  public boolean isSetLost() {
+    return this.lost != null;
+  }
+
+  public void setLostIsSet(boolean value) {
+    if (!value) {
+      this.lost = null;
+    }
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -288,6 +340,14 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
       }
       break;
 
+    case LOST:
+      if (value == null) {
+        unsetLost();
+      } else {
+        setLost((java.lang.String)value);
+      }
+      break;
+
     }
   }
 
@@ -303,6 +363,9 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
 
     case STATE:
       return getState();
+
+    case LOST:
+      return getLost();
 
     }
     throw new java.lang.IllegalStateException();
@@ -322,6 +385,8 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
       return isSetLossSum();
     case STATE:
       return isSetState();
+    case LOST:
+      return isSetLost();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -366,6 +431,15 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
         return false;
     }
 
+    boolean this_present_lost = true && this.isSetLost();
+    boolean that_present_lost = true && that.isSetLost();
+    if (this_present_lost || that_present_lost) {
+      if (!(this_present_lost && that_present_lost))
+        return false;
+      if (!this.lost.equals(that.lost))
+        return false;
+    }
+
     return true;
   }
 
@@ -384,6 +458,10 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
     hashCode = hashCode * 8191 + ((isSetState()) ? 131071 : 524287);
     if (isSetState())
       hashCode = hashCode * 8191 + state.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetLost()) ? 131071 : 524287);
+    if (isSetLost())
+      hashCode = hashCode * 8191 + lost.hashCode();
 
     return hashCode;
   }
@@ -422,6 +500,16 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
     }
     if (isSetState()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.state, other.state);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetLost(), other.isSetLost());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLost()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.lost, other.lost);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -468,6 +556,16 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
         sb.append("null");
       } else {
         org.apache.thrift.TBaseHelper.toString(this.state, sb);
+      }
+      first = false;
+    }
+    if (isSetLost()) {
+      if (!first) sb.append(", ");
+      sb.append("lost:");
+      if (this.lost == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.lost);
       }
       first = false;
     }
@@ -542,6 +640,14 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 4: // LOST
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+              struct.lost = iprot.readString();
+              struct.setLostIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -575,6 +681,13 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
           oprot.writeFieldEnd();
         }
       }
+      if (struct.lost != null) {
+        if (struct.isSetLost()) {
+          oprot.writeFieldBegin(LOST_FIELD_DESC);
+          oprot.writeString(struct.lost);
+          oprot.writeFieldEnd();
+        }
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -603,7 +716,10 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
       if (struct.isSetState()) {
         optionals.set(2);
       }
-      oprot.writeBitSet(optionals, 3);
+      if (struct.isSetLost()) {
+        optionals.set(3);
+      }
+      oprot.writeBitSet(optionals, 4);
       if (struct.isSetStep()) {
         oprot.writeI64(struct.step);
       }
@@ -613,12 +729,15 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
       if (struct.isSetState()) {
         oprot.writeBinary(struct.state);
       }
+      if (struct.isSetLost()) {
+        oprot.writeString(struct.lost);
+      }
     }
 
     @Override
     public void read(org.apache.thrift.protocol.TProtocol prot, ScriptReport struct) throws org.apache.thrift.TException {
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-      java.util.BitSet incoming = iprot.readBitSet(3);
+      java.util.BitSet incoming = iprot.readBitSet(4);
       if (incoming.get(0)) {
         struct.step = iprot.readI64();
         struct.setStepIsSet(true);
@@ -630,6 +749,10 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
       if (incoming.get(2)) {
         struct.state = iprot.readBinary();
         struct.setStateIsSet(true);
+      }
+      if (incoming.get(3)) {
+        struct.lost = iprot.readString();
+        struct.setLostIsSet(true);
       }
     }
   }

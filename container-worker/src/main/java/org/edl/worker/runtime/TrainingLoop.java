@@ -1,6 +1,7 @@
 package org.edl.worker.runtime;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Arrays;
 import org.edl.job.JobSpec;
 import org.edl.thrift.SyncReport;
@@ -160,11 +161,15 @@ public final class TrainingLoop {
       BatchSlicer.Range slice = BatchSlicer.slice(batchStart, globalBatch, rank, workers);
       int[] samples = order.samples(slice);
       Arrays.fill(gradient, 0f);
-      double lossSum = model.accumulateGradients(data, samples, 0, samples.length, gradient);
-      double computeSeconds = (ticker.nanos() - computeStart) / 1e9;
+      double lossSum;
+      double computeSeconds = 0;
       try {
+        // A model that all-reduces in a group of its own (a script's) reports a lost member as
+        // the ring's all-reduce does: unchecked, from inside its step.
+        lossSum = model.accumulateGradients(data, samples, 0, samples.length, gradient);
+        computeSeconds = (ticker.nanos() - computeStart) / 1e9;
         ring.sum(gradient);
-      } catch (IOException e) {
+      } catch (IOException | UncheckedIOException e) {
         if (recoverer == null) {
           throw e;
         }

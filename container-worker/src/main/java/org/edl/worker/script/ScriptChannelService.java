@@ -24,8 +24,12 @@ final class ScriptChannelService implements ScriptChannel.Iface {
 
   private final ScriptHello hello;
   private final CompletableFuture<Long> datasetSize = new CompletableFuture<>();
-  private final SynchronousQueue<ScriptOrder> orders = new SynchronousQueue<>();
-  private volatile CompletableFuture<ScriptReport> pending;
+  /** An order and what the script reports on it. */
+  private record Exchange(ScriptOrder order, CompletableFuture<ScriptReport> report) {}
+
+  private final SynchronousQueue<Exchange> orders = new SynchronousQueue<>();
+  /** The order the script is carrying out: its next call reports on this one. */
+  private volatile Exchange delivered;
   /** Why the script cannot go on (it failed, exited, or the worker gave up on it); null while it can. */
   private volatile String broken;
 
@@ -49,19 +53,20 @@ final class ScriptChannelService implements ScriptChannel.Iface {
 
   @Override
   public ScriptOrder nextOrder(ScriptReport report) throws EdlError {
-    CompletableFuture<ScriptReport> done = pending;
+    Exchange done = delivered;
     if (done != null) {
-      pending = null;
-      done.complete(report);
+      delivered = null;
+      done.report().complete(report);
     }
     try {
-      ScriptOrder order;
-      while ((order = orders.poll(1, TimeUnit.SECONDS)) == null) {
+      Exchange next;
+      while ((next = orders.poll(1, TimeUnit.SECONDS)) == null) {
         if (broken != null) {
           throw new EdlError("the worker ended the script: " + broken);
         }
       }
-      return order;
+      delivered = next;
+      return next.order();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new EdlError("the worker is shutting down");
@@ -71,7 +76,7 @@ final class ScriptChannelService implements ScriptChannel.Iface {
   @Override
   public void failed(String error) {
     LOG.error("The script failed:\n{}", error);
-    fail("the script failed: " + lastLine(error), error);
+    fail("the script failed: " + lastLine(error));
   }
 
   /** The dataset size the script announced in its hello, waiting for it at most {@code timeoutMs}. */
@@ -94,9 +99,9 @@ final class ScriptChannelService implements ScriptChannel.Iface {
    */
   ScriptReport exchange(ScriptOrder order, long timeoutMs) throws ScriptFailedException, InterruptedException {
     CompletableFuture<ScriptReport> done = new CompletableFuture<>();
-    pending = done;
+    Exchange exchange = new Exchange(order, done);
     long deadline = timeoutMs == NO_TIMEOUT ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    while (!orders.offer(order, 100, TimeUnit.MILLISECONDS)) {
+    while (!orders.offer(exchange, 100, TimeUnit.MILLISECONDS)) {
       checkAlive(order, deadline);
     }
     while (true) {
@@ -120,14 +125,14 @@ final class ScriptChannelService implements ScriptChannel.Iface {
   }
 
   /** The script cannot go on: every wait ends with {@code why}. */
-  void fail(String why, String detail) {
+  void fail(String why) {
     if (broken == null) {
       broken = why;
     }
     datasetSize.completeExceptionally(new IllegalStateException(why));
-    CompletableFuture<ScriptReport> done = pending;
+    Exchange done = delivered;
     if (done != null) {
-      done.completeExceptionally(new IllegalStateException(detail == null ? why : why));
+      done.report().completeExceptionally(new IllegalStateException(why));
     }
   }
 

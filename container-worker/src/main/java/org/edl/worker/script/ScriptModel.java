@@ -4,6 +4,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,7 +96,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
         "EDL_SCRIPT_SECRET_FILE", secretFile.toString());
     ScriptProcess process;
     try {
-      process = ScriptProcess.start(command, dir, env, why -> channel.fail(why, why));
+      process = ScriptProcess.start(command, dir, env, why -> channel.fail(why));
     } catch (IOException e) {
       server.close();
       throw new ScriptFailedException("cannot start " + python + " " + script + ": " + e.getMessage());
@@ -118,6 +119,11 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
     }
     int n = (int) datasetSize;
     return new Dataset(new float[n], new int[n], 1, 1);
+  }
+
+  /** The script's process id. */
+  public long pid() {
+    return process.pid();
   }
 
   /** Where this worker's script serves its rendezvous store (the ring's first member's gathers a group). */
@@ -152,7 +158,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
         ScriptOrder form = new ScriptOrder(ScriptAction.FORM_GROUP);
         form.setGroup(pendingGroup);
         pendingGroup = null;
-        channel.exchange(form, ScriptChannelService.NO_TIMEOUT);
+        lostMember(channel.exchange(form, ScriptChannelService.NO_TIMEOUT));
       }
       ScriptOrder order = new ScriptOrder(ScriptAction.STEP);
       order.setStep(steps++);
@@ -163,13 +169,24 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
       order.setSamples(mine);
       order.setGlobalBatch(training.globalBatchFor(ringSize));
       order.setLearningRate(training.learningRateFor(ringSize));
-      return channel.exchange(order, ScriptChannelService.NO_TIMEOUT).getLossSum();
+      return lostMember(channel.exchange(order, ScriptChannelService.NO_TIMEOUT)).getLossSum();
     } catch (ScriptFailedException e) {
       throw new IllegalStateException(e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while the script trained", e);
     }
+  }
+
+  /**
+   * A member of the script's group is gone: like a failed all-reduce, this step was not applied
+   * and the worker's training loop recovers the ring (which orders a new group).
+   */
+  private static org.edl.thrift.ScriptReport lostMember(org.edl.thrift.ScriptReport r) {
+    if (r.isSetLost()) {
+      throw new UncheckedIOException(new IOException("the script's process group lost a member: " + r.getLost()));
+    }
+    return r;
   }
 
   /** The script stepped its own optimizer with its group's averaged gradient. */
@@ -226,7 +243,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      channel.fail("the worker closed the script", null);
+      channel.fail("the worker closed the script");
       process.close();
       server.close();
     }

@@ -7,9 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.edl.job.JobSpec;
+import org.edl.job.Recovery;
 import org.edl.job.Script;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
@@ -61,12 +64,19 @@ class ScriptJobTest {
         "Debian's python3-torch and python3-thrift are not installed (bin/test installs them)");
   }
 
+  private final Map<String, ScriptModel> scripts = new ConcurrentHashMap<>();
+
   private ElasticJob job(int workers) {
+    return job(workers, Recovery.Mode.CONSISTENT);
+  }
+
+  private ElasticJob job(int workers, Recovery.Mode recovery) {
     String appId = "application_9_" + APPS.incrementAndGet();
     JobSpec spec = JobSpec.builder().name("script").script(new Script("train.py", List.of(), PYTHON))
         .workers(workers).minWorkers(1).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
         .steps(STEPS).batchSize(24).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(3)
-        .backend("cpu").output(out.resolve(appId).toUri().toString()).build();
+        .backend("cpu").output(out.resolve(appId).toUri().toString()).checkpoints(6, 0, 3)
+        .recovery(new Recovery(recovery, 5_000, 3)).build();
     return new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5));
   }
 
@@ -77,8 +87,81 @@ class ScriptJobTest {
       Files.writeString(dir.resolve("train.py"), SCRIPT);
       ScriptModel m = ScriptModel.start(PYTHON, dir.resolve("train.py"), List.of(Integer.toString(seed)), dir,
           config.secret(), config.workerId(), config.spec().training(), config.scriptPort(), "gloo");
+      scripts.put(workerId, m);
       return new ExecutionContext(m.dataset(), m);
     };
+  }
+
+  /** As a container killed with -9 ends: its script and its worker, all at once. */
+  private void kill(ElasticJob job, String workerId) {
+    ProcessHandle.of(scripts.get(workerId).pid()).ifPresent(ProcessHandle::destroyForcibly);
+    job.crash(workerId);
+  }
+
+  private double[] alone() throws Exception {
+    String alone;
+    try (ElasticJob job = job(1)) {
+      alone = ElasticJob.id(job.appId, 1);
+      job.start(alone, script(alone, 1));
+      assertEquals(Worker.Ending.FINISHED, job.outcome(alone).ending());
+    }
+    return params(alone); // written once its worker closed it
+  }
+
+  private static void assertClose(double[] expected, double[] got, String who) {
+    assertEquals(expected.length, got.length, who);
+    for (int i = 0; i < got.length; i++) {
+      assertEquals(expected[i], got[i], 1e-5, who + ": parameter " + i);
+    }
+  }
+
+  /** Three workers trained up to step 14 and a checkpoint exists; one is killed, the others finish. */
+  private List<String> killOneOfThree(ElasticJob job) throws Exception {
+    List<String> ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2), ElasticJob.id(job.appId, 3));
+    job.holdBefore(15);
+    for (int i = 0; i < ids.size(); i++) {
+      job.start(ids.get(i), script(ids.get(i), i + 1));
+    }
+    job.awaitCheckpoints(1);
+    for (String id : ids) {
+      job.awaitTrained(id, 14);
+    }
+    String victim = ids.get(2);
+    kill(job, victim);
+    job.release();
+    List<String> survivors = ids.subList(0, 2);
+    for (String id : survivors) {
+      Worker.Outcome o = job.outcome(id);
+      assertEquals(Worker.Ending.FINISHED, o.ending(), id);
+      assertEquals(2, o.workers(), id);
+      assertEquals(1, job.recoveries.get(id).size(), id + " recovered once");
+    }
+    return survivors;
+  }
+
+  /** Consistent recovery loads the checkpoint into the scripts and ends where one worker alone does. */
+  @Test
+  void aScriptMemberKilledMidJobIsRecoveredConsistentlyFromTheCheckpoint() throws Exception {
+    double[] expected = alone();
+    List<String> survivors;
+    try (ElasticJob job = job(3, Recovery.Mode.CONSISTENT)) {
+      survivors = killOneOfThree(job);
+      assertEquals("consistent", job.recoveries.get(survivors.get(0)).get(0).mode());
+    }
+    for (String id : survivors) {
+      assertClose(expected, params(id), id);
+    }
+  }
+
+  /** Approximate recovery: the survivors drop the step in flight, form a new group and go on, identical. */
+  @Test
+  void aScriptMemberKilledMidJobIsRecoveredApproximatelyByTheSurvivors() throws Exception {
+    List<String> survivors;
+    try (ElasticJob job = job(3, Recovery.Mode.APPROXIMATE)) {
+      survivors = killOneOfThree(job);
+      assertEquals("approximate", job.recoveries.get(survivors.get(0)).get(0).mode());
+    }
+    assertClose(params(survivors.get(0)), params(survivors.get(1)), survivors.get(1));
   }
 
   private double[] params(String workerId) throws Exception {
@@ -92,13 +175,7 @@ class ScriptJobTest {
 
   @Test
   void aNewcomerJoinsAScriptJobStopFreeAndAllEndWhereOneWorkerAloneEnds() throws Exception {
-    String alone;
-    try (ElasticJob job = job(1)) {
-      alone = ElasticJob.id(job.appId, 1);
-      job.start(alone, script(alone, 1));
-      assertEquals(Worker.Ending.FINISHED, job.outcome(alone).ending());
-    }
-    double[] expected = params(alone);
+    double[] expected = alone();
 
     String a;
     String b;
@@ -123,11 +200,7 @@ class ScriptJobTest {
       assertEquals(joined.atStep() + 1, job.outcome(c).firstStep(), "the newcomer trains from the step after the switch");
     }
     for (String id : List.of(a, b, c)) {
-      double[] got = params(id);
-      assertEquals(expected.length, got.length, id);
-      for (int i = 0; i < got.length; i++) {
-        assertEquals(expected[i], got[i], 1e-5, id + ": parameter " + i);
-      }
+      assertClose(expected, params(id), id);
     }
   }
 }

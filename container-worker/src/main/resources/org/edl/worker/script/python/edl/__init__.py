@@ -47,7 +47,24 @@ def init(dataset_size):
     hello = channel.hello(os.getpid(), int(dataset_size))
     job = Job(channel, hello)
     sys.excepthook = job._excepthook
+    _exit_with_parent()
     return job
+
+
+def _exit_with_parent():
+    """The script must not outlive its worker (killed with -9, its container gone): it would hold
+    the GPU and the group's port. A daemon thread exits the process once it is reparented."""
+    import threading
+    import time
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(1)
+            if os.getppid() != parent:
+                os._exit(3)
+
+    threading.Thread(target=watch, name="edl-parent-watch", daemon=True).start()
 
 
 class Step:
@@ -60,11 +77,23 @@ class Step:
         self.learning_rate = learning_rate
         self._scale = global_batch_share
         self._loss_sum = None
+        self._lost = None
 
     def backward(self, loss_sum):
         """Backpropagates ``loss_sum`` (the sum over this member's samples) so that, once the
-        process group has averaged it, every member holds the global batch's mean gradient."""
-        (loss_sum * self._scale).backward()
+        process group has averaged it, every member holds the global batch's mean gradient.
+
+        Where the group's all-reduce fails because a member is gone, the gradients are dropped
+        (the optimizer's step then changes nothing: it skips parameters without one) and the
+        worker is told; it recovers the job and orders a new group before the next step."""
+        try:
+            (loss_sum * self._scale).backward()
+        except RuntimeError as e:
+            if not self._job._member_lost(e):
+                raise
+            self._lost = str(e).splitlines()[0] if str(e) else repr(e)
+            for p in self._job._module.parameters():
+                p.grad = None
 
     def done(self, loss_sum):
         """The step is trained; ``loss_sum`` (a float) is the summed loss of its samples."""
@@ -113,10 +142,19 @@ class Job:
                     raise RuntimeError("edl: step %d ended without step.done(loss_sum)" % step.number)
                 report.step = step.number
                 report.lossSum = step._loss_sum
+                if step._lost is not None:
+                    report.lost = step._lost
+                    self._groups.lost()
             elif order.action == ScriptAction.FORM_GROUP:
                 g = order.group
-                self.model = self._groups.form(g.version, g.rank, g.size, g.storeHost, g.storePort)
-                self.rank, self.size = g.rank, g.size
+                try:
+                    self.model = self._groups.form(g.version, g.rank, g.size, g.storeHost, g.storePort)
+                    self.rank, self.size = g.rank, g.size
+                except RuntimeError as e:
+                    if not self._member_lost(e):
+                        raise
+                    report.lost = str(e).splitlines()[0] if str(e) else repr(e)
+                    self._groups.lost()
             elif order.action == ScriptAction.SAVE_STATE:
                 report.state = self._groups.save()
             elif order.action == ScriptAction.LOAD_STATE:
@@ -126,6 +164,13 @@ class Job:
                 return
             else:
                 raise RuntimeError("edl: unknown order %r" % (order.action,))
+
+    def _member_lost(self, error):
+        """Whether ``error`` is the process group failing (a member gone), not the script's own."""
+        text = str(error)
+        return self._groups is not None and self._groups.formed() and any(
+            s in text for s in ("Connection closed", "Connection reset", "Broken pipe", "gloo", "Gloo",
+                                "NCCL", "Timed out", "timed out", "Socket Timeout"))
 
     def _excepthook(self, kind, value, tb):
         try:

@@ -8,7 +8,9 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-TIMEOUT = datetime.timedelta(seconds=120)
+# How long a group's gathering or collective may wait for a member: the worker's failure
+# detection acts within seconds, so this only bounds a script stuck on a member that hangs.
+TIMEOUT = datetime.timedelta(seconds=60)
 
 
 class Groups:
@@ -58,12 +60,23 @@ class Groups:
             if rank != source:
                 self._optimizer.load_state_dict(box[0])
 
+    def formed(self):
+        return dist.is_initialized()
+
+    def lost(self):
+        """A collective failed: this member's state may not be the others' (it takes theirs at the
+        next group, if any holds it)."""
+        self._has_state = False
+
     def _leave(self):
         if self._ddp is not None:
             self._ddp = None
             gc.collect()
         if dist.is_initialized():
-            dist.destroy_process_group()
+            try:
+                dist.destroy_process_group()
+            except RuntimeError:
+                pass  # a group whose member is gone: nothing left to tear down cleanly
 
     def _snapshot(self):
         buf = io.BytesIO()

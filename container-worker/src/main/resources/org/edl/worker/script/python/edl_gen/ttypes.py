@@ -2820,14 +2820,17 @@ class ScriptReport(object):
      - step: The step it trained (STEP); -1: none.
      - lossSum: The summed loss of its samples in that step.
      - state: Its state (SAVE_STATE).
+     - lost: The step's (or the group's) collective failed: a member is gone. The script did not apply the
+    step (its model holds the one before); the worker recovers the ring and orders a new group.
 
     """
 
 
-    def __init__(self, step=-1, lossSum=None, state=None,):
+    def __init__(self, step=-1, lossSum=None, state=None, lost=None,):
         self.step = step
         self.lossSum = lossSum
         self.state = state
+        self.lost = lost
 
     def read(self, iprot):
         if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
@@ -2853,6 +2856,11 @@ class ScriptReport(object):
                     self.state = iprot.readBinary()
                 else:
                     iprot.skip(ftype)
+            elif fid == 4:
+                if ftype == TType.STRING:
+                    self.lost = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                else:
+                    iprot.skip(ftype)
             else:
                 iprot.skip(ftype)
             iprot.readFieldEnd()
@@ -2874,6 +2882,10 @@ class ScriptReport(object):
         if self.state is not None:
             oprot.writeFieldBegin('state', TType.STRING, 3)
             oprot.writeBinary(self.state)
+            oprot.writeFieldEnd()
+        if self.lost is not None:
+            oprot.writeFieldBegin('lost', TType.STRING, 4)
+            oprot.writeString(self.lost.encode('utf-8') if sys.version_info[0] == 2 else self.lost)
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
         oprot.writeStructEnd()
@@ -3222,6 +3234,7 @@ ScriptReport.thrift_spec = (
     (1, TType.I64, 'step', None, -1, ),  # 1
     (2, TType.DOUBLE, 'lossSum', None, None, ),  # 2
     (3, TType.STRING, 'state', 'BINARY', None, ),  # 3
+    (4, TType.STRING, 'lost', 'UTF8', None, ),  # 4
 )
 all_structs.append(ScriptHello)
 ScriptHello.thrift_spec = (
