@@ -120,4 +120,35 @@ class JobSpecPropertiesTest {
     assertEquals("format", e.field());
     assertEquals("parquet", e.value());
   }
+
+  @Test
+  void aScriptJobWritesItsScriptArgumentsAndInterpreterAndReadsThemBack() {
+    JobSpec script = JobSpec.builder().name("s").script(new Script("train.py", List.of("--epochs", "3", "a b"),
+        "/usr/bin/python3")).workers(2).minWorkers(1).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(1024)
+        .workerVcores(1).steps(100).batchSize(64).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(1)
+        .backend("cpu").output("hdfs:///out").build();
+    Properties p = script.toProperties();
+    assertEquals("train.py", p.getProperty("edl.job.script"));
+    assertEquals("3", p.getProperty("edl.job.script-args"));
+    assertEquals("a b", p.getProperty("edl.job.script-arg.2"));
+    assertEquals("script:train.py", p.getProperty("edl.job.model"));
+    JobSpec read = JobSpec.fromProperties(p);
+    assertEquals(script.script(), read.script());
+    assertEquals("script:train.py", read.training().model());
+    assertEquals(Script.NONE, spec().script(), "a built-in model's job has none");
+    assertFalse(spec().toProperties().containsKey("edl.job.script"));
+  }
+
+  @Test
+  void aScriptJobRefusesStragglerDetectionAndTheEmulatedBackendNamingTheFlag() {
+    JobSpec.Builder b = JobSpec.builder().name("s").script(new Script("train.py", List.of(), "python3")).workers(2)
+        .minWorkers(1).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(1024).workerVcores(1).steps(100).batchSize(64)
+        .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(1).output("hdfs:///out");
+    InvalidInputException straggler = assertThrows(InvalidInputException.class,
+        () -> b.backend("cpu").stragglers(1.2, 10, false).build());
+    assertTrue(straggler.getMessage().startsWith("straggler-factor=1.2: "), straggler.getMessage());
+    InvalidInputException emulated = assertThrows(InvalidInputException.class,
+        () -> b.backend("emulated").stragglers(0, 0, false).build());
+    assertTrue(emulated.getMessage().startsWith("backend=emulated: "), emulated.getMessage());
+  }
 }

@@ -113,8 +113,9 @@ public final class SubmitCommand implements Callable<Integer> {
   @Option(names = "--resume-from", defaultValue = "", paramLabel = "DIR",
       description = "Start from a checkpoint: a checkpoint's directory or a directory of them (the newest that verifies).")
   String resumeFrom;
-  @Option(names = "--straggler-factor", defaultValue = "1.2", paramLabel = "X|off", description = "A worker"
-      + " slower than X times the median batch time is slow; 0 or off: no straggler detection (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--straggler-factor", paramLabel = "X|off", description = "A worker"
+      + " slower than X times the median batch time is slow; 0 or off: no straggler detection (default: 1.2;"
+      + " off with --script, whose steps include their group's all-reduce wait).")
   String stragglerFactor;
   @Option(names = "--straggler-batches", defaultValue = "10", paramLabel = "N|off", description = "Slow for N"
       + " consecutive batches, the leader removes the worker; 0 or off: no detection (default: ${DEFAULT-VALUE}).")
@@ -201,7 +202,9 @@ public final class SubmitCommand implements Callable<Integer> {
         .backend(backend).profileSync(JobSpec.emulatedSyncOf(emulatedSync)).output(output).queue(queue)
         .checkpoints(checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept)
         .resumeFrom(resumeFrom == null ? "" : resumeFrom.trim())
-        .stragglers(offOr("straggler-factor", stragglerFactor, Double::parseDouble).doubleValue(),
+        .stragglers(offOr("straggler-factor", stragglerFactor != null ? stragglerFactor
+            : script == null || script.isBlank() ? Double.toString(JobSpec.DEFAULT_STRAGGLER_FACTOR) : "off",
+            Double::parseDouble).doubleValue(),
             offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers)
         .recovery(new Recovery(recoveryMode(), syncTimeoutMs, maxWorkerFailures))
         .script(script()).build();
