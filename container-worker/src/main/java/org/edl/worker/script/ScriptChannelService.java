@@ -75,7 +75,7 @@ final class ScriptChannelService implements ScriptChannel.Iface {
 
   @Override
   public void failed(String error) {
-    LOG.error("The script failed:\n{}", error);
+    LOG.error("The script failed (its traceback is on its standard error above): {}", lastLine(error));
     fail("the script failed: " + lastLine(error));
   }
 
@@ -84,7 +84,10 @@ final class ScriptChannelService implements ScriptChannel.Iface {
     try {
       return datasetSize.get(timeoutMs, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      throw new ScriptFailedException(e.getCause().getMessage());
+      String why = e.getCause().getMessage();
+      throw new ScriptFailedException(why.startsWith("the script exited")
+          ? why.replaceFirst("^the script exited with status (-?[0-9]+)",
+              "the script exited with status $1 before it called edl.init()") : why);
     } catch (TimeoutException e) {
       throw new ScriptFailedException(brokenOr("the script did not call edl.init() within " + timeoutMs + " ms"));
     }

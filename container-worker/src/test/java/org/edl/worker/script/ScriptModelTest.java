@@ -185,6 +185,16 @@ class ScriptModelTest {
     ScriptFailedException e = assertThrows(ScriptFailedException.class,
         () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "syntax", TRAINING, freePort(), "gloo"));
     assertTrue(e.getMessage().contains("SyntaxError"), e.getMessage());
-    assertTrue(e.getMessage().contains("exited with status 1"), e.getMessage());
+    assertTrue(e.getMessage().contains("exited with status 1 before it called edl.init()"), e.getMessage());
+  }
+
+  @Test
+  void aScriptThatEndsWithoutInitFailsAtOnceSayingSo() throws Exception {
+    Path work = Files.createDirectories(dir.resolve("noinit"));
+    Path script = work.resolve("train.py");
+    Files.writeString(script, "print('not an edl script')\n");
+    ScriptFailedException e = assertThrows(ScriptFailedException.class,
+        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "noinit", TRAINING, freePort(), "gloo"));
+    assertEquals("the script exited with status 0 before it called edl.init()", e.getMessage());
   }
 }
