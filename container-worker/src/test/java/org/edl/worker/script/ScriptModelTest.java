@@ -167,6 +167,35 @@ class ScriptModelTest {
     assertClose(expected, finish(c, "c"), "the newcomer");
   }
 
+  /** The state the worker saves (a checkpoint's, the final model.bin) loads back into the script, and edl.read_state reads it. */
+  @Test
+  void itsSavedStateLoadsBackAndReadsWithoutAWorker() throws Exception {
+    ScriptModel m = start("state", "1", "ok");
+    m.ringFormed(ring(1, m), 0);
+    train(0, 3, m);
+    java.io.ByteArrayOutputStream saved = new java.io.ByteArrayOutputStream();
+    m.writeState(new java.io.DataOutputStream(saved));
+    train(3, 6, m);
+    m.readState(new java.io.DataInputStream(new java.io.ByteArrayInputStream(saved.toByteArray())));
+    train(3, 6, m);
+    double[] again = finish(m, "state");
+
+    ScriptModel reference = start("reference", "1", "ok");
+    reference.ringFormed(ring(1, reference), 0);
+    train(0, 6, reference);
+    assertClose(finish(reference, "reference"), again, "steps 3-5 redone from the saved state");
+
+    Path file = dir.resolve("model.bin");
+    Files.write(file, saved.toByteArray());
+    ProcessBuilder pb = new ProcessBuilder(PYTHON, "-c", "import sys, edl; s = edl.read_state(sys.argv[1]);"
+        + " print(sorted(s), len(s['model']))", file.toString()).redirectErrorStream(true);
+    pb.environment().put("PYTHONPATH", dir.resolve("state").resolve("edl-python").toString());
+    Process p = pb.start();
+    String printed = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+    assertEquals(0, p.waitFor(), printed);
+    assertEquals("['model', 'optimizer'] 4", printed);
+  }
+
   @Test
   void aScriptThatFailsAtItsFirstStepFailsTheStepWithItsOwnError() throws Exception {
     ScriptModel m = start("bad", "1", "fail");

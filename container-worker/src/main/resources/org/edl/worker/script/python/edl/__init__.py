@@ -29,7 +29,7 @@ import traceback
 
 from edl import _channel
 
-__all__ = ["init", "Job", "Step"]
+__all__ = ["init", "read_state", "Job", "Step"]
 
 
 def init(dataset_size):
@@ -65,6 +65,25 @@ def _exit_with_parent():
                 os._exit(3)
 
     threading.Thread(target=watch, name="edl-parent-watch", daemon=True).start()
+
+
+def read_state(path):
+    """The state a script job's ``model.bin`` (or a checkpoint's ``model.bin``) holds, copied from
+    HDFS first (``hdfs dfs -get``): a dict with the ``"model"`` and ``"optimizer"`` state dicts as
+    torch.save wrote them. Runs without a worker: ``model.load_state_dict(read_state(p)["model"])``."""
+    import io
+    import struct
+
+    import torch
+    with open(path, "rb") as f:
+        data = f.read()
+    # The worker's framing: the model's name (Java's writeUTF), then the state's length and bytes.
+    (n,) = struct.unpack(">H", data[:2])
+    name = data[2:2 + n].decode("utf-8")
+    if not name.startswith("script:"):
+        raise ValueError("%s holds the state of %s, not of a script job" % (path, name))
+    (size,) = struct.unpack(">i", data[2 + n:6 + n])
+    return torch.load(io.BytesIO(data[6 + n:6 + n + size]))
 
 
 class Step:
