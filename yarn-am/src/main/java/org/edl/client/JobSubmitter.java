@@ -120,6 +120,11 @@ public final class JobSubmitter {
     spec = qualifyData(spec, fs);
     if (spec.script().isSet()) {
       requireReadable(spec.script());
+      String data = spec.data().source();
+      if (!data.isBlank() && !SyntheticSpec.isSynthetic(data) && !fs.isFile(new org.apache.hadoop.fs.Path(data))) {
+        throw new InvalidInputException("data", data, "no such file for the script (a script job's --data is one"
+            + " file that every worker copies before starting the script)");
+      }
     } else {
       DatasetLoader.validate(spec.data().source(), spec.data().format(), conf);
     }
@@ -238,8 +243,8 @@ public final class JobSubmitter {
   }
 
   private static JobSpec qualifyData(JobSpec spec, FileSystem fs) {
-    // A script reads its own data.
-    if (spec.script().isSet() || SyntheticSpec.isSynthetic(spec.data().source())) {
+    // A script may name none (it reads its own).
+    if (spec.data().source().isBlank() || SyntheticSpec.isSynthetic(spec.data().source())) {
       return spec;
     }
     try {

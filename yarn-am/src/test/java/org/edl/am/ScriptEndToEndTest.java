@@ -40,11 +40,12 @@ import org.junit.jupiter.api.io.TempDir;
 class ScriptEndToEndTest {
   static final String PYTHON = "/usr/bin/python3";
   static final String SCRIPT = """
-      import os, sys, time, torch, edl
-      g = torch.Generator().manual_seed(7)
-      x = torch.randn(256, 6, generator=g)
-      y = (x.sum(dim=1) > 0).long()
+      import csv, os, sys, time, torch, edl
+      rows = [[float(v) for v in r] for r in csv.reader(open(os.environ["EDL_DATA"]))]
+      x = torch.tensor([r[1:] for r in rows])
+      y = torch.tensor([int(r[0]) for r in rows])
       job = edl.init(dataset_size=len(x))
+      assert job.data == os.environ["EDL_DATA"]
       torch.manual_seed(job.seed)
       model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
       opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=0.9)
@@ -78,7 +79,22 @@ class ScriptEndToEndTest {
     Path script = dir.resolve("train.py");
     Files.writeString(script, SCRIPT);
     Path params = Files.createDirectories(dir.resolve("params"));
-    JobSpec spec = JobSpec.builder().name("script-e2e")
+    // The data on HDFS, as --data names it: every worker copies it before it starts the script.
+    org.apache.hadoop.fs.Path data = CLUSTER.home("script-e2e.csv");
+    java.util.Random random = new java.util.Random(7);
+    StringBuilder csv = new StringBuilder();
+    for (int i = 0; i < 256; i++) {
+      double[] v = random.doubles(6, -1, 1).toArray();
+      csv.append(java.util.Arrays.stream(v).sum() > 0 ? 1 : 0);
+      for (double d : v) {
+        csv.append(',').append(d);
+      }
+      csv.append('\n');
+    }
+    try (java.io.OutputStream out = CLUSTER.fileSystem().create(data)) {
+      out.write(csv.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    JobSpec spec = JobSpec.builder().name("script-e2e").data(data.toString())
         .script(new Script(script.toString(), List.of(params.toString(), "0.01"), PYTHON))
         .workers(2).minWorkers(2).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(1500)
         .batchSize(32).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(1).backend("cpu").build();

@@ -12,6 +12,7 @@ import org.edl.worker.data.DatasetCache;
 import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.model.ModelFactory;
 import org.edl.worker.model.TrainableModel;
+import org.edl.worker.script.ScriptData;
 import org.edl.worker.script.ScriptModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,9 +47,11 @@ public record ExecutionContext(Dataset data, TrainableModel model, Supplier<floa
     Script script = config.spec().script();
     if (script.isSet()) {
       Path dir = Path.of("").toAbsolutePath();
+      java.util.Map<String, String> env = ScriptData.fetch(config.spec().data().source(), dir, config.hadoopConf())
+          .map(local -> java.util.Map.of(ScriptData.ENV, local.toString())).orElse(java.util.Map.of());
       ScriptModel model = ScriptModel.start(script.python(), dir.resolve(script.file()), script.args(), dir,
           config.secret(), config.workerId(), config.spec().training(), config.scriptPort(),
-          "cuda".equals(config.spec().training().backend()) ? "nccl" : "gloo");
+          "cuda".equals(config.spec().training().backend()) ? "nccl" : "gloo", env);
       return new ExecutionContext(model.dataset(), model);
     }
     Dataset data = DatasetLoader.load(config.spec().data().source(), config.spec().data().format(),

@@ -74,9 +74,11 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
    *
    * @param storePort where the script serves its rendezvous store (the worker registered it)
    * @param backend   "gloo" or "nccl"
+   * @param extraEnv  more of the script's environment (where its data was copied)
    */
   public static ScriptModel start(String python, Path script, List<String> args, Path dir, JobSecret secret,
-      String workerId, Training training, int storePort, String backend) throws Exception {
+      String workerId, Training training, int storePort, String backend, Map<String, String> extraEnv)
+      throws Exception {
     Path packageDir = dir.resolve("edl-python");
     PythonPackage.writeTo(packageDir);
     Path secretFile = dir.resolve("edl-script.secret");
@@ -91,9 +93,10 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
     command.addAll(args);
     String path = packageDir.toString();
     String inherited = System.getenv("PYTHONPATH");
-    Map<String, String> env = Map.of("PYTHONPATH", inherited == null || inherited.isEmpty() ? path : path + ":" + inherited,
-        "EDL_SCRIPT_PORT", Integer.toString(server.port()),
-        "EDL_SCRIPT_SECRET_FILE", secretFile.toString());
+    Map<String, String> env = new java.util.HashMap<>(extraEnv);
+    env.put("PYTHONPATH", inherited == null || inherited.isEmpty() ? path : path + ":" + inherited);
+    env.put("EDL_SCRIPT_PORT", Integer.toString(server.port()));
+    env.put("EDL_SCRIPT_SECRET_FILE", secretFile.toString());
     ScriptProcess process;
     try {
       process = ScriptProcess.start(command, dir, env, why -> channel.fail(why));

@@ -123,6 +123,8 @@ class Job:
     def __init__(self, channel, hello):
         self._channel = channel
         self.worker_id = hello.workerId
+        # The job's --data, copied by the worker into its working directory (None if it named none).
+        self.data = os.environ.get("EDL_DATA")
         self.seed = hello.seed
         self._store_port = hello.storePort
         self._backend = hello.backend
