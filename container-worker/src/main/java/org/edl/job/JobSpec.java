@@ -442,7 +442,7 @@ public record JobSpec(
     public Builder script(Script s) {
       script = s == null ? Script.NONE : s;
       if (script.isSet()) {
-        model = Script.MODEL_PREFIX + script.file();
+        model = Script.MODEL_PREFIX + java.nio.file.Path.of(script.file()).getFileName();
         // The script reads its own data; the job file still names a source and format.
         data = data == null ? "" : data;
         format = format == null ? "auto" : format;
