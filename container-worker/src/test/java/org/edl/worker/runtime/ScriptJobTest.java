@@ -1,6 +1,7 @@
 package org.edl.worker.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
@@ -16,6 +17,7 @@ import org.edl.job.Recovery;
 import org.edl.job.Script;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
+import org.edl.thrift.SwitchOrder;
 import org.edl.worker.script.ScriptModel;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,8 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A PyTorch script job with the real protocol (workers as threads over a real ZooKeeper and TCP,
  * each with its script as a real child process, gloo): two workers start, a third joins stop-free
- * in the middle, and all three end with the parameters a one-worker run of the same global batch
- * ends with.
+ * in the middle and one leaves later; the members that finish end with the parameters a one-worker
+ * run of the same global batch ends with, and every sample position was trained once. A member
+ * killed mid-job is recovered from in both modes.
  */
 class ScriptJobTest {
   static final String PYTHON = "/usr/bin/python3";
@@ -174,7 +177,7 @@ class ScriptJobTest {
   }
 
   @Test
-  void aNewcomerJoinsAScriptJobStopFreeAndAllEndWhereOneWorkerAloneEnds() throws Exception {
+  void aNewcomerJoinsAndAMemberLeavesAScriptJobStopFreeEverySampleOnceAndTheyEndWhereOneWorkerAloneEnds() throws Exception {
     double[] expected = alone();
 
     String a;
@@ -190,16 +193,29 @@ class ScriptJobTest {
       job.awaitTrained(a, 9);
       job.start(c, script(c, 3));
       job.awaitReady(c);
-      job.release();
+      long ready = job.readyNanos.get(c);
+      job.holdBefore(20);
       SwitchRecord joined = job.awaitSwitch(c, 2);
-      for (String id : List.of(a, b, c)) {
+      for (String old : List.of(a, b)) {
+        SwitchRecord r = job.awaitSwitch(old, 2);
+        assertTrue(r.startNanos() > ready, old + " stopped before the newcomer was ready: its start-up is not part of the stop");
+      }
+      job.awaitTrained(c, 19);
+      // And a scale-in: the newest member leaves at a scheduled step, the others form a smaller group.
+      SwitchOrder leave = job.leave(b);
+      job.release();
+      assertEquals(Worker.Ending.LEFT, job.outcome(b).ending());
+      for (String id : List.of(a, c)) {
         Worker.Outcome o = job.outcome(id);
         assertEquals(Worker.Ending.FINISHED, o.ending(), id);
-        assertEquals(3, o.workers(), id);
+        assertEquals(2, o.workers(), id);
+        assertEquals(SwitchRecord.Role.SURVIVOR, job.switchOf(id, leave.getTopologyVersion()).role(), id);
       }
       assertEquals(joined.atStep() + 1, job.outcome(c).firstStep(), "the newcomer trains from the step after the switch");
+      ElasticScalingTest.assertEveryPositionOnce(job, STEPS * 24L);
+      b = null; // it left: its script's parameters are those of the step it left at
     }
-    for (String id : List.of(a, b, c)) {
+    for (String id : List.of(a, c)) {
       assertClose(expected, params(id), id);
     }
   }
