@@ -34,8 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A user's PyTorch script on YARN, as `edl submit --script` sends it: shipped through the staging
- * directory, started by every worker container as its child, grown by one worker stop-free while it
- * trains; every member, the newcomer too, ends with the same parameters.
+ * directory with its data on HDFS, started by every worker container as its child, grown by one
+ * worker stop-free while it trains; every member, the newcomer too, ends with the parameters one
+ * worker alone ends with on the same global batch.
  */
 class ScriptEndToEndTest {
   static final String PYTHON = "/usr/bin/python3";
@@ -75,7 +76,7 @@ class ScriptEndToEndTest {
   }
 
   @Test
-  void aScriptJobGrowsByOneWorkerStopFreeAndEveryMemberEndsWithTheSameModel() throws Exception {
+  void aScriptJobGrowsByOneWorkerStopFreeAndEveryMemberEndsWhereOneWorkerAloneEnds() throws Exception {
     Path script = dir.resolve("train.py");
     Files.writeString(script, SCRIPT);
     Path params = Files.createDirectories(dir.resolve("params"));
@@ -98,6 +99,19 @@ class ScriptEndToEndTest {
         .script(new Script(script.toString(), List.of(params.toString(), "0.01"), PYTHON))
         .workers(2).minWorkers(2).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(1500)
         .batchSize(32).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(1).backend("cpu").build();
+
+    // The reference: one worker, the same global batch.
+    Path aloneParams = Files.createDirectories(dir.resolve("alone"));
+    SubmittedJob alone = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec.toBuilder()
+        .script(new Script(script.toString(), List.of(aloneParams.toString(), "0"), PYTHON))
+        .workers(1).minWorkers(1).maxWorkers(1).build());
+    ApplicationReport aloneEnd = ended(alone);
+    assertEquals(FinalApplicationStatus.SUCCEEDED, aloneEnd.getFinalApplicationStatus(), aloneEnd.getDiagnostics());
+    double[] expected;
+    try (Stream<Path> s = Files.list(aloneParams)) {
+      expected = numbers(Files.readString(s.findFirst().orElseThrow()));
+    }
+
     SubmittedJob job = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec);
     ApplicationReport running = Await.until("the AM to register", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
@@ -121,10 +135,17 @@ class ScriptEndToEndTest {
       written = s.sorted().toList();
     }
     assertEquals(3, written.size(), "every member's script wrote its parameters: " + written);
-    String first = Files.readString(written.get(0));
     for (Path p : written) {
-      assertEquals(first, Files.readString(p), p.getFileName() + " holds other parameters");
+      double[] got = numbers(Files.readString(p));
+      assertEquals(expected.length, got.length, p.getFileName().toString());
+      for (int i = 0; i < got.length; i++) {
+        assertEquals(expected[i], got[i], 1e-4, p.getFileName() + ": parameter " + i + " against one worker alone");
+      }
     }
+  }
+
+  private static double[] numbers(String text) {
+    return java.util.Arrays.stream(text.trim().split(" ")).mapToDouble(Double::parseDouble).toArray();
   }
 
   private static ApplicationReport ended(SubmittedJob job) throws Exception {
