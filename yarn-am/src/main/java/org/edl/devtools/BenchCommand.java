@@ -11,7 +11,7 @@ import picocli.CommandLine.Mixin;
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark.",
     subcommands = {BenchCommand.AllReduce.class, BenchCommand.Scaling.class, BenchCommand.Faults.class,
         BenchCommand.Chaos.class, BenchCommand.Simulator.class, BenchCommand.Transient.class,
-        SoakCommand.class, ClusterThreadsCommand.class})
+        SoakCommand.class, ClusterThreadsCommand.class, BenchCommand.Pytorch.class})
 public final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;
@@ -84,6 +84,43 @@ public final class BenchCommand implements Runnable {
       report.writeChart(out.resolve("scaling.png"), named);
       console.println(report.table(named));
       console.println("Wrote " + out.resolve("scaling.csv") + " and " + out.resolve("scaling.png"));
+      return 0;
+    }
+  }
+
+  /**
+   * {@code edl bench pytorch}: one PyTorch script changed 4 -> 5 -> 4 workers under EDL (embedded
+   * cluster) and under torchrun's elastic agents; stop time and resource loss of each change.
+   */
+  @Command(name = "pytorch", mixinStandardHelpOptions = true, description = "A PyTorch script scaled 4->5->4"
+      + " under EDL (stop-free, on the embedded cluster) and under torchrun --nnodes=4:5 (every worker"
+      + " restarts): the stop time of the workers that stay and the resource loss. Writes pytorch.csv.")
+  static final class Pytorch implements Callable<Integer> {
+    @picocli.CommandLine.Option(names = "--python", defaultValue = "/usr/bin/python3",
+        description = "Interpreter with torch and thrift (default: ${DEFAULT-VALUE}).")
+    String python;
+    @picocli.CommandLine.Option(names = "--hidden", defaultValue = "512",
+        description = "Hidden units of the script's MLP (default: ${DEFAULT-VALUE}).")
+    int hidden;
+    @picocli.CommandLine.Option(names = "--batch", defaultValue = "256",
+        description = "Global batch (default: ${DEFAULT-VALUE}).")
+    int batch;
+    @picocli.CommandLine.Option(names = "--steady", defaultValue = "100",
+        description = "Steps at each size before the next change (default: ${DEFAULT-VALUE}).")
+    int steady;
+    @picocli.CommandLine.Option(names = "--out", defaultValue = "docs/benchmarks",
+        description = "Where pytorch.csv goes (default: ${DEFAULT-VALUE}).")
+    java.nio.file.Path out;
+
+    @Override
+    public Integer call() throws Exception {
+      java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
+      List<org.edl.bench.PytorchBench.Row> rows = new org.edl.bench.PytorchBench(
+          new org.edl.bench.PytorchBench.Options(python, hidden, batch, steady, java.time.Duration.ofMinutes(5)),
+          console).run();
+      org.edl.bench.PytorchBench.writeCsv(rows, out.resolve("pytorch.csv"));
+      console.println(org.edl.bench.PytorchBench.table(rows));
+      console.println("Wrote " + out.resolve("pytorch.csv"));
       return 0;
     }
   }

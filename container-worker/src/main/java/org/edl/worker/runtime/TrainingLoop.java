@@ -11,6 +11,7 @@ import org.edl.worker.coord.Ticker;
 import org.edl.worker.data.BatchSlicer;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.data.EpochOrder;
+import org.edl.worker.model.StepAware;
 import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -166,6 +167,9 @@ public final class TrainingLoop {
       try {
         // A model that all-reduces in a group of its own (a script's) reports a lost member as
         // the ring's all-reduce does: unchecked, from inside its step.
+        if (model instanceof StepAware aware) {
+          aware.stepStarting(step);
+        }
         lossSum = model.accumulateGradients(data, samples, 0, samples.length, gradient);
         computeSeconds = (ticker.nanos() - computeStart) / 1e9;
         ring.sum(gradient);

@@ -27,6 +27,7 @@ import org.edl.worker.data.Dataset;
 import org.edl.worker.model.IncompatibleStateException;
 import org.edl.worker.model.RingAware;
 import org.edl.worker.model.StartsOverItself;
+import org.edl.worker.model.StepAware;
 import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * keeps the members' steps together; its broadcast to newcomers moves that float and the job
  * position, while the script's group sends newcomers the model and optimizer state.
  */
-public final class ScriptModel implements TrainableModel, RingAware, StartsOverItself, AutoCloseable {
+public final class ScriptModel implements TrainableModel, RingAware, StepAware, StartsOverItself, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ScriptModel.class);
   /** How long a script's process may run before it calls edl.init(): interpreter, torch import, data. */
   static final Duration HELLO_TIMEOUT = Duration.ofMinutes(5);
@@ -55,7 +56,8 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
   private final float[] token = new float[1];
   private ScriptGroup pendingGroup;
   private int ringSize = 1;
-  private long steps;
+  /** The job's step the next STEP order trains (the training loop says; counted on where it does not). */
+  private long step;
 
   private ScriptModel(String name, Training training, ScriptChannelService channel, RpcServer server,
       ScriptProcess process, int storePort, long datasetSize) {
@@ -145,6 +147,11 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
   }
 
   @Override
+  public void stepStarting(long jobStep) {
+    step = jobStep;
+  }
+
+  @Override
   public void ringFormed(RingTopology ring, int rank) {
     RingTopology.Member first = ring.member(0);
     pendingGroup = new ScriptGroup(ring.version(), rank, ring.size(), first.host(), first.scriptPort());
@@ -164,7 +171,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StartsOverI
         lostMember(channel.exchange(form, ScriptChannelService.NO_TIMEOUT));
       }
       ScriptOrder order = new ScriptOrder(ScriptAction.STEP);
-      order.setStep(steps++);
+      order.setStep(step++);
       List<Integer> mine = new ArrayList<>(to - from);
       for (int i = from; i < to; i++) {
         mine.add(samples[i]);

@@ -87,7 +87,7 @@ def read_state(path):
 
 
 class Step:
-    """One step of this member: its samples and what it reports back."""
+    """One step of this member: the job's step number, its samples and what it reports back."""
 
     def __init__(self, job, number, samples, learning_rate, global_batch_share):
         self._job = job
