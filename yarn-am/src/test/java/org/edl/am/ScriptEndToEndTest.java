@@ -2,14 +2,12 @@ package org.edl.am;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
@@ -21,6 +19,7 @@ import org.edl.job.Script;
 import org.edl.job.rpc.RpcClient;
 import org.edl.job.rpc.RpcConnection;
 import org.edl.testing.Await;
+import org.edl.testing.PythonTorch;
 import org.edl.testing.YarnCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
@@ -39,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * worker alone ends with on the same global batch.
  */
 class ScriptEndToEndTest {
-  static final String PYTHON = "/usr/bin/python3";
+  static final String PYTHON = PythonTorch.PYTHON;
   static final String SCRIPT = """
       import csv, os, sys, time, torch, edl
       rows = [[float(v) for v in r] for r in csv.reader(open(os.environ["EDL_DATA"]))]
@@ -70,9 +69,7 @@ class ScriptEndToEndTest {
 
   @BeforeAll
   static void torch() throws Exception {
-    Process p = new ProcessBuilder(PYTHON, "-c", "import torch.distributed, thrift").redirectErrorStream(true).start();
-    assumeTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0,
-        "Debian's python3-torch and python3-thrift are not installed (bin/test installs them)");
+    PythonTorch.assumeInstalled();
   }
 
   @Test

@@ -2,7 +2,6 @@ package org.edl.worker.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,11 +9,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
 import org.edl.job.Script;
+import org.edl.testing.PythonTorch;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.SwitchOrder;
@@ -32,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * killed mid-job is recovered from in both modes.
  */
 class ScriptJobTest {
-  static final String PYTHON = "/usr/bin/python3";
+  static final String PYTHON = PythonTorch.PYTHON;
   static final int STEPS = 30;
   static final String SCRIPT = """
       import sys, torch, edl
@@ -62,9 +61,7 @@ class ScriptJobTest {
 
   @BeforeAll
   static void torch() throws Exception {
-    Process p = new ProcessBuilder(PYTHON, "-c", "import torch.distributed, thrift").redirectErrorStream(true).start();
-    assumeTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0,
-        "Debian's python3-torch and python3-thrift are not installed (bin/test installs them)");
+    PythonTorch.assumeInstalled();
   }
 
   private final Map<String, ScriptModel> scripts = new ConcurrentHashMap<>();

@@ -3,7 +3,6 @@ package org.edl.worker.script;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.edl.job.JobSecret;
 import org.edl.job.Training;
+import org.edl.testing.PythonTorch;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.collective.RingTopology;
 import org.junit.jupiter.api.AfterAll;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * training loop drives them: the members' groups, their steps, a newcomer that takes the state.
  */
 class ScriptModelTest {
-  static final String PYTHON = "/usr/bin/python3";
+  static final String PYTHON = PythonTorch.PYTHON;
   static final int SAMPLES = 64;
   static final int GLOBAL = 16;
   static final Training TRAINING = new Training("script", "cpu", 100, GLOBAL, BatchRule.FIXED_GLOBAL, 0.1, 0, 5, false);
@@ -60,9 +60,7 @@ class ScriptModelTest {
 
   @BeforeAll
   static void torch() throws Exception {
-    Process p = new ProcessBuilder(PYTHON, "-c", "import torch.distributed, thrift").redirectErrorStream(true).start();
-    assumeTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0,
-        "Debian's python3-torch and python3-thrift are not installed (bin/test installs them)");
+    PythonTorch.assumeInstalled();
     threads = Executors.newCachedThreadPool();
   }
 
