@@ -30,7 +30,7 @@ public final class SubmitCommand implements Callable<Integer> {
   @ParentCommand
   EdlCli cli;
 
-  @Option(names = "--name", description = "YARN application name (default: edl-<model>).")
+  @Option(names = "--name", description = "YARN application name (default: edl-<model>, or edl-<script file>).")
   String name;
   @Option(names = "--model", defaultValue = "mlp", description = "softmax or mlp; with --backend emulated a profiled model (default: ${DEFAULT-VALUE}).")
   String model;
@@ -192,7 +192,9 @@ public final class SubmitCommand implements Callable<Integer> {
   }
 
   JobSpec toSpec() {
-    return JobSpec.builder().name(name == null ? "edl-" + model : name).model(model).data(data)
+    String defaultName = "edl-" + (script == null || script.isBlank() ? model
+        : java.nio.file.Path.of(script).getFileName().toString());
+    return JobSpec.builder().name(name == null ? defaultName : name).model(model).data(data)
         .format(format).dataCache(dataCache).workers(workers).minWorkers(minWorkers == null ? workers : minWorkers)
         .maxWorkers(maxWorkers == null ? workers : maxWorkers).gatherMs(gatherMillis())
         .growth(new Growth(onOff("grow", grow), Growth.efficiencyOf(growEfficiency), growHoldOffMs, Growth.modeOf(mode)))

@@ -41,6 +41,24 @@ class SubmitBadInputTest {
   }
 
   @Test
+  void aScriptThatIsNotThere() {
+    Result r = submit("--script", "/no/such/train.py");
+    r.assertUserError("script=/no/such/train.py", "not a readable file");
+  }
+
+  @Test
+  void aScriptWithStragglerDetection() {
+    Result r = submit("--script", "/no/such/train.py", "--straggler-factor", "1.5");
+    r.assertUserError("straggler-factor=1.5", "use off with --script");
+  }
+
+  @Test
+  void scriptArgumentsWithoutAScript() {
+    Result r = submit("--", "--epochs", "3");
+    r.assertUserError("ARGS=--epochs 3", "only a --script takes arguments");
+  }
+
+  @Test
   void cudaWithoutAGpuPerWorker() {
     Result r = submit("--backend", "cuda", "--gpus-per-worker", "0");
     r.assertUserError("gpus-per-worker=0", "--backend cuda trains on the GPU");

@@ -1,0 +1,30 @@
+package org.edl.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import org.edl.job.JobSpec;
+import org.junit.jupiter.api.Test;
+
+/** {@code edl submit --script}'s flags as the job specification they become. */
+class SubmitScriptArgsTest {
+  @Test
+  void theScriptItsArgumentsAfterTheDoubleDashAndItsInterpreter() {
+    JobSpec spec = SubmitArgs.parse("--script", "jobs/train.py", "--python", "/usr/bin/python3", "--workers", "3",
+        "--", "--epochs", "3", "--lr", "0.1");
+    assertEquals("jobs/train.py", spec.script().file());
+    assertEquals(List.of("--epochs", "3", "--lr", "0.1"), spec.script().args());
+    assertEquals("/usr/bin/python3", spec.script().python());
+    assertEquals("script:train.py", spec.training().model());
+    assertEquals("edl-train.py", spec.name(), "named after the script, not the default --model");
+    assertEquals(3, spec.scale().workers());
+    assertEquals(0.0, spec.stragglers().factor(), "straggler detection off for a script");
+  }
+
+  @Test
+  void withoutAScriptStragglerDetectionStaysOnByDefault() {
+    JobSpec spec = SubmitArgs.parse("--workers", "2");
+    assertEquals(JobSpec.DEFAULT_STRAGGLER_FACTOR, spec.stragglers().factor());
+    assertEquals("edl-mlp", spec.name());
+  }
+}
