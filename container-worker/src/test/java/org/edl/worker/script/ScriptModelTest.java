@@ -45,6 +45,8 @@ class ScriptModelTest {
       for step in job.steps():
           if sys.argv[2] == "fail" and step.number == 0:
               raise ValueError("no good at step 0")
+          if sys.argv[2] == "break" and step.number == 1:
+              break
           opt.zero_grad()
           loss = torch.nn.functional.cross_entropy(job.model(x[step.samples]), y[step.samples], reduction="sum")
           step.backward(loss)
@@ -201,6 +203,18 @@ class ScriptModelTest {
     IllegalStateException e = assertThrows(IllegalStateException.class,
         () -> m.accumulateGradients(null, batch(0), 0, GLOBAL, new float[1]));
     assertTrue(e.getMessage().contains("ValueError: no good at step 0"), e.getMessage());
+    m.close();
+  }
+
+  @Test
+  void aScriptThatLeavesItsStepsEarlyIsToldWhyNotTakenForFinished() throws Exception {
+    ScriptModel m = start("break", "1", "break");
+    m.ringFormed(ring(1, m), 0);
+    m.accumulateGradients(null, batch(0), 0, GLOBAL, new float[1]);
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> m.accumulateGradients(null, batch(1), 0, GLOBAL, new float[1]));
+    assertTrue(e.getMessage().contains("the script left job.steps() before its member's part of the job was over"),
+        e.getMessage());
     m.close();
   }
 

@@ -22,8 +22,8 @@ group the model and optimizer state go from a member that holds the job's state 
 that does not (newcomers), so the members that train on stop only for that broadcast.
 """
 
+import atexit
 import os
-import socket
 import sys
 import traceback
 
@@ -134,6 +134,8 @@ class Job:
         self.model = None
         self.rank = -1
         self.size = 0
+        # Whether the script's failure was already reported to the worker.
+        self._reported = False
 
     def attach(self, model, optimizer=None):
         """The model (an nn.Module) and its optimizer whose state EDL keeps consistent."""
@@ -149,6 +151,22 @@ class Job:
             raise RuntimeError("edl: call job.attach(model, optimizer) before job.steps()")
         from edl_gen.ttypes import ScriptAction, ScriptReport
         report = ScriptReport()
+        try:
+            for step in self._orders(report, ScriptAction, ScriptReport):
+                yield step
+        except GeneratorExit:
+            # The loop was left early: a break or return, or an error the excepthook reports
+            # (it runs first at exit, and then this says nothing more).
+            atexit.register(self._left_early)
+            raise
+
+    def _left_early(self):
+        if not self._reported:
+            self._reported = True
+            self._channel.failed("the script left job.steps() before its member's part of the job was over"
+                                 " (a break or return in the loop?); the job's length is its --steps")
+
+    def _orders(self, report, ScriptAction, ScriptReport):
         while True:
             order = self._channel.nextOrder(report)
             report = ScriptReport()
@@ -194,6 +212,7 @@ class Job:
                                 "NCCL", "Timed out", "timed out", "Socket Timeout"))
 
     def _excepthook(self, kind, value, tb):
+        self._reported = True
         try:
             self._channel.failed("".join(traceback.format_exception(kind, value, tb)))
         except Exception:
