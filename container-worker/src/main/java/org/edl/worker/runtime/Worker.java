@@ -139,7 +139,7 @@ public final class Worker implements AutoCloseable {
   public Worker(WorkerConfig config, ExecutionContext.Factory contextFactory, WorkerListener listener) {
     // A script serves its rendezvous store on a port the ring must know from this worker's registration on.
     this.config = config.spec().script().isSet() && config.scriptPort() < 1
-        ? config.withScriptPort(freePort()) : config;
+        ? config.withScriptPort(org.edl.worker.script.ScriptModel.reserveStorePort()) : config;
     this.contextFactory = contextFactory;
     this.listener = listener;
     if (config.spec().output() == null || config.spec().output().isBlank()) {
@@ -360,14 +360,6 @@ public final class Worker implements AutoCloseable {
     resources.push(membership);
     current = membership;
     return membership;
-  }
-
-  private static int freePort() {
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("no free port for the script's rendezvous store", e);
-    }
   }
 
   /** The leader reports progress to the AM; a worker that takes over starts reporting then. */

@@ -84,10 +84,7 @@ final class ScriptChannelService implements ScriptChannel.Iface {
     try {
       return datasetSize.get(timeoutMs, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      String why = e.getCause().getMessage();
-      throw new ScriptFailedException(why.startsWith("the script exited")
-          ? why.replaceFirst("^the script exited with status (-?[0-9]+)",
-              "the script exited with status $1 before it called edl.init()") : why);
+      throw new ScriptFailedException(e.getCause().getMessage());
     } catch (TimeoutException e) {
       throw new ScriptFailedException(brokenOr("the script did not call edl.init() within " + timeoutMs + " ms"));
     }
@@ -125,6 +122,12 @@ final class ScriptChannelService implements ScriptChannel.Iface {
     if (deadline != Long.MAX_VALUE && System.nanoTime() - deadline > 0) {
       throw new ScriptFailedException("the script did not carry out " + order.getAction() + " in time");
     }
+  }
+
+  /** The script's process ended with {@code status}; {@code lastErrors}: its last lines of standard error, if any. */
+  void exited(int status, String lastErrors) {
+    boolean greeted = datasetSize.isDone() && !datasetSize.isCompletedExceptionally();
+    fail("the script exited with status " + status + (greeted ? "" : " before it called edl.init()") + lastErrors);
   }
 
   /** The script cannot go on: every wait ends with {@code why}. */

@@ -5,6 +5,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -101,7 +102,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
     env.put("EDL_SCRIPT_SECRET_FILE", secretFile.toString());
     ScriptProcess process;
     try {
-      process = ScriptProcess.start(command, dir, env, why -> channel.fail(why));
+      process = ScriptProcess.start(command, dir, env, channel::exited);
     } catch (IOException e) {
       server.close();
       throw new ScriptFailedException("cannot start " + python + " " + script + ": " + e.getMessage());
@@ -124,6 +125,15 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
     }
     int n = (int) datasetSize;
     return new Dataset(new float[n], new int[n], 1, 1);
+  }
+
+  /** A free port for a script's rendezvous store, reserved before the worker registers it. */
+  public static int reserveStorePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("no free port for the script's rendezvous store", e);
+    }
   }
 
   /** The script's process id. */

@@ -10,7 +10,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +35,8 @@ final class ScriptProcess implements AutoCloseable {
   }
 
   /** Starts {@code command} in {@code dir}; {@code onExit} hears its exit status and last error lines. */
-  static ScriptProcess start(List<String> command, Path dir, Map<String, String> env, Consumer<String> onExit)
+  static ScriptProcess start(List<String> command, Path dir, Map<String, String> env,
+      BiConsumer<Integer, String> onExit)
       throws IOException {
     ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
         .redirectOutput(ProcessBuilder.Redirect.INHERIT);
@@ -48,7 +49,7 @@ final class ScriptProcess implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      onExit.accept("the script exited with status " + p.process.exitValue() + p.lastErrors());
+      onExit.accept(p.process.exitValue(), p.lastErrors());
     });
     return p;
   }

@@ -77,16 +77,10 @@ class ScriptModelTest {
     Path work = Files.createDirectories(dir.resolve(name));
     Path script = work.resolve("train.py");
     Files.writeString(script, SCRIPT);
-    return ScriptModel.start(PYTHON, script, List.of(seed, mode), work, SECRET, name, TRAINING, freePort(), "gloo", java.util.Map.of());
+    return ScriptModel.start(PYTHON, script, List.of(seed, mode), work, SECRET, name, TRAINING, ScriptModel.reserveStorePort(), "gloo", java.util.Map.of());
   }
 
   private static final JobSecret SECRET = JobSecret.generate();
-
-  static int freePort() throws java.io.IOException {
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 
   private static int[] batch(int step) {
     int[] b = new int[GLOBAL];
@@ -224,7 +218,7 @@ class ScriptModelTest {
     Path script = work.resolve("train.py");
     Files.writeString(script, "import edl\ndef broken(:\n");
     ScriptFailedException e = assertThrows(ScriptFailedException.class,
-        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "syntax", TRAINING, freePort(), "gloo", java.util.Map.of()));
+        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "syntax", TRAINING, ScriptModel.reserveStorePort(), "gloo", java.util.Map.of()));
     assertTrue(e.getMessage().contains("SyntaxError"), e.getMessage());
     assertTrue(e.getMessage().contains("exited with status 1 before it called edl.init()"), e.getMessage());
   }
@@ -235,7 +229,7 @@ class ScriptModelTest {
     Path script = work.resolve("train.py");
     Files.writeString(script, "print('not an edl script')\n");
     ScriptFailedException e = assertThrows(ScriptFailedException.class,
-        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "noinit", TRAINING, freePort(), "gloo", java.util.Map.of()));
+        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "noinit", TRAINING, ScriptModel.reserveStorePort(), "gloo", java.util.Map.of()));
     assertEquals("the script exited with status 0 before it called edl.init()", e.getMessage());
   }
 }
