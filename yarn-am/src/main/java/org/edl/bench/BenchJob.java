@@ -48,9 +48,15 @@ public final class BenchJob {
    */
   public static <T> T onEmbeddedCluster(String dataSpec, String fileName, PrintWriter out, OnCluster<T> body)
       throws Exception {
+    return onEmbeddedCluster(EmbeddedCluster.builder(), dataSpec, fileName, out, body);
+  }
+
+  /** As {@link #onEmbeddedCluster(String, String, PrintWriter, OnCluster)}, with more of {@code builder} set. */
+  public static <T> T onEmbeddedCluster(EmbeddedCluster.Builder builder, String dataSpec, String fileName,
+      PrintWriter out, OnCluster<T> body) throws Exception {
     out.println("Starting the embedded cluster (2 nodes x 4 yarn.io/gpu, HDFS, ZooKeeper)...");
     out.flush();
-    try (EmbeddedCluster cluster = EmbeddedCluster.builder().nodes(2).gpusPerNode(4).build().start()) {
+    try (EmbeddedCluster cluster = builder.nodes(2).gpusPerNode(4).build().start()) {
       Configuration conf = cluster.configuration();
       FileSystem fs = FileSystem.get(conf);
       Path data = fs.makeQualified(new Path(fs.getHomeDirectory(), "edl-bench/" + fileName));

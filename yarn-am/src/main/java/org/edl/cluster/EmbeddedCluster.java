@@ -79,16 +79,18 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   /** The scheduler plugin's preemption grace period; null: its default. */
   private final Long preemptionGraceMs;
+  private final FairSchedulerAllocationFile.Mode mode;
   private final boolean kerberos;
   /** HDFS delegation tokens' life unless renewed, with Kerberos; null: HDFS's default. */
   private final Long tokenRenewIntervalMs;
   private volatile EmbeddedKdc kdc;
 
-  private EmbeddedCluster(ClusterSize size, Path baseDir, Long preemptionGraceMs, boolean kerberos,
-      Long tokenRenewIntervalMs) {
+  private EmbeddedCluster(ClusterSize size, Path baseDir, Long preemptionGraceMs,
+      FairSchedulerAllocationFile.Mode mode, boolean kerberos, Long tokenRenewIntervalMs) {
     this.size = size;
     this.requestedBaseDir = baseDir;
     this.preemptionGraceMs = preemptionGraceMs;
+    this.mode = mode;
     this.kerberos = kerberos;
     this.tokenRenewIntervalMs = tokenRenewIntervalMs;
   }
@@ -296,7 +298,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   private MiniYARNCluster startYarn(Path dir, Configuration secure) throws Exception {
-    Path allocationFile = FairSchedulerAllocationFile.write(baseDir.resolve("fair-scheduler.xml"));
+    Path allocationFile = FairSchedulerAllocationFile.write(baseDir.resolve("fair-scheduler.xml"), mode);
     Configuration base = new Configuration(secure);
     base.set(CommonConfigurationKeysPublic.FS_DEFAULT_NAME_KEY, hdfsUri.toString());
     YarnConfiguration conf = EmbeddedClusterSettings.yarn(base, size, allocationFile);
@@ -446,6 +448,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private int nodeVcores = ClusterSize.DEFAULT_NODE_VCORES;
     private Path baseDir;
     private Long preemptionGraceMs;
+    private FairSchedulerAllocationFile.Mode mode = FairSchedulerAllocationFile.Mode.FAIR;
     private boolean kerberos;
     private Long tokenRenewIntervalMs;
 
@@ -479,6 +482,12 @@ public final class EmbeddedCluster implements AutoCloseable {
         throw new org.edl.job.InvalidInputException("preemption-grace-ms", graceMs, "must be 0 or more");
       }
       this.preemptionGraceMs = graceMs;
+      return this;
+    }
+
+    /** How the RM orders users and applications in {@code root.users}; default the fair share. */
+    public Builder schedulingMode(FairSchedulerAllocationFile.Mode mode) {
+      this.mode = java.util.Objects.requireNonNull(mode, "mode");
       return this;
     }
 
@@ -520,7 +529,7 @@ public final class EmbeddedCluster implements AutoCloseable {
      */
     public EmbeddedCluster build() {
       return new EmbeddedCluster(new ClusterSize(nodes, gpusPerNode, nodeMemoryMb, nodeVcores).validate(), baseDir,
-          preemptionGraceMs, kerberos, tokenRenewIntervalMs);
+          preemptionGraceMs, mode, kerberos, tokenRenewIntervalMs);
     }
   }
 }

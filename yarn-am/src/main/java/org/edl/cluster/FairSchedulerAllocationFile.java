@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.edl.scheduler.rm.AppOrderPolicy;
+import org.edl.scheduler.rm.ElasticTiresiasPolicy;
+import org.edl.scheduler.rm.UserFairPolicy;
 
 /**
  * Writes the FairScheduler allocation file of the embedded cluster, laid out for the EDL
@@ -21,11 +24,11 @@ public final class FairSchedulerAllocationFile {
       <?xml version="1.0" encoding="UTF-8"?>
       <!-- Written by the EDL embedded cluster. -->
       <allocations>
-        <defaultQueueSchedulingPolicy>org.edl.scheduler.rm.AppOrderPolicy</defaultQueueSchedulingPolicy>
+        <defaultQueueSchedulingPolicy>%2$s</defaultQueueSchedulingPolicy>
         <queue name="root">
           <schedulingPolicy>drf</schedulingPolicy>
           <queue name="users" type="parent">
-            <schedulingPolicy>org.edl.scheduler.rm.UserFairPolicy</schedulingPolicy>
+            <schedulingPolicy>%3$s</schedulingPolicy>
           </queue>
           <queue name="%1$s">
             <schedulingPolicy>drf</schedulingPolicy>
@@ -40,12 +43,35 @@ public final class FairSchedulerAllocationFile {
       </allocations>
       """;
 
+  /**
+   * How {@code root.users} orders users and applications: the plugin's fair share (the default)
+   * or its Elastic-Tiresias mode (docs/operations.md), both by the plugin's own policy classes.
+   */
+  public enum Mode {
+    FAIR(UserFairPolicy.class, AppOrderPolicy.class),
+    ELASTIC_TIRESIAS(ElasticTiresiasPolicy.class, ElasticTiresiasPolicy.class);
+
+    private final String users;
+    private final String applications;
+
+    Mode(Class<?> users, Class<?> applications) {
+      this.users = users.getName();
+      this.applications = applications.getName();
+    }
+  }
+
   private FairSchedulerAllocationFile() {}
 
-  /** Writes the file and returns its path. */
+  /** Writes the file in the fair-share mode and returns its path. */
   public static Path write(Path file) throws IOException {
+    return write(file, Mode.FAIR);
+  }
+
+  /** Writes the file with {@code root.users} in {@code mode} and returns its path. */
+  public static Path write(Path file, Mode mode) throws IOException {
     Files.createDirectories(file.getParent());
-    Files.writeString(file, String.format(CONTENT, DEFAULT_QUEUE), StandardCharsets.UTF_8);
+    Files.writeString(file, String.format(CONTENT, DEFAULT_QUEUE, mode.applications, mode.users),
+        StandardCharsets.UTF_8);
     return file;
   }
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import org.edl.cluster.ClusterSize;
 import org.edl.cluster.EmbeddedCluster;
+import org.edl.cluster.FairSchedulerAllocationFile;
 import org.edl.job.InvalidInputException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -57,6 +58,11 @@ public final class ClusterCommand implements Callable<Integer> {
       + " HDFS delegation token lives unless renewed (default: HDFS's, a day); short, to watch YARN renew them")
   Long tokenRenewIntervalMs;
 
+  @Option(names = "--scheduling", paramLabel = "MODE", description = "how the RM orders users and applications"
+      + " in root.users: fair (the plugin's fair share) or elastic-tiresias (default: ${DEFAULT-VALUE}); switchable"
+      + " later by editing DIR/fair-scheduler.xml and refreshQueues")
+  String scheduling = "fair";
+
   private final Consumer<EmbeddedCluster> onStarted;
   private final Future<?> stopRequested;
 
@@ -74,6 +80,14 @@ public final class ClusterCommand implements Callable<Integer> {
     this.stopRequested = stopRequested;
   }
 
+  static FairSchedulerAllocationFile.Mode modeOf(String text) {
+    return switch (text) {
+      case "fair" -> FairSchedulerAllocationFile.Mode.FAIR;
+      case "elastic-tiresias" -> FairSchedulerAllocationFile.Mode.ELASTIC_TIRESIAS;
+      default -> throw new InvalidInputException("scheduling", text, "expected fair or elastic-tiresias");
+    };
+  }
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new ClusterCommand()).execute(args));
   }
@@ -88,7 +102,7 @@ public final class ClusterCommand implements Callable<Integer> {
       }
       EmbeddedCluster.Builder builder = EmbeddedCluster.builder()
           .nodes(nodes).gpusPerNode(gpusPerNode).nodeMemoryMb(nodeMemoryMb).nodeVcores(nodeVcores).baseDir(dir)
-          .kerberos(kerberos);
+          .kerberos(kerberos).schedulingMode(modeOf(scheduling));
       if (tokenRenewIntervalMs != null) {
         builder.tokenRenewIntervalMs(tokenRenewIntervalMs);
       }

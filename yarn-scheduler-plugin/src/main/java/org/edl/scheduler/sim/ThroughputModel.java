@@ -44,6 +44,18 @@ public final class ThroughputModel {
     }
   }
 
+  /**
+   * A model from throughputs measured or worked out elsewhere (samples/s by GPU count, at least
+   * at one GPU), interpolated as the profiles' are: how a benchmark gives the simulator a job's
+   * curve at its own batch rule instead of the best batch at each size.
+   */
+  public static ThroughputModel of(String name, Map<Integer, Double> throughputByGpus, int maxGpus) {
+    if (!throughputByGpus.containsKey(1)) {
+      throw new IllegalArgumentException(name + ": no throughput at one GPU, which every speed-up is relative to");
+    }
+    return new ThroughputModel(name, new TreeMap<>(throughputByGpus), maxGpus);
+  }
+
   public String name() {
     return name;
   }
