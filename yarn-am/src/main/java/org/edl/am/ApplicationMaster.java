@@ -30,7 +30,6 @@ import org.edl.job.JobSpec;
 import org.edl.job.JobZooKeeperAcl;
 import org.edl.job.ModelOutput;
 import org.edl.job.WorkerEnv;
-import org.edl.worker.emulated.EmulatedModels;
 import org.edl.job.rpc.RpcServer;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
@@ -208,8 +207,7 @@ public final class ApplicationMaster {
     if (!"emulated".equals(spec.training().backend())) {
       return measured;
     }
-    return new ProfiledThroughput(EmulatedModels.profile(spec.training().model(), null),
-        spec.resources().gpusPerWorker(), spec::globalBatchFor);
+    return ProfiledThroughput.forJob(spec);
   }
 
   private static float fraction(JobProgress p) {

@@ -1,7 +1,10 @@
 package org.edl.am;
 
+import java.io.IOException;
 import java.util.OptionalDouble;
 import java.util.function.IntUnaryOperator;
+import org.edl.job.JobSpec;
+import org.edl.worker.emulated.EmulatedModels;
 import org.edl.worker.emulated.StepProfile;
 
 /**
@@ -24,6 +27,12 @@ public final class ProfiledThroughput implements ThroughputCurve {
     this.profile = profile;
     this.gpusPerWorker = Math.max(1, gpusPerWorker);
     this.globalBatch = globalBatch;
+  }
+
+  /** An {@code emulated} job's curve: its model's profile at its batch rule. */
+  public static ProfiledThroughput forJob(JobSpec spec) throws IOException {
+    return new ProfiledThroughput(EmulatedModels.profile(spec.training().model(), null),
+        spec.resources().gpusPerWorker(), spec::globalBatchFor);
   }
 
   @Override

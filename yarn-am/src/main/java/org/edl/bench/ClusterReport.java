@@ -10,13 +10,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.edl.scheduler.core.policy.ClusterPolicy;
-import org.edl.scheduler.core.policy.FifoPolicy;
 import org.edl.scheduler.core.policy.TiresiasParams;
-import org.edl.scheduler.core.policy.TiresiasPolicy;
 import org.edl.scheduler.sim.ScaleCosts;
 import org.edl.scheduler.sim.SimConfig;
 import org.edl.scheduler.sim.SimResult;
+import org.edl.scheduler.sim.Simulation;
 import org.edl.scheduler.sim.Simulator;
 import org.edl.scheduler.sim.ThroughputModel;
 import org.edl.scheduler.sim.Trace;
@@ -189,9 +187,10 @@ public final class ClusterReport {
     Trace trace = new Trace("edl bench cluster", jobs, 0, 0);
     ScaleCosts costs = ScaleCosts.measured("edl").withStartAndRestart(simInputs.startCostS(), null);
     SimConfig cfg = new SimConfig(CLUSTER_GPUS, 1, costs, true, BUCKET_S);
-    addSim("static", new Simulator(trace, models, new FifoPolicy(CLUSTER_GPUS), cfg, null).run());
-    ClusterPolicy elastic = new TiresiasPolicy(CLUSTER_GPUS, TiresiasParams.DEFAULT, true);
-    addSim("elastic", new Simulator(trace, models, elastic, cfg, null).run());
+    addSim("static", new Simulator(trace, models, Simulation.policy("fifo", CLUSTER_GPUS, TiresiasParams.DEFAULT), cfg,
+        null).run());
+    addSim("elastic", new Simulator(trace, models, Simulation.policy("elastic-tiresias", CLUSTER_GPUS,
+        TiresiasParams.DEFAULT), cfg, null).run());
   }
 
   private SimInputs measure(ClusterBench.Run liveStatic) {

@@ -97,10 +97,54 @@ public final class JobSubmitter {
     return this;
   }
 
-  /** The tags a job's application carries (see {@link #MIN_GPUS_TAG}, {@link #GPUS_TAG}). */
+  /**
+   * Application tag giving the job's throughput curve from its profile (an {@code emulated} job
+   * only): {@code edl-speedup=<GPUs per worker>:<speed-up at 1 worker>/<at 2>/...}, each relative to
+   * one worker, as far as the profile measured and the tag's length allows. The plugin's
+   * Elastic-Tiresias mode hands idle GPUs to the largest gain by it; a job without it counts as
+   * linear. (Tags cannot change once submitted, so the curve a job measures as it runs is not here.)
+   */
+  public static final String SPEEDUP_TAG = "edl-speedup=";
+
+  /** The tags a job's application carries (see {@link #MIN_GPUS_TAG}, {@link #GPUS_TAG}, {@link #SPEEDUP_TAG}). */
   public static java.util.Set<String> applicationTags(JobSpec spec) {
     long gpus = spec.resources().gpusPerWorker();
-    return java.util.Set.of(MIN_GPUS_TAG + spec.scale().minWorkers() * gpus, GPUS_TAG + spec.scale().workers() * gpus);
+    java.util.Set<String> tags = new java.util.TreeSet<>(java.util.Set.of(MIN_GPUS_TAG + spec.scale().minWorkers() * gpus,
+        GPUS_TAG + spec.scale().workers() * gpus));
+    speedupTag(spec).ifPresent(tags::add);
+    return java.util.Set.copyOf(tags);
+  }
+
+  static java.util.Optional<String> speedupTag(JobSpec spec) {
+    if (!"emulated".equals(spec.training().backend())) {
+      return java.util.Optional.empty();
+    }
+    org.edl.am.ProfiledThroughput curve;
+    try {
+      curve = org.edl.am.ProfiledThroughput.forJob(spec);
+    } catch (IOException | InvalidInputException e) {
+      // The AM reports an emulated model without a profile; the tag is only a hint to the RM.
+      return java.util.Optional.empty();
+    }
+    java.util.OptionalDouble one = curve.at(1);
+    if (one.isEmpty()) {
+      return java.util.Optional.empty();
+    }
+    StringBuilder tag = new StringBuilder(SPEEDUP_TAG).append(Math.max(1, spec.resources().gpusPerWorker())).append(':');
+    String separator = "";
+    for (int n = 1; n <= spec.scale().maxWorkers(); n++) {
+      java.util.OptionalDouble t = curve.at(n);
+      if (t.isEmpty()) {
+        break;
+      }
+      String next = separator + String.format(java.util.Locale.ROOT, "%.2f", t.getAsDouble() / one.getAsDouble());
+      if (tag.length() + next.length() > YarnConfiguration.DEFAULT_RM_APPLICATION_MAX_TAG_LENGTH) {
+        break;
+      }
+      tag.append(next);
+      separator = "/";
+    }
+    return java.util.Optional.of(tag.toString());
   }
 
   public SubmittedJob submit(JobSpec requested) throws IOException, YarnException {

@@ -133,7 +133,8 @@ final class SchedulerSnapshot {
       int held = (int) Gpus.of(app.getResourceUsage());
       long tagged = rmApp == null ? -1 : tagValue(rmApp.getApplicationTags(), GPUS_TAG);
       apps.add(new TiresiasRanking.AppFacts(id, app.getQueue().getName(), submit / 1000.0, held,
-          tagged >= 0 ? (int) tagged : held + (int) asked, attained));
+          tagged >= 0 ? (int) tagged : held + (int) asked, attained,
+          rmApp == null ? null : SpeedupCurve.of(rmApp.getApplicationTags())));
     }
     return apps;
   }

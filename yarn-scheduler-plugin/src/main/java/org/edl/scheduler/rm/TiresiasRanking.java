@@ -19,7 +19,10 @@ import org.edl.scheduler.core.policy.TiresiasPolicy;
  * {@link TiresiasRanks}), its targets become preemption victims ({@link #victims}). The RM side
  * only adapts: each application becomes a {@link PolicyJob} whose attained service is what the
  * RM itself counts (the application's {@code yarn.io/gpu} resource-seconds), its size the GPUs it
- * holds, its request the {@code edl-gpus} tag (or what it holds and asks for). The policy keeps
+ * holds, its request the {@code edl-gpus} tag (or what it holds and asks for), its speed-up the
+ * {@code edl-speedup} tag ({@link SpeedupCurve}; linear without one). Rule 4's hand-out of idle
+ * GPUs reaches the scheduler through the order: an application the round gives more than it holds
+ * sorts before every one that holds its share ({@link TiresiasRanks.Rank}). The policy keeps
  * its state (queues, arrivals) across rounds as it does across the simulator's events; it is
  * rebuilt when the cluster's GPUs change.
  */
@@ -29,9 +32,15 @@ final class TiresiasRanking {
    *
    * @param gpusRequested its request: the {@code edl-gpus} tag (an EDL job's workers x GPUs), or
    *     without one what it holds plus what it asks for now
+   * @param speedup its throughput curve from the {@code edl-speedup} tag; null: linear
    */
   record AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusRequested,
-      double attainedGpuSeconds) {}
+      double attainedGpuSeconds, SpeedupCurve speedup) {
+    AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusRequested,
+        double attainedGpuSeconds) {
+      this(id, queue, submitS, gpusHeld, gpusRequested, attainedGpuSeconds, null);
+    }
+  }
 
   /**
    * A round's decision: the order, and the GPUs each application should hold (the policy's whole
@@ -88,8 +97,10 @@ final class TiresiasRanking {
     List<PolicyJob> order = policy.ranked();
     for (int i = 0; i < order.size(); i++) {
       Job j = (Job) order.get(i);
-      ranks.put(j.facts.id(), new TiresiasRanks.Rank(policy.queueOf(j), i));
-      targets.put(j.facts.id(), policy.target(j));
+      int target = policy.target(j);
+      int tier = j.facts.gpusHeld() < target ? TiresiasRanks.Rank.SHORT : TiresiasRanks.Rank.SERVED;
+      ranks.put(j.facts.id(), new TiresiasRanks.Rank(tier, policy.queueOf(j), i));
+      targets.put(j.facts.id(), target);
     }
     return new Round(ranks, targets);
   }
@@ -202,13 +213,10 @@ final class TiresiasRanking {
       return facts.submitS();
     }
 
-    /**
-     * Linear: the RM has no throughput curves of its own yet, and only rule 4 (idle GPUs to the
-     * largest gain) reads them, which the jobs' own growth carries out on YARN.
-     */
+    /** The job's tagged curve (read by rule 4, idle GPUs to the largest gain); linear without one. */
     @Override
     public double speedup(int gpus) {
-      return gpus;
+      return facts.speedup() == null ? gpus : facts.speedup().at(gpus);
     }
   }
 }

@@ -10,13 +10,26 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
  * one policy instance per class.
  */
 final class TiresiasRanks {
-  /** Position in the policy's order (0 first) and its queue (0: least attained service). */
-  record Rank(int queue, int position) implements Comparable<Rank> {
-    /** An application the ranking has not seen yet: Tiresias puts a new job in queue 0, last. */
-    static final Rank UNSEEN = new Rank(0, Integer.MAX_VALUE);
+  /**
+   * Where an application sorts: first by its tier ({@link #SHORT}: the round gives it more GPUs
+   * than it holds; {@link #SERVED}: it holds what the round gives it, so what it asks for beyond
+   * that are extras the decision did not hand out), then its queue (0: least attained service),
+   * then its position in the policy's order (0 first). The tier is how the round's hand-out of
+   * idle GPUs (rule 4, by throughput gain) reaches a scheduler that serves applications in order:
+   * a job that the decision grows, or that waits for its request, is served before a job that only
+   * asks for more.
+   */
+  record Rank(int tier, int queue, int position) implements Comparable<Rank> {
+    static final int SHORT = 0;
+    static final int SERVED = 1;
+    /** An application the ranking has not seen yet: Tiresias puts a new job in queue 0, last; it waits. */
+    static final Rank UNSEEN = new Rank(SHORT, 0, Integer.MAX_VALUE);
 
     @Override
     public int compareTo(Rank o) {
+      if (tier != o.tier) {
+        return Integer.compare(tier, o.tier);
+      }
       return queue != o.queue ? Integer.compare(queue, o.queue) : Integer.compare(position, o.position);
     }
   }

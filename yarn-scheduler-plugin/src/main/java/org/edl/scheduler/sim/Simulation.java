@@ -8,6 +8,7 @@ import java.util.Map;
 import org.edl.scheduler.core.policy.ClusterPolicy;
 import org.edl.scheduler.core.policy.FairSharePolicy;
 import org.edl.scheduler.core.policy.FifoPolicy;
+import org.edl.scheduler.core.policy.TiresiasParams;
 import org.edl.scheduler.core.policy.TiresiasPolicy;
 
 /** The simulator's entry point: read the trace and profiles, run each policy, write the report. */
@@ -45,11 +46,16 @@ public final class Simulation {
   }
 
   public static ClusterPolicy policy(String name, SimOptions o) {
+    return name.equals("fair") ? new FairSharePolicy(o.clusterGpus(), o.fairMinFraction(), o.weights())
+        : policy(name, o.clusterGpus(), o.tiresias());
+  }
+
+  /** A policy that needs no user weights: fifo, tiresias or elastic-tiresias. */
+  public static ClusterPolicy policy(String name, int clusterGpus, TiresiasParams tiresias) {
     return switch (name) {
-      case "fifo" -> new FifoPolicy(o.clusterGpus());
-      case "tiresias" -> new TiresiasPolicy(o.clusterGpus(), o.tiresias(), false);
-      case "elastic-tiresias" -> new TiresiasPolicy(o.clusterGpus(), o.tiresias(), true);
-      case "fair" -> new FairSharePolicy(o.clusterGpus(), o.fairMinFraction(), o.weights());
+      case "fifo" -> new FifoPolicy(clusterGpus);
+      case "tiresias" -> new TiresiasPolicy(clusterGpus, tiresias, false);
+      case "elastic-tiresias" -> new TiresiasPolicy(clusterGpus, tiresias, true);
       default -> throw new IllegalArgumentException("policy '" + name + "': expected one of "
           + String.join(", ", SimOptions.POLICIES));
     };

@@ -414,6 +414,49 @@ class FairPluginOnResourceManagerTest {
     });
   }
 
+  /**
+   * Rule 4 on YARN: GPUs go first to the jobs the round gives more than they hold. Grace's job
+   * (first in Tiresias' order: it is older and still in the first queue) grew into the idle GPUs;
+   * her new job asks for two. The round's targets take two back from the old job; once it has
+   * given them back it asks for them again, as a growing EDL job does, but they go to the new job,
+   * which waits for its request: the order alone would have handed them straight back.
+   */
+  @Test
+  void elasticTiresiasServesAJobWaitingForItsRequestBeforeAnOlderJobAskingForExtras() throws Exception {
+    underElasticTiresias((client, conf, started) -> {
+      Am old = started(started, Am.start(client, conf, "grace",
+          Set.of(SchedulerSnapshot.MIN_GPUS_TAG + "2", SchedulerSnapshot.GPUS_TAG + "2")));
+      List<Container> held = old.allocate(GPUS);
+      Am fresh = started(started, Am.start(client, conf, "grace", Set.of(SchedulerSnapshot.GPUS_TAG + "2")));
+      fresh.ask(2);
+      Set<ContainerId> warned = new HashSet<>();
+      await(() -> {
+        assertEquals(List.of(), fresh.heartbeat().getAllocatedContainers());
+        warned.addAll(strict(old.heartbeat().getPreemptionMessage()));
+        // The warning can come before the new job's ask is in: its tag is its request. Until the
+        // scheduler counts the ask (FairScheduler updates demand every half second) the new job
+        // is skipped, whatever its rank, and the old one's next ask would be served instead.
+        return warned.size() >= 2 && pendingGpus(fresh.app) >= 2;
+      }, "the old job warned for its two extras and the new job's ask counted");
+      assertEquals(0, TiresiasRanks.of(old.app).queue());
+      assertTrue(TiresiasRanks.of(old.app).position() < TiresiasRanks.of(fresh.app).position(),
+          "the old job is first in Tiresias' order");
+
+      old.release(held.stream().filter(c -> warned.contains(c.getId())).toList());
+      old.ask(2);
+      List<Container> got = new ArrayList<>();
+      await(() -> {
+        assertEquals(List.of(), old.heartbeat().getAllocatedContainers(), () -> "the old job's extras wait: old "
+            + TiresiasRanks.of(old.app) + ", new " + TiresiasRanks.of(fresh.app) + ", pending " + pendingGpus(fresh.app)
+            + " held " + held(old.app) + "/" + held(fresh.app) + " got " + got.size() + " all " + scheduler()
+            .getSchedulerApplications().keySet());
+        got.addAll(fresh.heartbeat().getAllocatedContainers());
+        return got.size() >= 2;
+      }, "the new job gets the two GPUs");
+      assertTrue(TiresiasRanks.of(fresh.app).compareTo(TiresiasRanks.of(old.app)) < 0);
+    });
+  }
+
   /** The shipped layout with Elastic-Tiresias on the users' parent and every user queue. */
   private static final String TIRESIAS = GOOD
       .replace(UserFairPolicy.class.getName(), ElasticTiresiasPolicy.class.getName())
@@ -448,6 +491,10 @@ class FairPluginOnResourceManagerTest {
   private static Am started(List<Am> started, Am am) {
     started.add(am);
     return am;
+  }
+
+  private static long held(ApplicationId app) {
+    return Gpus.of(scheduler().getSchedulerApplications().get(app).getCurrentAppAttempt().getResourceUsage());
   }
 
   private static long pendingGpus(ApplicationId app) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.edl.scheduler.core.fair.RunningContainer;
 import org.edl.scheduler.core.policy.TiresiasParams;
@@ -12,6 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /** The RM's rounds of the simulator's Tiresias policy, on facts as the scheduler reports them. */
 class TiresiasRankingTest {
+  private static final int SHORT = TiresiasRanks.Rank.SHORT;
+  private static final int SERVED = TiresiasRanks.Rank.SERVED;
   private static final ApplicationId OLD = ApplicationId.newInstance(1, 1);
   private static final ApplicationId FRESH = ApplicationId.newInstance(1, 2);
   private static final ApplicationId OTHER = ApplicationId.newInstance(1, 3);
@@ -34,16 +37,54 @@ class TiresiasRankingTest {
     Map<ApplicationId, TiresiasRanks.Rank> ranks = ranking.round(round2, 8, 150).ranks();
     assertEquals(List.of(FRESH, OTHER, OLD), ranking.order());
     assertEquals(1, ranks.get(OLD).queue());
-    assertEquals(new TiresiasRanks.Rank(0, 0), ranks.get(FRESH));
-    assertEquals(Map.of("root.users.erin", new TiresiasRanks.Rank(0, 0), "root.users.dave", new TiresiasRanks.Rank(0, 1)),
-        TiresiasRanking.bestPerQueue(round2, ranks));
+    // Both new jobs wait for GPUs the round gives them (one idle GPU goes to OTHER too): the
+    // first tier; OLD holds its share.
+    assertEquals(new TiresiasRanks.Rank(SHORT, 0, 0), ranks.get(FRESH));
+    assertEquals(new TiresiasRanks.Rank(SERVED, 1, 2), ranks.get(OLD));
+    assertEquals(Map.of("root.users.erin", new TiresiasRanks.Rank(SHORT, 0, 0), "root.users.dave",
+        new TiresiasRanks.Rank(SHORT, 0, 1)), TiresiasRanking.bestPerQueue(round2, ranks));
 
     // FRESH finished; a node joined (the policy is rebuilt with every job it knew).
     List<TiresiasRanking.AppFacts> round3 = List.of(facts(OLD, "root.users.dave", 0, 4, 4, 700),
         facts(OTHER, "root.users.dave", 130, 1, 1, 20));
     ranks = ranking.round(round3, 12, 160).ranks();
     assertEquals(List.of(OTHER, OLD), ranking.order());
-    assertEquals(Map.of(OTHER, new TiresiasRanks.Rank(0, 0), OLD, new TiresiasRanks.Rank(1, 1)), ranks);
+    // Seven idle GPUs: each grows into them (linear speed-ups, up to twice its request).
+    assertEquals(Map.of(OTHER, new TiresiasRanks.Rank(SHORT, 0, 0), OLD, new TiresiasRanks.Rank(SHORT, 1, 1)), ranks);
+  }
+
+  @Test
+  void aJobWaitingForItsRequestIsServedBeforeAnOlderJobThatOnlyAsksForExtras() {
+    TiresiasRanking ranking = new TiresiasRanking(TiresiasParams.DEFAULT);
+    ranking.round(List.of(facts(OLD, "root.users.dave", 0, 8, 4, 100)), 8, 10);
+    // OLD (first in Tiresias' order) grew to 8 while the cluster was idle; FRESH asks for 4.
+    TiresiasRanking.Round round = ranking.round(List.of(facts(OLD, "root.users.dave", 0, 4, 4, 200),
+        facts(FRESH, "root.users.dave", 30, 0, 4, 0)), 8, 40);
+    assertEquals(List.of(OLD, FRESH), ranking.order(), "Tiresias' order is unchanged");
+    assertEquals(Map.of(OLD, 4, FRESH, 4), round.targets());
+    assertTrue(round.ranks().get(FRESH).compareTo(round.ranks().get(OLD)) < 0,
+        "the GPUs OLD gives back go to FRESH, not back to OLD's extras: " + round.ranks());
+  }
+
+  @Test
+  void idleGpusGoToTheLargestGainByTheJobsTaggedCurves() {
+    TiresiasRanking ranking = new TiresiasRanking(TiresiasParams.DEFAULT);
+    // Both hold their request of 2 with 4 GPUs idle. OLD gains nothing past 2 workers; FRESH
+    // nearly doubles. Linear speed-ups would grow OLD first (it is first in the order).
+    SpeedupCurve flat = SpeedupCurve.of(Set.of(SpeedupCurve.TAG + "1:1/1.5/1.5/1.5"));
+    SpeedupCurve steep = SpeedupCurve.of(Set.of(SpeedupCurve.TAG + "1:1/1.9/2.8/3.6"));
+    TiresiasRanking.Round round = ranking.round(List.of(
+        new TiresiasRanking.AppFacts(OLD, "root.users.dave", 0, 2, 2, 50, flat),
+        new TiresiasRanking.AppFacts(FRESH, "root.users.erin", 5, 2, 2, 40, steep)), 8, 30);
+    assertEquals(Map.of(OLD, 2, FRESH, 4), round.targets());
+    assertEquals(SERVED, round.ranks().get(OLD).tier());
+    assertEquals(SHORT, round.ranks().get(FRESH).tier());
+    assertTrue(round.ranks().get(FRESH).compareTo(round.ranks().get(OLD)) < 0);
+
+    TiresiasRanking linear = new TiresiasRanking(TiresiasParams.DEFAULT);
+    TiresiasRanking.Round without = linear.round(List.of(facts(OLD, "root.users.dave", 0, 2, 2, 50),
+        facts(FRESH, "root.users.erin", 5, 2, 2, 40)), 8, 30);
+    assertEquals(Map.of(OLD, 4, FRESH, 4), without.targets(), "linear: both grow to twice their request");
   }
 
   @Test

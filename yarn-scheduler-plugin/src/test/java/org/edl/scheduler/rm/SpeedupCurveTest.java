@@ -1,0 +1,30 @@
+package org.edl.scheduler.rm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The {@code edl-speedup} tag as the RM reads it. */
+class SpeedupCurveTest {
+  @Test
+  void theCurveIsReadByWorkersAndInterpolatedInGpus() {
+    SpeedupCurve c = SpeedupCurve.of(Set.of("edl-gpus=4", SpeedupCurve.TAG + "2:1/1.8/2.4"));
+    assertEquals(0, c.at(0));
+    assertEquals(0.5, c.at(1), 1e-9, "half a worker");
+    assertEquals(1.0, c.at(2), 1e-9);
+    assertEquals(1.4, c.at(3), 1e-9, "between 1 and 2 workers");
+    assertEquals(1.8, c.at(4), 1e-9);
+    assertEquals(2.4, c.at(6), 1e-9);
+    assertEquals(2.4, c.at(10), 1e-9, "no gain past the last measured size");
+  }
+
+  @Test
+  void aMalformedTagIsIgnoredAndTheJobCountsAsLinear() {
+    for (String bad : new String[] {"1/2/3", "0:1/2", "x:1/2", "1:", "1:1/-2", "1:1/NaN", "1:1/two"}) {
+      assertNull(SpeedupCurve.of(Set.of(SpeedupCurve.TAG + bad)), bad);
+    }
+    assertNull(SpeedupCurve.of(Set.of("edl-gpus=4")));
+  }
+}
