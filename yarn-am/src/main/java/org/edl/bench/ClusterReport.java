@@ -258,16 +258,17 @@ public final class ClusterReport {
     return before == null ? 0 : before.step();
   }
 
+  /** The workers over {@code [from, to)}, time-weighted, each reading holding until the next. */
   private static double meanWorkers(List<ClusterBench.Sample> samples, long from, long to) {
     double sum = 0;
-    int n = 0;
-    for (ClusterBench.Sample s : samples) {
-      if (s.timeMs() >= from && s.timeMs() < to) {
-        sum += s.workers();
-        n++;
+    for (int i = 0; i < samples.size(); i++) {
+      long start = Math.max(from, samples.get(i).timeMs());
+      long end = Math.min(to, i + 1 < samples.size() ? samples.get(i + 1).timeMs() : to);
+      if (end > start) {
+        sum += samples.get(i).workers() * (double) (end - start);
       }
     }
-    return n == 0 ? 0 : sum / n;
+    return sum / (to - from);
   }
 
   /** {@code docs/benchmarks/cluster.csv}: the columns. */
