@@ -25,7 +25,8 @@ import org.jfree.data.xy.XYSeriesCollection;
  *
  * <p>Cluster efficiency is the cluster's useful work rate: the sum over running jobs of their
  * speed-up at the GPUs they hold (throughput over one GPU's), divided by the cluster's GPUs. A
- * GPU that is busy but adds little speed counts for little.
+ * GPU that is busy but adds little speed counts for little, and a job paying a start, a resume or
+ * a scale operation's pause counts for nothing while it does (its GPUs still count as busy).
  */
 public final class SimReport {
   private static final int W = 900;
@@ -243,7 +244,8 @@ public final class SimReport {
     b.append("</table>\n<p>Per job: <a href=\"jobs.csv\">jobs.csv</a>; summary: <a href=\"summary.csv\">summary.csv</a>.</p>\n");
     b.append("<h2>JCT distribution</h2><img src=\"jct-cdf.png\" alt=\"JCT CDF per policy\">\n");
     b.append("<h2>GPU utilisation</h2><img src=\"utilisation.png\" alt=\"GPU utilisation over time\">\n");
-    b.append("<h2>Cluster efficiency</h2><p>Sum of running jobs' speed-ups at their GPU counts over the cluster's GPUs."
+    b.append("<h2>Cluster efficiency</h2><p>Sum of training jobs' speed-ups at their GPU counts over the cluster's GPUs"
+        + " (a job paying a start, resume or scale cost trains nothing meanwhile)."
         + "</p><img src=\"efficiency.png\" alt=\"cluster efficiency over time\">\n");
     if (fair) {
       b.append("<h2>Per-user GPUs under fair share</h2><img src=\"fair-user-gpus.png\" alt=\"GPUs per user\">\n");

@@ -38,6 +38,12 @@ public final class Simulator {
   private int freeCount;
   private int busy;
   private double sumSpeedup;
+  /**
+   * Running jobs that may still be paused (starting, restarting, or in a scale operation's
+   * pause): cluster efficiency counts useful work, so their speed-up does not count until the
+   * pause ends, though they hold their GPUs.
+   */
+  private final LinkedHashSet<SimJob> paused = new LinkedHashSet<>();
   private final LinkedHashSet<SimJob> running = new LinkedHashSet<>();
   private final List<String> users = new ArrayList<>();
   private int[] userGpus;
@@ -224,6 +230,9 @@ public final class Simulator {
       j.lastStopped = t;
     }
     release(j, to);
+    if (to > 0 && j.pauseUntil > t) {
+      paused.add(j);
+    }
     if (to > from) {
       if (to - from > freeCount) {
         throw new IllegalStateException(policy.name() + " gave " + to + " GPUs to " + j + " with " + freeCount + " free");
@@ -283,6 +292,20 @@ public final class Simulator {
     events.add(new Event(time, kind, j, j.version, seq++));
   }
 
+  /** The paused jobs' speed-up x time within {@code [from, to)}; forgets pauses that have ended. */
+  private double pausedSpeedupTime(double from, double to) {
+    double lost = 0;
+    for (var it = paused.iterator(); it.hasNext(); ) {
+      SimJob j = it.next();
+      if (j.gpus == 0 || j.finish >= 0 || j.pauseUntil <= from) {
+        it.remove();
+        continue;
+      }
+      lost += j.model.speedup(j.gpus) * (Math.min(to, j.pauseUntil) - from);
+    }
+    return lost;
+  }
+
   private void integrateTo(double t) {
     double w = cfg.sampleS();
     while (lastT < t) {
@@ -303,8 +326,10 @@ public final class Simulator {
       for (int u = 0; u < userGpus.length; u++) {
         k[2 + u] += userGpus[u] * dt;
       }
+      double useful = sumSpeedup * dt - pausedSpeedupTime(lastT, end);
+      k[1] -= sumSpeedup * dt - useful;
       utilIntegral += busy * dt;
-      effIntegral += sumSpeedup * dt;
+      effIntegral += useful;
       lastT = end;
     }
   }

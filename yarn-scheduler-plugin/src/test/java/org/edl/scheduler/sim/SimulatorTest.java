@@ -144,6 +144,14 @@ class SimulatorTest {
     assertEquals(500, r.jobs().get(1).startS(), 1e-6);
     assertEquals(610, r.jobs().get(1).finishS(), 1e-6);
     assertEquals(1125, r.jobs().get(0).finishS(), 1e-6);
+    // The GPU is held all 1125 s but trains 1000 + 100 of them: the starts and the resume are no
+    // useful work (they counted as such until the bench cluster's replay showed it).
+    assertEquals(1.0, r.meanUtilisation(), 1e-9);
+    assertEquals(1100.0 / 1125, r.meanEfficiency(), 1e-9);
+    double[] series = r.seriesEfficiency();
+    assertEquals(0.9, series[0], 1e-9, "A's first 10 s of the first 100 s bucket paid its start");
+    assertEquals(0.9, series[5], 1e-9, "B's start, 500-510 s");
+    assertEquals(0.95, series[6], 1e-9, "A's resume, 610-615 s");
   }
 
   @Test
