@@ -132,8 +132,12 @@ final class SchedulerSnapshot {
       }
       int held = (int) Gpus.of(app.getResourceUsage());
       long tagged = rmApp == null ? -1 : tagValue(rmApp.getApplicationTags(), GPUS_TAG);
+      // Capped by what it holds and asks for: a finishing job gives its containers back while its
+      // AM writes the model, and counted at its tag it would keep newer jobs out of the walk
+      // (they were warned for GPUs that were about to be free).
+      long wants = held + asked;
       apps.add(new TiresiasRanking.AppFacts(id, app.getQueue().getName(), submit / 1000.0, held,
-          tagged >= 0 ? (int) tagged : held + (int) asked, attained,
+          (int) (tagged >= 0 ? Math.min(tagged, wants) : wants), attained,
           rmApp == null ? null : SpeedupCurve.of(rmApp.getApplicationTags())));
     }
     return apps;

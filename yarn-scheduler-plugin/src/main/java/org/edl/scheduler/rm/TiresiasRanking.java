@@ -19,10 +19,10 @@ import org.edl.scheduler.core.policy.TiresiasPolicy;
  * {@link TiresiasRanks}), its targets become preemption victims ({@link #victims}). The RM side
  * only adapts: each application becomes a {@link PolicyJob} whose attained service is what the
  * RM itself counts (the application's {@code yarn.io/gpu} resource-seconds), its size the GPUs it
- * holds, its request the {@code edl-gpus} tag (or what it holds and asks for), its speed-up the
+ * holds, its request what it holds and asks for up to its {@code edl-gpus} tag, its speed-up the
  * {@code edl-speedup} tag ({@link SpeedupCurve}; linear without one). Rule 4's hand-out of idle
- * GPUs reaches the scheduler through the order: an application the round gives more than it holds
- * sorts before every one that holds its share ({@link TiresiasRanks.Rank}). The policy keeps
+ * GPUs reaches the scheduler through the order: an application under its request, then one the
+ * round grows, sort before every one that holds its share ({@link TiresiasRanks.Rank}). The policy keeps
  * its state (queues, arrivals) across rounds as it does across the simulator's events; it is
  * rebuilt when the cluster's GPUs change.
  */
@@ -30,8 +30,8 @@ final class TiresiasRanking {
   /**
    * One application as the RM sees it at a round.
    *
-   * @param gpusRequested its request: the {@code edl-gpus} tag (an EDL job's workers x GPUs), or
-   *     without one what it holds plus what it asks for now
+   * @param gpusRequested its request: what it holds plus what it asks for now, at most its
+   *     {@code edl-gpus} tag (an EDL job's workers x GPUs)
    * @param speedup its throughput curve from the {@code edl-speedup} tag; null: linear
    */
   record AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusRequested,
@@ -98,7 +98,9 @@ final class TiresiasRanking {
     for (int i = 0; i < order.size(); i++) {
       Job j = (Job) order.get(i);
       int target = policy.target(j);
-      int tier = j.facts.gpusHeld() < target ? TiresiasRanks.Rank.SHORT : TiresiasRanks.Rank.SERVED;
+      int held = j.facts.gpusHeld();
+      int tier = held < j.requestedGpus() ? TiresiasRanks.Rank.UNDER_REQUEST
+          : held < target ? TiresiasRanks.Rank.GROWING : TiresiasRanks.Rank.SERVED;
       ranks.put(j.facts.id(), new TiresiasRanks.Rank(tier, policy.queueOf(j), i));
       targets.put(j.facts.id(), target);
     }

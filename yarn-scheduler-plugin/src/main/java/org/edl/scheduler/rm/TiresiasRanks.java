@@ -11,19 +11,23 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
  */
 final class TiresiasRanks {
   /**
-   * Where an application sorts: first by its tier ({@link #SHORT}: the round gives it more GPUs
-   * than it holds; {@link #SERVED}: it holds what the round gives it, so what it asks for beyond
-   * that are extras the decision did not hand out), then its queue (0: least attained service),
-   * then its position in the policy's order (0 first). The tier is how the round's hand-out of
-   * idle GPUs (rule 4, by throughput gain) reaches a scheduler that serves applications in order:
-   * a job that the decision grows, or that waits for its request, is served before a job that only
-   * asks for more.
+   * Where an application sorts: first by its tier, then its queue (0: least attained service),
+   * then its position in the policy's order (0 first). {@link #UNDER_REQUEST}: it holds less than
+   * it asks for (a new job waiting for its request, or one scaled in below it);
+   * {@link #GROWING}: it holds its request but the round's hand-out of idle GPUs (rule 4) gives
+   * it more; {@link #SERVED}: what it asks for beyond that are extras nobody gave it. The tiers
+   * are how the round's decision reaches a scheduler that serves applications in order as
+   * containers come free. A waiting job goes before a growing one even where the round passed it
+   * over: on YARN a finishing job's containers come free one by one, so a round can see one free
+   * GPU where a moment later there are four, and handing that one to a job's growth would only
+   * take it back from it a round later.
    */
   record Rank(int tier, int queue, int position) implements Comparable<Rank> {
-    static final int SHORT = 0;
-    static final int SERVED = 1;
+    static final int UNDER_REQUEST = 0;
+    static final int GROWING = 1;
+    static final int SERVED = 2;
     /** An application the ranking has not seen yet: Tiresias puts a new job in queue 0, last; it waits. */
-    static final Rank UNSEEN = new Rank(SHORT, 0, Integer.MAX_VALUE);
+    static final Rank UNSEEN = new Rank(UNDER_REQUEST, 0, Integer.MAX_VALUE);
 
     @Override
     public int compareTo(Rank o) {

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /** The RM's rounds of the simulator's Tiresias policy, on facts as the scheduler reports them. */
 class TiresiasRankingTest {
-  private static final int SHORT = TiresiasRanks.Rank.SHORT;
+  private static final int UNDER = TiresiasRanks.Rank.UNDER_REQUEST;
+  private static final int GROWING = TiresiasRanks.Rank.GROWING;
   private static final int SERVED = TiresiasRanks.Rank.SERVED;
   private static final ApplicationId OLD = ApplicationId.newInstance(1, 1);
   private static final ApplicationId FRESH = ApplicationId.newInstance(1, 2);
@@ -37,12 +38,11 @@ class TiresiasRankingTest {
     Map<ApplicationId, TiresiasRanks.Rank> ranks = ranking.round(round2, 8, 150).ranks();
     assertEquals(List.of(FRESH, OTHER, OLD), ranking.order());
     assertEquals(1, ranks.get(OLD).queue());
-    // Both new jobs wait for GPUs the round gives them (one idle GPU goes to OTHER too): the
-    // first tier; OLD holds its share.
-    assertEquals(new TiresiasRanks.Rank(SHORT, 0, 0), ranks.get(FRESH));
+    // Both new jobs wait for their requests: the first tier; OLD holds its share.
+    assertEquals(new TiresiasRanks.Rank(UNDER, 0, 0), ranks.get(FRESH));
     assertEquals(new TiresiasRanks.Rank(SERVED, 1, 2), ranks.get(OLD));
-    assertEquals(Map.of("root.users.erin", new TiresiasRanks.Rank(SHORT, 0, 0), "root.users.dave",
-        new TiresiasRanks.Rank(SHORT, 0, 1)), TiresiasRanking.bestPerQueue(round2, ranks));
+    assertEquals(Map.of("root.users.erin", new TiresiasRanks.Rank(UNDER, 0, 0), "root.users.dave",
+        new TiresiasRanks.Rank(UNDER, 0, 1)), TiresiasRanking.bestPerQueue(round2, ranks));
 
     // FRESH finished; a node joined (the policy is rebuilt with every job it knew).
     List<TiresiasRanking.AppFacts> round3 = List.of(facts(OLD, "root.users.dave", 0, 4, 4, 700),
@@ -50,7 +50,7 @@ class TiresiasRankingTest {
     ranks = ranking.round(round3, 12, 160).ranks();
     assertEquals(List.of(OTHER, OLD), ranking.order());
     // Seven idle GPUs: each grows into them (linear speed-ups, up to twice its request).
-    assertEquals(Map.of(OTHER, new TiresiasRanks.Rank(SHORT, 0, 0), OLD, new TiresiasRanks.Rank(SHORT, 1, 1)), ranks);
+    assertEquals(Map.of(OTHER, new TiresiasRanks.Rank(GROWING, 0, 0), OLD, new TiresiasRanks.Rank(GROWING, 1, 1)), ranks);
   }
 
   @Test
@@ -67,6 +67,20 @@ class TiresiasRankingTest {
   }
 
   @Test
+  void aWaitingJobTheRoundPassesOverStillGoesBeforeAGrowingOne() {
+    TiresiasRanking ranking = new TiresiasRanking(TiresiasParams.DEFAULT);
+    // OTHER is ending and has given one of its four GPUs back: the round sees one free GPU, too
+    // few for FRESH's four, and rule 4 gives it to OTHER's growth. It must still go towards FRESH.
+    TiresiasRanking.Round round = ranking.round(List.of(facts(OLD, "root.users.dave", 0, 4, 4, 100),
+        facts(OTHER, "root.users.dave", 5, 3, 3, 100), facts(FRESH, "root.users.dave", 30, 0, 4, 0)), 8, 40);
+    assertEquals(0, round.targets().get(FRESH), "passed over: it does not fit");
+    assertEquals(4, round.targets().get(OTHER), "the idle GPU grows OTHER: " + round.targets());
+    assertEquals(GROWING, round.ranks().get(OTHER).tier());
+    assertEquals(UNDER, round.ranks().get(FRESH).tier());
+    assertTrue(round.ranks().get(FRESH).compareTo(round.ranks().get(OTHER)) < 0);
+  }
+
+  @Test
   void idleGpusGoToTheLargestGainByTheJobsTaggedCurves() {
     TiresiasRanking ranking = new TiresiasRanking(TiresiasParams.DEFAULT);
     // Both hold their request of 2 with 4 GPUs idle. OLD gains nothing past 2 workers; FRESH
@@ -78,7 +92,7 @@ class TiresiasRankingTest {
         new TiresiasRanking.AppFacts(FRESH, "root.users.erin", 5, 2, 2, 40, steep)), 8, 30);
     assertEquals(Map.of(OLD, 2, FRESH, 4), round.targets());
     assertEquals(SERVED, round.ranks().get(OLD).tier());
-    assertEquals(SHORT, round.ranks().get(FRESH).tier());
+    assertEquals(GROWING, round.ranks().get(FRESH).tier());
     assertTrue(round.ranks().get(FRESH).compareTo(round.ranks().get(OLD)) < 0);
 
     TiresiasRanking linear = new TiresiasRanking(TiresiasParams.DEFAULT);
