@@ -40,8 +40,8 @@ import org.jfree.data.xy.XYSeriesCollection;
  * the live Static run measured ({@link #simulate}), so that both runners count the same work.
  */
 public final class ClusterReport {
-  /** Width of the time series' buckets. */
-  static final double BUCKET_S = 10;
+  /** Width of the time series' buckets: AMs report steps in bursts, which 10 s buckets show as noise. */
+  static final double BUCKET_S = 30;
   public static final int CLUSTER_GPUS = 8;
 
   /** One strategy under one runner. */
@@ -54,6 +54,7 @@ public final class ClusterReport {
 
   private final ClusterPlan plan;
   private final ClusterBench.Run liveStatic;
+  private final double bucketS;
   /** Job -> seconds per step on its requested GPUs in the live Static run (absent: the profile's). */
   private final Map<Integer, Double> pace = new HashMap<>();
   private final List<Outcome> outcomes = new ArrayList<>();
@@ -61,7 +62,12 @@ public final class ClusterReport {
 
   /** @param liveStatic the live Static run, which gives the jobs' pace here; null for the profile's */
   public ClusterReport(ClusterPlan plan, ClusterBench.Run liveStatic) {
+    this(plan, liveStatic, BUCKET_S);
+  }
+
+  ClusterReport(ClusterPlan plan, ClusterBench.Run liveStatic, double bucketS) {
     this.plan = plan;
+    this.bucketS = bucketS;
     this.liveStatic = liveStatic;
     if (liveStatic != null) {
       for (ClusterBench.JobRun j : liveStatic.jobs()) {
@@ -118,7 +124,7 @@ public final class ClusterReport {
     long first = jobs.stream().mapToLong(ClusterBench.JobRun::submitMs).min().orElse(run.startMs());
     long last = jobs.stream().mapToLong(ClusterBench.JobRun::finishMs).max().orElse(first);
     double makespan = (last - first) / 1000.0;
-    int buckets = (int) Math.ceil(makespan / BUCKET_S);
+    int buckets = (int) Math.ceil(makespan / bucketS);
     double[] time = new double[buckets];
     double[] busy = new double[buckets];
     double[] speedups = new double[buckets];
@@ -133,8 +139,8 @@ public final class ClusterReport {
       }
       double worth = stepWorth(j.index());
       for (int b = 0; b < buckets; b++) {
-        long from = first + Math.round(b * BUCKET_S * 1000);
-        long to = Math.min(last, first + Math.round((b + 1) * BUCKET_S * 1000));
+        long from = first + Math.round(b * bucketS * 1000);
+        long to = Math.min(last, first + Math.round((b + 1) * bucketS * 1000));
         double width = (to - from) / 1000.0;
         if (width <= 0) {
           continue;
@@ -148,10 +154,10 @@ public final class ClusterReport {
     double[] perGpu = new double[buckets];
     double integral = 0;
     for (int b = 0; b < buckets; b++) {
-      time[b] = b * BUCKET_S;
+      time[b] = b * bucketS;
       cluster[b] = speedups[b] / CLUSTER_GPUS;
       perGpu[b] = busy[b] > 0 ? speedups[b] / busy[b] : 0;
-      integral += cluster[b] * Math.min(BUCKET_S, makespan - b * BUCKET_S);
+      integral += cluster[b] * Math.min(bucketS, makespan - b * bucketS);
     }
     double[] jct = jobs.stream().mapToDouble(ClusterBench.JobRun::jctS).toArray();
     Outcome o = new Outcome(run.strategy().csv(), "live", jobs.size(), Arrays.stream(jct).average().orElse(0),
@@ -186,7 +192,7 @@ public final class ClusterReport {
     }
     Trace trace = new Trace("edl bench cluster", jobs, 0, 0);
     ScaleCosts costs = ScaleCosts.measured("edl").withStartAndRestart(simInputs.startCostS(), null);
-    SimConfig cfg = new SimConfig(CLUSTER_GPUS, 1, costs, true, BUCKET_S);
+    SimConfig cfg = new SimConfig(CLUSTER_GPUS, 1, costs, true, bucketS);
     addSim("static", new Simulator(trace, models, Simulation.policy("fifo", CLUSTER_GPUS, TiresiasParams.DEFAULT), cfg,
         null).run());
     addSim("elastic", new Simulator(trace, models, Simulation.policy("elastic-tiresias", CLUSTER_GPUS,
@@ -314,7 +320,7 @@ public final class ClusterReport {
       XYSeries s = new XYSeries(o.strategy() + " (" + o.runner() + ")");
       double[] v = perGpu ? o.perGpuEfficiency() : o.clusterEfficiency();
       for (int b = 0; b < v.length; b++) {
-        s.add(o.timeS()[b] + BUCKET_S / 2, v[b]);
+        s.add(o.timeS()[b] + bucketS / 2, v[b]);
       }
       data.addSeries(s);
     }

@@ -38,7 +38,7 @@ class ClusterReportTest {
   @Test
   void liveFiguresComeFromTheReadingsAtThePaceOfTheStaticRun() {
     ClusterBench.Run live = oneJob(ClusterBench.Strategy.STATIC);
-    ClusterReport report = new ClusterReport(plan(1), live);
+    ClusterReport report = new ClusterReport(plan(1), live, 10);
     ClusterReport.Outcome o = report.addLive(live);
     assertEquals(70, o.avgJctS(), 1e-9);
     assertEquals(70, o.makespanS(), 1e-9);
@@ -55,7 +55,7 @@ class ClusterReportTest {
   @Test
   void theSimulatorReplaysTheStaticRunAndAnUncontendedJobTakesWhatItTookLive() {
     ClusterBench.Run live = oneJob(ClusterBench.Strategy.STATIC);
-    ClusterReport report = new ClusterReport(plan(1), live);
+    ClusterReport report = new ClusterReport(plan(1), live, 10);
     report.addLive(live);
     report.simulate();
     // Trained 50 s from its first reading plus the 10 steps before it (5.6 s); started 10 s
