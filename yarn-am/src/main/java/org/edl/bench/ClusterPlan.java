@@ -25,6 +25,8 @@ public record ClusterPlan(List<PlannedJob> jobs, long intervalMs, int gpus) {
    * profiles' slow cross-node synchronisation makes every size above 4 slower than 4.
    */
   static final Map<String, Integer> PER_GPU_BATCH = Map.of("imagenet", 200, "cifar10", 512);
+  /** The models a plan may draw from. */
+  public static final java.util.Set<String> MODELS = new java.util.TreeSet<>(PER_GPU_BATCH.keySet());
 
   /**
    * @param globalBatch    samples per step, at every size
@@ -45,8 +47,8 @@ public record ClusterPlan(List<PlannedJob> jobs, long intervalMs, int gpus) {
     Map<String, StepProfile> profiles = new TreeMap<>();
     for (String m : models) {
       if (!PER_GPU_BATCH.containsKey(m)) {
-        throw new org.edl.job.InvalidInputException("models", m, "expected some of " + new TreeMap<>(PER_GPU_BATCH)
-            .keySet() + " (emulated models whose workers fit the bench's 1 GB containers)");
+        throw new org.edl.job.InvalidInputException("models", m, "expected some of " + MODELS
+            + " (emulated models whose workers fit the bench's 1 GB containers)");
       }
       profiles.put(m, EmulatedModels.profile(m, null));
     }

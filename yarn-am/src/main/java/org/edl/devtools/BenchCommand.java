@@ -167,27 +167,39 @@ public final class BenchCommand implements Runnable {
         + " cluster-live-jobs.csv and cluster-live-samples.csv in this directory instead of running jobs"
         + " (same --jobs, --interval-s, --gpus, --models, --seed, --train-s as the run).")
     java.nio.file.Path replot;
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
-      java.io.PrintWriter console = new java.io.PrintWriter(System.out, true);
+      java.io.PrintWriter console = spec.commandLine().getOut();
       if (jobs < 1) {
-        throw new org.edl.job.InvalidInputException("jobs", jobs, "must be at least 1");
+        throw new org.edl.job.InvalidInputException("--jobs", jobs, "must be at least 1");
       }
       if (intervalS < 0) {
-        throw new org.edl.job.InvalidInputException("interval-s", intervalS, "must be 0 or more");
+        throw new org.edl.job.InvalidInputException("--interval-s", intervalS, "must be 0 or more");
       }
       if (gpus < 1 || gpus > org.edl.bench.ClusterReport.CLUSTER_GPUS / 2) {
-        throw new org.edl.job.InvalidInputException("gpus", gpus, "must be 1 to "
+        throw new org.edl.job.InvalidInputException("--gpus", gpus, "must be 1 to "
             + org.edl.bench.ClusterReport.CLUSTER_GPUS / 2 + " (Elastic grows a job to twice its request; the"
             + " embedded cluster has " + org.edl.bench.ClusterReport.CLUSTER_GPUS + ")");
       }
       if (!(trainS > 0)) {
-        throw new org.edl.job.InvalidInputException("train-s", trainS, "must be more than 0");
+        throw new org.edl.job.InvalidInputException("--train-s", trainS, "must be more than 0");
+      }
+      for (String m : models) {
+        if (!org.edl.bench.ClusterPlan.MODELS.contains(m)) {
+          throw new org.edl.job.InvalidInputException("--models", m, "expected some of " + org.edl.bench.ClusterPlan.MODELS
+              + " (emulated models whose workers fit the bench's 1 GB containers)");
+        }
       }
       List<org.edl.bench.ClusterBench.Strategy> order = new java.util.ArrayList<>();
       for (String s : strategies) {
-        order.add(org.edl.bench.ClusterBench.Strategy.of(s));
+        try {
+          order.add(org.edl.bench.ClusterBench.Strategy.of(s));
+        } catch (org.edl.job.InvalidInputException e) {
+          throw new org.edl.job.InvalidInputException("--strategies", s, "expected static or elastic");
+        }
       }
       org.edl.bench.ClusterPlan plan = org.edl.bench.ClusterPlan.draw(jobs, intervalS * 1000L, gpus,
           org.edl.bench.ClusterReport.CLUSTER_GPUS, models, seed, trainS);

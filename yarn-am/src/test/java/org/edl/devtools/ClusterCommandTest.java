@@ -62,6 +62,14 @@ class ClusterCommandTest {
   }
 
   @Test
+  void anUnknownSchedulingModeIsRefusedNamingTheOption() {
+    int exit = run(new ClusterCommand(), "--scheduling", "tiresias");
+    assertNotEquals(0, exit);
+    assertTrue(err.toString().contains("--scheduling=tiresias"), err.toString());
+    assertTrue(err.toString().contains("fair or elastic-tiresias"), err.toString());
+  }
+
+  @Test
   void anUnknownOptionIsRefused() {
     int exit = run(new ClusterCommand(), "--gpus", "2");
     assertNotEquals(0, exit);
