@@ -28,8 +28,9 @@ import org.edl.thrift.ScaleMode;
  * {@code edl bench cluster}, the live half (the EDL paper's Figure 11): the jobs of a
  * {@link ClusterPlan} submitted to a fresh embedded cluster (2 nodes x 4 GPUs) whose
  * {@code root.users} is in the Elastic-Tiresias mode, one run per strategy. Static: every job
- * holds exactly its requested GPUs and later jobs wait. Elastic: a job starts from half its request,
- * grows stop-free into idle GPUs up to twice it, and gives extras back when the RM's targets say so.
+ * holds exactly its requested GPUs and later jobs wait. Elastic: a job asks for its request, may start
+ * on half of it, grows stop-free into idle GPUs up to twice it while its profile says that pays, and
+ * gives extras back when the RM's targets say so.
  * Each job's workers and step are read from its AM every second.
  *
  * <p>Every job uses {@code --emulated-sync profile}: two cores cannot all-reduce the real gradients
