@@ -320,14 +320,13 @@ public final class Simulator {
       while (buckets.size() <= b) {
         buckets.add(new double[2 + userGpus.length]);
       }
+      double useful = sumSpeedup * dt - pausedSpeedupTime(lastT, end);
       double[] k = buckets.get(b);
       k[0] += busy * dt;
-      k[1] += sumSpeedup * dt;
+      k[1] += useful;
       for (int u = 0; u < userGpus.length; u++) {
         k[2 + u] += userGpus[u] * dt;
       }
-      double useful = sumSpeedup * dt - pausedSpeedupTime(lastT, end);
-      k[1] -= sumSpeedup * dt - useful;
       utilIntegral += busy * dt;
       effIntegral += useful;
       lastT = end;
