@@ -10,11 +10,18 @@ public class InvalidInputException extends RuntimeException {
 
   private final String field;
   private final String value;
+  private final String problem;
 
   public InvalidInputException(String field, Object value, String problem) {
     super(field + "=" + value + ": " + problem);
     this.field = field;
     this.value = String.valueOf(value);
+    this.problem = problem;
+  }
+
+  /** The same error for the same value under another name: a builder's field as its flag is typed. */
+  public InvalidInputException renamed(String newField) {
+    return new InvalidInputException(newField, value, problem);
   }
 
   public String field() {

@@ -26,7 +26,7 @@ public record ClusterPlan(List<PlannedJob> jobs, long intervalMs, int gpus) {
    */
   static final Map<String, Integer> PER_GPU_BATCH = Map.of("imagenet", 200, "cifar10", 512);
   /** The models a plan may draw from. */
-  public static final java.util.Set<String> MODELS = new java.util.TreeSet<>(PER_GPU_BATCH.keySet());
+  static final java.util.Set<String> MODELS = new java.util.TreeSet<>(PER_GPU_BATCH.keySet());
 
   /**
    * @param globalBatch    samples per step, at every size

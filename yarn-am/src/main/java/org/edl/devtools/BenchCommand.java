@@ -11,7 +11,7 @@ import picocli.CommandLine.Mixin;
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark.",
     subcommands = {BenchCommand.AllReduce.class, BenchCommand.Scaling.class, BenchCommand.Faults.class,
         BenchCommand.Chaos.class, BenchCommand.Simulator.class, BenchCommand.Transient.class,
-        BenchCommand.Cluster.class, SoakCommand.class, ClusterThreadsCommand.class, BenchCommand.Pytorch.class})
+        BenchClusterCommand.class, SoakCommand.class, ClusterThreadsCommand.class, BenchCommand.Pytorch.class})
 public final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;
@@ -121,123 +121,6 @@ public final class BenchCommand implements Runnable {
       org.edl.bench.PytorchBench.writeCsv(rows, out.resolve("pytorch.csv"));
       console.println(org.edl.bench.PytorchBench.table(rows));
       console.println("Wrote " + out.resolve("pytorch.csv"));
-      return 0;
-    }
-  }
-
-  /**
-   * {@code edl bench cluster}: Static against Elastic on the live embedded cluster in the
-   * Elastic-Tiresias mode (the paper's Figure 11), then the same jobs through the simulator.
-   */
-  @Command(name = "cluster", mixinStandardHelpOptions = true, sortOptions = false, description = "Static against"
-      + " Elastic on the embedded cluster (2 nodes x 4 GPUs, Elastic-Tiresias mode): emulated jobs, one every"
-      + " interval; then the same jobs through the simulator. Writes cluster.csv, cluster-jobs.csv,"
-      + " cluster-series.csv, the live runs' readings and two charts.")
-  static final class Cluster implements Callable<Integer> {
-    @picocli.CommandLine.Option(names = "--jobs", defaultValue = "16", description = "Jobs (default: ${DEFAULT-VALUE}).")
-    int jobs;
-    @picocli.CommandLine.Option(names = "--interval-s", defaultValue = "30",
-        description = "Seconds between two submissions (default: ${DEFAULT-VALUE}).")
-    int intervalS;
-    @picocli.CommandLine.Option(names = "--gpus", defaultValue = "4",
-        description = "GPUs each job asks for (default: ${DEFAULT-VALUE}).")
-    int gpus;
-    @picocli.CommandLine.Option(names = "--models", defaultValue = "imagenet,cifar10", split = ",",
-        description = "Emulated models drawn from (default: ${DEFAULT-VALUE}).")
-    List<String> models;
-    @picocli.CommandLine.Option(names = "--seed", defaultValue = "1",
-        description = "Seed of the models' draw (default: ${DEFAULT-VALUE}).")
-    long seed;
-    @picocli.CommandLine.Option(names = "--train-s", defaultValue = "60",
-        description = "Seconds each job trains on its requested GPUs, by its profile (default: ${DEFAULT-VALUE}).")
-    double trainS;
-    @picocli.CommandLine.Option(names = "--hold-off-ms", defaultValue = "10000",
-        description = "Elastic jobs' --grow-hold-off-ms (default: ${DEFAULT-VALUE}).")
-    long holdOffMs;
-    @picocli.CommandLine.Option(names = "--strategies", defaultValue = "static,elastic", split = ",",
-        description = "Live runs, in this order (default: ${DEFAULT-VALUE}); the simulation needs static.")
-    List<String> strategies;
-    @picocli.CommandLine.Option(names = "--timeout-min", defaultValue = "40",
-        description = "Longest a live run may take (default: ${DEFAULT-VALUE}).")
-    int timeoutMin;
-    @picocli.CommandLine.Option(names = "--out", defaultValue = "docs/benchmarks",
-        description = "Where the CSVs and charts go (default: ${DEFAULT-VALUE}).")
-    java.nio.file.Path out;
-    @picocli.CommandLine.Option(names = "--replot", description = "Redo the analysis and the simulation from the"
-        + " cluster-live-jobs.csv and cluster-live-samples.csv in this directory instead of running jobs"
-        + " (same --jobs, --interval-s, --gpus, --models, --seed, --train-s as the run).")
-    java.nio.file.Path replot;
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public Integer call() throws Exception {
-      java.io.PrintWriter console = spec.commandLine().getOut();
-      if (jobs < 1) {
-        throw new org.edl.job.InvalidInputException("--jobs", jobs, "must be at least 1");
-      }
-      if (intervalS < 0) {
-        throw new org.edl.job.InvalidInputException("--interval-s", intervalS, "must be 0 or more");
-      }
-      if (gpus < 1 || gpus > org.edl.bench.ClusterReport.CLUSTER_GPUS / 2) {
-        throw new org.edl.job.InvalidInputException("--gpus", gpus, "must be 1 to "
-            + org.edl.bench.ClusterReport.CLUSTER_GPUS / 2 + " (Elastic grows a job to twice its request; the"
-            + " embedded cluster has " + org.edl.bench.ClusterReport.CLUSTER_GPUS + ")");
-      }
-      if (!(trainS > 0)) {
-        throw new org.edl.job.InvalidInputException("--train-s", trainS, "must be more than 0");
-      }
-      for (String m : models) {
-        if (!org.edl.bench.ClusterPlan.MODELS.contains(m)) {
-          throw new org.edl.job.InvalidInputException("--models", m, "expected some of " + org.edl.bench.ClusterPlan.MODELS
-              + " (emulated models whose workers fit the bench's 1 GB containers)");
-        }
-      }
-      List<org.edl.bench.ClusterBench.Strategy> order = new java.util.ArrayList<>();
-      for (String s : strategies) {
-        try {
-          order.add(org.edl.bench.ClusterBench.Strategy.of(s));
-        } catch (org.edl.job.InvalidInputException e) {
-          throw new org.edl.job.InvalidInputException("--strategies", s, "expected static or elastic");
-        }
-      }
-      org.edl.bench.ClusterPlan plan = org.edl.bench.ClusterPlan.draw(jobs, intervalS * 1000L, gpus,
-          org.edl.bench.ClusterReport.CLUSTER_GPUS, models, seed, trainS);
-      java.nio.file.Path jobsCsv = out.resolve("cluster-live-jobs.csv");
-      java.nio.file.Path samplesCsv = out.resolve("cluster-live-samples.csv");
-      List<org.edl.bench.ClusterBench.Run> runs = new java.util.ArrayList<>();
-      if (replot != null) {
-        runs.addAll(org.edl.bench.ClusterBench.readRuns(replot.resolve("cluster-live-jobs.csv"),
-            replot.resolve("cluster-live-samples.csv")));
-      } else {
-        console.println("Every job here is emulated with --emulated-sync profile: each step waits the profile's"
-            + " gradient sync time instead of all-reducing the real gradient (the broadcast to newcomers moves the"
-            + " real size).");
-        org.edl.bench.ClusterBench bench = new org.edl.bench.ClusterBench(plan, holdOffMs,
-            java.time.Duration.ofMinutes(timeoutMin), console);
-        for (org.edl.bench.ClusterBench.Strategy s : order) {
-          runs.add(bench.run(s));
-          org.edl.bench.ClusterBench.writeRuns(runs, jobsCsv, samplesCsv);
-          console.println(org.edl.bench.ClusterBench.summary(runs.get(runs.size() - 1)));
-        }
-      }
-      org.edl.bench.ClusterBench.Run liveStatic = runs.stream()
-          .filter(r -> r.strategy() == org.edl.bench.ClusterBench.Strategy.STATIC).findFirst().orElse(null);
-      org.edl.bench.ClusterReport report = new org.edl.bench.ClusterReport(plan, liveStatic);
-      runs.forEach(report::addLive);
-      if (liveStatic != null) {
-        report.simulate();
-        console.println(String.format(java.util.Locale.ROOT, "Simulated with the live Static run's durations and"
-            + " a start cost of %.1f s per job (its start-up and its ending).", report.simInputs().startCostS()));
-      }
-      report.writeCsv(out.resolve("cluster.csv"));
-      report.writeJobsCsv(out.resolve("cluster-jobs.csv"));
-      report.writeSeriesCsv(out.resolve("cluster-series.csv"));
-      report.writeChart(out.resolve("cluster-efficiency.png"), false);
-      report.writeChart(out.resolve("cluster-per-gpu-efficiency.png"), true);
-      console.println(report.table());
-      console.println("Wrote cluster.csv, cluster-jobs.csv, cluster-series.csv, cluster-efficiency.png and"
-          + " cluster-per-gpu-efficiency.png in " + out);
       return 0;
     }
   }

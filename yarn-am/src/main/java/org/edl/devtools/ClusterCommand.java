@@ -110,7 +110,7 @@ public final class ClusterCommand implements Callable<Integer> {
     } catch (InvalidInputException e) {
       // The builder names its fields as the options are named, less the dashes.
       throw new CommandLine.ParameterException(spec.commandLine(),
-          new InvalidInputException("--" + e.field(), e.value(), problemOf(e)).getMessage());
+          e.renamed("--" + e.field()).getMessage());
     }
     // Registered before start so that Ctrl-C during start-up still stops what has started.
     Thread hook = new Thread(cluster::close, "edl-cluster-shutdown");
@@ -129,11 +129,6 @@ public final class ClusterCommand implements Callable<Integer> {
     }
     spec.commandLine().getOut().println("Embedded cluster stopped.");
     return 0;
-  }
-
-  private static String problemOf(InvalidInputException e) {
-    String prefix = e.field() + "=" + e.value() + ": ";
-    return e.getMessage().startsWith(prefix) ? e.getMessage().substring(prefix.length()) : e.getMessage();
   }
 
   private static void printWhereItIs(EmbeddedCluster cluster, PrintWriter out) {
