@@ -8,8 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.permission.FsPermission;
@@ -32,6 +37,7 @@ import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.edl.am.ContainerClasspath;
 import org.edl.am.ContainerCredentials;
 import org.edl.am.JavaCommand;
+import org.edl.am.ProfiledThroughput;
 import org.edl.am.StagingLayout;
 import org.edl.job.Data;
 import org.edl.job.InvalidInputException;
@@ -107,44 +113,44 @@ public final class JobSubmitter {
   public static final String SPEEDUP_TAG = "edl-speedup=";
 
   /** The tags a job's application carries (see {@link #MIN_GPUS_TAG}, {@link #GPUS_TAG}, {@link #SPEEDUP_TAG}). */
-  public static java.util.Set<String> applicationTags(JobSpec spec) {
+  public static Set<String> applicationTags(JobSpec spec) {
     long gpus = spec.resources().gpusPerWorker();
-    java.util.Set<String> tags = new java.util.TreeSet<>(java.util.Set.of(MIN_GPUS_TAG + spec.scale().minWorkers() * gpus,
+    Set<String> tags = new HashSet<>(Set.of(MIN_GPUS_TAG + spec.scale().minWorkers() * gpus,
         GPUS_TAG + spec.scale().workers() * gpus));
     speedupTag(spec).ifPresent(tags::add);
-    return java.util.Set.copyOf(tags);
+    return Set.copyOf(tags);
   }
 
-  static java.util.Optional<String> speedupTag(JobSpec spec) {
+  static Optional<String> speedupTag(JobSpec spec) {
     if (!"emulated".equals(spec.training().backend())) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
-    org.edl.am.ProfiledThroughput curve;
+    ProfiledThroughput curve;
     try {
-      curve = org.edl.am.ProfiledThroughput.forJob(spec);
+      curve = ProfiledThroughput.forJob(spec);
     } catch (IOException | InvalidInputException e) {
       // The AM reports an emulated model without a profile; the tag is only a hint to the RM.
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
-    java.util.OptionalDouble one = curve.at(1);
+    OptionalDouble one = curve.at(1);
     if (one.isEmpty()) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     StringBuilder tag = new StringBuilder(SPEEDUP_TAG).append(Math.max(1, spec.resources().gpusPerWorker())).append(':');
     String separator = "";
     for (int n = 1; n <= spec.scale().maxWorkers(); n++) {
-      java.util.OptionalDouble t = curve.at(n);
+      OptionalDouble t = curve.at(n);
       if (t.isEmpty()) {
         break;
       }
-      String next = separator + String.format(java.util.Locale.ROOT, "%.2f", t.getAsDouble() / one.getAsDouble());
+      String next = separator + String.format(Locale.ROOT, "%.2f", t.getAsDouble() / one.getAsDouble());
       if (tag.length() + next.length() > YarnConfiguration.DEFAULT_RM_APPLICATION_MAX_TAG_LENGTH) {
         break;
       }
       tag.append(next);
       separator = "/";
     }
-    return java.util.Optional.of(tag.toString());
+    return Optional.of(tag.toString());
   }
 
   public SubmittedJob submit(JobSpec requested) throws IOException, YarnException {
