@@ -182,7 +182,11 @@ class ProtocolFaultTest {
    */
   @Test
   void aSuccessorAfterAHandOverAndADeathRecoversFromTheNewestCheckpoint() throws Exception {
-    try (ElasticJob job = job(4, 4, Recovery.Mode.CONSISTENT)) {
+    // No switch allowance: the hand-over is at the step after the gate. With the usual 5 ms the
+    // delay is 5 ms over the measured batch time, and a JIT-warm toy step of under 0.8 ms put the
+    // hand-over so late that the successor's first checkpoint (its count starts when it leads)
+    // fell past FAIL_AT: the test waited for a checkpoint nobody was due to write.
+    try (ElasticJob job = job(4, 4, Recovery.Mode.CONSISTENT, Duration.ZERO)) {
       List<String> ids = new ArrayList<>();
       for (int i = 1; i <= 4; i++) {
         ids.add(ElasticJob.id(job.appId, i));
@@ -193,7 +197,10 @@ class ProtocolFaultTest {
         job.awaitTrained(id, 2);
       }
       String first = leader(job, ids);
-      job.leave(first);
+      long switchAt = job.leave(first).getAtStep();
+      // The successor leads from the step after the switch and counts EVERY steps from there.
+      assertTrue(switchAt + 1 + EVERY < FAIL_AT, "the hand-over at step " + switchAt
+          + " leaves the successor room for a checkpoint before step " + FAIL_AT);
       job.holdBefore(FAIL_AT);
       Worker.Outcome leaver = job.outcome(first);
       assertEquals(Worker.Ending.LEFT, leaver.ending());
@@ -345,13 +352,17 @@ class ProtocolFaultTest {
   }
 
   private ElasticJob job(int workers, int max, Recovery.Mode mode) {
+    return job(workers, max, mode, Duration.ofMillis(5));
+  }
+
+  private ElasticJob job(int workers, int max, Recovery.Mode mode, Duration switchAllowance) {
     String appId = "application_12_" + System.nanoTime();
     JobSpec spec = JobSpec.builder().name("protocol").model("softmax").data(DATA).format("auto")
         .workers(workers).minWorkers(1).maxWorkers(max).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
         .steps(STEPS).batchSize(BATCH).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.3).hidden(16)
         .seed(3).backend("cpu").output(out.resolve(appId).toUri().toString()).checkpoints(EVERY, 0, 3)
         .recovery(new Recovery(mode, 5_000, 3)).build();
-    ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5));
+    ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, switchAllowance);
     job.rpcTimeout = FailureRecoveryTest.RPC_TIMEOUT;
     job.zkSessionTimeout = FailureRecoveryTest.ZK_SESSION_TIMEOUT;
     return job;
