@@ -53,7 +53,7 @@ final class ElasticRequests {
           + (state.target + count) + " workers, more than max-workers=" + state.maxWorkers);
     }
     if (mode == ScaleMode.STOP_RESUME) {
-      restartAt(state.target + count);
+      restartAt(state.target + count, null);
       return;
     }
     state.target += count;
@@ -96,7 +96,7 @@ final class ElasticRequests {
     }
     state.growth.gaveBack();
     if (mode == ScaleMode.STOP_RESUME) {
-      restartAt(after);
+      restartAt(after, null);
       return;
     }
     // In a steady job every target worker runs, so min-workers >= 1 leaves enough to pick from.
@@ -106,6 +106,12 @@ final class ElasticRequests {
     LOG.info("Scaling in to {} workers: asking the leader to remove {}", state.target, leavers);
     state.journal();
     removal.leave(leavers, new RemovalAnswers());
+  }
+
+  /** See {@link WorkerFleet#pause}. */
+  void pause(String why) throws EdlError {
+    requireSteadyRunning("pause");
+    restartAt(state.target, why);
   }
 
   /** See {@link WorkerFleet#migrate}. */
@@ -164,19 +170,25 @@ final class ElasticRequests {
 
   /**
    * Stop-resume: the leader is asked to checkpoint and stop every worker; each one's exit 0 is
-   * then expected, and the last one's starts the relaunch at {@code size}.
+   * then expected, and the last one's starts the relaunch at {@code size}. {@code pausedFor}:
+   * see {@link StopResume}.
    */
-  private void restartAt(int size) throws EdlError {
+  private void restartAt(int size, String pausedFor) throws EdlError {
     if (checkpointRoot == null) {
       throw error("mode", ScaleMode.STOP_RESUME.name(), "this job has no checkpoint directory");
     }
     String directory = checkpointRoot + "/restart-" + (state.restarts + 1);
     state.restarts++;
-    state.begin(new Restart(new StopResume(size, state.target, directory), List.copyOf(state.book.ids()),
+    state.begin(new Restart(new StopResume(size, state.target, directory, pausedFor), List.copyOf(state.book.ids()),
         Shown.since(state.latest)));
     state.target = size;
-    LOG.info("Stop-resume to {} workers: asking the leader to stop every worker with a checkpoint in {}",
-        size, directory);
+    if (pausedFor != null) {
+      LOG.info("Pausing ({}): asking the leader to stop every worker with a checkpoint in {}; the job then asks"
+          + " for {} containers again and resumes from it on them", pausedFor, directory, size);
+    } else {
+      LOG.info("Stop-resume to {} workers: asking the leader to stop every worker with a checkpoint in {}",
+          size, directory);
+    }
     state.journal();
     stopper.stopForRestart(directory, new StopAnswer());
   }

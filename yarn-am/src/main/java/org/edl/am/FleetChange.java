@@ -209,7 +209,8 @@ sealed interface FleetChange permits FleetChange.ScaleOut, FleetChange.ScaleIn, 
 
     @Override
     public String what() {
-      return "stop-resume to " + plan.size() + " workers from " + plan.directory();
+      return plan.pausedFor() != null ? "pause (" + plan.pausedFor() + "), to resume " + plan.size()
+          + " workers from " + plan.directory() : "stop-resume to " + plan.size() + " workers from " + plan.directory();
     }
 
     @Override

@@ -35,7 +35,7 @@ record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFail
 
   private static final Set<String> KEYS = Set.of("target", "restarts", "change", "count", "leaving",
       "migration.fromHost", "migration.toHost", "migration.held", "migration.awaited", "migration.newcomers",
-      "restart.size", "restart.previousTarget", "restart.directory", "growth.holdOffUntilMs");
+      "restart.size", "restart.previousTarget", "restart.directory", "restart.pausedFor", "growth.holdOffUntilMs");
 
   private static final String FAILURE = "failure.";
 
@@ -81,6 +81,9 @@ record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFail
       p.setProperty("restart.size", Integer.toString(r.plan().size()));
       p.setProperty("restart.previousTarget", Integer.toString(r.plan().previousTarget()));
       p.setProperty("restart.directory", r.plan().directory());
+      if (r.plan().pausedFor() != null) {
+        p.setProperty("restart.pausedFor", r.plan().pausedFor());
+      }
     } else if (change instanceof Replacement) {
       p.setProperty("change", "REPLACEMENT");
     }
@@ -126,7 +129,8 @@ record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFail
             Boolean.parseBoolean(p.getProperty("migration.held")), Integer.parseInt(p.getProperty("migration.awaited")),
             list(p.getProperty("migration.newcomers", "")), Shown.NOTHING);
         case "RESTART" -> new Restart(new StopResume(Integer.parseInt(p.getProperty("restart.size")),
-            Integer.parseInt(p.getProperty("restart.previousTarget")), required(p, "restart.directory")),
+            Integer.parseInt(p.getProperty("restart.previousTarget")), required(p, "restart.directory"),
+            p.getProperty("restart.pausedFor")),
             leaving, Shown.NOTHING);
         case "REPLACEMENT" -> new Replacement(Shown.NOTHING);
         default -> throw new IllegalArgumentException("unknown change " + kind);

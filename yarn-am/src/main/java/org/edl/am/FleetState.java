@@ -175,7 +175,7 @@ final class FleetState {
     }
     LOG.warn("The stop's checkpoint was not written in {}; restarting from the job's newest earlier checkpoint {}",
         plan.directory(), from.get());
-    change = new Restart(new StopResume(plan.size(), plan.previousTarget(), from.get()), r.stopping(), r.shown());
+    change = new Restart(plan.from(from.get()), r.stopping(), r.shown());
     journal();
     relaunch();
     lastEvent = "every worker stopped, but no checkpoint was written in " + plan.directory() + "; relaunching "

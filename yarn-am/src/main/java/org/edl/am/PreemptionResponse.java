@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * nothing to kill and the job loses no step. Where it asks for resources without naming
  * containers, the newest workers (the elastic extras) leave. Never below min-workers: a
  * container that would take the job below its minimum is left running (the fair-share plugin
- * does not ask for those: they are the job's guaranteed GPUs).
+ * does not ask for those: they are the job's guaranteed GPUs), except that a warning for every
+ * worker pauses the job ({@link WorkerFleet#pause}: a stop-resume at the same size, whose new
+ * containers the scheduler grants when it wants the job to run again).
  *
  * <p>The resource manager repeats its message on every heartbeat until the containers are gone,
  * so each container is asked to leave once only, and a resource ask is answered once until it
@@ -70,6 +72,10 @@ final class PreemptionResponse {
     if (wanted.isEmpty()) {
       return;
     }
+    if (wanted.size() == running.size()) {
+      pause(wanted);
+      return;
+    }
     int spare = fleet.status().targetWorkers() - fleet.minWorkers();
     if (wanted.size() > spare) {
       // Newest first, like the plugin's elastic extras: the oldest stay.
@@ -83,6 +89,20 @@ final class PreemptionResponse {
     }
     if (scaleIn(0, wanted, "named " + wanted)) {
       asked.addAll(wanted);
+    }
+  }
+
+  /**
+   * Every worker is wanted: the Elastic-Tiresias mode pauses a job of one size that way. The job
+   * stops with a checkpoint and asks again, long before the grace period ends. Mid-change the
+   * next heartbeat's message tries again.
+   */
+  private void pause(List<String> all) {
+    try {
+      fleet.pause("the resource manager will preempt all " + all.size() + " workers");
+      asked.addAll(all);
+    } catch (EdlError e) {
+      LOG.info("Not pausing for the resource manager yet: {}", e.getMessage());
     }
   }
 

@@ -248,7 +248,10 @@ public final class WorkerFleet implements ContainerEventHandler {
   }
 
   public FleetStatus status() {
-    String last = state.lastEvent;
+    String last = state.change instanceof Restart r && r.plan().pausedFor() != null
+        ? "paused (" + r.plan().pausedFor() + "; resumes from its checkpoint once YARN grants its " + r.plan().size()
+            + " containers again): " + state.lastEvent
+        : state.lastEvent;
     String running = state.failures.count() == 0 || last.isEmpty() ? last + state.failures.summary()
         : last + "; " + state.failures.summary();
     return new FleetStatus(state.phase, isScaling(), state.target, new ArrayList<>(book.ids()),
@@ -279,6 +282,17 @@ public final class WorkerFleet implements ContainerEventHandler {
    */
   public void scaleIn(int count, List<String> containerIds, ScaleMode mode) throws EdlError {
     requests.scaleIn(count, containerIds, mode);
+  }
+
+  /**
+   * Stops every worker with a checkpoint, gives every container back and asks for as many again,
+   * to resume from the checkpoint when they are granted: a stop-resume at the same size, for a
+   * scheduler that wants all of the job's GPUs for a while (it hands them to others first).
+   *
+   * @throws EdlError the job is not RUNNING or is in the middle of another change
+   */
+  public void pause(String why) throws EdlError {
+    requests.pause(why);
   }
 
   /**

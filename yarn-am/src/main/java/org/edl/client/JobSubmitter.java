@@ -79,6 +79,13 @@ public final class JobSubmitter {
    * Elastic-Tiresias mode takes it as the job's request, as the simulator takes a trace's.
    */
   public static final String GPUS_TAG = "edl-gpus=";
+  /**
+   * Application tag naming the most GPUs the job grows to (max-workers x GPUs per worker). With it
+   * equal to {@link #MIN_GPUS_TAG}'s, the job has one size: the Elastic-Tiresias mode pauses it
+   * (warns all its containers; the job stops with a checkpoint and asks again) where Tiresias
+   * passes it over, instead of letting it run.
+   */
+  public static final String MAX_GPUS_TAG = "edl-max-gpus=";
 
   private final Configuration conf;
   private final YarnClient yarn;
@@ -112,11 +119,14 @@ public final class JobSubmitter {
    */
   public static final String SPEEDUP_TAG = "edl-speedup=";
 
-  /** The tags a job's application carries (see {@link #MIN_GPUS_TAG}, {@link #GPUS_TAG}, {@link #SPEEDUP_TAG}). */
+  /**
+   * The tags a job's application carries (see {@link #MIN_GPUS_TAG}, {@link #GPUS_TAG},
+   * {@link #MAX_GPUS_TAG}, {@link #SPEEDUP_TAG}).
+   */
   public static Set<String> applicationTags(JobSpec spec) {
     long gpus = spec.resources().gpusPerWorker();
     Set<String> tags = new HashSet<>(Set.of(MIN_GPUS_TAG + spec.scale().minWorkers() * gpus,
-        GPUS_TAG + spec.scale().workers() * gpus));
+        GPUS_TAG + spec.scale().workers() * gpus, MAX_GPUS_TAG + spec.scale().maxWorkers() * gpus));
     speedupTag(spec).ifPresent(tags::add);
     return Set.copyOf(tags);
   }

@@ -79,6 +79,8 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   /** The scheduler plugin's preemption grace period; null: its default. */
   private final Long preemptionGraceMs;
+  /** The Elastic-Tiresias queue bounds for yarn-site.xml; null: the plugin's default. */
+  private final String tiresiasQueueLimits;
   private final FairSchedulerAllocationFile.Mode mode;
   private final boolean kerberos;
   /** HDFS delegation tokens' life unless renewed, with Kerberos; null: HDFS's default. */
@@ -86,10 +88,11 @@ public final class EmbeddedCluster implements AutoCloseable {
   private volatile EmbeddedKdc kdc;
 
   private EmbeddedCluster(ClusterSize size, Path baseDir, Long preemptionGraceMs,
-      FairSchedulerAllocationFile.Mode mode, boolean kerberos, Long tokenRenewIntervalMs) {
+      FairSchedulerAllocationFile.Mode mode, String tiresiasQueueLimits, boolean kerberos, Long tokenRenewIntervalMs) {
     this.size = size;
     this.requestedBaseDir = baseDir;
     this.preemptionGraceMs = preemptionGraceMs;
+    this.tiresiasQueueLimits = tiresiasQueueLimits;
     this.mode = mode;
     this.kerberos = kerberos;
     this.tokenRenewIntervalMs = tokenRenewIntervalMs;
@@ -308,6 +311,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     if (preemptionGraceMs != null) {
       conf.setLong(org.edl.scheduler.rm.GpuFairPreemptionPolicy.GRACE_MS, preemptionGraceMs);
     }
+    if (tiresiasQueueLimits != null) {
+      conf.set(org.edl.scheduler.rm.TiresiasSettings.QUEUE_LIMITS, tiresiasQueueLimits);
+    }
     String keep = System.getProperty(KEEP_LOGS);
     if (keep != null && !keep.isBlank()) {
       // Log aggregation removes a finished application's local container logs; keep them until close.
@@ -449,6 +455,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private Path baseDir;
     private Long preemptionGraceMs;
     private FairSchedulerAllocationFile.Mode mode = FairSchedulerAllocationFile.Mode.FAIR;
+    private String tiresiasQueueLimits;
     private boolean kerberos;
     private Long tokenRenewIntervalMs;
 
@@ -491,6 +498,16 @@ public final class EmbeddedCluster implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The Elastic-Tiresias mode's queue bounds in GPU-seconds, as {@code yarn-site.xml} gives them
+     * ({@code 500,10000} by default); tests lower them so that a job leaves the first queue in
+     * seconds. A bad value stops the ResourceManager at start naming the key and the value.
+     */
+    public Builder tiresiasQueueLimits(String limits) {
+      this.tiresiasQueueLimits = java.util.Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
     /** NodeManagers to start; default 2. */
     public Builder nodes(int nodes) {
       this.nodes = nodes;
@@ -529,7 +546,7 @@ public final class EmbeddedCluster implements AutoCloseable {
      */
     public EmbeddedCluster build() {
       return new EmbeddedCluster(new ClusterSize(nodes, gpusPerNode, nodeMemoryMb, nodeVcores).validate(), baseDir,
-          preemptionGraceMs, mode, kerberos, tokenRenewIntervalMs);
+          preemptionGraceMs, mode, tiresiasQueueLimits, kerberos, tokenRenewIntervalMs);
     }
   }
 }

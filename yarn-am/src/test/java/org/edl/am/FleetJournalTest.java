@@ -28,6 +28,8 @@ class FleetJournalTest {
             List.of("container_1_0001_01_000007"), Shown.NOTHING)),
         new FleetIntent(3, 2, new Restart(new StopResume(3, 2, "hdfs://nn:8020/out/checkpoints/restart-2"),
             List.of("container_1_0001_01_000002", "container_1_0001_01_000003"), Shown.NOTHING)),
+        new FleetIntent(2, 3, new Restart(new StopResume(2, 2, "hdfs://nn:8020/out/checkpoints/restart-3",
+            "the resource manager will preempt all 2 workers"), List.of("container_1_0001_01_000004"), Shown.NOTHING)),
         new FleetIntent(2, 0, new ScaleIn(List.of("container_1_0001_01_000003"), Shown.NOTHING)),
         new FleetIntent(4, 1, new ScaleOut(2, Shown.NOTHING)),
         new FleetIntent(4, 1, new Replacement(Shown.NOTHING)),

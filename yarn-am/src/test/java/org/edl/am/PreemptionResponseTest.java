@@ -84,16 +84,66 @@ class PreemptionResponseTest {
 
   @Test
   void neverBelowMinWorkersTheOldestNamedStay() {
-    WorkerFleet fleet = running(4, 2, 8);
-    fleet.onPreemptionRequested(named("c1", "c2", "c3", "c4"));
-    assertEquals(List.of(List.of("c3", "c4")), removal.asked, "the newest two of those named");
+    WorkerFleet fleet = running(5, 2, 8);
+    fleet.onPreemptionRequested(named("c2", "c3", "c4", "c5"));
+    assertEquals(List.of(List.of("c3", "c4", "c5")), removal.asked, "the newest three of those named");
     assertEquals(2, fleet.status().targetWorkers());
 
     WorkerFleet atMin = running(2, 2, 8);
     removal.asked.clear();
-    atMin.onPreemptionRequested(named("c1", "c2"));
+    atMin.onPreemptionRequested(named("c2"));
     assertTrue(removal.asked.isEmpty(), "a job at its minimum gives nothing back");
     assertEquals(2, atMin.status().targetWorkers());
+  }
+
+  /** Stop-resume requests the fleet made; the test answers through {@link #stopAnswer}. */
+  private final List<String> stops = new ArrayList<>();
+  private JobStopper.Answer stopAnswer;
+
+  /**
+   * The Elastic-Tiresias mode warns every container of a job of one size that it pauses: the job
+   * stops with a checkpoint, gives every container back by exiting, asks for as many again, and
+   * resumes from the checkpoint on the new ones, with nothing counted as a failure.
+   */
+  @Test
+  void aWarningForEveryWorkerPausesTheJobWithACheckpointAndItResumesOnNewContainers() {
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> {
+      stops.add(dir);
+      stopAnswer = a;
+    }, "hdfs:///out/checkpoints", RESOURCE, 3, 3, 3);
+    fleet.start();
+    List<WorkerContainer> cs = List.of(new WorkerContainer("c1", "h1"), new WorkerContainer("c2", "h1"),
+        new WorkerContainer("c3", "h2"));
+    fleet.onContainersAllocated(cs);
+    cs.forEach(c -> fleet.onContainerStarted(c.id()));
+    fleet.onProgressReport(3);
+    requested.clear();
+
+    fleet.onPreemptionRequested(named("c1", "c2", "c3"));
+    assertEquals(List.of("hdfs:///out/checkpoints/restart-1"), stops);
+    assertTrue(removal.asked.isEmpty(), "no scale-in below min-workers");
+    assertEquals(3, fleet.status().targetWorkers());
+    assertTrue(fleet.status().diagnostics().contains("paused"), fleet.status().diagnostics());
+    // Every heartbeat repeats the warning: one stop.
+    fleet.onPreemptionRequested(named("c1", "c2", "c3"));
+    assertEquals(1, stops.size());
+
+    stopAnswer.accepted(70);
+    fleet.onContainerCompleted("c1", WorkerEnv.EXIT_OK, "");
+    fleet.onContainerCompleted("c2", WorkerEnv.EXIT_OK, "");
+    assertTrue(requested.isEmpty(), "nothing asked while a worker still holds its GPUs");
+    fleet.onContainerCompleted("c3", WorkerEnv.EXIT_OK, "");
+    assertEquals(List.of(3), requested, "asked again, for the whole job");
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase());
+
+    List<WorkerContainer> again = List.of(new WorkerContainer("c4", "h2"), new WorkerContainer("c5", "h2"),
+        new WorkerContainer("c6", "h1"));
+    fleet.onContainersAllocated(again);
+    again.forEach(c -> fleet.onContainerStarted(c.id()));
+    fleet.onProgressReport(3);
+    assertFalse(fleet.status().scaling());
+    assertEquals(List.of("c4", "c5", "c6"), fleet.status().containers());
+    assertFalse(fleet.status().diagnostics().contains("failure"), fleet.status().diagnostics());
   }
 
   @Test

@@ -13,12 +13,12 @@ import org.junit.jupiter.api.Test;
 /** What a submission tells the scheduler plugin besides the job itself. */
 class JobSubmitterTagsTest {
   @Test
-  void theTagsAreMinWorkersAndWorkersTimesGpusPerWorker() {
+  void theTagsAreMinWorkersWorkersAndMaxWorkersTimesGpusPerWorker() {
     JobSpec spec = JobSpec.builder().name("tags").model("mlp")
         .data("synthetic:samples=64,features=4,classes=2,seed=1").format("auto").workers(6).minWorkers(2)
         .maxWorkers(8).gpusPerWorker(4).workerMemoryMb(512).workerVcores(1).steps(10).batchSize(8)
         .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(8).seed(1).backend("cpu").build();
-    assertEquals(Set.of("edl-min-gpus=8", "edl-gpus=24"), JobSubmitter.applicationTags(spec));
+    assertEquals(Set.of("edl-min-gpus=8", "edl-gpus=24", "edl-max-gpus=32"), JobSubmitter.applicationTags(spec));
   }
 
   @Test

@@ -107,7 +107,7 @@ public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
     if (!round.targets().isEmpty()) {
       List<RunningContainer> victims = new ArrayList<>(plan.victims());
       victims.addAll(TiresiasRanking.victims(snapshot.containers().stream()
-          .filter(c -> isRanked(c.job(), round)).toList(), round.targets()));
+          .filter(c -> isRanked(c.job(), round)).toList(), round));
       plan = new PreemptionPlan(plan.createdAt(), plan.deserved(), victims, plan.placements());
     }
     Set<String> running = new HashSet<>();

@@ -46,6 +46,8 @@ final class SchedulerSnapshot {
   static final String MIN_GPUS_TAG = "edl-min-gpus=";
   /** Application tag prefix naming the GPUs a job asks for, e.g. {@code edl-gpus=4}. */
   static final String GPUS_TAG = "edl-gpus=";
+  /** Application tag prefix naming the most GPUs a job grows to, e.g. {@code edl-max-gpus=8}. */
+  static final String MAX_GPUS_TAG = "edl-max-gpus=";
 
   private SchedulerSnapshot() {}
 
@@ -136,11 +138,24 @@ final class SchedulerSnapshot {
       // AM writes the model, and counted at its tag it would keep newer jobs out of the walk
       // (they were warned for GPUs that were about to be free).
       long wants = held + asked;
+      Set<String> tags = rmApp == null ? Set.of() : rmApp.getApplicationTags();
+      boolean oneSize = isOneSize(tags);
       apps.add(new TiresiasRanking.AppFacts(id, app.getQueue().getName(), submit / 1000.0, held,
           (int) (tagged >= 0 ? Math.min(tagged, wants) : wants), attained,
-          rmApp == null ? null : SpeedupCurve.of(rmApp.getApplicationTags())));
+          rmApp == null ? null : SpeedupCurve.of(tags), !oneSize, oneSize));
     }
     return apps;
+  }
+
+  /**
+   * Whether the tags say an EDL job of one size: min = max. Such a job cannot scale in, but
+   * answers a warning for all its containers by stopping with a checkpoint (a pause). A job
+   * without the max tag (submitted by an older client) is taken as elastic, as before.
+   */
+  static boolean isOneSize(Set<String> tags) {
+    long min = tagValue(tags, MIN_GPUS_TAG);
+    long max = tagValue(tags, MAX_GPUS_TAG);
+    return min >= 0 && max >= 0 && max <= min;
   }
 
   /** The tag's N; {@code Long.MAX_VALUE} (all guaranteed) without a well-formed tag. */

@@ -33,9 +33,20 @@ final class TiresiasRanking {
    * @param gpusRequested its request: what it holds plus what it asks for now, at most its
    *     {@code edl-gpus} tag (an EDL job's workers x GPUs)
    * @param speedup its throughput curve from the {@code edl-speedup} tag; null: linear
+   * @param elastic whether it can run at another size than its request (see
+   *     {@link PolicyJob#elastic}): not an EDL job whose tags say min = max
+   * @param pausable whether, where Tiresias passes it over, it can be paused: an EDL job of one
+   *     size answers a warning for all its containers by stopping with a checkpoint and asking
+   *     again (an elastic one is only scaled in to its floor, an application without EDL's tags
+   *     never preempted)
    */
   record AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusRequested,
-      double attainedGpuSeconds, SpeedupCurve speedup) {
+      double attainedGpuSeconds, SpeedupCurve speedup, boolean elastic, boolean pausable) {
+    AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusRequested,
+        double attainedGpuSeconds, SpeedupCurve speedup) {
+      this(id, queue, submitS, gpusHeld, gpusRequested, attainedGpuSeconds, speedup, true, false);
+    }
+
     AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusRequested,
         double attainedGpuSeconds) {
       this(id, queue, submitS, gpusHeld, gpusRequested, attainedGpuSeconds, null);
@@ -43,11 +54,13 @@ final class TiresiasRanking {
   }
 
   /**
-   * A round's decision: the order, and the GPUs each application should hold (the policy's whole
-   * decision, not its changes: a preemption still under its grace period is asked for again).
+   * A round's decision: the order, the GPUs each application should hold (the policy's whole
+   * decision, not its changes: a preemption still under its grace period is asked for again), and
+   * the applications it pauses (pausable ones it gives nothing while they hold their request).
    */
-  record Round(Map<ApplicationId, TiresiasRanks.Rank> ranks, Map<ApplicationId, Integer> targets) {
-    static final Round NONE = new Round(Map.of(), Map.of());
+  record Round(Map<ApplicationId, TiresiasRanks.Rank> ranks, Map<ApplicationId, Integer> targets,
+      Set<ApplicationId> paused) {
+    static final Round NONE = new Round(Map.of(), Map.of(), Set.of());
   }
 
   private final TiresiasParams params;
@@ -94,6 +107,7 @@ final class TiresiasRanking {
     policy.schedule(nowS, (job, gpus) -> { });
     Map<ApplicationId, TiresiasRanks.Rank> ranks = new HashMap<>();
     Map<ApplicationId, Integer> targets = new HashMap<>();
+    Set<ApplicationId> paused = new HashSet<>();
     List<PolicyJob> order = policy.ranked();
     for (int i = 0; i < order.size(); i++) {
       Job j = (Job) order.get(i);
@@ -103,27 +117,38 @@ final class TiresiasRanking {
           : held < target ? TiresiasRanks.Rank.GROWING : TiresiasRanks.Rank.SERVED;
       ranks.put(j.facts.id(), new TiresiasRanks.Rank(tier, policy.queueOf(j), i));
       targets.put(j.facts.id(), target);
+      // Only a job that holds its whole request runs: one still gathering its containers (after
+      // a pause, say) keeps what it holds, since paused again it would only gather them anew.
+      if (target == 0 && held > 0 && held >= j.requestedGpus() && j.facts.pausable()) {
+        paused.add(j.facts.id());
+      }
     }
-    return new Round(ranks, targets);
+    return new Round(ranks, targets, paused);
   }
 
   /**
    * The containers to take back so that each application comes down towards its target: its
-   * elastic extras, newest first (the job scales them in when warned). Only extras: a job is
-   * never taken below the minimum its tag guarantees, and an application without the tag (which
-   * cannot scale in) keeps everything, as in the fair-share mode. Tiresias would pause such a job.
+   * elastic extras, newest first (the job scales them in when warned), and every container of an
+   * application the round pauses (it stops with a checkpoint when warned and asks again). Nothing
+   * else: a job is never taken below the minimum its tag guarantees except by a pause, and an
+   * application without the tag (which can neither scale in nor pause) keeps everything, as in
+   * the fair-share mode.
    */
-  static List<RunningContainer> victims(List<RunningContainer> containers, Map<ApplicationId, Integer> targets) {
+  static List<RunningContainer> victims(List<RunningContainer> containers, Round round) {
     Map<String, Integer> held = new HashMap<>();
     Map<String, List<RunningContainer>> extras = new HashMap<>();
+    List<RunningContainer> victims = new ArrayList<>();
+    Set<String> paused = new HashSet<>();
+    round.paused().forEach(id -> paused.add(id.toString()));
     for (RunningContainer c : containers) {
       held.merge(c.job(), c.gpus(), Integer::sum);
-      if (c.elasticExtra()) {
+      if (paused.contains(c.job())) {
+        victims.add(c);
+      } else if (c.elasticExtra()) {
         extras.computeIfAbsent(c.job(), k -> new ArrayList<>()).add(c);
       }
     }
-    List<RunningContainer> victims = new ArrayList<>();
-    for (Map.Entry<ApplicationId, Integer> t : targets.entrySet()) {
+    for (Map.Entry<ApplicationId, Integer> t : round.targets().entrySet()) {
       String job = t.getKey().toString();
       int over = held.getOrDefault(job, 0) - t.getValue();
       List<RunningContainer> candidates = extras.get(job);
@@ -219,6 +244,11 @@ final class TiresiasRanking {
     @Override
     public double speedup(int gpus) {
       return facts.speedup() == null ? gpus : facts.speedup().at(gpus);
+    }
+
+    @Override
+    public boolean elastic() {
+      return facts.elastic();
     }
   }
 }

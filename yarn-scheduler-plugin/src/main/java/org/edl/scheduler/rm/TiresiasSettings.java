@@ -10,13 +10,13 @@ import org.edl.scheduler.core.policy.TiresiasParams;
  * simulator's defaults (its {@code --queue-limits}, {@code --waiting-threshold},
  * {@code --min-fraction}). A bad value stops the RM at start-up naming the key and the value.
  */
-final class TiresiasSettings {
+public final class TiresiasSettings {
   /** The queues' attained-service bounds in GPU-seconds, ascending (Tiresias: 500,10000). */
-  static final String QUEUE_LIMITS = "edl.scheduler.tiresias.queue-limits";
+  public static final String QUEUE_LIMITS = "edl.scheduler.tiresias.queue-limits";
   /** N: while more applications than this wait, lower-priority ones are scaled in (10). */
-  static final String WAITING_THRESHOLD = "edl.scheduler.tiresias.waiting-threshold";
+  public static final String WAITING_THRESHOLD = "edl.scheduler.tiresias.waiting-threshold";
   /** r: such a scale-in leaves an application at least ceil(r x its request) GPUs (0.5). */
-  static final String MIN_FRACTION = "edl.scheduler.tiresias.min-fraction";
+  public static final String MIN_FRACTION = "edl.scheduler.tiresias.min-fraction";
 
   private TiresiasSettings() {}
 

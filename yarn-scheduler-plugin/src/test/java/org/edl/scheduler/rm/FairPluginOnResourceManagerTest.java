@@ -415,6 +415,54 @@ class FairPluginOnResourceManagerTest {
   }
 
   /**
+   * A job of one size (its tags: minimum = maximum) that Tiresias passes over is paused: every
+   * one of its containers is warned, and once it has given them back (an EDL job stops with a
+   * checkpoint) and asks again, the new job runs first and the paused one gets its GPUs back
+   * when the new job is done with them.
+   */
+  @Test
+  void elasticTiresiasPausesAJobOfOneSizeItDoesNotReachAndResumesItAfterwards() throws Exception {
+    underElasticTiresias((client, conf, started) -> {
+      Set<String> oneSize = Set.of(SchedulerSnapshot.MIN_GPUS_TAG + "4", SchedulerSnapshot.GPUS_TAG + "4",
+          SchedulerSnapshot.MAX_GPUS_TAG + "4");
+      Am old = started(started, Am.start(client, conf, "heidi", oneSize));
+      List<Container> held = old.allocate(GPUS);
+      await(() -> TiresiasRanks.of(old.app).queue() == 1, "heidi's job demoted to the second queue");
+
+      Am fresh = started(started, Am.start(client, conf, "ivan", oneSize));
+      fresh.ask(GPUS);
+      Set<ContainerId> warned = new HashSet<>();
+      await(() -> {
+        assertEquals(List.of(), fresh.heartbeat().getAllocatedContainers());
+        warned.addAll(strict(old.heartbeat().getPreemptionMessage()));
+        // As in the test below: the scheduler serves the new job once its next update counts the ask.
+        return warned.size() >= GPUS && pendingGpus(fresh.app) >= GPUS;
+      }, "every container of heidi's job warned and the new job's ask counted");
+      assertEquals(held.stream().map(Container::getId).collect(java.util.stream.Collectors.toSet()), warned);
+
+      old.release(held);
+      old.ask(GPUS);
+      List<Container> got = new ArrayList<>();
+      await(() -> {
+        assertEquals(List.of(), old.heartbeat().getAllocatedContainers(), () -> "the paused job waits: old "
+            + TiresiasRanks.of(old.app) + ", new " + TiresiasRanks.of(fresh.app) + ", pending " + pendingGpus(fresh.app)
+            + " held " + held(old.app) + "/" + held(fresh.app));
+        got.addAll(fresh.heartbeat().getAllocatedContainers());
+        return got.size() >= GPUS;
+      }, "the new job gets the four GPUs");
+      assertTrue(strict(fresh.heartbeat().getPreemptionMessage()).isEmpty(), "the new job is not warned");
+
+      fresh.release(got);
+      List<Container> back = new ArrayList<>();
+      await(() -> {
+        fresh.heartbeat();
+        back.addAll(old.heartbeat().getAllocatedContainers());
+        return back.size() >= GPUS;
+      }, "the paused job gets its GPUs back");
+    });
+  }
+
+  /**
    * Rule 4 on YARN: GPUs go first to the jobs the round gives more than they hold. Grace's job
    * (first in Tiresias' order: it is older and still in the first queue) grew into the idle GPUs;
    * her new job asks for two. The round's targets take two back from the old job; once it has

@@ -113,16 +113,75 @@ class TiresiasRankingTest {
     List<RunningContainer> held = List.of(
         container("c1", OLD, 10, false), container("c2", OLD, 11, false),
         container("c3", OLD, 20, true), container("c4", OLD, 21, true));
-    assertEquals(List.of("c3", "c4"), TiresiasRanking.victims(held, round.targets()).stream()
+    assertEquals(Set.of(), round.paused(), "an elastic job is scaled in to its floor, not paused");
+    assertEquals(List.of("c3", "c4"), TiresiasRanking.victims(held, round).stream()
         .map(RunningContainer::id).toList());
 
     // Only one GPU over its target: the newest extra goes.
-    assertEquals(List.of("c4"), TiresiasRanking.victims(held, Map.of(OLD, 3)).stream()
-        .map(RunningContainer::id).toList());
+    assertEquals(List.of("c4"), TiresiasRanking.victims(held,
+        new TiresiasRanking.Round(Map.of(), Map.of(OLD, 3), Set.of())).stream().map(RunningContainer::id).toList());
     // Without a tag every container is guaranteed: nothing to take.
     List<RunningContainer> untagged = held.stream()
         .map(c -> new RunningContainer(c.id(), c.job(), c.user(), c.node(), c.gpus(), 0, c.startTime(), false)).toList();
-    assertEquals(List.of(), TiresiasRanking.victims(untagged, round.targets()));
+    assertEquals(List.of(), TiresiasRanking.victims(untagged, round));
+  }
+
+  @Test
+  void aJobOfOneSizeTheWalkDoesNotReachIsPausedWithAllItsContainers() {
+    TiresiasRanking ranking = new TiresiasRanking(TiresiasParams.DEFAULT);
+    ranking.round(List.of(oneSize(OLD, 0, 4, 100)), 4, 10);
+    // OLD holds all 4 GPUs, its whole request and its minimum, and has left the first queue.
+    TiresiasRanking.Round round = ranking.round(List.of(oneSize(OLD, 0, 4, 600),
+        facts(FRESH, "root.users.erin", 120, 0, 4, 0)), 4, 150);
+    assertEquals(Map.of(OLD, 0, FRESH, 4), round.targets());
+    assertEquals(Set.of(OLD), round.paused());
+    List<RunningContainer> held = List.of(container("c1", OLD, 10, false), container("c2", OLD, 11, false),
+        container("c3", OLD, 12, false), container("c4", OLD, 13, false));
+    assertEquals(List.of("c1", "c2", "c3", "c4"), TiresiasRanking.victims(held, round).stream()
+        .map(RunningContainer::id).toList());
+
+    // Paused, it holds nothing and asks again: it waits under its request for the first GPUs
+    // FRESH gives back (FRESH, served, asks for nothing more).
+    round = ranking.round(List.of(oneSize(OLD, 0, 0, 610), facts(FRESH, "root.users.erin", 120, 4, 4, 20)), 4, 160);
+    assertEquals(Map.of(OLD, 0, FRESH, 4), round.targets());
+    assertEquals(Set.of(), round.paused(), "holding nothing, there is nothing to pause");
+    assertEquals(UNDER, round.ranks().get(OLD).tier());
+
+    // Two of its four GPUs were free and it got them back: it holds them until it has all four
+    // (paused again it would only gather them anew).
+    round = ranking.round(List.of(oneSize(OLD, 0, 2, 620), facts(FRESH, "root.users.erin", 120, 2, 2, 30)), 4, 170);
+    assertEquals(0, round.targets().get(OLD));
+    assertEquals(Set.of(), round.paused());
+  }
+
+  @Test
+  void aJobOfOneSizeIsNeitherShrunkForAWaitingJobNorGrownIntoIdleGpus() {
+    // Rule 3 on any waiting job (N = 0), shrinking to a quarter of the request.
+    TiresiasParams anyWait = new TiresiasParams(new double[] {500, 10_000}, 0, 0, 0.25, 2);
+    ApplicationId first = OTHER;
+    // The walk: first (queue 0) gets 4; FRESH (queue 0, 6 GPUs) does not fit and is passed
+    // over; OLD (queue 1) fits. Rule 3 starts FRESH on what OLD gives back, down to a quarter.
+    TiresiasRanking.Round round = new TiresiasRanking(anyWait).round(List.of(
+        facts(first, "root.users.carol", 10, 4, 4, 10), facts(FRESH, "root.users.erin", 30, 0, 6, 0),
+        facts(OLD, "root.users.dave", 0, 4, 4, 600)), 8, 40);
+    assertEquals(Map.of(first, 4, FRESH, 3, OLD, 1), round.targets(), "an elastic OLD gives three back");
+
+    // OLD of one size cannot run on one GPU: rule 3 does not count on its GPUs, and it is not
+    // paused either (Tiresias' walk reached it).
+    round = new TiresiasRanking(anyWait).round(List.of(facts(first, "root.users.carol", 10, 4, 4, 10),
+        facts(FRESH, "root.users.erin", 30, 0, 6, 0), oneSize(OLD, 0, 4, 600)), 8, 40);
+    assertEquals(Map.of(first, 4, FRESH, 0, OLD, 4), round.targets());
+    assertEquals(Set.of(), round.paused());
+
+    // Alone with idle GPUs it is not grown (rule 4): it would never ask for them.
+    TiresiasRanking alone = new TiresiasRanking(TiresiasParams.DEFAULT);
+    round = alone.round(List.of(oneSize(OLD, 0, 4, 100)), 8, 10);
+    assertEquals(Map.of(OLD, 4), round.targets());
+    assertEquals(SERVED, round.ranks().get(OLD).tier());
+  }
+
+  private static TiresiasRanking.AppFacts oneSize(ApplicationId id, double submit, int held, double attained) {
+    return new TiresiasRanking.AppFacts(id, "root.users.dave", submit, held, 4, attained, null, false, true);
   }
 
   private static RunningContainer container(String id, ApplicationId app, long started, boolean extra) {

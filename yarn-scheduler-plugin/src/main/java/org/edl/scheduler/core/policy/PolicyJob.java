@@ -28,4 +28,13 @@ public interface PolicyJob {
 
   /** Throughput at {@code gpus} GPUs over throughput at one GPU. */
   double speedup(int gpus);
+
+  /**
+   * Whether the job can run at another size than it requested. An elastic policy neither
+   * shrinks a job that cannot (its minimum is its request) nor grows it (its maximum is too), so
+   * it never counts on GPUs such a job will not give back or take. Every trace job can.
+   */
+  default boolean elastic() {
+    return true;
+  }
 }

@@ -74,12 +74,14 @@ public final class TiresiasPolicy implements ClusterPolicy {
 
   @Override
   public int minGpus(PolicyJob job) {
-    return elastic ? (int) Math.ceil(params.minFraction() * job.requestedGpus() - 1e-9) : job.requestedGpus();
+    return elastic && job.elastic() ? (int) Math.ceil(params.minFraction() * job.requestedGpus() - 1e-9)
+        : job.requestedGpus();
   }
 
   @Override
   public int maxGpus(PolicyJob job) {
-    return elastic ? Math.min(capacity, (int) Math.floor(params.maxFactor() * job.requestedGpus() + 1e-9))
+    return elastic && job.elastic()
+        ? Math.min(capacity, (int) Math.floor(params.maxFactor() * job.requestedGpus() + 1e-9))
         : job.requestedGpus();
   }
 
