@@ -65,13 +65,16 @@ sealed interface FleetChange permits FleetChange.ScaleOut, FleetChange.ScaleIn, 
    * Whether everything this change started has landed: every container requested has started,
    * none it expects to leave still runs, a migration has all its newcomers, and the leader has
    * reported, since the ring last lost a worker and after showing every recovery, a ring of the
-   * target's size.
+   * target's size (for a stop-resume, one without the stopped workers, and since the relaunch).
    */
   default boolean landed(FleetView fleet) {
     boolean leaversGone = fleet.live().stream().noneMatch(id -> departureOf(id) != null);
     boolean migrated = !(this instanceof Migration m)
         || (m.awaited() == 0 && m.leavers().stream().noneMatch(fleet::isLive));
-    return fleet.containersIn() && leaversGone && migrated && shown().ringIs(fleet.target());
+    // A stop-resume at the same size (a pause) would otherwise land on the stopped ring's report.
+    boolean relaunched = !(this instanceof Restart r) || shown().report() == null
+        || shown().report().members().map(m -> m.stream().noneMatch(r.stopping()::contains)).orElse(true);
+    return fleet.containersIn() && leaversGone && migrated && relaunched && shown().ringIs(fleet.target());
   }
 
   /** {@code count} more workers join the running ring by themselves. */

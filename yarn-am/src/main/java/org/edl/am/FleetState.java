@@ -185,6 +185,8 @@ final class FleetState {
 
   /** Every worker stopped for the stop-resume under way: its new ones start from the checkpoint. */
   private void relaunch() {
+    // Only the new ring's reports show the relaunch: at the same size the stopped ring's would too.
+    change = change.with(FleetChange.Shown.NOTHING);
     StopResume plan = ((Restart) change).plan();
     LOG.info("Every worker stopped; relaunching {} from {}", plan.size(), plan.directory());
     lastEvent = "every worker stopped with a checkpoint in " + plan.directory() + "; relaunching " + plan.size();

@@ -35,6 +35,8 @@ final class PreemptionResponse {
   private final Set<String> asked = new HashSet<>();
   /** Every container the resource manager has named, asked to leave or not. */
   private final Set<String> warned = new HashSet<>();
+  /** Why the last pause could not begin, logged once; null: none. */
+  private String notYet;
   /** The last resource ask answered; null: none pending. */
   private PreemptionRequest answeredAsk;
 
@@ -98,11 +100,17 @@ final class PreemptionResponse {
    * next heartbeat's message tries again.
    */
   private void pause(List<String> all) {
+    // Not remembered in {@code asked}: the leader may still refuse the stop (a ring not yet
+    // formed), and then the next heartbeat's warning asks again. A pause under way is a change,
+    // which the fleet refuses to begin twice.
     try {
       fleet.pause("the resource manager will preempt all " + all.size() + " workers");
-      asked.addAll(all);
+      notYet = null;
     } catch (EdlError e) {
-      LOG.info("Not pausing for the resource manager yet: {}", e.getMessage());
+      if (!e.getMessage().equals(notYet)) {
+        LOG.info("Not pausing for the resource manager yet: {}", e.getMessage());
+      }
+      notYet = e.getMessage();
     }
   }
 

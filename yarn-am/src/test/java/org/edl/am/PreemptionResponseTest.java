@@ -140,7 +140,11 @@ class PreemptionResponseTest {
         new WorkerContainer("c6", "h1"));
     fleet.onContainersAllocated(again);
     again.forEach(c -> fleet.onContainerStarted(c.id()));
-    fleet.onProgressReport(3);
+    assertTrue(fleet.status().scaling(), "the stopped ring's last report of 3 shows no relaunch");
+    fleet.onProgressReport(new LeaderReport(3, Optional.of(List.of("c1", "c2", "c3")), 1));
+    assertTrue(fleet.status().scaling(), "nor does a late one naming the stopped workers");
+    assertTrue(fleet.status().diagnostics().startsWith("paused"), fleet.status().diagnostics());
+    fleet.onProgressReport(new LeaderReport(3, Optional.of(List.of("c4", "c5", "c6")), 2));
     assertFalse(fleet.status().scaling());
     assertEquals(List.of("c4", "c5", "c6"), fleet.status().containers());
     assertFalse(fleet.status().diagnostics().contains("failure"), fleet.status().diagnostics());

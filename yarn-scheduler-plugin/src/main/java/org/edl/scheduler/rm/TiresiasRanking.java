@@ -109,6 +109,7 @@ final class TiresiasRanking {
     Map<ApplicationId, Integer> targets = new HashMap<>();
     Set<ApplicationId> paused = new HashSet<>();
     List<PolicyJob> order = policy.ranked();
+    boolean askingAhead = false;
     for (int i = 0; i < order.size(); i++) {
       Job j = (Job) order.get(i);
       int target = policy.target(j);
@@ -119,9 +120,12 @@ final class TiresiasRanking {
       targets.put(j.facts.id(), target);
       // Only a job that holds its whole request runs: one still gathering its containers (after
       // a pause, say) keeps what it holds, since paused again it would only gather them anew.
-      if (target == 0 && held > 0 && held >= j.requestedGpus() && j.facts.pausable()) {
+      // And only for a job ahead that asks for GPUs now: a new application whose AM has not asked
+      // yet counts in the walk, but a pause for it would hand the GPUs straight back.
+      if (target == 0 && held > 0 && held >= j.requestedGpus() && j.facts.pausable() && askingAhead) {
         paused.add(j.facts.id());
       }
+      askingAhead |= j.facts.gpusRequested() > held;
     }
     return new Round(ranks, targets, paused);
   }

@@ -131,7 +131,13 @@ class TiresiasRankingTest {
     TiresiasRanking ranking = new TiresiasRanking(TiresiasParams.DEFAULT);
     ranking.round(List.of(oneSize(OLD, 0, 4, 100)), 4, 10);
     // OLD holds all 4 GPUs, its whole request and its minimum, and has left the first queue.
+    // FRESH's AM has not asked yet: nothing to pause for.
     TiresiasRanking.Round round = ranking.round(List.of(oneSize(OLD, 0, 4, 600),
+        facts(FRESH, "root.users.erin", 120, 0, 0, 0)), 4, 145);
+    assertEquals(0, round.targets().get(OLD));
+    assertEquals(Set.of(), round.paused());
+    // Now it asks for 4.
+    round = ranking.round(List.of(oneSize(OLD, 0, 4, 600),
         facts(FRESH, "root.users.erin", 120, 0, 4, 0)), 4, 150);
     assertEquals(Map.of(OLD, 0, FRESH, 4), round.targets());
     assertEquals(Set.of(OLD), round.paused());

@@ -1,0 +1,195 @@
+package org.edl.am;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.security.PrivilegedExceptionAction;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.edl.client.JobSubmitter;
+import org.edl.client.SubmittedJob;
+import org.edl.cluster.FairSchedulerAllocationFile;
+import org.edl.job.JobSpec;
+import org.edl.job.rpc.RpcClient;
+import org.edl.job.rpc.RpcConnection;
+import org.edl.testing.Await;
+import org.edl.testing.YarnCluster;
+import org.edl.thrift.BatchRule;
+import org.edl.thrift.JobControl;
+import org.edl.thrift.JobProgress;
+import org.edl.thrift.JobState;
+import org.edl.thrift.JobStatus;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Tiresias' pause on a live cluster: the ResourceManager runs the Elastic-Tiresias mode, a job of
+ * one size (min = max workers) that has left the first queue is passed over for a new job, and
+ * the ApplicationMaster answers the warning for all its containers with a stop-resume at the
+ * same size: it stops with a checkpoint, gives every GPU back, asks again, and resumes from the
+ * checkpoint once the new job is done with them. No worker fails and no step is lost.
+ */
+class PauseEndToEndTest {
+  /** The job outlives the test; the test kills it. */
+  private static final long STEPS = 10_000_000;
+  /** The first queue's bound in GPU-seconds: alice's 4 GPUs leave it in 20 s, bob's 2 in 40 s. */
+  private static final int FIRST_QUEUE_GPU_SECONDS = 80;
+
+  @RegisterExtension
+  static final YarnCluster CLUSTER = new YarnCluster(b -> b.nodes(1).gpusPerNode(4)
+      .schedulingMode(FairSchedulerAllocationFile.Mode.ELASTIC_TIRESIAS).preemptionGraceMs(60_000)
+      .tiresiasQueueLimits(Integer.toString(FIRST_QUEUE_GPU_SECONDS)));
+
+  @BeforeAll
+  static void makeHomeDirectories() throws Exception {
+    FileSystem fs = CLUSTER.fileSystem();
+    for (String user : List.of("alice", "bob")) {
+      Path home = new Path("/user/" + user);
+      fs.mkdirs(home);
+      fs.setOwner(home, user, null);
+    }
+  }
+
+  private static JobSpec oneSize(String name, int workers, long steps) {
+    return JobSpec.builder().name(name).model("mlp")
+        .data("synthetic:samples=4096,features=16,classes=4,seed=5").format("auto").workers(workers)
+        .minWorkers(workers).maxWorkers(workers).gpusPerWorker(2).workerMemoryMb(512).workerVcores(1).steps(steps)
+        .batchSize(64).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(16).seed(1)
+        .backend("cpu").build();
+  }
+
+  private static SubmittedJob submit(String user, JobSpec spec) throws Exception {
+    UserGroupInformation ugi = UserGroupInformation.createRemoteUser(user);
+    return ugi.doAs((PrivilegedExceptionAction<SubmittedJob>) () -> {
+      YarnClient yarn = YarnClient.createYarnClient();
+      yarn.init(CLUSTER.configuration());
+      yarn.start();
+      try {
+        return new JobSubmitter(CLUSTER.configuration(), yarn).submit(spec);
+      } finally {
+        yarn.stop();
+      }
+    });
+  }
+
+  private static ApplicationReport registered(SubmittedJob job) throws Exception {
+    return Await.until(job.appId() + "'s AM to register", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
+        r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0);
+  }
+
+  private static long gpuSeconds(SubmittedJob job) throws Exception {
+    Map<String, Long> used = CLUSTER.yarn().getApplicationReport(job.appId()).getApplicationResourceUsageReport()
+        .getResourceSecondsMap();
+    return used.getOrDefault(ResourceInformation.GPU_URI, 0L);
+  }
+
+  @Test
+  void aJobOfOneSizePassedOverByANewJobPausesWithACheckpointAndResumesWhenTheGpusAreFree() throws Exception {
+    JobSpec alicesSpec = oneSize("alice-one-size", 2, STEPS);
+    SubmittedJob alices = submit("alice", alicesSpec);
+    SubmittedJob bobs = null;
+    try {
+      ApplicationReport aliceAm = registered(alices);
+      assertTrue(aliceAm.getApplicationTags().containsAll(List.of("edl-min-gpus=4", "edl-max-gpus=4")),
+          aliceAm.getApplicationTags().toString());
+      try (RpcConnection ac = RpcClient.open(aliceAm.getHost(), aliceAm.getRpcPort(), alices.secret(),
+          Duration.ofSeconds(30))) {
+        Watch alice = new Watch(new JobControl.Client(ac.protocol()), alicesSpec.training().batchSize());
+        JobStatus first = alice.until("alice's 2 workers training on all 4 GPUs",
+            s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 2);
+        List<String> before = List.copyOf(first.getContainers());
+        Await.until("alice's job to leave the first queue (" + FIRST_QUEUE_GPU_SECONDS + " GPU-seconds)",
+            () -> gpuSeconds(alices) > FIRST_QUEUE_GPU_SECONDS + 8);
+
+        bobs = submit("bob", oneSize("bob-one-size", 1, 40));
+        JobStatus paused = Await.until("alice's job paused", alice::poll, s -> s.getState() == JobState.SCALING
+            && s.isSetDiagnostics() && s.getDiagnostics().startsWith("paused") && s.getContainersSize() == 0,
+            Duration.ofMinutes(5));
+        assertEquals(2, paused.getTargetWorkers(), paused.toString());
+        long stepAtPause = alice.lastStep;
+
+        SubmittedJob bobsJob = bobs;
+        ApplicationReport bobsEnd = Await.until("bob's job to finish on the GPUs alice gave back",
+            () -> CLUSTER.yarn().getApplicationReport(bobsJob.appId()),
+            r -> r.getYarnApplicationState() == YarnApplicationState.FINISHED, Duration.ofMinutes(5));
+        assertEquals(FinalApplicationStatus.SUCCEEDED, bobsEnd.getFinalApplicationStatus(), bobsEnd.getDiagnostics());
+
+        JobStatus resumed = alice.until("alice's job to resume on 2 new workers", s -> s.getState() == JobState.RUNNING
+            && s.getProgress().getWorkers() == 2 && s.getProgress().getStep() > stepAtPause + 5);
+        assertEquals(2, resumed.getContainersSize());
+        for (String c : resumed.getContainers()) {
+          assertFalse(before.contains(c), "every container is new: " + resumed.getContainers() + " " + before);
+        }
+        assertEquals(Set.copyOf(resumed.getContainers()), Set.copyOf(resumed.getProgress().getMembers()),
+            "the new ring reports: " + resumed);
+        assertTrue(alice.events.stream().noneMatch(e -> e.contains("was preempted by the scheduler")),
+            "the job gave its GPUs back before the grace period ended: " + alice.events);
+        String d = resumed.isSetDiagnostics() ? resumed.getDiagnostics() : "";
+        assertFalse(d.contains("failure"), d);
+        assertTrue(alice.events.stream().anyMatch(e -> e.contains("every worker stopped with a checkpoint")),
+            "resumed from the pause's own checkpoint: " + alice.events);
+      }
+    } catch (Throwable t) {
+      t.addSuppressed(new AssertionError("alice's application diagnostics: "
+          + CLUSTER.yarn().getApplicationReport(alices.appId()).getDiagnostics()));
+      throw t;
+    } finally {
+      CLUSTER.yarn().killApplication(alices.appId());
+      if (bobs != null) {
+        CLUSTER.yarn().killApplication(bobs.appId());
+      }
+    }
+  }
+
+  /**
+   * A job as it changes, polled: its step never goes back (a pause resumes from the step it
+   * stopped at), each report's samples are its steps times the global batch, and no worker fails.
+   */
+  private static final class Watch {
+    final JobControl.Client control;
+    final int globalBatch;
+    final List<String> events = new ArrayList<>();
+    long lastStep;
+
+    Watch(JobControl.Client control, int globalBatch) {
+      this.control = control;
+      this.globalBatch = globalBatch;
+    }
+
+    JobStatus until(String what, java.util.function.Predicate<JobStatus> done) {
+      return Await.until(what, this::poll, s -> s.isSetProgress() && done.test(s), Duration.ofMinutes(5));
+    }
+
+    JobStatus poll() throws Exception {
+      JobStatus s = control.status();
+      if (s.isSetDiagnostics() && (events.isEmpty() || !events.get(events.size() - 1).equals(s.getDiagnostics()))) {
+        events.add(s.getDiagnostics());
+        assertFalse(s.getDiagnostics().contains("failed") || s.getDiagnostics().contains("worker failures"),
+            "a worker failed: " + s.getDiagnostics());
+      }
+      if (!s.isSetProgress()) {
+        return s;
+      }
+      JobProgress p = s.getProgress();
+      assertTrue(p.getStep() >= lastStep, "the step went back from " + lastStep + " to " + p.getStep() + ": " + s);
+      lastStep = p.getStep();
+      if (p.isSetSamplesSeen()) {
+        assertEquals(p.getStep() * globalBatch, p.getSamplesSeen(), "samples at step " + p.getStep() + ": " + s);
+      }
+      return s;
+    }
+  }
+}
