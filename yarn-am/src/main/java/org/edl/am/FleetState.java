@@ -186,7 +186,7 @@ final class FleetState {
   /** Every worker stopped for the stop-resume under way: its new ones start from the checkpoint. */
   private void relaunch() {
     // Only the new ring's reports show the relaunch: at the same size the stopped ring's would too.
-    change = change.with(FleetChange.Shown.NOTHING);
+    change = change.with(Shown.NOTHING);
     StopResume plan = ((Restart) change).plan();
     LOG.info("Every worker stopped; relaunching {} from {}", plan.size(), plan.directory());
     lastEvent = "every worker stopped with a checkpoint in " + plan.directory() + "; relaunching " + plan.size();
@@ -232,6 +232,10 @@ final class FleetState {
   void settle() {
     if (change != null && isRunning() && change.landed(new FleetView(target, book.ids(), book.containersIn()))) {
       LOG.info("Change complete ({}): the leader reports {} workers", change.what(), target);
+      if (change instanceof Restart r && r.plan().pausedFor() != null) {
+        lastEvent = "resumed on " + target + " new workers from " + r.plan().directory() + " after a pause ("
+            + r.plan().pausedFor() + ")";
+      }
       change = null;
       book.newcomersJoined();
     }

@@ -146,6 +146,8 @@ class PreemptionResponseTest {
     assertTrue(fleet.status().diagnostics().startsWith("paused"), fleet.status().diagnostics());
     fleet.onProgressReport(new LeaderReport(3, Optional.of(List.of("c4", "c5", "c6")), 2));
     assertFalse(fleet.status().scaling());
+    assertTrue(fleet.status().diagnostics().startsWith("resumed on 3 new workers from hdfs:///out/checkpoints/restart-1"),
+        fleet.status().diagnostics());
     assertEquals(List.of("c4", "c5", "c6"), fleet.status().containers());
     assertFalse(fleet.status().diagnostics().contains("failure"), fleet.status().diagnostics());
   }
