@@ -203,11 +203,17 @@ public final class JobControlService implements JobControl.Iface {
       return "";
     }
     StringBuilder s = new StringBuilder("; step ").append(latest.getStep()).append('/')
-        .append(latest.getTotalSteps()).append(", loss ");
-    if (latest.isSetFirstLoss()) {
-      s.append(String.format(java.util.Locale.ROOT, "%.4f -> ", latest.getFirstLoss()));
+        .append(latest.getTotalSteps());
+    if (Double.isNaN(latest.getLoss())) {
+      // The emulated backend times its batches and computes no loss: "NaN" would read as a diverged model.
+      s.append(", no loss computed");
+    } else {
+      s.append(", loss ");
+      if (latest.isSetFirstLoss() && !Double.isNaN(latest.getFirstLoss())) {
+        s.append(String.format(java.util.Locale.ROOT, "%.4f -> ", latest.getFirstLoss()));
+      }
+      s.append(String.format(java.util.Locale.ROOT, "%.4f", latest.getLoss()));
     }
-    s.append(String.format(java.util.Locale.ROOT, "%.4f", latest.getLoss()));
     if (latest.isSetModelPath()) {
       s.append(", model at ").append(latest.getModelPath());
     }

@@ -155,6 +155,16 @@ class JobControlServiceTest {
         .build();
   }
 
+  @Test
+  void theSummarySaysNoLossWasComputedInsteadOfNaN() throws Exception {
+    assertEquals("; step 10/100, loss 0.5000", mainThread.submit(control::progressSummary).get(10, TimeUnit.SECONDS));
+    JobProgress emulated = progress(2);
+    emulated.setLoss(Double.NaN);
+    emulated.setFirstLoss(Double.NaN);
+    control.reportProgress(emulated);
+    assertEquals("; step 10/100, no loss computed", mainThread.submit(control::progressSummary).get(10, TimeUnit.SECONDS));
+  }
+
   private static JobProgress progress(int workers) {
     return progress(10, workers);
   }
