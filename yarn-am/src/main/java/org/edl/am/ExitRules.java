@@ -66,8 +66,10 @@ final class ExitRules {
             ? ExitVerdict.of(REMOVED_REPLACE, "the leader removed it; requesting a replacement")
             : ExitVerdict.of(REMOVED_SHRINK, "the leader removed it; the target shrinks");
       }
-      if (exit.is(ContainerExitStatus.PREEMPTED) && c.warned() && phase == WorkerFleet.Phase.RUNNING) {
-        // Warned while another change was under way, so never asked to leave.
+      if (exit.is(ContainerExitStatus.PREEMPTED) && c.warned()
+          && (phase == WorkerFleet.Phase.RUNNING || phase == WorkerFleet.Phase.STARTING)) {
+        // Warned while another change was under way, or before the first ring formed (nothing to
+        // stop with a checkpoint yet), so never asked to leave: the scheduler's doing, no failure.
         return ExitVerdict.of(PREEMPTED_SHRINK, "preempted by the scheduler after its warning");
       }
       if (exit.is(WorkerEnv.EXIT_OK)) {

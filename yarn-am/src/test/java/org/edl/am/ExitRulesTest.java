@@ -76,6 +76,8 @@ class ExitRulesTest {
     COUNTED_BEFORE(facts().counted(), fleet().failures(2)),
     /** The first ring has not formed: no other worker started. */
     STARTING(facts(), fleet().phase(Phase.STARTING).noOtherMember()),
+    /** As STARTING, and the resource manager warned of it (a job it pauses before the ring forms). */
+    STARTING_WARNED(facts().warned(), fleet().phase(Phase.STARTING).noOtherMember()),
     /** A worker relaunched for a stop-resume, before the new ring formed: nobody else started yet. */
     RELAUNCHED_FOR_RESTART(facts().newcomer(), fleet().restarting().noOtherMember()),
     FINISHING_MEMBER(facts(), fleet().phase(Phase.FINISHING)),
@@ -213,6 +215,15 @@ class ExitRulesTest {
         FAILURE_REPLACE, FAILURE, starting,
         FAILURE_REPLACE, FAILURE, starting,
         FAILURE_REPLACE, FAILURE, "never warned: " + starting,
+        FAILURE_REPLACE, FAILURE, starting,
+        FAILURE_REPLACE, FAILURE, starting);
+    block(rows, Circumstance.STARTING_WARNED,
+        FINISHED_TRAINING, NO_FAILURE, "exit 0: training finished, warned or not",
+        REMOVED_SHRINK, NO_FAILURE, "EXIT_LEFT nobody asked for: removed by the leader",
+        FAILURE_REPLACE, FAILURE, "a worker error is a failure, warned or not: " + starting,
+        FAILURE_REPLACE, FAILURE, "a kill is not the preemption it was warned of: " + starting,
+        PREEMPTED_SHRINK, NO_FAILURE, "preempted after its warning before the first ring: the scheduler's doing,"
+            + " no failure (never below min-workers: replaced then)",
         FAILURE_REPLACE, FAILURE, starting,
         FAILURE_REPLACE, FAILURE, starting);
     String checkpoint = "the stop-resume's checkpoint holds the model: replaced";
