@@ -107,9 +107,10 @@ public final class ApplicationMaster {
         .toleratingWorkerFailures(spec.recovery().maxWorkerFailures())
         .restartingFrom(new CheckpointRestartSource(conf, spec.output() + "/" + CHECKPOINTS));
     MeasuredThroughput measured = new MeasuredThroughput();
+    ThroughputCurve curve = throughputCurve(spec, measured);
     if (spec.scale().startsAtMinimum() || spec.growth().enabled()) {
       fleet.growing(new GrowthPolicy(spec.scale().workers(), spec.scale().maxWorkers(), spec.growth(),
-          throughputCurve(spec, measured), System::currentTimeMillis));
+          curve, System::currentTimeMillis));
     }
     ExecutorService evidence = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "am-exit-evidence");
@@ -137,6 +138,9 @@ public final class ApplicationMaster {
         (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()));
         JobPage page = JobPage.start(control,
             () -> org.edl.worker.checkpoint.CheckpointCatalog.list(conf, new org.apache.hadoop.fs.Path(spec.output()), false),
+            // The measured curve is the main thread's: read there, for the RM's Elastic-Tiresias mode.
+            () -> mainThread.submit(() -> PublishedCurve.of(curve, spec.resources().gpusPerWorker(),
+                spec.scale().maxWorkers())).get(5, TimeUnit.SECONDS),
             "0.0.0.0")) {
       LOG.info("Job page at {} (the application's tracking URL)", page.url(host));
       JobMetricsSource.register(control, appId);

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -64,6 +65,8 @@ public final class JobPage implements AutoCloseable {
 
   private final JobControl.Iface control;
   private final CheckpointSource checkpoints;
+  /** The job's throughput curve in {@link PublishedCurve}'s form, for the RM ({@code speedup.txt}). */
+  private final Callable<String> curve;
   private List<CheckpointCatalog.Entry> listed = List.of();
   private String listingProblem = "";
   private long listedAt = Long.MIN_VALUE;
@@ -71,9 +74,10 @@ public final class JobPage implements AutoCloseable {
   private final ScheduledExecutorService sampler;
   private final Deque<Sample> history = new ArrayDeque<>();
 
-  private JobPage(JobControl.Iface control, CheckpointSource checkpoints, HttpServer server) {
+  private JobPage(JobControl.Iface control, CheckpointSource checkpoints, Callable<String> curve, HttpServer server) {
     this.control = control;
     this.checkpoints = checkpoints;
+    this.curve = curve;
     this.server = server;
     this.sampler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "job-page-sampler");
@@ -83,10 +87,10 @@ public final class JobPage implements AutoCloseable {
   }
 
   /** Serves the page on an ephemeral port of {@code bindHost}; {@link #url} is the tracking URL. */
-  public static JobPage start(JobControl.Iface control, CheckpointSource checkpoints, String bindHost)
-      throws IOException {
+  public static JobPage start(JobControl.Iface control, CheckpointSource checkpoints, Callable<String> curve,
+      String bindHost) throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress(bindHost, 0), 16);
-    JobPage page = new JobPage(control, checkpoints, server);
+    JobPage page = new JobPage(control, checkpoints, curve, server);
     server.createContext("/", page::serve);
     server.setExecutor(Executors.newFixedThreadPool(2, r -> {
       Thread t = new Thread(r, "job-page");
@@ -158,6 +162,7 @@ public final class JobPage implements AutoCloseable {
       switch (last) {
         case "status.json" -> send(x, 200, "application/json; charset=utf-8", json(control.status()));
         case "size.png" -> send(x, 200, "image/png", chart(history()));
+        case "speedup.txt" -> send(x, 200, "text/plain; charset=utf-8", curveText());
         case "", "index.html" -> {
           List<CheckpointCatalog.Entry> listedNow = checkpoints();
           send(x, 200, "text/html; charset=utf-8",
@@ -170,6 +175,14 @@ public final class JobPage implements AutoCloseable {
       LOG.warn("job page: {}", e.toString());
       send(x, 503, "text/plain; charset=utf-8", ("the job's status is not available: " + e.getMessage() + "\n")
           .getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  private byte[] curveText() {
+    try {
+      return (curve.call() + "\n").getBytes(StandardCharsets.UTF_8);
+    } catch (Exception e) {
+      throw new IllegalStateException("the throughput curve is not available: " + e, e);
     }
   }
 

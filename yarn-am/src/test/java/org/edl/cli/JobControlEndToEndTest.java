@@ -237,6 +237,12 @@ class JobControlEndToEndTest {
     assertTrue(json.contains("\"appId\":\"" + running + "\"") && json.contains("\"targetWorkers\":2"), json);
     Await.until("a sample for the size chart", () -> fetch(tracking, "text/html").contains("size.png"));
     fetch(tracking + (tracking.endsWith("/") ? "" : "/") + "size.png", "image/png");
+    // What the RM's Elastic-Tiresias mode reads from the AM itself: the throughput it measured at
+    // the sizes the job has run (here 2 workers), once it has two reports far enough apart.
+    String curve = Await.until("the measured throughput on the job page",
+        () -> fetch(original + (original.endsWith("/") ? "" : "/") + "speedup.txt", "text/plain").trim(),
+        c -> c.matches("\\d+:2=[0-9]+\\.[0-9]{3}"));
+    assertTrue(Double.parseDouble(curve.substring(curve.indexOf('=') + 1)) > 0, curve);
   }
 
   /**

@@ -57,6 +57,7 @@ public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
   private GracePeriod grace;
   private long intervalMs;
   private TiresiasRanking ranking;
+  private final AmSpeedups published = new AmSpeedups(System::currentTimeMillis);
 
   @Override
   public void init(Configuration conf, RMContext context, ResourceScheduler sched) {
@@ -130,7 +131,7 @@ public class GpuFairPreemptionPolicy implements SchedulingEditPolicy {
    */
   private TiresiasRanking.Round rankTiresiasQueues(long now) {
     try {
-      List<TiresiasRanking.AppFacts> apps = SchedulerSnapshot.tiresiasApps(scheduler, rmContext);
+      List<TiresiasRanking.AppFacts> apps = SchedulerSnapshot.tiresiasApps(scheduler, rmContext, published);
       TiresiasRanking.Round round = ranking.round(apps, (int) Gpus.of(scheduler.getClusterResource()), now / 1000.0);
       TiresiasRanks.publish(round.ranks(), TiresiasRanking.bestPerQueue(apps, round.ranks()));
       return round;

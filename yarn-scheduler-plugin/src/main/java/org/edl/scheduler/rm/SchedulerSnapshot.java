@@ -112,7 +112,7 @@ final class SchedulerSnapshot {
    * {@code yarn.io/gpu} seconds (finished containers and, refreshed every few seconds, the live
    * ones), over all its attempts.
    */
-  static List<TiresiasRanking.AppFacts> tiresiasApps(FairScheduler fs, RMContext rm) {
+  static List<TiresiasRanking.AppFacts> tiresiasApps(FairScheduler fs, RMContext rm, AmSpeedups published) {
     List<TiresiasRanking.AppFacts> apps = new ArrayList<>();
     for (SchedulerApplication<FSAppAttempt> sa : fs.getSchedulerApplications().values()) {
       FSAppAttempt app = sa.getCurrentAppAttempt();
@@ -141,10 +141,25 @@ final class SchedulerSnapshot {
       Set<String> tags = rmApp == null ? Set.of() : rmApp.getApplicationTags();
       boolean oneSize = isOneSize(tags);
       apps.add(new TiresiasRanking.AppFacts(id, app.getQueue().getName(), submit / 1000.0, held,
-          (int) (tagged >= 0 ? Math.min(tagged, wants) : wants), attained,
-          rmApp == null ? null : SpeedupCurve.of(tags), !oneSize, oneSize));
+          (int) (tagged >= 0 ? Math.min(tagged, wants) : wants), attained, curve(rmApp, tags, published),
+          !oneSize, oneSize));
     }
+    published.retainOnly(apps.stream().map(TiresiasRanking.AppFacts::id).collect(java.util.stream.Collectors.toSet()));
     return apps;
+  }
+
+  /**
+   * The curve the job's AM publishes (what it measured as it ran, or its profile), else its tag's;
+   * null: linear. Only EDL jobs (those with the minimum tag) are asked: another application's
+   * tracking URL has no curve to give.
+   */
+  private static SpeedupCurve curve(RMApp rmApp, Set<String> tags, AmSpeedups published) {
+    if (rmApp == null) {
+      return null;
+    }
+    SpeedupCurve fromAm = tagValue(tags, MIN_GPUS_TAG) < 0 ? null
+        : published.curveOf(rmApp.getApplicationId(), rmApp.getOriginalTrackingUrl());
+    return fromAm != null ? fromAm : SpeedupCurve.of(tags);
   }
 
   /**

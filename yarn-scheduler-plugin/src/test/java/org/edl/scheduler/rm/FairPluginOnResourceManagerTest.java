@@ -505,6 +505,42 @@ class FairPluginOnResourceManagerTest {
     });
   }
 
+  /**
+   * Rule 4 by the curves the AMs publish on their job pages (what a job measures as it runs):
+   * each job holds its request of one GPU with two idle; the RM fetches each AM's curve from its
+   * tracking URL, and only the job whose curve still rises is given more (linear, both would be).
+   */
+  @Test
+  void elasticTiresiasGrowsTheJobWhoseAmPublishesAGainAndNotTheOneWhoseCurveIsFlat() throws Exception {
+    com.sun.net.httpserver.HttpServer pages = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress("127.0.0.1", 0), 4);
+    pages.createContext("/", x -> {
+      // /flat/speedup.txt and /steep/speedup.txt: two job pages.
+      String body = x.getRequestURI().getPath().startsWith("/flat/") ? "1:1=100.000,2=100.000\n"
+          : "1:1=100.000,2=190.000\n";
+      byte[] b = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      x.sendResponseHeaders(x.getRequestURI().getPath().endsWith("/speedup.txt") ? 200 : 404, b.length);
+      x.getResponseBody().write(b);
+      x.close();
+    });
+    pages.start();
+    String base = "http://127.0.0.1:" + pages.getAddress().getPort();
+    try {
+      underElasticTiresias((client, conf, started) -> {
+        Set<String> tags = Set.of(SchedulerSnapshot.MIN_GPUS_TAG + "1", SchedulerSnapshot.GPUS_TAG + "1");
+        Am flat = started(started, Am.start(client, conf, "judy", tags, 0, base + "/flat/"));
+        flat.allocate(1);
+        Am steep = started(started, Am.start(client, conf, "kate", tags, 0, base + "/steep/"));
+        steep.allocate(1);
+        await(() -> TiresiasRanks.of(steep.app).tier() == TiresiasRanks.Rank.GROWING
+            && TiresiasRanks.of(flat.app).tier() == TiresiasRanks.Rank.SERVED,
+            "the steep job grows into the idle GPUs and the flat one does not");
+      });
+    } finally {
+      pages.stop(0);
+    }
+  }
+
   /** The shipped layout with Elastic-Tiresias on the users' parent and every user queue. */
   private static final String TIRESIAS = GOOD
       .replace(UserFairPolicy.class.getName(), ElasticTiresiasPolicy.class.getName())
@@ -593,6 +629,11 @@ class FairPluginOnResourceManagerTest {
 
     static Am start(YarnClient client, Configuration conf, String user, Set<String> tags,
         int priority) throws Exception {
+      return start(client, conf, user, tags, priority, "");
+    }
+
+    static Am start(YarnClient client, Configuration conf, String user, Set<String> tags,
+        int priority, String trackingUrl) throws Exception {
       UserGroupInformation owner = UserGroupInformation.createRemoteUser(user);
       // The RM hands an unmanaged AM's token only to the application's owner.
       YarnClient asUser = owner.doAs((PrivilegedExceptionAction<YarnClient>) () -> {
@@ -634,7 +675,7 @@ class FairPluginOnResourceManagerTest {
             AMRMClient<ContainerRequest> c = AMRMClient.createAMRMClient();
             c.init(conf);
             c.start();
-            c.registerApplicationMaster("localhost", 0, "");
+            c.registerApplicationMaster("localhost", 0, trackingUrl);
             return c;
           });
       return new Am(ugi, amrm, app);
