@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,7 +27,6 @@ import org.edl.testing.Await;
 import org.edl.testing.YarnCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
-import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
 import org.junit.jupiter.api.BeforeAll;
@@ -107,7 +105,8 @@ class PauseEndToEndTest {
           aliceAm.getApplicationTags().toString());
       try (RpcConnection ac = RpcClient.open(aliceAm.getHost(), aliceAm.getRpcPort(), alices.secret(),
           Duration.ofSeconds(30))) {
-        Watch alice = new Watch(new JobControl.Client(ac.protocol()), alicesSpec.training().batchSize());
+        JobWatch alice = new JobWatch("alice's job", new JobControl.Client(ac.protocol()),
+            alicesSpec.training().batchSize());
         JobStatus first = alice.until("alice's 2 workers training on all 4 GPUs",
             s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 2);
         List<String> before = List.copyOf(first.getContainers());
@@ -151,45 +150,6 @@ class PauseEndToEndTest {
       if (bobs != null) {
         CLUSTER.yarn().killApplication(bobs.appId());
       }
-    }
-  }
-
-  /**
-   * A job as it changes, polled: its step never goes back (a pause resumes from the step it
-   * stopped at), each report's samples are its steps times the global batch, and no worker fails.
-   */
-  private static final class Watch {
-    final JobControl.Client control;
-    final int globalBatch;
-    final List<String> events = new ArrayList<>();
-    long lastStep;
-
-    Watch(JobControl.Client control, int globalBatch) {
-      this.control = control;
-      this.globalBatch = globalBatch;
-    }
-
-    JobStatus until(String what, java.util.function.Predicate<JobStatus> done) {
-      return Await.until(what, this::poll, s -> s.isSetProgress() && done.test(s), Duration.ofMinutes(5));
-    }
-
-    JobStatus poll() throws Exception {
-      JobStatus s = control.status();
-      if (s.isSetDiagnostics() && (events.isEmpty() || !events.get(events.size() - 1).equals(s.getDiagnostics()))) {
-        events.add(s.getDiagnostics());
-        assertFalse(s.getDiagnostics().contains("failed") || s.getDiagnostics().contains("worker failures"),
-            "a worker failed: " + s.getDiagnostics());
-      }
-      if (!s.isSetProgress()) {
-        return s;
-      }
-      JobProgress p = s.getProgress();
-      assertTrue(p.getStep() >= lastStep, "the step went back from " + lastStep + " to " + p.getStep() + ": " + s);
-      lastStep = p.getStep();
-      if (p.isSetSamplesSeen()) {
-        assertEquals(p.getStep() * globalBatch, p.getSamplesSeen(), "samples at step " + p.getStep() + ": " + s);
-      }
-      return s;
     }
   }
 }

@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -29,7 +27,6 @@ import org.edl.testing.Await;
 import org.edl.testing.YarnCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
-import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
 import org.junit.jupiter.api.BeforeAll;
@@ -126,7 +123,7 @@ class PreemptionEndToEndTest {
       SubmittedJob alices = null;
       try (RpcConnection bc = control(bobAm, bobs)) {
         JobControl.Client bobControl = new JobControl.Client(bc.protocol());
-        BobsWatch watch = new BobsWatch(bobControl, bobsSpec.training().batchSize());
+        JobWatch watch = new JobWatch("bob's job", bobControl, bobsSpec.training().batchSize());
         JobStatus eight = watch.until("bob's job to grow to all 8 GPUs by itself", s -> s.getState() == JobState.RUNNING
             && s.getProgress().getWorkers() == 8 && s.getContainersSize() == 8);
         assertEquals(8, eight.getTargetWorkers());
@@ -164,48 +161,6 @@ class PreemptionEndToEndTest {
           alice.yarn().killApplication(alices.appId());
         }
       }
-    }
-  }
-
-  /**
-   * Bob's job as it changes, polled: the step never goes back, each report's samples are its
-   * steps times the global batch (no sample counted twice or skipped across the changes), and no
-   * worker fails.
-   */
-  private static final class BobsWatch {
-    final JobControl.Client control;
-    final int globalBatch;
-    final Set<String> events = new HashSet<>();
-    final Set<Integer> sizes = new java.util.LinkedHashSet<>();
-    long lastStep;
-
-    BobsWatch(JobControl.Client control, int globalBatch) {
-      this.control = control;
-      this.globalBatch = globalBatch;
-    }
-
-    JobStatus until(String what, java.util.function.Predicate<JobStatus> done) {
-      return Await.until(what, this::poll, s -> s.isSetProgress() && done.test(s), Duration.ofMinutes(6));
-    }
-
-    private JobStatus poll() throws Exception {
-      JobStatus s = control.status();
-      if (s.isSetDiagnostics()) {
-        events.add(s.getDiagnostics());
-        assertFalse(s.getDiagnostics().contains("failed") || s.getDiagnostics().contains("worker failures"),
-            "a worker failed in bob's job: " + s.getDiagnostics());
-      }
-      if (!s.isSetProgress()) {
-        return s;
-      }
-      JobProgress p = s.getProgress();
-      assertTrue(p.getStep() >= lastStep, "bob's step went back from " + lastStep + " to " + p.getStep() + ": " + s);
-      lastStep = p.getStep();
-      sizes.add(p.getWorkers());
-      if (p.isSetSamplesSeen()) {
-        assertEquals(p.getStep() * globalBatch, p.getSamplesSeen(), "samples at step " + p.getStep() + ": " + s);
-      }
-      return s;
     }
   }
 
