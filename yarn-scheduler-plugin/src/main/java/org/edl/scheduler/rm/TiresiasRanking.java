@@ -20,7 +20,7 @@ import org.edl.scheduler.core.policy.TiresiasPolicy;
  * only adapts: each application becomes a {@link PolicyJob} whose attained service is what the
  * RM itself counts (the application's {@code yarn.io/gpu} resource-seconds), its size the GPUs it
  * holds, its request what it holds and asks for up to its {@code edl-gpus} tag, its speed-up the
- * {@code edl-speedup} tag ({@link SpeedupCurve}; linear without one). Rule 4's hand-out of idle
+ * curve its AM publishes or the {@code edl-speedup} tag ({@link SpeedupCurve}; linear without one). Rule 4's hand-out of idle
  * GPUs reaches the scheduler through the order: an application under its request, then one the
  * round grows, sort before every one that holds its share ({@link TiresiasRanks.Rank}). The policy keeps
  * its state (queues, arrivals) across rounds as it does across the simulator's events; it is
@@ -32,7 +32,8 @@ final class TiresiasRanking {
    *
    * @param gpusRequested its request: what it holds plus what it asks for now, at most its
    *     {@code edl-gpus} tag (an EDL job's workers x GPUs)
-   * @param speedup its throughput curve from the {@code edl-speedup} tag; null: linear
+   * @param speedup its throughput curve, as its AM publishes it or else from its {@code edl-speedup}
+   *     tag; null: linear
    * @param elastic whether it can run at another size than its request (see
    *     {@link PolicyJob#elastic}): not an EDL job whose tags say min = max
    * @param pausable whether, where Tiresias passes it over, it can be paused: an EDL job of one
