@@ -20,10 +20,12 @@ import org.edl.scheduler.core.policy.TiresiasPolicy;
  * only adapts: each application becomes a {@link PolicyJob} whose attained service is what the
  * RM itself counts (the application's {@code yarn.io/gpu} resource-seconds), its size the GPUs it
  * holds, its request what it holds and asks for up to its {@code edl-gpus} tag, its speed-up the
- * curve its AM publishes or the {@code edl-speedup} tag ({@link SpeedupCurve}; linear without one). Rule 4's hand-out of idle
- * GPUs reaches the scheduler through the order: an application under its request, then one the
- * round grows, sort before every one that holds its share ({@link TiresiasRanks.Rank}). The policy keeps
- * its state (queues, arrivals) across rounds as it does across the simulator's events; it is
+ * curve its AM publishes or the {@code edl-speedup} tag ({@link SpeedupCurve}; linear without
+ * one). Rule 4's hand-out of idle GPUs reaches the scheduler through the order: an application
+ * under its request, then one the round grows, sort before every one that holds its share
+ * ({@link TiresiasRanks.Rank}). A job of one size that the walk passes over is paused
+ * ({@link Round#paused}). The policy keeps its state (queues, arrivals) across rounds as it does
+ * across the simulator's events; it is
  * rebuilt when the cluster's GPUs change.
  */
 final class TiresiasRanking {
