@@ -25,8 +25,7 @@ import org.edl.scheduler.core.policy.TiresiasPolicy;
  * under its request, then one the round grows, sort before every one that holds its share
  * ({@link TiresiasRanks.Rank}). A job of one size that the walk passes over is paused
  * ({@link Round#paused}). The policy keeps its state (queues, arrivals) across rounds as it does
- * across the simulator's events; it is
- * rebuilt when the cluster's GPUs change.
+ * across the simulator's events; it is rebuilt when the cluster's GPUs change.
  */
 final class TiresiasRanking {
   /**
