@@ -114,6 +114,36 @@ final class ElasticRequests {
     restartAt(state.target, why);
   }
 
+  /**
+   * The resource manager took every ring member after its warnings (see
+   * {@link ExitVerdict.Kind#PREEMPTED_RELAUNCH}): containers still starting cannot be handed the
+   * model and are released, and the job starts again on new ones from its newest checkpoint, as a
+   * stop-resume whose stop left none.
+   *
+   * @return why the job cannot go on (no checkpoint at all); empty once relaunched
+   */
+  java.util.Optional<String> relaunchWithoutRing(String why) {
+    if (checkpointRoot == null) {
+      return java.util.Optional.of(why + "; this job has no checkpoint directory to start again from");
+    }
+    for (WorkerContainer c : state.book.containers()) {
+      LOG.info("Releasing {}: it cannot join a ring that is gone", c.id());
+      state.book.forget(c);
+      state.driver.release(c.id());
+    }
+    // Nobody writes here: the job's newest earlier checkpoint is taken (FleetState.relaunchFromCheckpoint).
+    String directory = checkpointRoot + "/restart-" + (++state.restarts);
+    state.begin(new Restart(new StopResume(state.target, state.target, directory, why), List.of(), Shown.NOTHING));
+    java.util.Optional<String> cannot = state.relaunchFromCheckpoint();
+    if (cannot.isEmpty()) {
+      String from = ((Restart) state.change).plan().directory();
+      state.lastEvent = why + "; relaunching " + state.target + " workers from the job's newest checkpoint " + from;
+      LOG.warn("{}", state.lastEvent);
+    }
+    state.journal();
+    return cannot;
+  }
+
   /** See {@link WorkerFleet#migrate}. */
   void migrate(String fromHost, String toHost) throws EdlError {
     requireSteadyRunning("migrate");

@@ -7,6 +7,7 @@ import static org.edl.am.ExitVerdict.Kind.FAILURE_REPLACE_ON_HOST;
 import static org.edl.am.ExitVerdict.Kind.FINISHED_TRAINING;
 import static org.edl.am.ExitVerdict.Kind.IGNORE;
 import static org.edl.am.ExitVerdict.Kind.LEFT;
+import static org.edl.am.ExitVerdict.Kind.PREEMPTED_RELAUNCH;
 import static org.edl.am.ExitVerdict.Kind.PREEMPTED_SHRINK;
 import static org.edl.am.ExitVerdict.Kind.REMOVED_REPLACE;
 import static org.edl.am.ExitVerdict.Kind.REMOVED_SHRINK;
@@ -70,6 +71,12 @@ final class ExitRules {
           && (phase == WorkerFleet.Phase.RUNNING || phase == WorkerFleet.Phase.STARTING)) {
         // Warned while another change was under way, or before the first ring formed (nothing to
         // stop with a checkpoint yet), so never asked to leave: the scheduler's doing, no failure.
+        if (!modelSurvives(fleet)) {
+          // The whole ring went that way (a pause that could not begin): new workers would wait
+          // for a ring that is gone, so the model comes from the newest checkpoint instead.
+          return ExitVerdict.of(PREEMPTED_RELAUNCH, "preempted by the scheduler after its warning, and no ring"
+              + " member is left to hand the model on: every worker starts again from the newest checkpoint");
+        }
         return ExitVerdict.of(PREEMPTED_SHRINK, "preempted by the scheduler after its warning");
       }
       if (exit.is(WorkerEnv.EXIT_OK)) {

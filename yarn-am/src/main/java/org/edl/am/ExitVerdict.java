@@ -22,6 +22,11 @@ record ExitVerdict(Kind kind, String reason, boolean failure) {
     REMOVED_REPLACE,
     /** The resource manager took it after its warning: the target shrinks by one, never below the minimum. */
     PREEMPTED_SHRINK,
+    /**
+     * The resource manager took it after its warning, and no ring member is left to hand the model
+     * to new workers: the job starts again from its newest checkpoint, as after a stop-resume.
+     */
+    PREEMPTED_RELAUNCH,
     /** A failure the job survives: one new container joins like a scale-out newcomer. */
     FAILURE_REPLACE,
     /** A migration newcomer failed: one new container on the migration's target host. */

@@ -233,7 +233,7 @@ final class FleetState {
     if (change != null && isRunning() && change.landed(new FleetView(target, book.ids(), book.containersIn()))) {
       LOG.info("Change complete ({}): the leader reports {} workers", change.what(), target);
       if (change instanceof Restart r && r.plan().pausedFor() != null) {
-        lastEvent = "resumed on " + target + " new workers from " + r.plan().directory() + " after a pause ("
+        lastEvent = "resumed on " + target + " new workers from " + r.plan().directory() + " (paused: "
             + r.plan().pausedFor() + ")";
       }
       change = null;

@@ -459,6 +459,14 @@ public final class WorkerFleet implements ContainerEventHandler {
         LOG.warn("{}", state.lastEvent);
         state.lost(c.id(), false);
       }
+      case PREEMPTED_RELAUNCH -> {
+        Optional<String> cannot = requests.relaunchWithoutRing("worker container " + c.id() + " on " + c.host()
+            + ", the ring's last, was preempted by the scheduler after its warning");
+        if (cannot.isPresent()) {
+          fail(cannot.get());
+          return;
+        }
+      }
       case FAILURE_REPLACE_ON_HOST -> {
         Migration m = (Migration) state.change;
         state.change = m.newcomerLost(c.id());

@@ -7,6 +7,7 @@ import static org.edl.am.ExitVerdict.Kind.FAILURE_REPLACE_ON_HOST;
 import static org.edl.am.ExitVerdict.Kind.FINISHED_TRAINING;
 import static org.edl.am.ExitVerdict.Kind.IGNORE;
 import static org.edl.am.ExitVerdict.Kind.LEFT;
+import static org.edl.am.ExitVerdict.Kind.PREEMPTED_RELAUNCH;
 import static org.edl.am.ExitVerdict.Kind.PREEMPTED_SHRINK;
 import static org.edl.am.ExitVerdict.Kind.REMOVED_REPLACE;
 import static org.edl.am.ExitVerdict.Kind.REMOVED_SHRINK;
@@ -68,6 +69,8 @@ class ExitRulesTest {
     REMOVALS_REPLACED(facts(), fleet().replacingRemoved()),
     /** c1 is gone; c5, a started newcomer, is the only other worker, and the leader's report does not name members. */
     LAST_MEMBER(facts(), fleet().noOtherMember()),
+    /** As LAST_MEMBER, and the resource manager warned of it. */
+    LAST_MEMBER_WARNED(facts().warned(), fleet().noOtherMember()),
     /** As LAST_MEMBER, but the leader's latest report names c5 in the ring. */
     LAST_MEMBER_NEWCOMER_IN_REPORT(facts(), fleet().noOtherMember().reportNaming("c1", "c5", ID)),
     /** 2 of 2 allowed failures counted already. */
@@ -179,6 +182,15 @@ class ExitRulesTest {
         FAILURE_FATAL, FAILURE, noModel,
         FAILURE_FATAL, FAILURE, noModel,
         FAILURE_FATAL, FAILURE, noModel,
+        FAILURE_FATAL, FAILURE, noModel,
+        FAILURE_FATAL, FAILURE, noModel);
+    block(rows, Circumstance.LAST_MEMBER_WARNED,
+        FINISHED_TRAINING, NO_FAILURE, "training finished, warned or not",
+        REMOVED_SHRINK, NO_FAILURE, "removed by the leader: no failure, so the model question does not arise",
+        FAILURE_FATAL, FAILURE, noModel,
+        FAILURE_FATAL, FAILURE, noModel,
+        PREEMPTED_RELAUNCH, NO_FAILURE, "the scheduler took the ring's last member after its warning: no failure;"
+            + " with nobody to hand the model on, the job starts again from its newest checkpoint",
         FAILURE_FATAL, FAILURE, noModel,
         FAILURE_FATAL, FAILURE, noModel);
     String named = "the leader's report names c5 in the ring: it holds the model, so a replacement can join";

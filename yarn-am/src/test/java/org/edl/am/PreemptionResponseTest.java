@@ -168,6 +168,49 @@ class PreemptionResponseTest {
     assertEquals(4, fleet.status().targetWorkers());
   }
 
+  /**
+   * A job of one size warned while it replaces a failed worker cannot pause; the grace period ends
+   * and the RM takes its last ring member: no ring is left to hand new workers the model, so the
+   * job starts again from its newest checkpoint on new containers, with no failure counted for the
+   * warned kill.
+   */
+  @Test
+  void aRingPreemptedWholeAfterItsWarningStartsAgainFromTheNewestCheckpoint() {
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> stops.add(dir), "hdfs:///out/checkpoints",
+        RESOURCE, 2, 2, 2).toleratingWorkerFailures(1)
+        .restartingFrom(dir -> Optional.of("hdfs:///out/checkpoints/periodic/ckpt-00000000000000000500"));
+    java.util.Map<String, WorkerLaunch> launched = new java.util.LinkedHashMap<>();
+    driver.onLaunch = (c, l) -> launched.put(c.id(), l);
+    fleet.start();
+    List<WorkerContainer> cs = List.of(new WorkerContainer("c1", "h1"), new WorkerContainer("c2", "h1"));
+    fleet.onContainersAllocated(cs);
+    cs.forEach(c -> fleet.onContainerStarted(c.id()));
+    fleet.onProgressReport(2);
+    requested.clear();
+    launched.clear();
+
+    fleet.onContainerCompleted("c2", 1, "EDL worker failed");
+    assertEquals(List.of(1), requested, "a replacement for c2");
+    fleet.onPreemptionRequested(named("c1"));
+    assertTrue(stops.isEmpty(), "mid-change: no pause yet");
+    fleet.onContainerCompleted("c1", ContainerExitStatus.PREEMPTED, "Container preempted by scheduler");
+
+    assertEquals(WorkerFleet.Phase.RUNNING, fleet.status().phase(), fleet.status().diagnostics());
+    assertEquals(List.of(1, 1), requested, "c2's replacement still counts; one more for c1");
+    fleet.onContainersAllocated(List.of(new WorkerContainer("c3", "h2"), new WorkerContainer("c4", "h2")));
+    for (WorkerLaunch l : launched.values()) {
+      assertEquals("hdfs:///out/checkpoints/periodic/ckpt-00000000000000000500", l.env().get(WorkerEnv.RESTORE_FROM));
+      assertEquals("2", l.env().get(WorkerEnv.FIRST_RING_WORKERS));
+    }
+    assertEquals(List.of("c3", "c4"), List.copyOf(launched.keySet()));
+    assertTrue(fleet.status().diagnostics().contains("relaunching 2 workers from the job's newest checkpoint"),
+        fleet.status().diagnostics());
+    List.of("c3", "c4").forEach(fleet::onContainerStarted);
+    fleet.onProgressReport(new LeaderReport(2, Optional.of(List.of("c3", "c4")), 2));
+    assertFalse(fleet.status().scaling());
+    assertTrue(fleet.status().diagnostics().contains("worker failures: 1 of 1"), fleet.status().diagnostics());
+  }
+
   @Test
   void aResourceAskTakesTheNewestWorkersOncePerAsk() {
     WorkerFleet fleet = running(6, 2, 8);
