@@ -14,6 +14,7 @@ import org.edl.job.rpc.RpcClient;
 import org.edl.job.rpc.RpcConnection;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
+import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,12 +103,25 @@ public final class ProgressFollower {
   }
 
   private String progressLine(ApplicationReport report) {
-    if (lastStatus == null || !lastStatus.isSetProgress()) {
-      String workers = lastStatus == null ? ""
-          : ", " + lastStatus.getContainersSize() + "/" + lastStatus.getTargetWorkers() + " workers";
-      return report.getYarnApplicationState().name().toLowerCase(Locale.ROOT) + workers;
+    return progressLine(report.getYarnApplicationState().name().toLowerCase(Locale.ROOT), lastStatus);
+  }
+
+  /** One progress line from the RM's state ("running") and the AM's latest status (null: none yet). */
+  static String progressLine(String yarnState, JobStatus status) {
+    if (status != null && status.getState() == JobState.SCALING && status.isSetDiagnostics()
+        && status.getDiagnostics().startsWith("paused")) {
+      // The last progress report still names the stopped ring: say what is happening instead.
+      String at = status.isSetProgress() ? " after step " + status.getProgress().getStep() + "/"
+          + status.getProgress().getTotalSteps() : "";
+      return "paused" + at + " for the scheduler, " + status.getContainersSize() + "/" + status.getTargetWorkers()
+          + " workers (resumes from its checkpoint when YARN grants them)";
     }
-    JobProgress p = lastStatus.getProgress();
+    if (status == null || !status.isSetProgress()) {
+      String workers = status == null ? ""
+          : ", " + status.getContainersSize() + "/" + status.getTargetWorkers() + " workers";
+      return yarnState + workers;
+    }
+    JobProgress p = status.getProgress();
     String loss = Double.isNaN(p.getLoss()) ? "-" : String.format(Locale.ROOT, "%.4f", p.getLoss());
     return String.format(Locale.ROOT, "step %d/%d  loss %s  %.0f samples/s  %d workers",
         p.getStep(), p.getTotalSteps(), loss, p.getSamplesPerSecond(), p.getWorkers());

@@ -85,6 +85,20 @@ class ProgressFollowerTest {
         ProgressFollower.lossLine(emulated, "emulated"));
   }
 
+  @Test
+  void aPausedJobSaysSoInsteadOfTheStoppedRingsLastProgress() {
+    org.edl.thrift.JobStatus paused = new org.edl.thrift.JobStatus("application_1_0001", org.edl.thrift.JobState.SCALING,
+        4, java.util.List.of("container_1_0001_01_000010"));
+    JobProgress last = new JobProgress(2122, 100_000, Double.NaN, 1300, 4);
+    paused.setProgress(last);
+    paused.setDiagnostics("paused (the resource manager will preempt all 4 workers; ...): ...");
+    assertEquals("paused after step 2122/100000 for the scheduler, 1/4 workers (resumes from its checkpoint when"
+        + " YARN grants them)", ProgressFollower.progressLine("running", paused));
+    paused.setDiagnostics("stop-resume to 4 workers from ...");
+    assertEquals("step 2122/100000  loss -  1300 samples/s  4 workers", ProgressFollower.progressLine("running", paused));
+    assertEquals("running", ProgressFollower.progressLine("running", null));
+  }
+
   /** What the follower prints before the outcome, for a job seen accepted twice, running twice, then ended. */
   private static String progressOf(boolean inPlace) throws Exception {
     YarnClient yarn = mock(YarnClient.class);
