@@ -111,6 +111,10 @@ final class ElasticRequests {
   /** See {@link WorkerFleet#pause}. */
   void pause(String why) throws EdlError {
     requireSteadyRunning("pause");
+    if (!state.pauseRefusedFor.isEmpty() && state.pauseRefusedFor.equals(java.util.Set.copyOf(state.book.ids()))) {
+      throw error("state", "RUNNING", "the leader refused to stop these workers for a pause (" + state.pauseRefusal
+          + "); a pause is asked for again once the ring has changed");
+    }
     restartAt(state.target, why);
   }
 
@@ -306,6 +310,10 @@ final class ElasticRequests {
       }
       state.target = r.plan().previousTarget();
       state.change = null;
+      if (r.plan().pausedFor() != null) {
+        state.pauseRefusedFor = java.util.Set.copyOf(r.stopping());
+        state.pauseRefusal = String.valueOf(cause);
+      }
       state.lastEvent = "stop-resume to " + r.plan().size() + " workers did not happen: the leader did not"
           + " accept the stop (" + cause + ")";
       LOG.warn(state.lastEvent);

@@ -36,6 +36,12 @@ final class FleetState {
   int target;
   /** Stop-resume changes so far: each gets its own checkpoint directory. */
   int restarts;
+  /**
+   * The workers whose leader last refused to stop them for a pause, and why: the same ring is not
+   * asked again (a job about to end would be asked on every heartbeat); a changed one is.
+   */
+  java.util.Set<String> pauseRefusedFor = java.util.Set.of();
+  String pauseRefusal = "";
   WorkerFleet.Phase phase = WorkerFleet.Phase.STARTING;
   /** The change under way; null: none. */
   FleetChange change;

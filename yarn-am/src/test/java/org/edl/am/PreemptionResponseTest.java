@@ -169,6 +169,40 @@ class PreemptionResponseTest {
   }
 
   /**
+   * A leader that refuses the pause's stop (here: the job ends before a stop could take effect) is
+   * not asked again on every heartbeat for the same workers; once the ring has changed it is.
+   */
+  @Test
+  void aRefusedPauseIsNotAskedAgainUntilTheRingChanges() {
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> {
+      stops.add(dir);
+      stopAnswer = a;
+    }, "hdfs:///out/checkpoints", RESOURCE, 2, 2, 2).toleratingWorkerFailures(1);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(new WorkerContainer("c1", "h1"), new WorkerContainer("c2", "h1")));
+    List.of("c1", "c2").forEach(fleet::onContainerStarted);
+    fleet.onProgressReport(2);
+
+    fleet.onPreemptionRequested(named("c1", "c2"));
+    assertEquals(1, stops.size());
+    stopAnswer.refused(new org.edl.thrift.EdlError("directory=...: the job ends with step 99 before a stop could take"
+        + " effect"));
+    assertFalse(fleet.status().scaling());
+    for (int heartbeat = 0; heartbeat < 5; heartbeat++) {
+      fleet.onPreemptionRequested(named("c1", "c2"));
+    }
+    assertEquals(1, stops.size(), "the same ring is not asked again");
+
+    fleet.onContainerCompleted("c2", 1, "EDL worker failed");
+    fleet.onContainersAllocated(List.of(new WorkerContainer("c3", "h2")));
+    fleet.onContainerStarted("c3");
+    fleet.onProgressReport(new LeaderReport(2, Optional.of(List.of("c1", "c3")), 1));
+    assertFalse(fleet.status().scaling());
+    fleet.onPreemptionRequested(named("c1", "c3"));
+    assertEquals(2, stops.size(), "a new ring is");
+  }
+
+  /**
    * A job of one size warned while it replaces a failed worker cannot pause; the grace period ends
    * and the RM takes its last ring member: no ring is left to hand new workers the model, so the
    * job starts again from its newest checkpoint on new containers, with no failure counted for the
