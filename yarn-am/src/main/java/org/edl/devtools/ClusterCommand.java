@@ -63,6 +63,11 @@ public final class ClusterCommand implements Callable<Integer> {
       + " later by editing DIR/fair-scheduler.xml and refreshQueues")
   String scheduling = "fair";
 
+  @Option(names = "--tiresias-queue-limits", paramLabel = "GPU-S,...", description = "with --scheduling"
+      + " elastic-tiresias, the queues' bounds in attained GPU-seconds (default: the RM's, 500,10000); lower them"
+      + " to watch jobs leave the first queue, and jobs of one size be paused, within seconds")
+  String tiresiasQueueLimits;
+
   private final Consumer<EmbeddedCluster> onStarted;
   private final Future<?> stopRequested;
 
@@ -105,6 +110,13 @@ public final class ClusterCommand implements Callable<Integer> {
           .kerberos(kerberos).schedulingMode(modeOf(scheduling));
       if (tokenRenewIntervalMs != null) {
         builder.tokenRenewIntervalMs(tokenRenewIntervalMs);
+      }
+      if (tiresiasQueueLimits != null) {
+        if (!"elastic-tiresias".equals(scheduling)) {
+          throw new InvalidInputException("tiresias-queue-limits", tiresiasQueueLimits,
+              "applies only with --scheduling elastic-tiresias");
+        }
+        builder.tiresiasQueueLimits(tiresiasQueueLimits);
       }
       cluster = builder.build();
     } catch (InvalidInputException e) {

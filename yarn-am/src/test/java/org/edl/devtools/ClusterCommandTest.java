@@ -70,6 +70,18 @@ class ClusterCommandTest {
   }
 
   @Test
+  void badTiresiasQueueLimitsAreRefusedNamingTheOption() {
+    int exit = run(new ClusterCommand(), "--scheduling", "elastic-tiresias", "--tiresias-queue-limits", "500,80");
+    assertNotEquals(0, exit);
+    assertTrue(err.toString().contains("--tiresias-queue-limits=500,80"), err.toString());
+    assertTrue(err.toString().contains("ascending positive GPU-seconds"), err.toString());
+    err.getBuffer().setLength(0);
+    exit = run(new ClusterCommand(), "--tiresias-queue-limits", "80");
+    assertNotEquals(0, exit);
+    assertTrue(err.toString().contains("only with --scheduling elastic-tiresias"), err.toString());
+  }
+
+  @Test
   void anUnknownOptionIsRefused() {
     int exit = run(new ClusterCommand(), "--gpus", "2");
     assertNotEquals(0, exit);
