@@ -504,16 +504,11 @@ public final class EmbeddedCluster implements AutoCloseable {
      * seconds. A bad value stops the ResourceManager at start naming the key and the value.
      */
     public Builder tiresiasQueueLimits(String limits) {
-      java.util.Objects.requireNonNull(limits, "limits");
       try {
-        double[] bounds = java.util.Arrays.stream(limits.split(",")).map(String::trim)
-            .mapToDouble(Double::parseDouble).toArray();
-        org.edl.scheduler.core.policy.TiresiasParams d = org.edl.scheduler.core.policy.TiresiasParams.DEFAULT;
-        new org.edl.scheduler.core.policy.TiresiasParams(bounds, d.starvationKnob(), d.waitingThreshold(),
-            d.minFraction(), d.maxFactor());
+        org.edl.scheduler.rm.TiresiasSettings.queueLimits(limits);
       } catch (IllegalArgumentException e) {
         throw new org.edl.job.InvalidInputException("tiresias-queue-limits", limits,
-            "must be ascending positive GPU-seconds separated by commas (e.g. 500,10000)");
+            "must be " + org.edl.scheduler.rm.TiresiasSettings.QUEUE_LIMITS_EXPECTED);
       }
       this.tiresiasQueueLimits = limits;
       return this;

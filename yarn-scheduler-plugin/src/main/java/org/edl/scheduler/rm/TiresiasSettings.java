@@ -18,7 +18,22 @@ public final class TiresiasSettings {
   /** r: such a scale-in leaves an application at least ceil(r x its request) GPUs (0.5). */
   public static final String MIN_FRACTION = "edl.scheduler.tiresias.min-fraction";
 
+  /** What {@value #QUEUE_LIMITS} must be, for messages. */
+  public static final String QUEUE_LIMITS_EXPECTED = "ascending positive GPU-seconds separated by commas (e.g. 500,10000)";
+
   private TiresiasSettings() {}
+
+  /**
+   * The queue bounds {@code raw} gives ({@value #QUEUE_LIMITS}'s form).
+   *
+   * @throws IllegalArgumentException unless they are {@link #QUEUE_LIMITS_EXPECTED}
+   */
+  public static double[] queueLimits(String raw) {
+    double[] limits = Arrays.stream(raw.split(",")).map(String::trim).mapToDouble(Double::parseDouble).toArray();
+    TiresiasParams d = TiresiasParams.DEFAULT;
+    new TiresiasParams(limits, d.starvationKnob(), d.waitingThreshold(), d.minFraction(), d.maxFactor());
+    return limits;
+  }
 
   static TiresiasParams from(Configuration conf) {
     TiresiasParams d = TiresiasParams.DEFAULT;
@@ -26,10 +41,9 @@ public final class TiresiasSettings {
     String raw = conf.getTrimmed(QUEUE_LIMITS);
     if (raw != null) {
       try {
-        limits = Arrays.stream(raw.split(",")).map(String::trim).mapToDouble(Double::parseDouble).toArray();
-        new TiresiasParams(limits, d.starvationKnob(), d.waitingThreshold(), d.minFraction(), d.maxFactor());
+        limits = queueLimits(raw);
       } catch (IllegalArgumentException e) {
-        throw refused(QUEUE_LIMITS, raw, "ascending positive GPU-seconds separated by commas (e.g. 500,10000)");
+        throw refused(QUEUE_LIMITS, raw, QUEUE_LIMITS_EXPECTED);
       }
     }
     int n = d.waitingThreshold();
