@@ -107,7 +107,7 @@ final class PreemptionResponse {
       fleet.pause("the resource manager will preempt all " + all.size() + " workers");
       notYet = null;
     } catch (EdlError e) {
-      if (!e.getMessage().equals(notYet)) {
+      if (!java.util.Objects.equals(e.getMessage(), notYet)) {
         LOG.info("Not pausing for the resource manager yet: {}", e.getMessage());
       }
       notYet = e.getMessage();
