@@ -15,6 +15,7 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.client.JobSubmitter;
@@ -141,6 +142,68 @@ class PauseEndToEndTest {
         assertTrue(alice.events.stream().anyMatch(e -> e.contains("every worker stopped with a checkpoint")),
             "resumed from the pause's own checkpoint: " + alice.events);
       }
+    } catch (Throwable t) {
+      t.addSuppressed(new AssertionError("alice's application diagnostics: "
+          + CLUSTER.yarn().getApplicationReport(alices.appId()).getDiagnostics()));
+      throw t;
+    } finally {
+      CLUSTER.yarn().killApplication(alices.appId());
+      if (bobs != null) {
+        CLUSTER.yarn().killApplication(bobs.appId());
+      }
+    }
+  }
+  /**
+   * The awkward moment: alice's ApplicationMaster is killed (SIGKILL) while her job is paused and
+   * waits for its containers. The second attempt takes the pause over from the journal, asks for
+   * the containers again, and the job resumes from the pause's checkpoint, with no worker failure.
+   */
+  @Test
+  void anAmKilledWhileItsJobIsPausedIsSucceededByOneThatResumesIt() throws Exception {
+    JobSpec alicesSpec = oneSize("alice-failover", 2, STEPS);
+    SubmittedJob alices = submit("alice", alicesSpec);
+    SubmittedJob bobs = null;
+    try {
+      ApplicationReport first = registered(alices);
+      List<String> before;
+      long stepAtPause;
+      try (RpcConnection ac = RpcClient.open(first.getHost(), first.getRpcPort(), alices.secret(),
+          Duration.ofSeconds(30))) {
+        JobWatch alice = new JobWatch("alice's job", new JobControl.Client(ac.protocol()),
+            alicesSpec.training().batchSize());
+        before = List.copyOf(alice.until("alice's 2 workers training",
+            s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 2).getContainers());
+        Await.until("alice's job to leave the first queue", () -> gpuSeconds(alices) > FIRST_QUEUE_GPU_SECONDS + 8);
+        bobs = submit("bob", oneSize("bob-longer", 1, 4000));
+        Await.until("alice's job paused", alice::poll, s -> s.getState() == JobState.SCALING
+            && s.isSetDiagnostics() && s.getDiagnostics().startsWith("paused"), Duration.ofMinutes(5));
+        stepAtPause = alice.lastStep;
+      }
+      CLUSTER.yarn().signalToContainer(CLUSTER.yarn().getApplicationAttemptReport(
+          first.getCurrentApplicationAttemptId()).getAMContainerId(), SignalContainerCommand.FORCEFUL_SHUTDOWN);
+
+      ApplicationReport second = Await.until("a second AM attempt to register",
+          () -> CLUSTER.yarn().getApplicationReport(alices.appId()),
+          r -> r.getCurrentApplicationAttemptId().getAttemptId() == 2 && r.getRpcPort() > 0
+              && r.getYarnApplicationState() == YarnApplicationState.RUNNING, Duration.ofMinutes(5));
+      try (RpcConnection ac = RpcClient.open(second.getHost(), second.getRpcPort(), alices.secret(),
+          Duration.ofSeconds(30))) {
+        JobWatch alice = new JobWatch("alice's job, second attempt", new JobControl.Client(ac.protocol()),
+            alicesSpec.training().batchSize());
+        alice.lastStep = stepAtPause;
+        JobStatus resumed = alice.until("alice's job to resume under the second attempt",
+            s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 2
+                && s.getProgress().getStep() > stepAtPause + 5);
+        for (String c : resumed.getContainers()) {
+          assertFalse(before.contains(c), "every container is new: " + resumed.getContainers() + " " + before);
+        }
+        assertTrue(alice.events.stream().anyMatch(e -> e.contains("taking over its change") && e.contains("pause")),
+            "the second attempt took the pause over: " + alice.events);
+      }
+      SubmittedJob bobsJob = bobs;
+      ApplicationReport bobsEnd = Await.until("bob's job to finish", () -> CLUSTER.yarn().getApplicationReport(
+          bobsJob.appId()), r -> r.getYarnApplicationState() == YarnApplicationState.FINISHED, Duration.ofMinutes(5));
+      assertEquals(FinalApplicationStatus.SUCCEEDED, bobsEnd.getFinalApplicationStatus(), bobsEnd.getDiagnostics());
     } catch (Throwable t) {
       t.addSuppressed(new AssertionError("alice's application diagnostics: "
           + CLUSTER.yarn().getApplicationReport(alices.appId()).getDiagnostics()));
