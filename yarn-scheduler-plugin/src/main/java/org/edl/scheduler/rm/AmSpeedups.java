@@ -92,8 +92,13 @@ final class AmSpeedups implements AutoCloseable {
           warnOnce(app, "GET " + uri + " gave no curve: '" + abbreviate(response.body().trim()) + "'");
         }
       }
-      fetched.put(app, new Fetched(curve, now));
+      Fetched before = fetched.put(app, new Fetched(curve, now));
       inFlight.remove(app);
+      if (curve != null && (before == null || before.curve() == null || before.curve().sizes() < curve.sizes())) {
+        // Once per size the job adds, so that an operator sees which curve rule 4 goes by.
+        LOG.info("{}'s ApplicationMaster publishes its throughput curve up to {} workers: {}", app, curve.sizes(),
+            curve);
+      }
     });
   }
 

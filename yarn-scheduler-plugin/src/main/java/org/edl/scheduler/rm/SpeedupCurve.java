@@ -27,6 +27,11 @@ final class SpeedupCurve {
     this.byWorkers = byWorkers;
   }
 
+  /** The number of workers the curve goes up to (flat past it). */
+  int sizes() {
+    return byWorkers.length;
+  }
+
   /** The speed-up at {@code gpus} GPUs relative to one worker; 0 at none. */
   double at(int gpus) {
     if (gpus <= 0) {

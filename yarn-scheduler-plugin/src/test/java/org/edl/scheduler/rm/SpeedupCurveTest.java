@@ -31,6 +31,7 @@ class SpeedupCurveTest {
     assertEquals((390 + 55) / 150.0, c.at(4), 1e-9, "halfway between 3 and 5 workers");
     assertEquals(500 / 150.0, c.at(5), 1e-9);
     assertEquals(500 / 150.0, c.at(8), 1e-9, "flat past the largest size");
+    assertEquals(5, c.sizes());
     assertEquals(1.0, SpeedupCurve.published("2:1=80").at(2), 1e-9);
     for (String none : new String[] {"2:", "1:x=3", "1:0=3", "1:2=-1", "1:2", "3", "1:2=NaN"}) {
       assertNull(SpeedupCurve.published(none), none);
