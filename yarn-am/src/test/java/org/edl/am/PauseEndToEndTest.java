@@ -99,8 +99,7 @@ class PauseEndToEndTest {
   void aJobOfOneSizePassedOverByANewJobPausesWithACheckpointAndResumesWhenTheGpusAreFree() throws Exception {
     JobSpec alicesSpec = oneSize("alice-one-size", 2, STEPS);
     SubmittedJob alices = submit("alice", alicesSpec);
-    SubmittedJob bobs = null;
-    try {
+    withAlice(alices, others -> {
       ApplicationReport aliceAm = registered(alices);
       assertTrue(aliceAm.getApplicationTags().containsAll(List.of("edl-min-gpus=4", "edl-max-gpus=4")),
           aliceAm.getApplicationTags().toString());
@@ -114,25 +113,20 @@ class PauseEndToEndTest {
         Await.until("alice's job to leave the first queue (" + FIRST_QUEUE_GPU_SECONDS + " GPU-seconds)",
             () -> gpuSeconds(alices) > FIRST_QUEUE_GPU_SECONDS + 8);
 
-        bobs = submit("bob", oneSize("bob-one-size", 1, 40));
+        SubmittedJob bobs = submit("bob", oneSize("bob-one-size", 1, 40));
+        others.add(bobs);
         JobStatus paused = Await.until("alice's job paused", alice::poll, s -> s.getState() == JobState.SCALING
             && s.isSetDiagnostics() && s.getDiagnostics().startsWith("paused") && s.getContainersSize() == 0,
             Duration.ofMinutes(5));
         assertEquals(2, paused.getTargetWorkers(), paused.toString());
         long stepAtPause = alice.lastStep;
 
-        SubmittedJob bobsJob = bobs;
-        ApplicationReport bobsEnd = Await.until("bob's job to finish on the GPUs alice gave back",
-            () -> CLUSTER.yarn().getApplicationReport(bobsJob.appId()),
-            r -> r.getYarnApplicationState() == YarnApplicationState.FINISHED, Duration.ofMinutes(5));
-        assertEquals(FinalApplicationStatus.SUCCEEDED, bobsEnd.getFinalApplicationStatus(), bobsEnd.getDiagnostics());
+        assertSucceeds(bobs, "bob's job to finish on the GPUs alice gave back");
 
         JobStatus resumed = alice.until("alice's job to resume on 2 new workers", s -> s.getState() == JobState.RUNNING
             && s.getProgress().getWorkers() == 2 && s.getProgress().getStep() > stepAtPause + 5);
         assertEquals(2, resumed.getContainersSize());
-        for (String c : resumed.getContainers()) {
-          assertFalse(before.contains(c), "every container is new: " + resumed.getContainers() + " " + before);
-        }
+        assertAllNew(resumed.getContainers(), before);
         assertEquals(Set.copyOf(resumed.getContainers()), Set.copyOf(resumed.getProgress().getMembers()),
             "the new ring reports: " + resumed);
         assertTrue(alice.events.stream().noneMatch(e -> e.contains("was preempted by the scheduler")),
@@ -142,17 +136,9 @@ class PauseEndToEndTest {
         assertTrue(alice.events.stream().anyMatch(e -> e.contains("every worker stopped with a checkpoint")),
             "resumed from the pause's own checkpoint: " + alice.events);
       }
-    } catch (Throwable t) {
-      t.addSuppressed(new AssertionError("alice's application diagnostics: "
-          + CLUSTER.yarn().getApplicationReport(alices.appId()).getDiagnostics()));
-      throw t;
-    } finally {
-      CLUSTER.yarn().killApplication(alices.appId());
-      if (bobs != null) {
-        CLUSTER.yarn().killApplication(bobs.appId());
-      }
-    }
+    });
   }
+
   /**
    * The awkward moment: alice's ApplicationMaster is killed (SIGKILL) while her job is paused and
    * waits for its containers. The second attempt takes the pause over from the journal, asks for
@@ -162,8 +148,7 @@ class PauseEndToEndTest {
   void anAmKilledWhileItsJobIsPausedIsSucceededByOneThatResumesIt() throws Exception {
     JobSpec alicesSpec = oneSize("alice-failover", 2, STEPS);
     SubmittedJob alices = submit("alice", alicesSpec);
-    SubmittedJob bobs = null;
-    try {
+    withAlice(alices, others -> {
       ApplicationReport first = registered(alices);
       List<String> before;
       long stepAtPause;
@@ -174,7 +159,7 @@ class PauseEndToEndTest {
         before = List.copyOf(alice.until("alice's 2 workers training",
             s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 2).getContainers());
         Await.until("alice's job to leave the first queue", () -> gpuSeconds(alices) > FIRST_QUEUE_GPU_SECONDS + 8);
-        bobs = submit("bob", oneSize("bob-longer", 1, 4000));
+        others.add(submit("bob", oneSize("bob-longer", 1, 4000)));
         Await.until("alice's job paused", alice::poll, s -> s.getState() == JobState.SCALING
             && s.isSetDiagnostics() && s.getDiagnostics().startsWith("paused"), Duration.ofMinutes(5));
         stepAtPause = alice.lastStep;
@@ -194,25 +179,46 @@ class PauseEndToEndTest {
         JobStatus resumed = alice.until("alice's job to resume under the second attempt",
             s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 2
                 && s.getProgress().getStep() > stepAtPause + 5);
-        for (String c : resumed.getContainers()) {
-          assertFalse(before.contains(c), "every container is new: " + resumed.getContainers() + " " + before);
-        }
+        assertAllNew(resumed.getContainers(), before);
         assertTrue(alice.events.stream().anyMatch(e -> e.contains("taking over its change") && e.contains("pause")),
             "the second attempt took the pause over: " + alice.events);
       }
-      SubmittedJob bobsJob = bobs;
-      ApplicationReport bobsEnd = Await.until("bob's job to finish", () -> CLUSTER.yarn().getApplicationReport(
-          bobsJob.appId()), r -> r.getYarnApplicationState() == YarnApplicationState.FINISHED, Duration.ofMinutes(5));
-      assertEquals(FinalApplicationStatus.SUCCEEDED, bobsEnd.getFinalApplicationStatus(), bobsEnd.getDiagnostics());
+      assertSucceeds(others.get(0), "bob's job to finish");
+    });
+  }
+
+  /** What a test does with alice's job and the others it submits (which it adds to {@code others}). */
+  @FunctionalInterface
+  private interface Scenario {
+    void run(List<SubmittedJob> others) throws Exception;
+  }
+
+  /** Runs {@code body}; alice's diagnostics go with any failure, and every job is killed after it. */
+  private static void withAlice(SubmittedJob alices, Scenario body) throws Exception {
+    List<SubmittedJob> others = new java.util.ArrayList<>();
+    try {
+      body.run(others);
     } catch (Throwable t) {
       t.addSuppressed(new AssertionError("alice's application diagnostics: "
           + CLUSTER.yarn().getApplicationReport(alices.appId()).getDiagnostics()));
       throw t;
     } finally {
       CLUSTER.yarn().killApplication(alices.appId());
-      if (bobs != null) {
-        CLUSTER.yarn().killApplication(bobs.appId());
+      for (SubmittedJob o : others) {
+        CLUSTER.yarn().killApplication(o.appId());
       }
+    }
+  }
+
+  private static void assertSucceeds(SubmittedJob job, String what) throws Exception {
+    ApplicationReport end = Await.until(what, () -> CLUSTER.yarn().getApplicationReport(job.appId()),
+        r -> r.getYarnApplicationState() == YarnApplicationState.FINISHED, Duration.ofMinutes(5));
+    assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
+  }
+
+  private static void assertAllNew(List<String> containers, List<String> before) {
+    for (String c : containers) {
+      assertFalse(before.contains(c), "every container is new: " + containers + " " + before);
     }
   }
 }
