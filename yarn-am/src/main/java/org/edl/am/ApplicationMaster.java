@@ -147,7 +147,7 @@ public final class ApplicationMaster {
       WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),
           ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
           ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
-          spec.resources().memoryMb(), workerSettings());
+          spec.resources().memoryMb(), workerSettings(), WorkerClassSharing.jvmOptions(conf));
       AmAddressRecord.publish(zk, appId, new HostPort(host, rpc.port()));
       YarnContainerDriver.LaunchContextFactory recorded = (c, launch) -> {
         try {

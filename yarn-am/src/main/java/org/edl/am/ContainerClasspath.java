@@ -1,6 +1,8 @@
 package org.edl.am;
 
 import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.StringJoiner;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.ApplicationConstants;
@@ -8,10 +10,14 @@ import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /**
- * The classpath of the AM and worker containers: the container's working directory (the
- * shipped {@code edl.jar} and configuration), then the cluster's {@code yarn.application.classpath},
- * then, on the embedded cluster only, the submitting JVM's own classpath (the cluster runs on
- * this machine and there is no assembled jar in a test).
+ * The classpath of the AM and worker containers: the jars in the container's working directory
+ * (the shipped {@code edl.jar}) and those of the cluster's {@code yarn.application.classpath},
+ * then, on the embedded cluster only, the submitting JVM's own classpath (the cluster runs on this
+ * machine and there is no assembled jar in a test), and last the directories: the cluster's
+ * configuration directory and the working directory. Directories go last because the JVM archives
+ * classes for sharing ({@link WorkerClassSharing}) only from a class path with no directory that
+ * holds files ahead of a jar; they hold configuration files, whose names no jar uses, so a lookup
+ * finds the same file either way.
  */
 public final class ContainerClasspath {
   /** Set by the client, only on the embedded cluster: the submitting JVM's classpath. */
@@ -21,11 +27,16 @@ public final class ContainerClasspath {
 
   public static String of(Configuration conf) {
     StringJoiner cp = new StringJoiner(ApplicationConstants.CLASS_PATH_SEPARATOR);
-    cp.add(Environment.PWD.$$());
+    List<String> directories = new ArrayList<>();
+    directories.add(Environment.PWD.$$());
     cp.add(Environment.PWD.$$() + "/*");
     for (String entry : conf.getTrimmedStrings(YarnConfiguration.YARN_APPLICATION_CLASSPATH,
         YarnConfiguration.DEFAULT_YARN_CROSS_PLATFORM_APPLICATION_CLASSPATH)) {
-      cp.add(entry);
+      if (isJars(entry)) {
+        cp.add(entry);
+      } else {
+        directories.add(entry);
+      }
     }
     String local = conf.getTrimmed(LOCAL_CLASSPATH_KEY, "");
     for (String entry : local.split(File.pathSeparator)) {
@@ -33,6 +44,13 @@ public final class ContainerClasspath {
         cp.add(entry);
       }
     }
+    directories.forEach(cp::add);
     return cp.toString();
+  }
+
+  /** A jar, or a directory's jars ({@code dir/*}); anything else names a directory. */
+  static boolean isJars(String entry) {
+    String e = entry.toLowerCase(java.util.Locale.ROOT);
+    return e.endsWith("*") || e.endsWith(".jar") || e.endsWith(".zip");
   }
 }

@@ -15,9 +15,15 @@ public final class JavaCommand {
 
   /** {@code $JAVA_HOME/bin/java <opens> -Xmx.. <main> 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr}. */
   public static List<String> of(String mainClass, int containerMemoryMb) {
+    return of(mainClass, containerMemoryMb, List.of());
+  }
+
+  /** As {@link #of(String, int)}, with {@code options} after the {@code --add-opens}. */
+  public static List<String> of(String mainClass, int containerMemoryMb, List<String> options) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Environment.JAVA_HOME.$$() + "/bin/java");
     cmd.addAll(JvmOptions.addOpens());
+    cmd.addAll(options);
     cmd.add("-Xmx" + heapMb(containerMemoryMb) + "m");
     cmd.add("-Djava.io.tmpdir=" + Environment.PWD.$$() + "/tmp");
     cmd.add(mainClass);

@@ -26,10 +26,11 @@ public final class WorkerLaunchContexts implements YarnContainerDriver.LaunchCon
    *               secret and any HDFS delegation tokens
    * @param jobEnv  settings the submitter gave the AM for every worker (the ZooKeeper session
    *               timeout)
+   * @param jvmOptions options of every worker's JVM besides the heap and {@code --add-opens}
    */
   public WorkerLaunchContexts(Map<String, LocalResource> resources, String classpath,
       String appId, String zkConnect, String amAddress, ByteBuffer tokens, int workerMemoryMb,
-      Map<String, String> jobEnv) {
+      Map<String, String> jobEnv, List<String> jvmOptions) {
     this.resources = Map.copyOf(resources);
     Map<String, String> e = new HashMap<>(jobEnv);
     e.put(Environment.CLASSPATH.name(), classpath);
@@ -38,7 +39,7 @@ public final class WorkerLaunchContexts implements YarnContainerDriver.LaunchCon
     e.put(WorkerEnv.AM_ADDRESS, amAddress);
     this.env = Map.copyOf(e);
     this.tokens = tokens.asReadOnlyBuffer();
-    this.command = JavaCommand.of(WorkerEnv.MAIN_CLASS, workerMemoryMb);
+    this.command = JavaCommand.of(WorkerEnv.MAIN_CLASS, workerMemoryMb, jvmOptions);
   }
 
   @Override

@@ -9,6 +9,7 @@ import java.io.DataInputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.DataInputByteBuffer;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.Credentials;
@@ -31,7 +32,7 @@ class WorkerLaunchContextsTest {
     WorkerLaunchContexts contexts = new WorkerLaunchContexts(Map.of(), "{{PWD}}/*", "application_1_0001",
         "zk:2181", "am-host:4000",
         ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(am)), 1024,
-        Map.of(WorkerEnv.ZK_SESSION_TIMEOUT_MS, "10000"));
+        Map.of(WorkerEnv.ZK_SESSION_TIMEOUT_MS, "10000"), WorkerClassSharing.jvmOptions(new Configuration(false)));
     ContainerLaunchContext ctx = contexts.create(new WorkerContainer("c1", "h1"), new WorkerLaunch(List.of(2, 3)));
 
     String command = ctx.getCommands().get(0);
@@ -40,6 +41,8 @@ class WorkerLaunchContextsTest {
     assertTrue(command.contains("--add-opens=java.base/java.lang=ALL-UNNAMED"), command);
     assertTrue(command.contains("-Xmx768m"), command);
     assertTrue(command.contains(" " + WorkerEnv.MAIN_CLASS + " "), command);
+    assertTrue(command.contains(" -XX:SharedArchiveFile={{JAVA_HOME}}/lib/server/classes.jsa:{{PWD}}/../"
+        + WorkerClassSharing.ARCHIVE + " -XX:DumpLoadedClassList={{PWD}}/tmp/edl-loaded-classes.lst "), command);
     assertTrue(command.contains("1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"), command);
 
     Map<String, String> env = ctx.getEnvironment();
@@ -64,3 +67,4 @@ class WorkerLaunchContextsTest {
     return c;
   }
 }
+

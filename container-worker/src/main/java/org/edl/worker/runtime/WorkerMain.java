@@ -56,7 +56,8 @@ public final class WorkerMain {
     boolean left = false;
     WorkerMetrics metrics = new WorkerMetrics(config.workerId());
     registerInBackground(metrics);
-    WorkerListener listeners = WorkerListener.both(timeline, metrics);
+    WorkerListener listeners = WorkerListener.both(WorkerListener.both(timeline, metrics),
+        ClassArchiveMaker.forThisJvm());
     try (Worker worker = new Worker(config, ExecutionContext.FROM_SPEC, listeners)) {
       Worker.Outcome outcome = worker.run();
       how = outcome.ending().name().toLowerCase(java.util.Locale.ROOT);
