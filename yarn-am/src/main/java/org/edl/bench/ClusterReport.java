@@ -183,20 +183,32 @@ public final class ClusterReport {
       throw new IllegalStateException("the simulation takes its durations from the live Static run");
     }
     simInputs = measure(liveStatic);
+    SimResult[] r = replay(plan, simInputs.durationS(), simInputs.startCostS(), CLUSTER_GPUS, TiresiasParams.DEFAULT,
+        bucketS);
+    addSim("static", r[0]);
+    addSim("elastic", r[1]);
+  }
+
+  /**
+   * The plan's jobs through the simulator on a pool of {@code clusterGpus}: Static as FIFO,
+   * Elastic as Elastic-Tiresias with {@code params}; job {@code i} trains {@code durationS[i]} on
+   * its request and pays {@code startCostS} once. Returns {static, elastic}.
+   */
+  static SimResult[] replay(ClusterPlan plan, double[] durationS, double startCostS, int clusterGpus,
+      TiresiasParams params, double bucketS) {
     List<TraceJob> jobs = new ArrayList<>();
     ThroughputModel[] models = new ThroughputModel[plan.jobs().size()];
     for (ClusterPlan.PlannedJob j : plan.jobs()) {
-      jobs.add(new TraceJob(j.index(), j.submitOffsetMs() / 1000, simInputs.durationS()[j.index()], plan.gpus(),
-          "bench", j.model()));
+      jobs.add(new TraceJob(j.index(), j.submitOffsetMs() / 1000, durationS[j.index()], plan.gpus(), "bench",
+          j.model()));
       models[j.index()] = ThroughputModel.of(j.model() + "@" + j.globalBatch(), j.throughputByGpus(), CLUSTER_GPUS);
     }
     Trace trace = new Trace("edl bench cluster", jobs, 0, 0);
-    ScaleCosts costs = ScaleCosts.measured("edl").withStartAndRestart(simInputs.startCostS(), null);
-    SimConfig cfg = new SimConfig(CLUSTER_GPUS, 1, costs, true, bucketS);
-    addSim("static", new Simulator(trace, models, Simulation.policy("fifo", CLUSTER_GPUS, TiresiasParams.DEFAULT), cfg,
-        null).run());
-    addSim("elastic", new Simulator(trace, models, Simulation.policy("elastic-tiresias", CLUSTER_GPUS,
-        TiresiasParams.DEFAULT), cfg, null).run());
+    ScaleCosts costs = ScaleCosts.measured("edl").withStartAndRestart(startCostS, null);
+    SimConfig cfg = new SimConfig(clusterGpus, 1, costs, true, bucketS);
+    return new SimResult[] {
+        new Simulator(trace, models, Simulation.policy("fifo", clusterGpus, params), cfg, null).run(),
+        new Simulator(trace, models, Simulation.policy("elastic-tiresias", clusterGpus, params), cfg, null).run()};
   }
 
   private SimInputs measure(ClusterBench.Run liveStatic) {

@@ -57,6 +57,24 @@ final class BenchClusterCommand implements Callable<Integer> {
       + " cluster-live-jobs.csv and cluster-live-samples.csv in this directory instead of running jobs"
       + " (same --jobs, --interval-s, --gpus, --models, --seed, --train-s as the run).")
   Path replot;
+  @Option(names = "--sweep", description = "Run no jobs: simulate the plan's jobs over --sweep-gpus,"
+      + " --sweep-intervals-s and --sweep-train-s (with the RM's queues and with one queue) and write cluster-sweep.csv.")
+  boolean sweep;
+  @Option(names = "--sweep-gpus", defaultValue = "8,16,32", split = ",",
+      description = "Cluster sizes of --sweep (default: ${DEFAULT-VALUE}).")
+  List<Integer> sweepGpus;
+  @Option(names = "--sweep-intervals-s", defaultValue = "15,30,60,90,120", split = ",",
+      description = "Seconds between submissions of --sweep (default: ${DEFAULT-VALUE}).")
+  List<Integer> sweepIntervals;
+  @Option(names = "--sweep-train-s", defaultValue = "60,120,240,480", split = ",",
+      description = "Training seconds of --sweep (default: ${DEFAULT-VALUE}).")
+  List<Double> sweepTrainS;
+  @Option(names = "--start-s", defaultValue = "10.1", description = "--sweep: each job's start-up plus ending"
+      + " (default: ${DEFAULT-VALUE}, the live Static run's of 2026-12-05).")
+  double startS;
+  @Option(names = "--pace", defaultValue = "1.025", description = "--sweep: live training time over the profile's"
+      + " (default: ${DEFAULT-VALUE}, measured in the same run).")
+  double pace;
   @Spec
   CommandSpec spec;
 
@@ -64,6 +82,9 @@ final class BenchClusterCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
     ClusterPlan plan = plan();
+    if (sweep) {
+      return sweep(console);
+    }
     List<ClusterBench.Strategy> order = new ArrayList<>();
     for (String s : strategies) {
       try {
@@ -105,6 +126,36 @@ final class BenchClusterCommand implements Callable<Integer> {
     console.println("Wrote cluster.csv, cluster-jobs.csv, cluster-series.csv, cluster-efficiency.png and"
         + " cluster-per-gpu-efficiency.png in " + out);
     return 0;
+  }
+
+  private int sweep(PrintWriter console) throws IOException {
+    requirePositive("--sweep-gpus", sweepGpus.stream().map(Double::valueOf).toList());
+    requirePositive("--sweep-intervals-s", sweepIntervals.stream().map(Double::valueOf).toList());
+    requirePositive("--sweep-train-s", sweepTrainS);
+    if (!(startS >= 0)) {
+      throw new InvalidInputException("--start-s", startS, "must be 0 or more");
+    }
+    if (!(pace > 0)) {
+      throw new InvalidInputException("--pace", pace, "must be more than 0");
+    }
+    List<org.edl.bench.ClusterSweep.Point> points = org.edl.bench.ClusterSweep.run(jobs, gpus, models, seed,
+        sweepGpus, sweepIntervals, sweepTrainS, pace, startS);
+    Path csv = out.resolve("cluster-sweep.csv");
+    org.edl.bench.ClusterSweep.writeCsv(points, csv);
+    console.println(String.format(Locale.ROOT, "Simulated only: %d jobs of %d GPUs, each training its planned time x %.3f"
+        + " and paying %.1f s to start and end. Elastic / Static average JCT, the RM's queues / one queue"
+        + " (* at or under 0.7):", jobs, gpus, pace, startS));
+    console.println(org.edl.bench.ClusterSweep.table(points, 0.7));
+    console.println("Wrote " + csv);
+    return 0;
+  }
+
+  private static void requirePositive(String flag, List<Double> values) {
+    for (double v : values) {
+      if (!(v > 0)) {
+        throw new InvalidInputException(flag, v, "every value must be more than 0");
+      }
+    }
   }
 
   /** The flags checked and the jobs drawn; a bad value is named as the flag is typed. */
