@@ -43,6 +43,12 @@ public final class WorkerEnv {
    * backend; without it the worker reads the ones its jar carries.
    */
   public static final String PROFILES_DIR = "EDL_PROFILES_DIR";
+  /**
+   * The worker container's memory in MB, as the AM asked YARN for it: what the NodeManager's
+   * memory check holds the container's processes to (the worker keeps a second JVM it would start
+   * within it).
+   */
+  public static final String CONTAINER_MEMORY_MB = "EDL_CONTAINER_MEMORY_MB";
   /** Name of the localised job specification in the container's working directory. */
   public static final String JOB_SPEC_FILE = "job.properties";
   /** Set by YARN: this container's id, which is the worker's id. */

@@ -37,6 +37,7 @@ public final class WorkerLaunchContexts implements YarnContainerDriver.LaunchCon
     e.put(WorkerEnv.APP_ID, appId);
     e.put(WorkerEnv.ZK_CONNECT, zkConnect);
     e.put(WorkerEnv.AM_ADDRESS, amAddress);
+    e.put(WorkerEnv.CONTAINER_MEMORY_MB, String.valueOf(workerMemoryMb));
     this.env = Map.copyOf(e);
     this.tokens = tokens.asReadOnlyBuffer();
     this.command = JavaCommand.of(WorkerEnv.MAIN_CLASS, workerMemoryMb, jvmOptions);

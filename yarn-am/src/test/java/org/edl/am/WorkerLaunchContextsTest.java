@@ -50,6 +50,7 @@ class WorkerLaunchContextsTest {
     assertEquals("zk:2181", env.get(WorkerEnv.ZK_CONNECT));
     assertEquals("am-host:4000", env.get(WorkerEnv.AM_ADDRESS));
     assertEquals("2,3", env.get(WorkerEnv.GPU_INDICES));
+    assertEquals("1024", env.get(WorkerEnv.CONTAINER_MEMORY_MB));
     assertEquals("{{PWD}}/*", env.get("CLASSPATH"));
     assertEquals("10000", env.get(WorkerEnv.ZK_SESSION_TIMEOUT_MS), "the submitter's setting reaches every worker");
 

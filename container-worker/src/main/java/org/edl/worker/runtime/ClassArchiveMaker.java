@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.edl.job.WorkerEnv;
 import org.edl.worker.data.BatchSlicer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +38,8 @@ public final class ClassArchiveMaker {
   /** Batches a worker trains before its list is taken: start-up, the first ring and a step's classes. */
   static final int AFTER_BATCHES = 10;
   private static final long TIMEOUT_MINUTES = 5;
+  /** What the archive's JVM takes at most while it runs (about 170 MB measured), with a margin. */
+  static final long WRITER_MB = 256;
 
   /** What this JVM was started with: the archive to map, the top one to make, the list it writes. */
   public record Options(String base, Path top, Path loadedClasses) {}
@@ -88,6 +91,11 @@ public final class ClassArchiveMaker {
           + " empty, ahead of jars, which the JVM cannot archive", refused.get());
       return Optional.empty();
     }
+    Optional<String> cramped = lacksRoom(System.getenv(WorkerEnv.CONTAINER_MEMORY_MB), residentMb());
+    if (cramped.isPresent()) {
+      LOG.info("This worker writes no class-data archive: {}", cramped.get());
+      return Optional.empty();
+    }
     List<String> opens = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
         .filter(a -> a.startsWith("--add-opens")).toList();
     return Optional.of(new ClassArchiveMaker(options.get(), classpath, opens));
@@ -121,6 +129,53 @@ public final class ClassArchiveMaker {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Why the container has no room for the archive's JVM next to this one (the NodeManager's memory
+   * check counts every process of the container), or empty; also empty where either figure is
+   * unknown (a worker started by hand, a system without {@code /proc}).
+   */
+  static Optional<String> lacksRoom(String containerMb, long residentMb) {
+    long limit;
+    try {
+      limit = containerMb == null ? -1 : Long.parseLong(containerMb.trim());
+    } catch (NumberFormatException e) {
+      limit = -1;
+    }
+    if (limit <= 0 || residentMb < 0 || residentMb + WRITER_MB <= limit) {
+      return Optional.empty();
+    }
+    return Optional.of("it uses " + residentMb + " MB of its container's " + limit + " MB, and writing the archive"
+        + " takes about " + WRITER_MB + " MB more");
+  }
+
+  /**
+   * Resident memory in MB of this process and its children (a script job's Python process), from
+   * {@code /proc}; -1 where unknown.
+   */
+  static long residentMb() {
+    long kb = residentKb(ProcessHandle.current().pid());
+    if (kb < 0) {
+      return -1;
+    }
+    for (ProcessHandle child : ProcessHandle.current().descendants().toList()) {
+      kb += Math.max(0, residentKb(child.pid()));
+    }
+    return kb / 1024;
+  }
+
+  private static long residentKb(long pid) {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status"))) {
+        if (line.startsWith("VmRSS:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      // not Linux, or the process has gone: unknown
+    }
+    return -1;
   }
 
   private static boolean isEmpty(Path dir) {
@@ -185,7 +240,7 @@ public final class ClassArchiveMaker {
     cmd.addAll(jvmOptions);
     cmd.add("-XX:SharedArchiveFile=" + options.base());
     cmd.add("-XX:ArchiveClassesAtExit=" + partial);
-    // About 170 MB for 2 s here, inside the worker's container: a small heap, one compiler, no G1 tables.
+    // About 170 MB for 2 s here (WRITER_MB), inside the worker's container: a small heap, one compiler, no G1 tables.
     cmd.addAll(List.of("-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     cmd.add("-cp");
     cmd.add(classpath);

@@ -97,6 +97,16 @@ class ClassArchiveMakerTest {
   }
 
   @Test
+  void aWorkerWithoutRoomInItsContainerForTheArchivesJvmWritesNone() {
+    assertEquals(Optional.empty(), ClassArchiveMaker.lacksRoom("1024", 470));
+    assertEquals(Optional.of("it uses 900 MB of its container's 1024 MB, and writing the archive takes about "
+        + ClassArchiveMaker.WRITER_MB + " MB more"), ClassArchiveMaker.lacksRoom("1024", 900));
+    assertEquals(Optional.empty(), ClassArchiveMaker.lacksRoom(null, 900), "a worker started by hand: unknown");
+    assertEquals(Optional.empty(), ClassArchiveMaker.lacksRoom("1024", -1), "no /proc: unknown");
+    assertTrue(ClassArchiveMaker.residentMb() > 0, "this JVM's resident memory, on Linux");
+  }
+
+  @Test
   void listLinesNameClassesCommentsAndDirectivesDoNot() {
     assertEquals("java.lang.Object", ClassListLoader.className("java/lang/Object id: 0"));
     assertEquals("org.edl.A$B", ClassListLoader.className("org/edl/A$B"));
