@@ -204,10 +204,7 @@ public final class ClassArchiveMaker {
     try {
       Files.createFile(top.resolveSibling(top.getFileName() + ".lock"));
     } catch (FileAlreadyExistsException e) {
-      return false; // another worker of the job on this node has it in hand
-    }
-    if (Files.exists(top)) {
-      return false;
+      return false; // another worker of the job on this node has it in hand, or wrote it (the lock stays)
     }
     Path partial = top.resolveSibling(top.getFileName() + "." + workerId + ".tmp");
     Path output = top.resolveSibling(top.getFileName() + "." + workerId + ".log");
