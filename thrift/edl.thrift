@@ -467,15 +467,17 @@ struct ScriptHello {
   2: required i64 seed,
   /** The global batch's size as the job starts, for the script's information. */
   3: required i32 globalBatch,
-  /** The port of the rendezvous store the script serves for its groups. */
-  4: required i32 storePort,
   /** "gloo" or "nccl". */
   5: required string backend
 }
 
 service ScriptChannel {
-  /** The script's first call: its process id and the size of the dataset it indexes. */
-  ScriptHello hello(1: i32 pid, 2: i64 datasetSize) throws (1: EdlError e),
+  /**
+   * The script's first call: its process id, the size of the dataset it indexes, and the port of
+   * the rendezvous store it already serves for its groups (bound by the script itself, so that no
+   * other process can take the port between its choice and its use).
+   */
+  ScriptHello hello(1: i32 pid, 2: i64 datasetSize, 3: i32 storePort) throws (1: EdlError e),
   /**
    * Reports what it did on the last order (nothing on the first call) and waits for the next one.
    * An error is the script's own: its message goes into the job's diagnostics.

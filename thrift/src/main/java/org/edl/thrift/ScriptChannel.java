@@ -12,12 +12,15 @@ public class ScriptChannel {
   public interface Iface {
 
     /**
-     * The script's first call: its process id and the size of the dataset it indexes.
+     * The script's first call: its process id, the size of the dataset it indexes, and the port of
+     * the rendezvous store it already serves for its groups (bound by the script itself, so that no
+     * other process can take the port between its choice and its use).
      * 
      * @param pid
      * @param datasetSize
+     * @param storePort
      */
-    public ScriptHello hello(int pid, long datasetSize) throws EdlError, org.apache.thrift.TException;
+    public ScriptHello hello(int pid, long datasetSize, int storePort) throws EdlError, org.apache.thrift.TException;
 
     /**
      * Reports what it did on the last order (nothing on the first call) and waits for the next one.
@@ -38,7 +41,7 @@ public class ScriptChannel {
 
   public interface AsyncIface {
 
-    public void hello(int pid, long datasetSize, org.apache.thrift.async.AsyncMethodCallback<ScriptHello> resultHandler) throws org.apache.thrift.TException;
+    public void hello(int pid, long datasetSize, int storePort, org.apache.thrift.async.AsyncMethodCallback<ScriptHello> resultHandler) throws org.apache.thrift.TException;
 
     public void nextOrder(ScriptReport report, org.apache.thrift.async.AsyncMethodCallback<ScriptOrder> resultHandler) throws org.apache.thrift.TException;
 
@@ -69,17 +72,18 @@ public class ScriptChannel {
     }
 
     @Override
-    public ScriptHello hello(int pid, long datasetSize) throws EdlError, org.apache.thrift.TException
+    public ScriptHello hello(int pid, long datasetSize, int storePort) throws EdlError, org.apache.thrift.TException
     {
-      send_hello(pid, datasetSize);
+      send_hello(pid, datasetSize, storePort);
       return recv_hello();
     }
 
-    public void send_hello(int pid, long datasetSize) throws org.apache.thrift.TException
+    public void send_hello(int pid, long datasetSize, int storePort) throws org.apache.thrift.TException
     {
       hello_args args = new hello_args();
       args.setPid(pid);
       args.setDatasetSize(datasetSize);
+      args.setStorePort(storePort);
       sendBase("hello", args);
     }
 
@@ -164,9 +168,9 @@ public class ScriptChannel {
     }
 
     @Override
-    public void hello(int pid, long datasetSize, org.apache.thrift.async.AsyncMethodCallback<ScriptHello> resultHandler) throws org.apache.thrift.TException {
+    public void hello(int pid, long datasetSize, int storePort, org.apache.thrift.async.AsyncMethodCallback<ScriptHello> resultHandler) throws org.apache.thrift.TException {
       checkReady();
-      hello_call method_call = new hello_call(pid, datasetSize, resultHandler, this, ___protocolFactory, ___transport);
+      hello_call method_call = new hello_call(pid, datasetSize, storePort, resultHandler, this, ___protocolFactory, ___transport);
       this.___currentMethod = method_call;
       ___manager.call(method_call);
     }
@@ -174,10 +178,12 @@ public class ScriptChannel {
     public static class hello_call extends org.apache.thrift.async.TAsyncMethodCall<ScriptHello> {
       private int pid;
       private long datasetSize;
-      public hello_call(int pid, long datasetSize, org.apache.thrift.async.AsyncMethodCallback<ScriptHello> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+      private int storePort;
+      public hello_call(int pid, long datasetSize, int storePort, org.apache.thrift.async.AsyncMethodCallback<ScriptHello> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
         super(client, protocolFactory, transport, resultHandler, false);
         this.pid = pid;
         this.datasetSize = datasetSize;
+        this.storePort = storePort;
       }
 
       @Override
@@ -186,6 +192,7 @@ public class ScriptChannel {
         hello_args args = new hello_args();
         args.setPid(pid);
         args.setDatasetSize(datasetSize);
+        args.setStorePort(storePort);
         args.write(prot);
         prot.writeMessageEnd();
       }
@@ -315,7 +322,7 @@ public class ScriptChannel {
       public hello_result getResult(I iface, hello_args args) throws org.apache.thrift.TException {
         hello_result result = new hello_result();
         try {
-          result.success = iface.hello(args.pid, args.datasetSize);
+          result.success = iface.hello(args.pid, args.datasetSize, args.storePort);
         } catch (EdlError e) {
           result.e = e;
         }
@@ -469,7 +476,7 @@ public class ScriptChannel {
 
       @Override
       public void start(I iface, hello_args args, org.apache.thrift.async.AsyncMethodCallback<ScriptHello> resultHandler) throws org.apache.thrift.TException {
-        iface.hello(args.pid, args.datasetSize,resultHandler);
+        iface.hello(args.pid, args.datasetSize, args.storePort,resultHandler);
       }
     }
 
@@ -618,17 +625,20 @@ public class ScriptChannel {
 
     private static final org.apache.thrift.protocol.TField PID_FIELD_DESC = new org.apache.thrift.protocol.TField("pid", org.apache.thrift.protocol.TType.I32, (short)1);
     private static final org.apache.thrift.protocol.TField DATASET_SIZE_FIELD_DESC = new org.apache.thrift.protocol.TField("datasetSize", org.apache.thrift.protocol.TType.I64, (short)2);
+    private static final org.apache.thrift.protocol.TField STORE_PORT_FIELD_DESC = new org.apache.thrift.protocol.TField("storePort", org.apache.thrift.protocol.TType.I32, (short)3);
 
     private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new hello_argsStandardSchemeFactory();
     private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new hello_argsTupleSchemeFactory();
 
     public int pid; // required
     public long datasetSize; // required
+    public int storePort; // required
 
     /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
     public enum _Fields implements org.apache.thrift.TFieldIdEnum {
       PID((short)1, "pid"),
-      DATASET_SIZE((short)2, "datasetSize");
+      DATASET_SIZE((short)2, "datasetSize"),
+      STORE_PORT((short)3, "storePort");
 
       private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -648,6 +658,8 @@ public class ScriptChannel {
             return PID;
           case 2: // DATASET_SIZE
             return DATASET_SIZE;
+          case 3: // STORE_PORT
+            return STORE_PORT;
           default:
             return null;
         }
@@ -693,6 +705,7 @@ public class ScriptChannel {
     // isset id assignments
     private static final int __PID_ISSET_ID = 0;
     private static final int __DATASETSIZE_ISSET_ID = 1;
+    private static final int __STOREPORT_ISSET_ID = 2;
     private byte __isset_bitfield = 0;
     public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
     static {
@@ -701,6 +714,8 @@ public class ScriptChannel {
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
       tmpMap.put(_Fields.DATASET_SIZE, new org.apache.thrift.meta_data.FieldMetaData("datasetSize", org.apache.thrift.TFieldRequirementType.DEFAULT, 
           new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+      tmpMap.put(_Fields.STORE_PORT, new org.apache.thrift.meta_data.FieldMetaData("storePort", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
       metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
       org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(hello_args.class, metaDataMap);
     }
@@ -710,13 +725,16 @@ public class ScriptChannel {
 
     public hello_args(
       int pid,
-      long datasetSize)
+      long datasetSize,
+      int storePort)
     {
       this();
       this.pid = pid;
       setPidIsSet(true);
       this.datasetSize = datasetSize;
       setDatasetSizeIsSet(true);
+      this.storePort = storePort;
+      setStorePortIsSet(true);
     }
 
     /**
@@ -726,6 +744,7 @@ public class ScriptChannel {
       __isset_bitfield = other.__isset_bitfield;
       this.pid = other.pid;
       this.datasetSize = other.datasetSize;
+      this.storePort = other.storePort;
     }
 
     @Override
@@ -739,6 +758,8 @@ public class ScriptChannel {
       this.pid = 0;
       setDatasetSizeIsSet(false);
       this.datasetSize = 0;
+      setStorePortIsSet(false);
+      this.storePort = 0;
     }
 
     public int getPid() {
@@ -787,6 +808,29 @@ public class ScriptChannel {
       __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __DATASETSIZE_ISSET_ID, value);
     }
 
+    public int getStorePort() {
+      return this.storePort;
+    }
+
+    public hello_args setStorePort(int storePort) {
+      this.storePort = storePort;
+      setStorePortIsSet(true);
+      return this;
+    }
+
+    public void unsetStorePort() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __STOREPORT_ISSET_ID);
+    }
+
+    /** Returns true if field storePort is set (has been assigned a value) and false otherwise */
+    public boolean isSetStorePort() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __STOREPORT_ISSET_ID);
+    }
+
+    public void setStorePortIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __STOREPORT_ISSET_ID, value);
+    }
+
     @Override
     public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
       switch (field) {
@@ -806,6 +850,14 @@ public class ScriptChannel {
         }
         break;
 
+      case STORE_PORT:
+        if (value == null) {
+          unsetStorePort();
+        } else {
+          setStorePort((java.lang.Integer)value);
+        }
+        break;
+
       }
     }
 
@@ -818,6 +870,9 @@ public class ScriptChannel {
 
       case DATASET_SIZE:
         return getDatasetSize();
+
+      case STORE_PORT:
+        return getStorePort();
 
       }
       throw new java.lang.IllegalStateException();
@@ -835,6 +890,8 @@ public class ScriptChannel {
         return isSetPid();
       case DATASET_SIZE:
         return isSetDatasetSize();
+      case STORE_PORT:
+        return isSetStorePort();
       }
       throw new java.lang.IllegalStateException();
     }
@@ -870,6 +927,15 @@ public class ScriptChannel {
           return false;
       }
 
+      boolean this_present_storePort = true;
+      boolean that_present_storePort = true;
+      if (this_present_storePort || that_present_storePort) {
+        if (!(this_present_storePort && that_present_storePort))
+          return false;
+        if (this.storePort != that.storePort)
+          return false;
+      }
+
       return true;
     }
 
@@ -880,6 +946,8 @@ public class ScriptChannel {
       hashCode = hashCode * 8191 + pid;
 
       hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(datasetSize);
+
+      hashCode = hashCode * 8191 + storePort;
 
       return hashCode;
     }
@@ -908,6 +976,16 @@ public class ScriptChannel {
       }
       if (isSetDatasetSize()) {
         lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.datasetSize, other.datasetSize);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetStorePort(), other.isSetStorePort());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetStorePort()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.storePort, other.storePort);
         if (lastComparison != 0) {
           return lastComparison;
         }
@@ -942,6 +1020,10 @@ public class ScriptChannel {
       if (!first) sb.append(", ");
       sb.append("datasetSize:");
       sb.append(this.datasetSize);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("storePort:");
+      sb.append(this.storePort);
       first = false;
       sb.append(")");
       return sb.toString();
@@ -1006,6 +1088,14 @@ public class ScriptChannel {
                 org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
               }
               break;
+            case 3: // STORE_PORT
+              if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+                struct.storePort = iprot.readI32();
+                struct.setStorePortIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
             default:
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
           }
@@ -1027,6 +1117,9 @@ public class ScriptChannel {
         oprot.writeFieldEnd();
         oprot.writeFieldBegin(DATASET_SIZE_FIELD_DESC);
         oprot.writeI64(struct.datasetSize);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(STORE_PORT_FIELD_DESC);
+        oprot.writeI32(struct.storePort);
         oprot.writeFieldEnd();
         oprot.writeFieldStop();
         oprot.writeStructEnd();
@@ -1053,19 +1146,25 @@ public class ScriptChannel {
         if (struct.isSetDatasetSize()) {
           optionals.set(1);
         }
-        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetStorePort()) {
+          optionals.set(2);
+        }
+        oprot.writeBitSet(optionals, 3);
         if (struct.isSetPid()) {
           oprot.writeI32(struct.pid);
         }
         if (struct.isSetDatasetSize()) {
           oprot.writeI64(struct.datasetSize);
         }
+        if (struct.isSetStorePort()) {
+          oprot.writeI32(struct.storePort);
+        }
       }
 
       @Override
       public void read(org.apache.thrift.protocol.TProtocol prot, hello_args struct) throws org.apache.thrift.TException {
         org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-        java.util.BitSet incoming = iprot.readBitSet(2);
+        java.util.BitSet incoming = iprot.readBitSet(3);
         if (incoming.get(0)) {
           struct.pid = iprot.readI32();
           struct.setPidIsSet(true);
@@ -1073,6 +1172,10 @@ public class ScriptChannel {
         if (incoming.get(1)) {
           struct.datasetSize = iprot.readI64();
           struct.setDatasetSizeIsSet(true);
+        }
+        if (incoming.get(2)) {
+          struct.storePort = iprot.readI32();
+          struct.setStorePortIsSet(true);
         }
       }
     }

@@ -16,7 +16,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
   private static final org.apache.thrift.protocol.TField WORKER_ID_FIELD_DESC = new org.apache.thrift.protocol.TField("workerId", org.apache.thrift.protocol.TType.STRING, (short)1);
   private static final org.apache.thrift.protocol.TField SEED_FIELD_DESC = new org.apache.thrift.protocol.TField("seed", org.apache.thrift.protocol.TType.I64, (short)2);
   private static final org.apache.thrift.protocol.TField GLOBAL_BATCH_FIELD_DESC = new org.apache.thrift.protocol.TField("globalBatch", org.apache.thrift.protocol.TType.I32, (short)3);
-  private static final org.apache.thrift.protocol.TField STORE_PORT_FIELD_DESC = new org.apache.thrift.protocol.TField("storePort", org.apache.thrift.protocol.TType.I32, (short)4);
   private static final org.apache.thrift.protocol.TField BACKEND_FIELD_DESC = new org.apache.thrift.protocol.TField("backend", org.apache.thrift.protocol.TType.STRING, (short)5);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new ScriptHelloStandardSchemeFactory();
@@ -28,10 +27,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
    * The global batch's size as the job starts, for the script's information.
    */
   public int globalBatch; // required
-  /**
-   * The port of the rendezvous store the script serves for its groups.
-   */
-  public int storePort; // required
   /**
    * "gloo" or "nccl".
    */
@@ -45,10 +40,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
      * The global batch's size as the job starts, for the script's information.
      */
     GLOBAL_BATCH((short)3, "globalBatch"),
-    /**
-     * The port of the rendezvous store the script serves for its groups.
-     */
-    STORE_PORT((short)4, "storePort"),
     /**
      * "gloo" or "nccl".
      */
@@ -74,8 +65,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
           return SEED;
         case 3: // GLOBAL_BATCH
           return GLOBAL_BATCH;
-        case 4: // STORE_PORT
-          return STORE_PORT;
         case 5: // BACKEND
           return BACKEND;
         default:
@@ -123,7 +112,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
   // isset id assignments
   private static final int __SEED_ISSET_ID = 0;
   private static final int __GLOBALBATCH_ISSET_ID = 1;
-  private static final int __STOREPORT_ISSET_ID = 2;
   private byte __isset_bitfield = 0;
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
@@ -133,8 +121,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
     tmpMap.put(_Fields.SEED, new org.apache.thrift.meta_data.FieldMetaData("seed", org.apache.thrift.TFieldRequirementType.REQUIRED, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     tmpMap.put(_Fields.GLOBAL_BATCH, new org.apache.thrift.meta_data.FieldMetaData("globalBatch", org.apache.thrift.TFieldRequirementType.REQUIRED, 
-        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
-    tmpMap.put(_Fields.STORE_PORT, new org.apache.thrift.meta_data.FieldMetaData("storePort", org.apache.thrift.TFieldRequirementType.REQUIRED, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
     tmpMap.put(_Fields.BACKEND, new org.apache.thrift.meta_data.FieldMetaData("backend", org.apache.thrift.TFieldRequirementType.REQUIRED, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
@@ -149,7 +135,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
     java.lang.String workerId,
     long seed,
     int globalBatch,
-    int storePort,
     java.lang.String backend)
   {
     this();
@@ -158,8 +143,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
     setSeedIsSet(true);
     this.globalBatch = globalBatch;
     setGlobalBatchIsSet(true);
-    this.storePort = storePort;
-    setStorePortIsSet(true);
     this.backend = backend;
   }
 
@@ -173,7 +156,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
     }
     this.seed = other.seed;
     this.globalBatch = other.globalBatch;
-    this.storePort = other.storePort;
     if (other.isSetBackend()) {
       this.backend = other.backend;
     }
@@ -191,8 +173,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
     this.seed = 0;
     setGlobalBatchIsSet(false);
     this.globalBatch = 0;
-    setStorePortIsSet(false);
-    this.storePort = 0;
     this.backend = null;
   }
 
@@ -274,35 +254,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
   }
 
   /**
-   * The port of the rendezvous store the script serves for its groups.
-   */
-  public int getStorePort() {
-    return this.storePort;
-  }
-
-  /**
-   * The port of the rendezvous store the script serves for its groups.
-   */
-  public ScriptHello setStorePort(int storePort) {
-    this.storePort = storePort;
-    setStorePortIsSet(true);
-    return this;
-  }
-
-  public void unsetStorePort() {
-    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __STOREPORT_ISSET_ID);
-  }
-
-  /** Returns true if field storePort is set (has been assigned a value) and false otherwise */
-  public boolean isSetStorePort() {
-    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __STOREPORT_ISSET_ID);
-  }
-
-  public void setStorePortIsSet(boolean value) {
-    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __STOREPORT_ISSET_ID, value);
-  }
-
-  /**
    * "gloo" or "nccl".
    */
   @org.apache.thrift.annotation.Nullable
@@ -360,14 +311,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
       }
       break;
 
-    case STORE_PORT:
-      if (value == null) {
-        unsetStorePort();
-      } else {
-        setStorePort((java.lang.Integer)value);
-      }
-      break;
-
     case BACKEND:
       if (value == null) {
         unsetBackend();
@@ -392,9 +335,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
     case GLOBAL_BATCH:
       return getGlobalBatch();
 
-    case STORE_PORT:
-      return getStorePort();
-
     case BACKEND:
       return getBackend();
 
@@ -416,8 +356,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
       return isSetSeed();
     case GLOBAL_BATCH:
       return isSetGlobalBatch();
-    case STORE_PORT:
-      return isSetStorePort();
     case BACKEND:
       return isSetBackend();
     }
@@ -464,15 +402,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
         return false;
     }
 
-    boolean this_present_storePort = true;
-    boolean that_present_storePort = true;
-    if (this_present_storePort || that_present_storePort) {
-      if (!(this_present_storePort && that_present_storePort))
-        return false;
-      if (this.storePort != that.storePort)
-        return false;
-    }
-
     boolean this_present_backend = true && this.isSetBackend();
     boolean that_present_backend = true && that.isSetBackend();
     if (this_present_backend || that_present_backend) {
@@ -496,8 +425,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
     hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(seed);
 
     hashCode = hashCode * 8191 + globalBatch;
-
-    hashCode = hashCode * 8191 + storePort;
 
     hashCode = hashCode * 8191 + ((isSetBackend()) ? 131071 : 524287);
     if (isSetBackend())
@@ -540,16 +467,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
     }
     if (isSetGlobalBatch()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.globalBatch, other.globalBatch);
-      if (lastComparison != 0) {
-        return lastComparison;
-      }
-    }
-    lastComparison = java.lang.Boolean.compare(isSetStorePort(), other.isSetStorePort());
-    if (lastComparison != 0) {
-      return lastComparison;
-    }
-    if (isSetStorePort()) {
-      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.storePort, other.storePort);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -604,10 +521,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
     sb.append(this.globalBatch);
     first = false;
     if (!first) sb.append(", ");
-    sb.append("storePort:");
-    sb.append(this.storePort);
-    first = false;
-    if (!first) sb.append(", ");
     sb.append("backend:");
     if (this.backend == null) {
       sb.append("null");
@@ -626,7 +539,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
     }
     // alas, we cannot check 'seed' because it's a primitive and you chose the non-beans generator.
     // alas, we cannot check 'globalBatch' because it's a primitive and you chose the non-beans generator.
-    // alas, we cannot check 'storePort' because it's a primitive and you chose the non-beans generator.
     if (backend == null) {
       throw new org.apache.thrift.protocol.TProtocolException("Required field 'backend' was not present! Struct: " + toString());
     }
@@ -695,14 +607,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
-          case 4: // STORE_PORT
-            if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
-              struct.storePort = iprot.readI32();
-              struct.setStorePortIsSet(true);
-            } else { 
-              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
-            }
-            break;
           case 5: // BACKEND
             if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
               struct.backend = iprot.readString();
@@ -725,9 +629,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
       if (!struct.isSetGlobalBatch()) {
         throw new org.apache.thrift.protocol.TProtocolException("Required field 'globalBatch' was not found in serialized data! Struct: " + toString());
       }
-      if (!struct.isSetStorePort()) {
-        throw new org.apache.thrift.protocol.TProtocolException("Required field 'storePort' was not found in serialized data! Struct: " + toString());
-      }
       struct.validate();
     }
 
@@ -746,9 +647,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
       oprot.writeFieldEnd();
       oprot.writeFieldBegin(GLOBAL_BATCH_FIELD_DESC);
       oprot.writeI32(struct.globalBatch);
-      oprot.writeFieldEnd();
-      oprot.writeFieldBegin(STORE_PORT_FIELD_DESC);
-      oprot.writeI32(struct.storePort);
       oprot.writeFieldEnd();
       if (struct.backend != null) {
         oprot.writeFieldBegin(BACKEND_FIELD_DESC);
@@ -776,7 +674,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
       oprot.writeString(struct.workerId);
       oprot.writeI64(struct.seed);
       oprot.writeI32(struct.globalBatch);
-      oprot.writeI32(struct.storePort);
       oprot.writeString(struct.backend);
     }
 
@@ -789,8 +686,6 @@ public class ScriptHello implements org.apache.thrift.TBase<ScriptHello, ScriptH
       struct.setSeedIsSet(true);
       struct.globalBatch = iprot.readI32();
       struct.setGlobalBatchIsSet(true);
-      struct.storePort = iprot.readI32();
-      struct.setStorePortIsSet(true);
       struct.backend = iprot.readString();
       struct.setBackendIsSet(true);
     }

@@ -50,7 +50,7 @@ public record ExecutionContext(Dataset data, TrainableModel model, Supplier<floa
       java.util.Map<String, String> env = ScriptData.fetch(config.spec().data().source(), dir, config.hadoopConf())
           .map(local -> java.util.Map.of(ScriptData.ENV, local.toString())).orElse(java.util.Map.of());
       ScriptModel model = ScriptModel.start(script.python(), dir.resolve(script.file()), script.args(), dir,
-          config.secret(), config.workerId(), config.spec().training(), config.scriptPort(),
+          config.secret(), config.workerId(), config.spec().training(),
           "cuda".equals(config.spec().training().backend()) ? "nccl" : "gloo", env);
       return new ExecutionContext(model.dataset(), model);
     }

@@ -7,6 +7,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -46,6 +47,7 @@ import org.edl.worker.coord.Wire;
 import org.edl.worker.coord.ZooKeeperLeaderStore;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.model.TrainableModel;
+import org.edl.worker.script.ScriptModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -131,15 +133,18 @@ public final class Worker implements AutoCloseable {
   /** Why this worker is out of the job (its session expired); null while it is in. */
   private volatile String fencedBecause;
   private volatile ElasticMembership current;
+  /**
+   * The port of a script job's rendezvous store, which the script binds itself as it starts; the
+   * worker registers only once it is known (the ring's first member's store gathers each group).
+   */
+  private final CompletableFuture<Integer> scriptStorePort = new CompletableFuture<>();
 
   public Worker(WorkerConfig config) {
     this(config, ExecutionContext.FROM_SPEC, WorkerListener.NONE);
   }
 
   public Worker(WorkerConfig config, ExecutionContext.Factory contextFactory, WorkerListener listener) {
-    // A script serves its rendezvous store on a port the ring must know from this worker's registration on.
-    this.config = config.spec().script().isSet() && config.scriptPort() < 1
-        ? config.withScriptPort(org.edl.worker.script.ScriptModel.reserveStorePort()) : config;
+    this.config = config;
     this.contextFactory = contextFactory;
     this.listener = listener;
     if (config.spec().output() == null || config.spec().output().isBlank()) {
@@ -211,6 +216,12 @@ public final class Worker implements AutoCloseable {
       context = contextFactory.prepare(config);
       if (context.model() instanceof AutoCloseable child) {
         resources.push(child); // a script's process: it ends when the worker does
+      }
+      if (context.model() instanceof ScriptModel script) {
+        scriptStorePort.complete(script.storePort());
+      } else if (config.spec().script().isSet()) {
+        scriptStorePort.completeExceptionally(new IllegalStateException("the job runs a script but the worker's"
+            + " model is " + context.model().name() + ", which serves no rendezvous store"));
       }
       LOG.info("Execution context ready: {} samples, {} parameters", context.data().size(),
           context.model().parameters().length);
@@ -441,8 +452,8 @@ public final class Worker implements AutoCloseable {
     if (!config.node().equals(config.host())) {
       self.setNode(config.node());
     }
-    if (config.scriptPort() > 0) {
-      self.setScriptPort(config.scriptPort());
+    if (config.spec().script().isSet()) {
+      self.setScriptPort(awaitScriptStorePort(deadline));
     }
     Registration reg = register(connection, self, deadline);
     LOG.info("Registered with the leader at {}{}{}", connection.address(),
@@ -553,6 +564,17 @@ public final class Worker implements AutoCloseable {
     } catch (TimeoutException e) {
       joining.cancel(true);
       throw new TimeoutException("joining the job took longer than " + config.startupTimeout());
+    }
+  }
+
+  private int awaitScriptStorePort(long deadlineNanos) throws Exception {
+    try {
+      return scriptStorePort.get(left(deadlineNanos), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    } catch (TimeoutException e) {
+      throw new TimeoutException("the script did not report its rendezvous store within the startup timeout "
+          + config.startupTimeout());
     }
   }
 

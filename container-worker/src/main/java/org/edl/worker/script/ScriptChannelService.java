@@ -23,7 +23,10 @@ final class ScriptChannelService implements ScriptChannel.Iface {
   private static final Logger LOG = LoggerFactory.getLogger(ScriptChannelService.class);
 
   private final ScriptHello hello;
-  private final CompletableFuture<Long> datasetSize = new CompletableFuture<>();
+  /** What the script announced in its hello. */
+  record Announced(long datasetSize, int storePort) {}
+
+  private final CompletableFuture<Announced> announced = new CompletableFuture<>();
   /** An order and what the script reports on it. */
   private record Exchange(ScriptOrder order, CompletableFuture<ScriptReport> report) {}
 
@@ -38,17 +41,25 @@ final class ScriptChannelService implements ScriptChannel.Iface {
   }
 
   @Override
-  public ScriptHello hello(int pid, long size) throws EdlError {
+  public ScriptHello hello(int pid, long size, int storePort) throws EdlError {
     if (size < 1) {
-      EdlError e = new EdlError("edl.init(dataset_size=" + size + "): the dataset must hold at least one sample");
-      e.setField("dataset_size");
-      e.setValue(Long.toString(size));
-      datasetSize.completeExceptionally(new IllegalArgumentException(e.getMessage()));
-      throw e;
+      throw refuse("dataset_size", size, "edl.init(dataset_size=" + size + "): the dataset must hold at least one sample");
     }
-    LOG.info("Script (pid {}) connected: {} samples", pid, size);
-    datasetSize.complete(size);
+    if (storePort < 1 || storePort > 65535) {
+      throw refuse("storePort", storePort, "the script's rendezvous store reported port " + storePort
+          + ", not one in 1..65535 (is the edl package on its path the worker's?)");
+    }
+    LOG.info("Script (pid {}) connected: {} samples, rendezvous store on port {}", pid, size, storePort);
+    announced.complete(new Announced(size, storePort));
     return hello;
+  }
+
+  private EdlError refuse(String field, long value, String message) {
+    EdlError e = new EdlError(message);
+    e.setField(field);
+    e.setValue(Long.toString(value));
+    announced.completeExceptionally(new IllegalArgumentException(message));
+    return e;
   }
 
   @Override
@@ -79,10 +90,10 @@ final class ScriptChannelService implements ScriptChannel.Iface {
     fail("the script failed: " + lastLine(error));
   }
 
-  /** The dataset size the script announced in its hello, waiting for it at most {@code timeoutMs}. */
-  long awaitHello(long timeoutMs) throws Exception {
+  /** What the script announced in its hello, waiting for it at most {@code timeoutMs}. */
+  Announced awaitHello(long timeoutMs) throws Exception {
     try {
-      return datasetSize.get(timeoutMs, TimeUnit.MILLISECONDS);
+      return announced.get(timeoutMs, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw new ScriptFailedException(e.getCause().getMessage());
     } catch (TimeoutException e) {
@@ -126,7 +137,7 @@ final class ScriptChannelService implements ScriptChannel.Iface {
 
   /** The script's process ended with {@code status}; {@code lastErrors}: its last lines of standard error, if any. */
   void exited(int status, String lastErrors) {
-    boolean greeted = datasetSize.isDone() && !datasetSize.isCompletedExceptionally();
+    boolean greeted = announced.isDone() && !announced.isCompletedExceptionally();
     fail("the script exited with status " + status + (greeted ? "" : " before it called edl.init()") + lastErrors);
   }
 
@@ -135,7 +146,7 @@ final class ScriptChannelService implements ScriptChannel.Iface {
     if (broken == null) {
       broken = why;
     }
-    datasetSize.completeExceptionally(new IllegalStateException(why));
+    announced.completeExceptionally(new IllegalStateException(why));
     Exchange done = delivered;
     if (done != null) {
       done.report().completeExceptionally(new IllegalStateException(why));

@@ -5,7 +5,6 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,12 +74,11 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
    * Starts {@code python script args...} in {@code dir} with the edl package on its path, serves
    * it the channel behind the job's secret, and waits for its edl.init().
    *
-   * @param storePort where the script serves its rendezvous store (the worker registered it)
    * @param backend   "gloo" or "nccl"
    * @param extraEnv  more of the script's environment (where its data was copied)
    */
   public static ScriptModel start(String python, Path script, List<String> args, Path dir, JobSecret secret,
-      String workerId, Training training, int storePort, String backend, Map<String, String> extraEnv)
+      String workerId, Training training, String backend, Map<String, String> extraEnv)
       throws Exception {
     Path packageDir = dir.resolve("edl-python");
     PythonPackage.writeTo(packageDir);
@@ -89,7 +87,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
     Files.createFile(secretFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.write(secretFile, secret.bytes());
     ScriptChannelService channel = new ScriptChannelService(new ScriptHello(workerId, training.seed(),
-        training.batchSize(), storePort, backend));
+        training.batchSize(), backend));
     RpcServer server = RpcServer.start("script", new ScriptChannel.Processor<>(channel), "127.0.0.1", 0, secret,
         RpcServer.HANDSHAKE_TIMEOUT, 2, RefusalListener.NONE);
     List<String> command = new ArrayList<>(List.of(python, "-u", script.toString()));
@@ -108,9 +106,9 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
       throw new ScriptFailedException("cannot start " + python + " " + script + ": " + e.getMessage());
     }
     try {
-      long size = channel.awaitHello(HELLO_TIMEOUT.toMillis());
+      ScriptChannelService.Announced hello = channel.awaitHello(HELLO_TIMEOUT.toMillis());
       String name = "script:" + script.getFileName();
-      return new ScriptModel(name, training, channel, server, process, storePort, size);
+      return new ScriptModel(name, training, channel, server, process, hello.storePort(), hello.datasetSize());
     } catch (Exception e) {
       process.close();
       server.close();
@@ -127,21 +125,15 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
     return new Dataset(new float[n], new int[n], 1, 1);
   }
 
-  /** A free port for a script's rendezvous store, reserved before the worker registers it. */
-  public static int reserveStorePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free port for the script's rendezvous store", e);
-    }
-  }
-
   /** The script's process id. */
   public long pid() {
     return process.pid();
   }
 
-  /** Where this worker's script serves its rendezvous store (the ring's first member's gathers a group). */
+  /**
+   * Where this worker's script serves its rendezvous store (the ring's first member's gathers a
+   * group): the script bound it before its hello, and the worker registers it.
+   */
   public int storePort() {
     return storePort;
   }

@@ -86,7 +86,7 @@ class ScriptJobTest {
       Path dir = Files.createDirectories(out.resolve(workerId));
       Files.writeString(dir.resolve("train.py"), SCRIPT);
       ScriptModel m = ScriptModel.start(PYTHON, dir.resolve("train.py"), List.of(Integer.toString(seed)), dir,
-          config.secret(), config.workerId(), config.spec().training(), config.scriptPort(), "gloo", java.util.Map.of());
+          config.secret(), config.workerId(), config.spec().training(), "gloo", java.util.Map.of());
       scripts.put(workerId, m);
       return new ExecutionContext(m.dataset(), m);
     };

@@ -77,7 +77,7 @@ class ScriptModelTest {
     Path work = Files.createDirectories(dir.resolve(name));
     Path script = work.resolve("train.py");
     Files.writeString(script, SCRIPT);
-    return ScriptModel.start(PYTHON, script, List.of(seed, mode), work, SECRET, name, TRAINING, ScriptModel.reserveStorePort(), "gloo", java.util.Map.of());
+    return ScriptModel.start(PYTHON, script, List.of(seed, mode), work, SECRET, name, TRAINING, "gloo", java.util.Map.of());
   }
 
   private static final JobSecret SECRET = JobSecret.generate();
@@ -218,9 +218,29 @@ class ScriptModelTest {
     Path script = work.resolve("train.py");
     Files.writeString(script, "import edl\ndef broken(:\n");
     ScriptFailedException e = assertThrows(ScriptFailedException.class,
-        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "syntax", TRAINING, ScriptModel.reserveStorePort(), "gloo", java.util.Map.of()));
+        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "syntax", TRAINING, "gloo", java.util.Map.of()));
     assertTrue(e.getMessage().contains("SyntaxError"), e.getMessage());
     assertTrue(e.getMessage().contains("exited with status 1 before it called edl.init()"), e.getMessage());
+  }
+
+  /**
+   * The port the worker registers is already served when the script's hello arrives, even where
+   * the script is slow to build its model: the script bound it itself, so no other process on the
+   * node (another worker's RPC server binding port 0, say) can have taken it in between.
+   */
+  @Test
+  void itsRendezvousStoreIsServedFromItsHelloOnBeforeTheModelIsAttached() throws Exception {
+    Path work = Files.createDirectories(dir.resolve("store"));
+    Path script = work.resolve("train.py");
+    Files.writeString(script, "import time, edl\njob = edl.init(dataset_size=4)\ntime.sleep(60)\n");
+    try (ScriptModel m = ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "store", TRAINING, "gloo",
+        java.util.Map.of())) {
+      assertTrue(m.storePort() > 0, "port " + m.storePort());
+      try (java.net.Socket s = new java.net.Socket("127.0.0.1", m.storePort())) {
+        assertTrue(s.isConnected());
+      }
+      assertThrows(java.net.BindException.class, () -> new java.net.ServerSocket(m.storePort()).close());
+    }
   }
 
   @Test
@@ -229,7 +249,7 @@ class ScriptModelTest {
     Path script = work.resolve("train.py");
     Files.writeString(script, "print('not an edl script')\n");
     ScriptFailedException e = assertThrows(ScriptFailedException.class,
-        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "noinit", TRAINING, ScriptModel.reserveStorePort(), "gloo", java.util.Map.of()));
+        () -> ScriptModel.start(PYTHON, script, List.of(), work, SECRET, "noinit", TRAINING, "gloo", java.util.Map.of()));
     assertEquals("the script exited with status 0 before it called edl.init()", e.getMessage());
   }
 }

@@ -44,8 +44,12 @@ def init(dataset_size):
     with open(secret_file, "rb") as f:
         secret = f.read()
     channel = _channel.connect("127.0.0.1", int(port), secret)
-    hello = channel.hello(os.getpid(), int(dataset_size))
-    job = Job(channel, hello)
+    from edl import _groups
+    # The store is bound (on a port the system picks) before the worker learns of it: a port chosen
+    # first and bound later could be taken in between by another process on the node.
+    store = _groups.serve_store()
+    hello = channel.hello(os.getpid(), int(dataset_size), store.port)
+    job = Job(channel, hello, store)
     sys.excepthook = job._excepthook
     _exit_with_parent()
     return job
@@ -120,13 +124,13 @@ class Step:
 
 
 class Job:
-    def __init__(self, channel, hello):
+    def __init__(self, channel, hello, store):
         self._channel = channel
         self.worker_id = hello.workerId
         # The job's --data, copied by the worker into its working directory (None if it named none).
         self.data = os.environ.get("EDL_DATA")
         self.seed = hello.seed
-        self._store_port = hello.storePort
+        self._store = store
         self._backend = hello.backend
         self._groups = None
         self._module = None
@@ -143,7 +147,7 @@ class Job:
         self._module = model
         self._optimizer = optimizer
         self.model = model
-        self._groups = _groups.Groups(self._backend, self._store_port, model, optimizer)
+        self._groups = _groups.Groups(self._backend, self._store, model, optimizer)
 
     def steps(self):
         """This member's steps, one at a time, until its part of the job is over."""

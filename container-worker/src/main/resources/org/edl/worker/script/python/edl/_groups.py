@@ -13,13 +13,18 @@ from torch.nn.parallel import DistributedDataParallel
 TIMEOUT = datetime.timedelta(seconds=60)
 
 
+def serve_store():
+    """The rendezvous store this member serves for its life, on a port the system picks (its
+    ``port`` says which); a group gathers at its first member's."""
+    return dist.TCPStore("0.0.0.0", 0, None, True, TIMEOUT, wait_for_workers=False)
+
+
 class Groups:
-    def __init__(self, backend, store_port, module, optimizer):
+    def __init__(self, backend, store, module, optimizer):
         self._backend = backend
         self._module = module
         self._optimizer = optimizer
-        # Every member serves a rendezvous store for its life; a group gathers at its first member's.
-        self._server = dist.TCPStore("0.0.0.0", store_port, None, True, TIMEOUT, wait_for_workers=False)
+        self._server = store
         self._ddp = None
         # True while this member holds the job's current state: newcomers, and every member sent
         # back to the job's start, take it from one that does.

@@ -19,13 +19,16 @@ all_structs = []
 
 
 class Iface(object):
-    def hello(self, pid, datasetSize):
+    def hello(self, pid, datasetSize, storePort):
         """
-        The script's first call: its process id and the size of the dataset it indexes.
+        The script's first call: its process id, the size of the dataset it indexes, and the port of
+        the rendezvous store it already serves for its groups (bound by the script itself, so that no
+        other process can take the port between its choice and its use).
 
         Parameters:
          - pid
          - datasetSize
+         - storePort
 
         """
         pass
@@ -59,23 +62,27 @@ class Client(Iface):
             self._oprot = oprot
         self._seqid = 0
 
-    def hello(self, pid, datasetSize):
+    def hello(self, pid, datasetSize, storePort):
         """
-        The script's first call: its process id and the size of the dataset it indexes.
+        The script's first call: its process id, the size of the dataset it indexes, and the port of
+        the rendezvous store it already serves for its groups (bound by the script itself, so that no
+        other process can take the port between its choice and its use).
 
         Parameters:
          - pid
          - datasetSize
+         - storePort
 
         """
-        self.send_hello(pid, datasetSize)
+        self.send_hello(pid, datasetSize, storePort)
         return self.recv_hello()
 
-    def send_hello(self, pid, datasetSize):
+    def send_hello(self, pid, datasetSize, storePort):
         self._oprot.writeMessageBegin('hello', TMessageType.CALL, self._seqid)
         args = hello_args()
         args.pid = pid
         args.datasetSize = datasetSize
+        args.storePort = storePort
         args.write(self._oprot)
         self._oprot.writeMessageEnd()
         self._oprot.trans.flush()
@@ -202,7 +209,7 @@ class Processor(Iface, TProcessor):
         iprot.readMessageEnd()
         result = hello_result()
         try:
-            result.success = self._handler.hello(args.pid, args.datasetSize)
+            result.success = self._handler.hello(args.pid, args.datasetSize, args.storePort)
             msg_type = TMessageType.REPLY
         except TTransport.TTransportException:
             raise
@@ -279,13 +286,15 @@ class hello_args(object):
     Attributes:
      - pid
      - datasetSize
+     - storePort
 
     """
 
 
-    def __init__(self, pid=None, datasetSize=None,):
+    def __init__(self, pid=None, datasetSize=None, storePort=None,):
         self.pid = pid
         self.datasetSize = datasetSize
+        self.storePort = storePort
 
     def read(self, iprot):
         if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
@@ -306,6 +315,11 @@ class hello_args(object):
                     self.datasetSize = iprot.readI64()
                 else:
                     iprot.skip(ftype)
+            elif fid == 3:
+                if ftype == TType.I32:
+                    self.storePort = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
             else:
                 iprot.skip(ftype)
             iprot.readFieldEnd()
@@ -323,6 +337,10 @@ class hello_args(object):
         if self.datasetSize is not None:
             oprot.writeFieldBegin('datasetSize', TType.I64, 2)
             oprot.writeI64(self.datasetSize)
+            oprot.writeFieldEnd()
+        if self.storePort is not None:
+            oprot.writeFieldBegin('storePort', TType.I32, 3)
+            oprot.writeI32(self.storePort)
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
         oprot.writeStructEnd()
@@ -345,6 +363,7 @@ hello_args.thrift_spec = (
     None,  # 0
     (1, TType.I32, 'pid', None, None, ),  # 1
     (2, TType.I64, 'datasetSize', None, None, ),  # 2
+    (3, TType.I32, 'storePort', None, None, ),  # 3
 )
 
 

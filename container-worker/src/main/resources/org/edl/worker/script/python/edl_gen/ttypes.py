@@ -2913,17 +2913,15 @@ class ScriptHello(object):
      - workerId
      - seed
      - globalBatch: The global batch's size as the job starts, for the script's information.
-     - storePort: The port of the rendezvous store the script serves for its groups.
      - backend: "gloo" or "nccl".
 
     """
 
 
-    def __init__(self, workerId=None, seed=None, globalBatch=None, storePort=None, backend=None,):
+    def __init__(self, workerId=None, seed=None, globalBatch=None, backend=None,):
         self.workerId = workerId
         self.seed = seed
         self.globalBatch = globalBatch
-        self.storePort = storePort
         self.backend = backend
 
     def read(self, iprot):
@@ -2948,11 +2946,6 @@ class ScriptHello(object):
             elif fid == 3:
                 if ftype == TType.I32:
                     self.globalBatch = iprot.readI32()
-                else:
-                    iprot.skip(ftype)
-            elif fid == 4:
-                if ftype == TType.I32:
-                    self.storePort = iprot.readI32()
                 else:
                     iprot.skip(ftype)
             elif fid == 5:
@@ -2982,10 +2975,6 @@ class ScriptHello(object):
             oprot.writeFieldBegin('globalBatch', TType.I32, 3)
             oprot.writeI32(self.globalBatch)
             oprot.writeFieldEnd()
-        if self.storePort is not None:
-            oprot.writeFieldBegin('storePort', TType.I32, 4)
-            oprot.writeI32(self.storePort)
-            oprot.writeFieldEnd()
         if self.backend is not None:
             oprot.writeFieldBegin('backend', TType.STRING, 5)
             oprot.writeString(self.backend.encode('utf-8') if sys.version_info[0] == 2 else self.backend)
@@ -3000,8 +2989,6 @@ class ScriptHello(object):
             raise TProtocolException(message='Required field seed is unset!')
         if self.globalBatch is None:
             raise TProtocolException(message='Required field globalBatch is unset!')
-        if self.storePort is None:
-            raise TProtocolException(message='Required field storePort is unset!')
         if self.backend is None:
             raise TProtocolException(message='Required field backend is unset!')
         return
@@ -3242,7 +3229,7 @@ ScriptHello.thrift_spec = (
     (1, TType.STRING, 'workerId', 'UTF8', None, ),  # 1
     (2, TType.I64, 'seed', None, None, ),  # 2
     (3, TType.I32, 'globalBatch', None, None, ),  # 3
-    (4, TType.I32, 'storePort', None, None, ),  # 4
+    None,  # 4
     (5, TType.STRING, 'backend', 'UTF8', None, ),  # 5
 )
 fix_spec(all_structs)
