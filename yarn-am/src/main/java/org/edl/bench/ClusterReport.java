@@ -191,8 +191,9 @@ public final class ClusterReport {
 
   /**
    * The plan's jobs through the simulator on a pool of {@code clusterGpus}: Static as FIFO,
-   * Elastic as Elastic-Tiresias with {@code params}; job {@code i} trains {@code durationS[i]} on
-   * its request and pays {@code startCostS} once. Returns {static, elastic}.
+   * Elastic as Elastic-Tiresias with {@code params} and, as the RM does, elastic jobs' floors kept
+   * where Tiresias passes them over ({@link TiresiasParams#floorsKept}); job {@code i} trains
+   * {@code durationS[i]} on its request and pays {@code startCostS} once. Returns {static, elastic}.
    */
   static SimResult[] replay(ClusterPlan plan, double[] durationS, double startCostS, int clusterGpus,
       TiresiasParams params, double bucketS) {
@@ -208,7 +209,7 @@ public final class ClusterReport {
     SimConfig cfg = new SimConfig(clusterGpus, 1, costs, true, bucketS);
     return new SimResult[] {
         new Simulator(trace, models, Simulation.policy("fifo", clusterGpus, params), cfg, null).run(),
-        new Simulator(trace, models, Simulation.policy("elastic-tiresias", clusterGpus, params), cfg, null).run()};
+        new Simulator(trace, models, Simulation.policy("elastic-tiresias", clusterGpus, params.withFloorsKept(true)), cfg, null).run()};
   }
 
   private SimInputs measure(ClusterBench.Run liveStatic) {

@@ -75,6 +75,10 @@ public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--resize-hold-s", defaultValue = "0", description = "Elastic-Tiresias hysteresis: a job started or"
       + " resized less than this many simulated seconds ago keeps its size while it fits; 0 = off (default: ${DEFAULT-VALUE}).")
   double resizeHoldS;
+  @Option(names = "--keep-elastic-floors", description = "Elastic-Tiresias as the ResourceManager runs it: a running"
+      + " elastic job that Tiresias passes over keeps its floor (ceil(r x requested)) instead of being preempted, and"
+      + " the GPUs it keeps go to nobody else (default: preempted, the paper's reading).")
+  boolean keepElasticFloors;
   @Option(names = "--weight", description = "Fair-share weight of a user, USER=W (repeatable; default 1).")
   Map<String, Double> weights = new LinkedHashMap<>();
   @Option(names = "--limit-jobs", defaultValue = "0", description = "Only the first N jobs (default: all).")
@@ -88,7 +92,8 @@ public final class SimulateCommand implements Callable<Integer> {
     try {
       SimOptions o = new SimOptions(trace, profiles == null ? defaultProfiles() : profiles, policies, out,
           clusterGpus, seed, scaling, skipBad, check, sampleS,
-          new TiresiasParams(queueLimits, starvation, waitingThreshold, minFraction, maxFactor, resizeHoldS), minFraction,
+          new TiresiasParams(queueLimits, starvation, waitingThreshold, minFraction, maxFactor, resizeHoldS,
+              keepElasticFloors), minFraction,
           weights, limitJobs, !noProgress, intervalS, startCostS, restartCostS);
       Simulation.run(o, System.out, System.err);
       System.out.println("Wrote " + out.resolve("report.html"));

@@ -196,6 +196,17 @@ class SimulatorTest {
     SimResult rounds = new Simulator(trace, models, new TiresiasPolicy(16, TiresiasParams.DEFAULT, true),
         new SimConfig(16, 3, ScaleCosts.measured("edl").withStartAndRestart(30.0, 60.0), true, 600, 300), null).run();
     assertEquals(400, rounds.jobs().size(), "in 300 s rounds");
+    // As the RM runs it: every job here is elastic, so none is ever preempted, only scaled in.
+    for (TiresiasParams params : List.of(TiresiasParams.DEFAULT, new TiresiasParams(new double[] {500, 10_000}, 2, 2, 0.5, 2))) {
+      SimResult kept = new Simulator(trace, models, new TiresiasPolicy(16, params.withFloorsKept(true), true),
+          new SimConfig(16, 3, ScaleCosts.measured("edl"), true, 600), null).run();
+      assertEquals(400, kept.jobs().size(), "floors kept");
+      assertEquals(0, kept.jobs().stream().mapToInt(SimResult.SimJobResult::preemptions).sum(), "floors kept");
+      SimResult paperReading = new Simulator(trace, models, new TiresiasPolicy(16, params, true),
+          new SimConfig(16, 3, ScaleCosts.measured("edl"), true, 600), null).run();
+      assertTrue(paperReading.jobs().stream().mapToInt(SimResult.SimJobResult::preemptions).sum() > 0,
+          "the paper's reading preempts elastic jobs on this trace");
+    }
   }
 
   @Test

@@ -13,15 +13,31 @@ package org.edl.scheduler.core.policy;
  * @param maxFactor an elastic job may grow to {@code maxFactor x requested} GPUs (2)
  * @param resizeHoldS hysteresis: a running elastic job started or resized less than this many
  *     seconds ago keeps its size (it may still be preempted); 0 turns it off (the default)
+ * @param floorsKept whether a running elastic job keeps its floor ({@code ceil(r x requested)})
+ *     where the walk passes it over, instead of being preempted, and the GPUs it keeps go to no
+ *     other job: what the ResourceManager does, where the minimum an EDL job's tag guarantees is
+ *     never preempted and only jobs of one size are paused. Off: Tiresias preempts any job it does
+ *     not reach (the paper's reading, the simulator's default)
  */
 public record TiresiasParams(double[] queueLimits, double starvationKnob, int waitingThreshold, double minFraction,
-    double maxFactor, double resizeHoldS) {
+    double maxFactor, double resizeHoldS, boolean floorsKept) {
   public static final TiresiasParams DEFAULT = new TiresiasParams(new double[] {500, 10_000}, 0, 10, 0.5, 2);
 
   /** Without hysteresis. */
   public TiresiasParams(double[] queueLimits, double starvationKnob, int waitingThreshold, double minFraction,
       double maxFactor) {
     this(queueLimits, starvationKnob, waitingThreshold, minFraction, maxFactor, 0);
+  }
+
+  /** Elastic jobs' floors preemptible. */
+  public TiresiasParams(double[] queueLimits, double starvationKnob, int waitingThreshold, double minFraction,
+      double maxFactor, double resizeHoldS) {
+    this(queueLimits, starvationKnob, waitingThreshold, minFraction, maxFactor, resizeHoldS, false);
+  }
+
+  /** The same with elastic jobs' floors kept or not ({@link #floorsKept}). */
+  public TiresiasParams withFloorsKept(boolean kept) {
+    return new TiresiasParams(queueLimits, starvationKnob, waitingThreshold, minFraction, maxFactor, resizeHoldS, kept);
   }
 
   public TiresiasParams {

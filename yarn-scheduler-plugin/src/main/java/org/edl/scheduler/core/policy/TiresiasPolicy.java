@@ -24,6 +24,8 @@ import java.util.TreeSet;
  * ({@link TiresiasParams#resizeHoldS()}), a running job started or resized less than that long
  * ago keeps its size through (3) and (4) and the walk where that size still fits: without one
  * the decision, recomputed at every event, resized a scaled job about 54 times on the Philly trace.
+ * With {@link TiresiasParams#floorsKept} (the ResourceManager's rule), a running elastic job that
+ * the walk passes over keeps its floor instead of being preempted.
  */
 public final class TiresiasPolicy implements ClusterPolicy {
   private static final class Entry {
@@ -200,6 +202,9 @@ public final class TiresiasPolicy implements ClusterPolicy {
     }
     if (elastic) {
       free = shrinkForWaiting(given, passed, it, free);
+      if (params.floorsKept()) {
+        free = keepFloors(given, free);
+      }
       growIntoIdle(given, free);
     }
     for (Entry r : running) {
@@ -268,6 +273,53 @@ public final class TiresiasPolicy implements ClusterPolicy {
    */
   private boolean shrinkable(Entry e, Entry w) {
     return !e.held && (e.queue > 0 || priority.compare(e, w) > 0);
+  }
+
+  /**
+   * With {@link TiresiasParams#floorsKept}: every running elastic job the walk passed over keeps
+   * its floor, and what that takes beyond the free GPUs comes back from the jobs given GPUs,
+   * lowest priority first: an elastic one down to its floor, then a job that may lose all of its
+   * GPUs (one of one size, or one not started yet) entirely. Returns the GPUs still free. The
+   * floors always fit: they are at most what their jobs hold.
+   */
+  private int keepFloors(List<Entry> given, int free) {
+    List<Entry> keepers = new ArrayList<>();
+    int kept = 0;
+    for (Entry e : order) {
+      int floor = keptFloor(e);
+      if (e.stamp != stamp && floor > 0) {
+        e.target = floor;
+        e.stamp = stamp;
+        keepers.add(e);
+        kept += floor;
+      }
+    }
+    int cut = kept - free;
+    for (int i = given.size() - 1; i >= 0 && cut > 0; i--) {
+      Entry e = given.get(i);
+      int floor = keptFloor(e);
+      int low = floor > 0 ? floor : e.job.elastic() ? Math.min(e.target, minGpus(e.job)) : 0;
+      int take = Math.min(cut, e.target - low);
+      e.target -= take;
+      cut -= take;
+      if (cut > 0 && floor == 0) {
+        cut -= e.target;
+        e.target = 0;
+        e.stamp = 0; // not given: target() reads 0, and a job that ran is preempted below
+        given.remove(i);
+      }
+    }
+    given.addAll(keepers);
+    given.sort(priority);
+    return Math.max(0, -cut);
+  }
+
+  /**
+   * The GPUs a running elastic job keeps whatever the walk decides ({@link TiresiasParams#floorsKept}):
+   * its floor, or what it holds if less (one still gathering its containers).
+   */
+  private int keptFloor(Entry e) {
+    return e.job.elastic() && e.job.gpus() > 0 ? Math.min(minGpus(e.job), e.job.gpus()) : 0;
   }
 
   /** Rule 4: idle GPUs to the largest relative gain in speed, one at a time. */

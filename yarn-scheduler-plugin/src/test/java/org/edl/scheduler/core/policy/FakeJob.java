@@ -13,6 +13,7 @@ final class FakeJob implements PolicyJob {
   double executed;
   double lastStopped;
   IntToDoubleFunction speedup = n -> n;
+  boolean elastic = true;
 
   FakeJob(long id, String user, int requested, double submit) {
     this.id = id;
@@ -69,5 +70,10 @@ final class FakeJob implements PolicyJob {
   @Override
   public String toString() {
     return "job " + id;
+  }
+
+  @Override
+  public boolean elastic() {
+    return elastic;
   }
 }

@@ -76,6 +76,55 @@ class TiresiasPolicyTest {
     assertEquals(0, p.target(fresh));
   }
 
+  /**
+   * The ResourceManager's rule: a demoted elastic job passed over keeps its floor (the minimum its
+   * tag guarantees is never preempted), and the newer job gets only what is left beside it. The
+   * paper's reading preempts the demoted job outright.
+   */
+  @Test
+  void withFloorsKeptADemotedElasticJobKeepsItsFloorWhereTheWalkPassesItOver() {
+    for (boolean kept : new boolean[] {false, true}) {
+      TiresiasPolicy p = new TiresiasPolicy(8, TiresiasParams.DEFAULT.withFloorsKept(kept), true);
+      FakeJob old = new FakeJob(1, "u", 4, 0);
+      p.arrived(old, 0);
+      decide(p, 0, List.of(old));
+      assertEquals(8, old.gpus, "alone, it grows into the idle GPUs");
+      old.attained = 600;
+      p.review(old, 75);
+      FakeJob fresh = new FakeJob(2, "u", 8, 75);
+      p.arrived(fresh, 75);
+      Map<Long, Integer> d = decide(p, 75, List.of(old, fresh));
+      if (kept) {
+        assertEquals(Map.of(1L, 2, 2L, 6), d, "the old job down to its floor, 2 of its 4; the new one on the other 6");
+        assertEquals(2, p.target(old));
+      } else {
+        assertEquals(Map.of(1L, 0, 2L, 8), d, "the demoted job preempted; the new one on all 8");
+      }
+    }
+  }
+
+  @Test
+  void withFloorsKeptAJobOfOneSizeIsStillPreemptedAndAJobGatheringKeepsOnlyWhatItHolds() {
+    TiresiasPolicy p = new TiresiasPolicy(8, TiresiasParams.DEFAULT.withFloorsKept(true), true);
+    FakeJob rigid = new FakeJob(1, "u", 4, 0);
+    rigid.elastic = false;
+    FakeJob gathering = new FakeJob(2, "u", 4, 1);
+    p.arrived(rigid, 0);
+    p.arrived(gathering, 1);
+    rigid.gpus = 4;
+    gathering.gpus = 1;
+    rigid.attained = 600;
+    gathering.attained = 600;
+    p.review(rigid, 100);
+    p.review(gathering, 100);
+    FakeJob fresh = new FakeJob(3, "u", 8, 100);
+    p.arrived(fresh, 100);
+    Map<Long, Integer> d = decide(p, 100, List.of(rigid, gathering, fresh));
+    assertEquals(0, p.target(rigid), "one size: preempted as Tiresias would");
+    assertEquals(1, p.target(gathering), "keeps the one GPU it holds, not its floor of 2");
+    assertEquals(7, d.get(3L));
+  }
+
   @Test
   void elasticTiresiasScalesInLowerPriorityJobsOnlyWhenMoreThanNJobsWait() {
     // X and Y just arrived (queue 0); Z has 12,000 GPU-s (queue 2) and runs on 4 of 10 GPUs.
