@@ -24,7 +24,8 @@ import org.edl.scheduler.core.policy.TiresiasPolicy;
  * one). Rule 4's hand-out of idle GPUs reaches the scheduler through the order: an application
  * under its request, then one the round grows, sort before every one that holds its share
  * ({@link TiresiasRanks.Rank}). A job of one size that the walk passes over is paused
- * ({@link Round#paused}). The policy keeps its state (queues, arrivals) across rounds as it does
+ * ({@link Round#paused}); an elastic one keeps its floor, as the policy knows
+ * ({@link TiresiasParams#floorsKept}), since its tag's minimum is never preempted. The policy keeps its state (queues, arrivals) across rounds as it does
  * across the simulator's events; it is rebuilt when the cluster's GPUs change.
  */
 final class TiresiasRanking {
@@ -79,7 +80,7 @@ final class TiresiasRanking {
   Round round(List<AppFacts> apps, int clusterGpus, double nowS) {
     if (clusterGpus != capacity || policy == null) {
       capacity = clusterGpus;
-      policy = new TiresiasPolicy(Math.max(1, clusterGpus), params, true);
+      policy = new TiresiasPolicy(Math.max(1, clusterGpus), params.withFloorsKept(true), true);
       for (Job j : jobs.values()) {
         policy.arrived(j, nowS);
       }

@@ -108,8 +108,9 @@ class TiresiasRankingTest {
     // OLD (4 GPUs, 2 guaranteed by its tag) has left the first queue; FRESH asks for 2.
     TiresiasRanking.Round round = ranking.round(List.of(facts(OLD, "root.users.dave", 0, 4, 4, 600),
         facts(FRESH, "root.users.erin", 120, 0, 2, 0)), 4, 150);
-    assertEquals(0, round.targets().get(OLD), "passed over by the walk: Tiresias would pause it");
-    assertTrue(round.targets().get(FRESH) >= 2, "and the new job gets what it asks for (and idle GPUs)");
+    assertEquals(2, round.targets().get(OLD), "passed over by the walk: it keeps its floor, where Tiresias would"
+        + " pause it");
+    assertEquals(2, round.targets().get(FRESH), "and the new job gets what it asks for, beside that floor");
     List<RunningContainer> held = List.of(
         container("c1", OLD, 10, false), container("c2", OLD, 11, false),
         container("c3", OLD, 20, true), container("c4", OLD, 21, true));
