@@ -24,6 +24,8 @@ final class FleetGrowth {
   private final ElasticRequests requests;
   /** The policy's last decision, logged when its kind changes. */
   private GrowthPolicy.Decision last;
+  /** The number of the change in which granted extras join ({@link FleetState#begin}); -1: none yet. */
+  private int growing = -1;
 
   FleetGrowth(FleetState state, GrowthPolicy policy, ElasticRequests requests) {
     this.state = state;
@@ -64,7 +66,7 @@ final class FleetGrowth {
     state.journal();
   }
 
-  /** Asks YARN for one more worker, as an elastic extra, when the policy says so. */
+  /** Asks YARN for more workers, as elastic extras, when the policy says so. */
   void ask() {
     if (policy == null || state.isDone()) {
       return;
@@ -80,9 +82,15 @@ final class FleetGrowth {
     }
     last = d;
     if (d.ask()) {
-      policy.asked();
-      LOG.info("Asking YARN for one more worker container of {} as an elastic extra", state.resource);
-      state.driver.requestExtraContainer(state.resource);
+      policy.asked(d.count());
+      if (d.count() == 1) {
+        LOG.info("Asking YARN for one more worker container of {} as an elastic extra", state.resource);
+      } else {
+        LOG.info("Asking YARN for {} more worker containers of {} as elastic extras", d.count(), state.resource);
+      }
+      for (int i = 0; i < d.count(); i++) {
+        state.driver.requestExtraContainer(state.resource);
+      }
     }
   }
 
@@ -97,10 +105,25 @@ final class FleetGrowth {
     }
   }
 
-  /** A granted extra joins by a stop-free scale-out of one, or is released if the job cannot change now. */
+  /**
+   * A granted extra joins by a stop-free scale-out of one, or, while the scale-out of an earlier
+   * extra of the same request is under way, joins that change; it is released if the job cannot
+   * change now.
+   */
   void granted(WorkerContainer c) {
     if (policy != null) {
       policy.answered();
+    }
+    if (policy != null && !state.isDone() && state.target < state.maxWorkers && state.isCurrent(growing)
+        && state.change instanceof FleetChange.ScaleOut s && mode() == ScaleMode.EDL) {
+      state.target++;
+      policy.grew(state.target);
+      state.extend(new FleetChange.ScaleOut(s.count() + 1, s.shown()));
+      state.lastEvent = "grew into idle GPUs: " + c.id() + " on " + c.host() + " joins as worker " + state.target;
+      LOG.info("Growing to {} workers: {} on {} joins the scale-out under way", state.target, c.id(), c.host());
+      state.launch(c);
+      state.journal();
+      return;
     }
     if (state.isDone() || !state.isSteady() || state.target >= state.maxWorkers) {
       LOG.info("Releasing extra {} on {}: the job cannot grow now (phase {}, {}, {} of max {} workers)", c.id(),
@@ -125,7 +148,7 @@ final class FleetGrowth {
     }
     state.target++;
     policy.grew(state.target);
-    state.begin(new FleetChange.ScaleOut(1, FleetChange.Shown.since(state.latest)));
+    growing = state.begin(new FleetChange.ScaleOut(1, FleetChange.Shown.since(state.latest)));
     state.lastEvent = "grew into an idle GPU: " + c.id() + " on " + c.host() + " joins as worker " + state.target;
     LOG.info("Growing to {} workers: {} on {} joins stop-free", state.target, c.id(), c.host());
     state.launch(c);
@@ -152,7 +175,7 @@ final class FleetGrowth {
     policy.gaveBack();
     if (policy.inFlight()) {
       state.driver.withdrawExtraRequest();
-      policy.answered();
+      policy.withdrawn();
     }
     state.journal(); // the hold-off outlives this AM attempt
   }

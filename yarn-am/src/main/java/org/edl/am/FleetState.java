@@ -72,6 +72,11 @@ final class FleetState {
     return ++begun;
   }
 
+  /** The change under way becomes {@code wider} (more of the same), keeping its number. */
+  void extend(FleetChange wider) {
+    change = wider;
+  }
+
   /** Whether change number {@code number} is still the one under way. */
   boolean isCurrent(int number) {
     return begun == number && change != null;

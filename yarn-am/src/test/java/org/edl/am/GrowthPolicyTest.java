@@ -1,5 +1,6 @@
 package org.edl.am;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -56,6 +57,40 @@ class GrowthPolicyTest {
     assertFalse(p.next(4, true).ask(), "the fourth worker added 5 samples/s: no fifth");
   }
 
+  /** Where the curve knows the sizes ahead, every further step that pays is asked for at once. */
+  @Test
+  void aKnownCurveAsksAtOnceForEveryFurtherWorkerThatPays() {
+    GrowthPolicy p = policy(4, 8, efficiency(0));
+    curve.put(4, 400.0);
+    curve.put(5, 470.0);
+    curve.put(6, 560.0);
+    curve.put(7, 565.0);
+    curve.put(8, 560.0); // the eighth lowers it
+    GrowthPolicy.Decision d = p.next(4, true);
+    assertTrue(d.ask(), d.why());
+    assertEquals(3, d.count(), "5, 6 and 7 each add something; 8 does not");
+    assertEquals(2, p.next(5, true).count());
+
+    GrowthPolicy half = policy(4, 8, efficiency(0.5));
+    assertEquals(2, half.next(4, true).count(), "7 adds 5 samples/s, under half an average worker");
+    curve.remove(6);
+    assertEquals(1, half.next(4, true).count(), "6 is not known: one, and the next decision measures");
+
+    p.asked(3);
+    assertEquals("requests for 3 more workers are in flight", p.next(4, true).why());
+    p.answered();
+    p.answered();
+    assertTrue(p.inFlight());
+    p.withdrawn();
+    assertFalse(p.inFlight());
+  }
+
+  @Test
+  void theRestOfTheRequestAndIdleGpusWithoutACurveAreAskedForOneAtATime() {
+    assertEquals(1, policy(4, 8, Growth.OFF).next(2, true).count());
+    assertEquals(1, policy(2, 8, new Growth(true, Double.NaN, 0)).next(2, true).count());
+  }
+
   @Test
   void aFallingCurveIsNeverFollowedEvenAtEfficiencyZero() {
     GrowthPolicy p = policy(2, 8, efficiency(0));
@@ -76,7 +111,7 @@ class GrowthPolicyTest {
   void oneRequestInFlightAndNoneWhileTheJobIsNotSteadyOrProfiling() {
     GrowthPolicy p = policy(2, 8, new Growth(true, Double.NaN, 0));
     assertFalse(p.next(2, false).ask());
-    p.asked();
+    p.asked(1);
     assertFalse(p.next(2, true).ask(), p.next(2, true).why());
     p.answered();
     assertTrue(p.next(3, true).ask());
@@ -114,7 +149,7 @@ class GrowthPolicyTest {
     GrowthPolicy p = new GrowthPolicy(2, 8, efficiency(0.5), measured, () -> now);
     curve.put(2, 200.0);
     assertTrue(p.next(2, true).ask(), "nothing known at 3: it tries");
-    p.asked();
+    p.asked(1);
     p.answered();
     p.grew(3);
     curve.put(3, 230.0); // +30: 0.3 of an average worker

@@ -181,6 +181,38 @@ class WorkerFleetGrowthTest {
     assertEquals(2, extrasAsked, "at max-workers");
   }
 
+  /**
+   * With the curve known ahead, the job asks for every paying extra at once, and those YARN grants
+   * while the first one's scale-out is under way join that change: one change from 2 to 4.
+   */
+  @Test
+  void extrasAskedTogetherJoinOneScaleOut() {
+    ThroughputCurve curve = n -> n <= 4 ? OptionalDouble.of(100.0 * n) : OptionalDouble.of(400.0);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 2, 6)
+        .growing(new GrowthPolicy(2, 6, new Growth(true, 0.5, 60_000), curve, () -> now));
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1"), c("c2")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerStarted("c2");
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertEquals(2, extrasAsked, "3 and 4 pay by the curve, 5 does not: two at once");
+
+    fleet.onExtraContainerAllocated(c("c3"));
+    assertTrue(fleet.isScaling());
+    fleet.onContainerStarted("c3");
+    fleet.onExtraContainerAllocated(c("c4"));
+    assertEquals(List.of(), released, "granted mid-change, it joins the change under way");
+    assertEquals(4, fleet.status().targetWorkers());
+    assertTrue(launched.containsKey("c4"));
+    fleet.onContainerStarted("c4");
+    fleet.onProgressReport(ring("c1", "c2", "c3"));
+    assertTrue(fleet.isScaling(), "the change waits for both newcomers");
+    fleet.onProgressReport(ring("c1", "c2", "c3", "c4"));
+    assertFalse(fleet.isScaling());
+    fleet.onProgressReport(ring("c1", "c2", "c3", "c4"));
+    assertEquals(2, extrasAsked, "the fifth does not pay");
+  }
+
   /** An extra whose measured throughput did not pay is given back by a graceful scale-in of the newest worker. */
   @Test
   void anExtraThatLoweredTheMeasuredThroughputLeavesAndIsNotAskedForAgain() {
