@@ -63,6 +63,7 @@ public final class YarnContainerDriver implements ContainerDriver {
   private final ArrayDeque<ContainerRequest> extras = new ArrayDeque<>();
   private final Map<String, Container> allocated = new HashMap<>();
   private volatile float progress;
+  private java.util.function.IntConsumer halt = status -> Runtime.getRuntime().halt(status);
   private ContainerEventHandler handler;
   private AMRMClientAsync<ContainerRequest> resourceManager;
   private NMClientAsync nodeManagers;
@@ -228,9 +229,27 @@ public final class YarnContainerDriver implements ContainerDriver {
         action.run();
       } catch (Throwable t) {
         LOG.error("Handling {} failed", what, t);
-        handler.onError(t);
+        try {
+          handler.onError(t);
+        } catch (Throwable again) {
+          // The job's state is unknown and nothing would end this attempt: its process would live
+          // on, holding its containers and answering no one. Exiting makes YARN start another
+          // attempt (where the application allows one), which takes the job over from ZooKeeper.
+          LOG.error("Failing the job after that failed too; ending this ApplicationMaster attempt with exit"
+              + " status {} so that YARN can start another", HALT_STATUS, again);
+          halt.accept(HALT_STATUS);
+        }
       }
     });
+  }
+
+  /** The exit status of an attempt that could not fail its job cleanly. */
+  static final int HALT_STATUS = 70;
+
+  /** How this attempt ends when it cannot fail the job cleanly (tests record it instead). */
+  YarnContainerDriver haltingWith(java.util.function.IntConsumer halt) {
+    this.halt = halt;
+    return this;
   }
 
   private void allocated(List<Container> containers) {

@@ -249,6 +249,24 @@ class YarnContainerDriverTest {
     assertEquals("started " + id(5), events.next().what());
   }
 
+  /**
+   * Where failing the job throws too (its classes gone from a jar replaced under the running AM,
+   * say), the attempt ends rather than living on with a job nobody runs.
+   */
+  @Test
+  void aHandlerThatCannotEvenFailTheJobEndsTheAttempt() throws Exception {
+    BlockingQueue<Integer> halted = new LinkedBlockingQueue<>();
+    driver.haltingWith(halted::add);
+    events.throwOnAllocation = true;
+    events.throwOnError = true;
+    driver.requestContainers(1, ONE_GPU);
+    fromYarnThread(() -> fromResourceManager.onContainersAllocated(
+        List.of(container(6, "node-a", Priority.newInstance(1)))));
+    assertEquals("allocated [" + id(6) + "@node-a]", events.next().what());
+    assertEquals("error handler refused the allocation", events.next().what());
+    assertEquals(YarnContainerDriver.HALT_STATUS, halted.poll(10, TimeUnit.SECONDS));
+  }
+
   @Test
   void theResourceManagersShutdownRequestAndErrorsEndTheAm() throws Exception {
     fromYarnThread(fromResourceManager::onShutdownRequest);
@@ -342,6 +360,7 @@ class YarnContainerDriverTest {
   private static final class RecordingHandler implements ContainerEventHandler {
     private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
     volatile boolean throwOnAllocation;
+    volatile boolean throwOnError;
 
     Event next() throws InterruptedException {
       Event e = events.poll(10, TimeUnit.SECONDS);
@@ -389,6 +408,9 @@ class YarnContainerDriverTest {
     @Override
     public void onError(Throwable cause) {
       record("error " + cause.getMessage());
+      if (throwOnError) {
+        throw new NoClassDefFoundError("org/edl/am/JobOutcome");
+      }
     }
   }
 }
