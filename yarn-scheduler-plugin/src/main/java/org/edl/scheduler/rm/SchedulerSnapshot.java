@@ -142,7 +142,7 @@ final class SchedulerSnapshot {
       boolean oneSize = isOneSize(tags);
       apps.add(new TiresiasRanking.AppFacts(id, app.getQueue().getName(), submit / 1000.0, held,
           (int) (tagged >= 0 ? Math.min(tagged, wants) : wants), attained, curve(rmApp, tags, published),
-          !oneSize, oneSize));
+          !oneSize, oneSize, (int) Math.max(0, Math.min(Integer.MAX_VALUE, tagValue(tags, MIN_GPUS_TAG)))));
     }
     published.retainOnly(apps.stream().map(TiresiasRanking.AppFacts::id).collect(java.util.stream.Collectors.toSet()));
     return apps;

@@ -42,9 +42,15 @@ final class TiresiasRanking {
    *     size answers a warning for all its containers by stopping with a checkpoint and asking
    *     again (an elastic one is only scaled in to its floor, an application without EDL's tags
    *     never preempted)
+   * @param guaranteedGpus its {@code edl-min-gpus} tag (0 without one): the RM never takes it lower
    */
   record AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusRequested,
-      double attainedGpuSeconds, SpeedupCurve speedup, boolean elastic, boolean pausable) {
+      double attainedGpuSeconds, SpeedupCurve speedup, boolean elastic, boolean pausable, int guaranteedGpus) {
+    AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusRequested,
+        double attainedGpuSeconds, SpeedupCurve speedup, boolean elastic, boolean pausable) {
+      this(id, queue, submitS, gpusHeld, gpusRequested, attainedGpuSeconds, speedup, elastic, pausable, 0);
+    }
+
     AppFacts(ApplicationId id, String queue, double submitS, int gpusHeld, int gpusRequested,
         double attainedGpuSeconds, SpeedupCurve speedup) {
       this(id, queue, submitS, gpusHeld, gpusRequested, attainedGpuSeconds, speedup, true, false);
@@ -219,6 +225,11 @@ final class TiresiasRanking {
     @Override
     public int requestedGpus() {
       return Math.max(1, facts.gpusRequested());
+    }
+
+    @Override
+    public int guaranteedGpus() {
+      return facts.guaranteedGpus();
     }
 
     @Override

@@ -127,6 +127,21 @@ class TiresiasRankingTest {
     assertEquals(List.of(), TiresiasRanking.victims(untagged, round));
   }
 
+  /** The walk plans a job no lower than its tag guarantees, which the RM never takes. */
+  @Test
+  void aPassedOverJobKeepsWhatItsTagGuaranteesWhereThatIsAboveTheFloor() {
+    TiresiasRanking ranking = new TiresiasRanking(TiresiasParams.DEFAULT);
+    TiresiasRanking.AppFacts old = new TiresiasRanking.AppFacts(OLD, "root.users.dave", 0, 4, 4, 100, null, true,
+        false, 3);
+    ranking.round(List.of(old), 4, 10);
+    TiresiasRanking.AppFacts demoted = new TiresiasRanking.AppFacts(OLD, "root.users.dave", 0, 4, 4, 600, null,
+        true, false, 3);
+    TiresiasRanking.Round round = ranking.round(List.of(demoted, facts(FRESH, "root.users.erin", 120, 0, 2, 0)), 4,
+        150);
+    assertEquals(3, round.targets().get(OLD), "its tag's 3, not ceil(0.5 x 4) = 2");
+    assertEquals(1, round.targets().get(FRESH), "the new job, elastic, starts on the one GPU left");
+  }
+
   @Test
   void aJobOfOneSizeTheWalkDoesNotReachIsPausedWithAllItsContainers() {
     TiresiasRanking ranking = new TiresiasRanking(TiresiasParams.DEFAULT);

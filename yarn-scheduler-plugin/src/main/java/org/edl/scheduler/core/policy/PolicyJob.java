@@ -37,4 +37,13 @@ public interface PolicyJob {
   default boolean elastic() {
     return true;
   }
+
+  /**
+   * GPUs the job is guaranteed whatever the policy decides (the ResourceManager never takes an
+   * EDL job below its {@code edl-min-gpus} tag): an elastic policy plans it no lower. 0: none
+   * beyond the policy's own floor; every trace job.
+   */
+  default int guaranteedGpus() {
+    return 0;
+  }
 }

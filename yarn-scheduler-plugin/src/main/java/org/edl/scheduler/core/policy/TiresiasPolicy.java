@@ -76,8 +76,11 @@ public final class TiresiasPolicy implements ClusterPolicy {
 
   @Override
   public int minGpus(PolicyJob job) {
-    return elastic && job.elastic() ? (int) Math.ceil(params.minFraction() * job.requestedGpus() - 1e-9)
-        : job.requestedGpus();
+    if (!elastic || !job.elastic()) {
+      return job.requestedGpus();
+    }
+    int byFraction = (int) Math.ceil(params.minFraction() * job.requestedGpus() - 1e-9);
+    return Math.max(byFraction, Math.min(job.guaranteedGpus(), job.requestedGpus()));
   }
 
   @Override
