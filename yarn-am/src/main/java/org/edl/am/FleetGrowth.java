@@ -116,13 +116,8 @@ final class FleetGrowth {
     }
     if (policy != null && !state.isDone() && state.target < state.maxWorkers && state.isCurrent(growing)
         && state.change instanceof FleetChange.ScaleOut s && mode() == ScaleMode.EDL) {
-      state.target++;
-      policy.grew(state.target);
       state.extend(new FleetChange.ScaleOut(s.count() + 1, s.shown()));
-      state.lastEvent = "grew into idle GPUs: " + c.id() + " on " + c.host() + " joins as worker " + state.target;
-      LOG.info("Growing to {} workers: {} on {} joins the scale-out under way", state.target, c.id(), c.host());
-      state.launch(c);
-      state.journal();
+      join(c, "joins the scale-out under way");
       return;
     }
     if (state.isDone() || !state.isSteady() || state.target >= state.maxWorkers) {
@@ -146,11 +141,16 @@ final class FleetGrowth {
       }
       return;
     }
+    growing = state.begin(new FleetChange.ScaleOut(1, FleetChange.Shown.since(state.latest)));
+    join(c, "joins stop-free");
+  }
+
+  /** Granted extra {@code c} becomes the job's next worker, in the scale-out now under way. */
+  private void join(WorkerContainer c, String how) {
     state.target++;
     policy.grew(state.target);
-    growing = state.begin(new FleetChange.ScaleOut(1, FleetChange.Shown.since(state.latest)));
     state.lastEvent = "grew into an idle GPU: " + c.id() + " on " + c.host() + " joins as worker " + state.target;
-    LOG.info("Growing to {} workers: {} on {} joins stop-free", state.target, c.id(), c.host());
+    LOG.info("Growing to {} workers: {} on {} {}", state.target, c.id(), c.host(), how);
     state.launch(c);
     state.journal();
   }

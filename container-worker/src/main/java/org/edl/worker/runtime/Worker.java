@@ -7,7 +7,6 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -47,7 +46,6 @@ import org.edl.worker.coord.Wire;
 import org.edl.worker.coord.ZooKeeperLeaderStore;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.model.TrainableModel;
-import org.edl.worker.script.ScriptModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -133,11 +131,7 @@ public final class Worker implements AutoCloseable {
   /** Why this worker is out of the job (its session expired); null while it is in. */
   private volatile String fencedBecause;
   private volatile ElasticMembership current;
-  /**
-   * The port of a script job's rendezvous store, which the script binds itself as it starts; the
-   * worker registers only once it is known (the ring's first member's store gathers each group).
-   */
-  private final CompletableFuture<Integer> scriptStorePort = new CompletableFuture<>();
+  private final ScriptStorePort scriptStorePort = new ScriptStorePort();
 
   public Worker(WorkerConfig config) {
     this(config, ExecutionContext.FROM_SPEC, WorkerListener.NONE);
@@ -217,12 +211,7 @@ public final class Worker implements AutoCloseable {
       if (context.model() instanceof AutoCloseable child) {
         resources.push(child); // a script's process: it ends when the worker does
       }
-      if (context.model() instanceof ScriptModel script) {
-        scriptStorePort.complete(script.storePort());
-      } else if (config.spec().script().isSet()) {
-        scriptStorePort.completeExceptionally(new IllegalStateException("the job runs a script but the worker's"
-            + " model is " + context.model().name() + ", which serves no rendezvous store"));
-      }
+      scriptStorePort.modelReady(context.model(), config.spec().script().isSet());
       LOG.info("Execution context ready: {} samples, {} parameters", context.data().size(),
           context.model().parameters().length);
       if (restore.isPresent()) {
@@ -453,7 +442,7 @@ public final class Worker implements AutoCloseable {
       self.setNode(config.node());
     }
     if (config.spec().script().isSet()) {
-      self.setScriptPort(awaitScriptStorePort(deadline));
+      self.setScriptPort(scriptStorePort.await(left(deadline), config.startupTimeout()));
     }
     Registration reg = register(connection, self, deadline);
     LOG.info("Registered with the leader at {}{}{}", connection.address(),
@@ -564,17 +553,6 @@ public final class Worker implements AutoCloseable {
     } catch (TimeoutException e) {
       joining.cancel(true);
       throw new TimeoutException("joining the job took longer than " + config.startupTimeout());
-    }
-  }
-
-  private int awaitScriptStorePort(long deadlineNanos) throws Exception {
-    try {
-      return scriptStorePort.get(left(deadlineNanos), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof Exception cause ? cause : e;
-    } catch (TimeoutException e) {
-      throw new TimeoutException("the script did not report its rendezvous store within the startup timeout "
-          + config.startupTimeout());
     }
   }
 
