@@ -25,6 +25,10 @@ import org.edl.thrift.BatchRule;
  * @param stragglers  how slow workers are detected and replaced
  * @param recovery    how the job survives a failed worker (mode, sync timeout, failures allowed)
  * @param output      HDFS directory for the model and metrics; empty: the staging directory
+ * @param script      the user's PyTorch script, or {@link Script#NONE} for a built-in model
+ * @param timeline    whether every worker copies its timeline to {@code <output>/timeline/} as it
+ *                    ends (the benchmarks and the demo read them); off by default, because the copy
+ *                    keeps each ending worker's container, and its GPU, about 2 s longer
  */
 public record JobSpec(
     String name,
@@ -38,7 +42,8 @@ public record JobSpec(
     Stragglers stragglers,
     Recovery recovery,
     String output,
-    Script script) {
+    Script script,
+    boolean timeline) {
 
   /** The paper's example: a checkpoint every 1000 batches or 10 minutes, whichever comes first. */
   public static final long DEFAULT_CHECKPOINT_EVERY_BATCHES = 1000;
@@ -98,7 +103,8 @@ public record JobSpec(
         .resumeFrom(checkpoints.resumeFrom())
         .stragglers(stragglers.factor(), stragglers.batches(), stragglers.replace())
         .recovery(recovery)
-        .script(script);
+        .script(script)
+        .timeline(timeline);
   }
 
   /** Checks every field on its own; the message names the flag and the value. */
@@ -251,6 +257,7 @@ public record JobSpec(
     p.setProperty(PREFIX + "sync-timeout-ms", Long.toString(recovery.syncTimeoutMs()));
     p.setProperty(PREFIX + "max-worker-failures", Integer.toString(recovery.maxWorkerFailures()));
     script.write(p, PREFIX);
+    p.setProperty(PREFIX + "timeline", Boolean.toString(timeline));
     return p;
   }
 
@@ -296,6 +303,8 @@ public record JobSpec(
             p.containsKey(PREFIX + "max-worker-failures") ? intOf(p, "max-worker-failures")
                 : Recovery.DEFAULT_MAX_WORKER_FAILURES))
         .script(Script.read(p, PREFIX))
+        // Absent in a job file written before timelines were asked for: every worker wrote one.
+        .timeline(Boolean.parseBoolean(p.getProperty(PREFIX + "timeline", "true").trim()))
         .build();
   }
 
@@ -410,6 +419,7 @@ public record JobSpec(
     private Stragglers stragglers = Stragglers.OFF;
     private Growth growth = Growth.OFF;
     private Recovery recovery = Recovery.DEFAULT;
+    private boolean timeline;
 
     private Builder() {}
 
@@ -568,6 +578,12 @@ public record JobSpec(
       return this;
     }
 
+    /** Whether the workers copy their timelines next to the model (see {@link JobSpec#timeline()}). */
+    public Builder timeline(boolean v) {
+      timeline = v;
+      return this;
+    }
+
     /**
      * The job, validated.
      *
@@ -579,7 +595,7 @@ public record JobSpec(
           new Data(data, format, dataCache),
           new Scale(workers, minWorkers, maxWorkers, gatherMs < 0 ? Scale.WAIT_FOR_ALL : gatherMs), growth,
           new Resources(gpusPerWorker, workerMemoryMb, workerVcores),
-          checkpoints, stragglers, recovery, output, script).validate();
+          checkpoints, stragglers, recovery, output, script, timeline).validate();
     }
   }
 }

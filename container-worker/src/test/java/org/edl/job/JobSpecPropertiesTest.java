@@ -55,6 +55,7 @@ class JobSpecPropertiesTest {
     expected.put("edl.job.grow-mode", "edl");
     expected.put("edl.job.emulated-sync", "transfer");
     expected.put("edl.job.data-cache", "job");
+    expected.put("edl.job.timeline", "false");
     assertEquals(expected, written);
   }
 
@@ -87,6 +88,18 @@ class JobSpecPropertiesTest {
   }
 
   @Test
+  void timelinesAreOffUnlessAskedForAndTheChoiceGoesThroughTheFile() throws Exception {
+    assertFalse(spec().timeline());
+    for (boolean on : new boolean[] {true, false}) {
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      spec().toBuilder().timeline(on).build().write(out);
+      JobSpec read = JobSpec.read(new ByteArrayInputStream(out.toByteArray()));
+      assertEquals(on, read.timeline());
+      assertEquals(on, read.toBuilder().build().timeline(), "a changed copy keeps it");
+    }
+  }
+
+  @Test
   void theGatheringWindowGoesThroughTheFile() throws Exception {
     JobSpec gathering = spec().toBuilder().gatherMs(5000).build();
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
@@ -102,7 +115,8 @@ class JobSpecPropertiesTest {
     StringBuilder file = new StringBuilder("#EDL job specification\n#Thu Jan 01 00:00:00 UTC 2026\n");
     FILE.forEach((k, v) -> file.append(k).append('=').append(v.replace(":", "\\:")).append('\n'));
     JobSpec read = JobSpec.read(new ByteArrayInputStream(file.toString().getBytes(StandardCharsets.ISO_8859_1)));
-    assertEquals(spec().toBuilder().dataCache("").build(), read, "an older file has no copy of the data");
+    assertEquals(spec().toBuilder().dataCache("").timeline(true).build(), read,
+        "an older file has no copy of the data, and its workers wrote timelines");
     assertEquals(new Scale(2, 1, 4), read.scale());
     assertEquals(Growth.OFF, read.growth());
     assertEquals(new Resources(1, 2048, 2), read.resources());

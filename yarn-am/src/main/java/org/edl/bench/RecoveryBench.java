@@ -100,7 +100,7 @@ public final class RecoveryBench {
         .format("libsvm").workers(n).minWorkers(1).maxWorkers(n).gpusPerWorker(1).workerMemoryMb(768)
         .workerVcores(1).steps(10_000_000L).batchSize(options.perWorkerBatch())
         .batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(options.hidden()).seed(1)
-        .backend("cpu").checkpoints(options.checkpointEvery(), 0, 3).recovery(r).build();
+        .backend("cpu").checkpoints(options.checkpointEvery(), 0, 3).recovery(r).timeline(true).build();
     SubmittedJob job = new JobSubmitter(conf, yarn).submit(spec);
     say("[" + name + "] submitted " + job.appId() + " (" + n + " workers, checkpoint every "
         + options.checkpointEvery() + " batches)");

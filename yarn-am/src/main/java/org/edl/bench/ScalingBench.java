@@ -67,7 +67,7 @@ public final class ScalingBench {
         .batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(options.hidden()).seed(1)
         .backend(options.backend())
         // No periodic checkpoints: their writes would land in some changes' windows and not others.
-        .checkpoints(0, 0, 1).build();
+        .checkpoints(0, 0, 1).timeline(true).build();
     SubmittedJob job = new JobSubmitter(conf, yarn).submit(spec);
     say("[" + name + "] submitted " + job.appId() + " (4 workers, backend " + options.backend() + ")");
     List<Request> requests = new ArrayList<>();

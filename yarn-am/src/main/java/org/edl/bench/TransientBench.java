@@ -197,7 +197,7 @@ public final class TransientBench {
         .data("synthetic:samples=65536,features=2,classes=2,seed=1").format("auto").workers(workers)
         .minWorkers(workers).maxWorkers(max).gpusPerWorker(1).workerMemoryMb(1024).workerVcores(1)
         .steps(10_000_000L).batchSize(options.perWorkerBatch()).batchRule(BatchRule.FIXED_PER_WORKER)
-        .learningRate(0.1).hidden(1).seed(1).backend("emulated").profileSync(true);
+        .learningRate(0.1).hidden(1).seed(1).backend("emulated").profileSync(true).timeline(true);
   }
 
   private static SubmittedJob as(Configuration conf, String user, JobSpec spec) throws Exception {

@@ -122,6 +122,10 @@ public final class SubmitCommand implements Callable<Integer> {
   String stragglerBatches;
   @Option(names = "--replace-stragglers", description = "Start a new worker container for each straggler removed.")
   boolean replaceStragglers;
+  @Option(names = "--timeline", description = "Every worker copies its timeline (process start, registration,"
+      + " each batch and switch, in wall-clock ms) to <output>/timeline/<container>.csv as it ends; costs each"
+      + " ending worker about 2 s more of its container.")
+  boolean timeline;
   @Option(names = "--recovery", paramLabel = "consistent|approximate", description = "After a worker fails:"
       + " reload the latest checkpoint (consistent) or carry on with the survivors and redo the current batch"
       + " (approximate). Default: approximate when " + Recovery.APPROXIMATE_ENV + "=1 is set, else consistent.")
@@ -209,7 +213,7 @@ public final class SubmitCommand implements Callable<Integer> {
             Double::parseDouble).doubleValue(),
             offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers)
         .recovery(new Recovery(recoveryMode(), syncTimeoutMs, maxWorkerFailures))
-        .script(script()).build();
+        .script(script()).timeline(timeline).build();
   }
 
   private Script script() {

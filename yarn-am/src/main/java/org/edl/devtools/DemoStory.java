@@ -68,7 +68,7 @@ final class DemoStory {
     return JobSpec.builder().name(name).model("mlp").data(data).format("libsvm").workers(workers)
         .minWorkers(min).maxWorkers(max).gpusPerWorker(1).workerMemoryMb(768).workerVcores(1).steps(steps)
         .batchSize(2048).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(256).seed(1).backend("cpu")
-        .checkpoints(100, 10, 2);
+        .checkpoints(100, 10, 2).timeline(true);
   }
 
   /** Runs the story; returns the job's exit code as {@code edl submit} would. */

@@ -49,14 +49,16 @@ public final class WorkerMain {
     JobSpec spec = readSpec(Path.of(WorkerEnv.JOB_SPEC_FILE));
     JobSecret secret = readSecret();
     WorkerConfig config = WorkerConfig.fromEnvironment(System.getenv(), spec, secret, new Configuration());
-    Timeline timeline = new Timeline();
+    // Only where asked for: copying it to HDFS at the end holds the container, and its GPU, ~2 s.
+    Timeline timeline = spec.timeline() ? new Timeline() : null;
     String how = "failed";
     long nextStep = -1;
     float[] parameters = null;
     boolean left = false;
     WorkerMetrics metrics = new WorkerMetrics(config.workerId());
     registerInBackground(metrics);
-    WorkerListener listeners = WorkerListener.both(WorkerListener.both(timeline, metrics),
+    WorkerListener listeners = WorkerListener.both(
+        WorkerListener.both(timeline == null ? WorkerListener.NONE : timeline, metrics),
         ClassArchiveMaker.forThisJvm());
     try (Worker worker = new Worker(config, ExecutionContext.FROM_SPEC, listeners)) {
       Worker.Outcome outcome = worker.run();
@@ -65,9 +67,11 @@ public final class WorkerMain {
       parameters = outcome.parameters();
       left = outcome.left();
     } finally {
-      timeline.ended(nextStep, how, parameters);
-      writeTimeline(timeline, config);
-      timeline.close();
+      if (timeline != null) {
+        timeline.ended(nextStep, how, parameters);
+        writeTimeline(timeline, config);
+        timeline.close();
+      }
     }
     return left ? WorkerEnv.EXIT_LEFT : WorkerEnv.EXIT_OK;
   }

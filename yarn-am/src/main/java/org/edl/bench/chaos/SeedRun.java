@@ -63,7 +63,7 @@ final class SeedRun {
         .learningRate(0.05).hidden(options.hidden()).seed(1).backend("cpu")
         .checkpoints(options.checkpointEvery(), 0, 3)
         .recovery(new Recovery(Recovery.Mode.CONSISTENT, options.syncTimeoutMs(), options.maxWorkerFailures()))
-        .build();
+        .timeline(true).build();
   }
 
   RunEvidence run(long seed, FaultSchedule schedule) throws Exception {

@@ -101,7 +101,7 @@ public final class SoakBench {
         .gpusPerWorker(1).workerMemoryMb(768).workerVcores(1).steps(1_000_000_000L).batchSize(64)
         .batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(256).seed(1).backend(options.backend())
         // Periodic checkpoints, two kept: pruning is part of what must not leak.
-        .checkpoints(500, 0, 2).build();
+        .checkpoints(500, 0, 2).timeline(true).build();
   }
 
   private Result runJob(Configuration conf, YarnClient yarn, CuratorFramework zk, String data) throws Exception {
