@@ -87,12 +87,23 @@ public final class JobControlService implements JobControl.Iface {
       }
       newestEpoch = epoch;
       latest = copy;
-      onProgress.accept(copy);
-      fleet.onProgressReport(LeaderReport.of(copy));
+      // Each on its own: a failing hook must not keep the report from the fleet, whose changes
+      // (a scale-out done, a leaver gone) wait for it; and the next report comes within seconds.
+      hear("the AM's progress hooks", copy, () -> onProgress.accept(copy));
+      hear("the fleet", copy, () -> fleet.onProgressReport(LeaderReport.of(copy)));
       if (profile != null) {
-        profile.onProgress(copy);
+        hear("the profile run", copy, () -> profile.onProgress(copy));
       }
     });
+  }
+
+  private static void hear(String who, JobProgress report, Runnable call) {
+    try {
+      call.run();
+    } catch (RuntimeException e) {
+      LOG.error("{} failed on the leader's report of step {} ({} workers, epoch {})", who, report.getStep(),
+          report.getWorkers(), report.isSetLeaderEpoch() ? report.getLeaderEpoch() : 0, e);
+    }
   }
 
   @Override

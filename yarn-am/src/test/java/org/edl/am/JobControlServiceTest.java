@@ -82,6 +82,22 @@ class JobControlServiceTest {
   }
 
   @Test
+  void aFailingProgressHookDoesNotKeepTheReportFromTheFleet() throws Exception {
+    control = new JobControlService("application_1_0001", spec(), mainThread, fleet, p -> {
+      throw new IllegalStateException("a broken hook");
+    });
+    control.scaleOut(1, ScaleMode.EDL);
+    mainThread.submit(() -> {
+      fleet.onContainersAllocated(List.of(new WorkerContainer("c3", "h2")));
+      fleet.onContainerStarted("c3");
+    }).get(10, TimeUnit.SECONDS);
+    control.reportProgress(progress(3));
+    JobStatus s = control.status();
+    assertEquals(JobState.RUNNING, s.getState(), "the fleet heard the leader's report of 3 workers");
+    assertEquals(3, s.getProgress().getWorkers());
+  }
+
+  @Test
   void aRefusalComesBackAsTheFleetsEdlErrorAndChangesNothing() throws Exception {
     JobStatus before = control.status();
     EdlError e = assertThrows(EdlError.class, () -> control.scaleIn(0, List.of("c7"), ScaleMode.EDL));
