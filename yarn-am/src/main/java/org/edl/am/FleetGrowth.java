@@ -160,6 +160,26 @@ final class FleetGrowth {
     return policy == null ? 0 : policy.holdOffUntilMs();
   }
 
+  /** See {@link GrowthPolicy#restatedRequest}, for the journal. */
+  int restatedRequest() {
+    return policy == null ? 0 : policy.restatedRequest();
+  }
+
+  /** The job's user set its size by hand ({@link GrowthPolicy#requestIs}); journaled, so a new attempt keeps it. */
+  void requestIs(int workers) {
+    if (policy != null) {
+      policy.requestIs(workers);
+      state.journal();
+    }
+  }
+
+  /** Takes over the size a previous AM attempt's user set by hand (0: none). */
+  void restatedBefore(int workers) {
+    if (policy != null && workers > 0) {
+      policy.requestIs(workers);
+    }
+  }
+
   /** Takes over the hold-off a previous AM attempt journaled. */
   void holdOffUntil(long untilMs) {
     if (policy != null) {

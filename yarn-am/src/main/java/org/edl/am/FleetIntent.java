@@ -29,13 +29,16 @@ import org.edl.am.FleetChange.Shown;
  *                 so an AM failover does not give the job its failure budget back
  * @param holdOffUntilMs wall-clock time until which the job asks for no extra worker because it
  *                 gave workers back (0: none), so that a failover does not end the hold-off early
+ * @param requestedWorkers the size the job's user set by hand, which it asks for since (0: as
+ *                 submitted), so that a failover does not bring back the submitted size
  */
 record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFailures.Failure> failures,
-    long holdOffUntilMs) {
+    long holdOffUntilMs, int requestedWorkers) {
 
   private static final Set<String> KEYS = Set.of("target", "restarts", "change", "count", "leaving",
       "migration.fromHost", "migration.toHost", "migration.held", "migration.awaited", "migration.newcomers",
-      "restart.size", "restart.previousTarget", "restart.directory", "restart.pausedFor", "growth.holdOffUntilMs");
+      "restart.size", "restart.previousTarget", "restart.directory", "restart.pausedFor", "growth.holdOffUntilMs",
+      "growth.requested");
 
   private static final String FAILURE = "failure.";
 
@@ -50,6 +53,11 @@ record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFail
 
   FleetIntent(int target, int restarts, FleetChange change, List<WorkerFailures.Failure> failures) {
     this(target, restarts, change, failures, 0);
+  }
+
+  FleetIntent(int target, int restarts, FleetChange change, List<WorkerFailures.Failure> failures,
+      long holdOffUntilMs) {
+    this(target, restarts, change, failures, holdOffUntilMs, 0);
   }
 
   /** The stop-resume under way, or null. */
@@ -89,6 +97,9 @@ record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFail
     }
     if (holdOffUntilMs > 0) {
       p.setProperty("growth.holdOffUntilMs", Long.toString(holdOffUntilMs));
+    }
+    if (requestedWorkers > 0) {
+      p.setProperty("growth.requested", Integer.toString(requestedWorkers));
     }
     for (int i = 0; i < failures.size(); i++) {
       WorkerFailures.Failure f = failures.get(i);
@@ -137,7 +148,8 @@ record FleetIntent(int target, int restarts, FleetChange change, List<WorkerFail
       };
       return new FleetIntent(Integer.parseInt(p.getProperty("target")),
           Integer.parseInt(p.getProperty("restarts", "0")), change, failed,
-          Long.parseLong(p.getProperty("growth.holdOffUntilMs", "0")));
+          Long.parseLong(p.getProperty("growth.holdOffUntilMs", "0")),
+          Integer.parseInt(p.getProperty("growth.requested", "0")));
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException("not a fleet intent: " + text, e);
     }

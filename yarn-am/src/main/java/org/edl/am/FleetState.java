@@ -263,7 +263,8 @@ final class FleetState {
     if (isDone()) {
       return;
     }
-    FleetIntent now = new FleetIntent(target, restarts, change, failures.all(), growth.holdOffUntilMs());
+    FleetIntent now = new FleetIntent(target, restarts, change, failures.all(), growth.holdOffUntilMs(),
+        growth.restatedRequest());
     if (now.equals(journaled)) {
       return;
     }

@@ -11,8 +11,9 @@ import org.edl.job.Growth;
  * fleet carries them out). Two reasons to ask:
  *
  * <ul>
- *   <li>the job runs with fewer workers than it was submitted with ({@code --workers}): it started
- *       at its minimum, or the scheduler took workers back; it asks for the rest one at a time;
+ *   <li>the job runs with fewer workers than it asks for (its {@code --workers}, or the size its
+ *       user last set by hand, {@link #requestIs}): it started at its minimum, or the scheduler
+ *       took workers back; it asks for the rest one at a time;
  *   <li>growth is on and the job is below max-workers: it asks while one more worker adds at least
  *       {@link Growth#efficiency()} of what an average worker adds now, by the {@link
  *       ThroughputCurve}. Where the curve does not know the next size yet, the last step up
@@ -47,7 +48,9 @@ public final class GrowthPolicy {
     }
   }
 
-  private final int requested;
+  private final int submitted;
+  /** The workers the job asks for: as submitted, until its user sets a size by hand. */
+  private int requested;
   private final int max;
   private final Growth growth;
   private final ThroughputCurve curve;
@@ -70,6 +73,7 @@ public final class GrowthPolicy {
   }
 
   public GrowthPolicy(int requested, int max, Growth growth, ThroughputCurve curve, LongSupplier millis) {
+    this.submitted = requested;
     this.requested = requested;
     this.max = max;
     this.growth = growth;
@@ -209,6 +213,21 @@ public final class GrowthPolicy {
   /** The job gave workers back (warned by the scheduler, or told to scale in): hold off from now. */
   public void gaveBack() {
     holdOffUntil = millis.getAsLong() + growth.holdOffMs();
+  }
+
+  /**
+   * The job's user set its size by hand ({@code edl scale-out}, {@code scale-in}): from now on
+   * that is what the job asks for. Otherwise a user's scale-in would be undone once the hold-off
+   * passed (a job asks for the rest of its request even without growth), and workers a user's
+   * scale-out added and the scheduler then took back would never be asked for again.
+   */
+  public void requestIs(int workers) {
+    requested = Math.max(1, Math.min(max, workers));
+  }
+
+  /** The size the user set by hand, or 0 while the job asks for what it was submitted with. */
+  public int restatedRequest() {
+    return requested == submitted ? 0 : requested;
   }
 
   /** Until when (wall clock, ms) nothing is asked because the job gave workers back; 0: no hold-off. */

@@ -110,7 +110,7 @@ public final class JobControlService implements JobControl.Iface {
   public JobStatus scaleOut(int count, ScaleMode mode) throws TException {
     return onMainThread("scale out", () -> {
       requireNotProfiling("scale-out");
-      fleet.scaleOut(count, mode);
+      fleet.scaleOutByUser(count, mode);
       return snapshot();
     });
   }
@@ -120,7 +120,7 @@ public final class JobControlService implements JobControl.Iface {
     List<String> ids = containerIds == null ? List.of() : List.copyOf(containerIds);
     return onMainThread("scale in", () -> {
       requireNotProfiling("scale-in");
-      fleet.scaleIn(count, ids, mode);
+      fleet.scaleInByUser(count, ids, mode);
       return snapshot();
     });
   }

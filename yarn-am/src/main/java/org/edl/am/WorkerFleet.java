@@ -210,6 +210,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     FleetIntent intent = previous.orElse(null);
     if (intent != null) {
       state.growth.holdOffUntil(intent.holdOffUntilMs());
+      state.growth.restatedBefore(intent.requestedWorkers());
     }
     if (running.isEmpty() && (intent == null || intent.restart() == null)) {
       if (intent != null && finishedBefore()) {
@@ -270,6 +271,29 @@ public final class WorkerFleet implements ContainerEventHandler {
    */
   public void scaleOut(int count, ScaleMode mode) throws EdlError {
     requests.scaleOut(count, mode);
+  }
+
+  /**
+   * {@link #scaleOut} as the job's user asks for it ({@code edl scale-out}): the new size is what
+   * the job asks for from now on ({@link GrowthPolicy#requestIs}).
+   */
+  public void scaleOutByUser(int count, ScaleMode mode) throws EdlError {
+    int size = state.target + count;
+    requests.scaleOut(count, mode);
+    state.growth.requestIs(size);
+  }
+
+  /**
+   * {@link #scaleIn} as the job's user asks for it ({@code edl scale-in}): the new size is what
+   * the job asks for from now on, so it does not grow back to its submitted size after the
+   * hold-off ({@link GrowthPolicy#requestIs}).
+   */
+  public void scaleInByUser(int count, List<String> containerIds, ScaleMode mode) throws EdlError {
+    int before = state.target;
+    requests.scaleIn(count, containerIds, mode);
+    int leaving = containerIds == null || containerIds.isEmpty() ? count
+        : new java.util.LinkedHashSet<>(containerIds).size();
+    state.growth.requestIs(before - leaving);
   }
 
   /**

@@ -35,6 +35,27 @@ class GrowthPolicyTest {
   }
 
   @Test
+  void aSizeTheUserSetByHandIsWhatTheJobAsksForFromThenOn() {
+    GrowthPolicy p = policy(4, 8, Growth.OFF);
+    p.requestIs(2);
+    p.gaveBack();
+    now += 3_600_000;
+    GrowthPolicy.Decision d = p.next(2, true);
+    assertFalse(d.ask(), "a user's scale-in to 2 is not undone once the hold-off has passed");
+    assertEquals(GrowthPolicy.Reason.CEILING, d.reason());
+    assertTrue(d.why().contains("at the 2 workers asked for"), d.why());
+    assertEquals(2, p.restatedRequest());
+
+    p.requestIs(6);
+    assertTrue(p.next(5, true).ask(), "a user's scale-out to 6 that lost a worker asks for it again");
+    assertEquals(GrowthPolicy.Reason.REST_OF_REQUEST, p.next(5, true).reason());
+    p.requestIs(4);
+    assertEquals(0, p.restatedRequest(), "back at the submitted size: nothing to journal");
+    p.requestIs(20);
+    assertEquals(8, p.restatedRequest(), "never beyond max-workers");
+  }
+
+  @Test
   void growsWhileOneMoreWorkerAddsEnoughAndStopsWhereItDoesNot() {
     GrowthPolicy p = policy(2, 8, efficiency(0.5));
     curve.put(2, 200.0);

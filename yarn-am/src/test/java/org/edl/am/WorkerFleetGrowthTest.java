@@ -244,6 +244,62 @@ class WorkerFleetGrowthTest {
     assertEquals(1, extrasAsked, "the curve now knows a third worker does not pay");
   }
 
+  /**
+   * A user's {@code edl scale-in} sets what the job asks for: without growth it stays at that size
+   * after the hold-off (it used to ask for its submitted size again), and an AM attempt that takes
+   * the workers over keeps it.
+   */
+  @Test
+  void aUsersScaleInIsNotUndoneAfterTheHoldOffNorByANewAttempt() throws Exception {
+    List<FleetIntent> journaled = new ArrayList<>();
+    FleetJournal journal = new FleetJournal() {
+      @Override
+      public void record(FleetIntent intent) {
+        journaled.add(intent);
+      }
+
+      @Override
+      public Optional<FleetIntent> last() {
+        return journaled.isEmpty() ? Optional.empty() : Optional.of(journaled.get(journaled.size() - 1));
+      }
+    };
+    WorkerFleet fleet = fleet(3, 2, 4, Growth.OFF).journaling(journal);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(c("c1"), c("c2"), c("c3")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerStarted("c2");
+    fleet.onContainerStarted("c3");
+    fleet.onProgressReport(ring("c1", "c2", "c3"));
+
+    fleet.scaleInByUser(1, List.of(), ScaleMode.EDL);
+    assertEquals(List.of("c3"), removal.all());
+    fleet.onContainerCompleted("c3", 3, "");
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertFalse(fleet.isScaling());
+    assertEquals(2, journal.last().orElseThrow().requestedWorkers());
+    now += 120_000;
+    fleet.onProgressReport(ring("c1", "c2"));
+    fleet.onProgressReport(ring("c1", "c2"));
+    assertEquals(0, extrasAsked, "the job stays at the 2 workers its user left it with");
+
+    WorkerFleet next = fleet(3, 2, 4, Growth.OFF).journaling(journal);
+    next.adopt(Map.of(c("c1"), List.of(0), c("c2"), List.of(1)), journal.last());
+    next.onProgressReport(ring("c1", "c2"));
+    next.onProgressReport(ring("c1", "c2"));
+    assertEquals(0, extrasAsked, "nor does the next attempt bring back the submitted 3");
+
+    next.scaleOutByUser(1, ScaleMode.EDL);
+    next.onContainersAllocated(List.of(c("c4")));
+    next.onContainerStarted("c4");
+    next.onProgressReport(ring("c1", "c2", "c4"));
+    next.onPreemptionRequested(new PreemptionRequest(Set.of("c4"), 0, 0));
+    next.onContainerCompleted("c4", 3, "");
+    next.onProgressReport(ring("c1", "c2"));
+    now += 120_000;
+    next.onProgressReport(ring("c1", "c2"));
+    assertEquals(1, extrasAsked, "the user's 3 is asked for again once the scheduler's hold-off has passed");
+  }
+
   @Test
   void aPreemptionWarningShrinksTheJobWithdrawsTheExtraAndHoldsOffBeforeGrowingAgain() {
     WorkerFleet fleet = fleet(2, 2, 4, new Growth(true, Double.NaN, 60_000));
