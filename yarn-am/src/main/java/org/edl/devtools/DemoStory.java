@@ -28,6 +28,8 @@ import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What {@code edl demo} shows, on the embedded cluster (8 GPUs): an elastic job starts with 2
@@ -38,6 +40,7 @@ import org.edl.thrift.JobStatus;
  * act that does not come is said so, and the story goes on.
  */
 final class DemoStory {
+  private static final Logger LOG = LoggerFactory.getLogger(DemoStory.class);
   static final String OTHER_USER = "alice";
   private static final Duration ACT_LIMIT = Duration.ofSeconds(90);
   private static final Duration POLL = Duration.ofMillis(200);
@@ -202,15 +205,7 @@ final class DemoStory {
     say("| t (s) | change | workers | training paused (s) |");
     say("|---:|---|---|---:|");
     for (Change c : changes) {
-      String pause = c.pause() != null ? c.pause() : "not measured";
-      if (c.pause() == null && analysis != null) {
-        try {
-          // The change was seen up to a poll and a report late: look from a little before.
-          pause = String.format(Locale.ROOT, "%.2f", analysis.cost(c.atMs() - 3000, c.from(), c.to(), 1).stopSeconds());
-        } catch (RuntimeException e) {
-          // No step went from one size straight to the other (two leavers at two steps, say).
-        }
-      }
+      String pause = c.pause() != null ? c.pause() : analysis == null ? "not measured" : pauseOf(analysis, c);
       say(String.format(Locale.ROOT, "| %.0f | %s | %d -> %d | %s |", (c.atMs() - started) / 1000.0, c.what(),
           c.from(), c.to(), pause));
     }
@@ -218,6 +213,31 @@ final class DemoStory {
         + " a killed worker costs the recovery.");
     if (ok) {
       say("Model and metrics: " + job.spec().output());
+    }
+  }
+
+  /**
+   * The pause of a change the demo saw, from the timelines. The change was seen up to a poll and a
+   * report late, so the search starts a little before; a change of several workers may have
+   * reached the ring in steps of one (two warned containers leaving at two steps), whose pauses
+   * are added.
+   */
+  private static String pauseOf(ScalingAnalysis analysis, Change c) {
+    long from = c.atMs() - 3000;
+    try {
+      return String.format(Locale.ROOT, "%.2f", analysis.cost(from, c.from(), c.to(), 1).stopSeconds());
+    } catch (RuntimeException direct) {
+      int by = Integer.signum(c.to() - c.from());
+      double sum = 0;
+      try {
+        for (int n = c.from(); n != c.to(); n += by) {
+          sum += analysis.cost(from, n, n + by, 1).stopSeconds();
+        }
+      } catch (RuntimeException stepwise) {
+        LOG.info("Pause of {} -> {} not measured: {}", c.from(), c.to(), direct.getMessage());
+        return "not measured";
+      }
+      return String.format(Locale.ROOT, "%.2f (%d switches)", sum, Math.abs(c.to() - c.from()));
     }
   }
 
