@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -143,11 +145,21 @@ public final class ApplicationMaster {
                 spec.scale().maxWorkers())).get(5, TimeUnit.SECONDS),
             "0.0.0.0")) {
       LOG.info("Job page at {} (the application's tracking URL)", page.url(host));
-      JobMetricsSource.register(control, appId);
-      WorkerLaunchContexts workers = new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),
-          ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
-          ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
-          spec.resources().memoryMb(), workerSettings(), WorkerClassSharing.jvmOptions(conf));
+      // Built while YARN allocates the first containers (a round trip of a second or more): the
+      // staging directory's listing is the AM's first HDFS call, 0.6 s of loading the client here.
+      CompletableFuture<WorkerLaunchContexts> workers = new CompletableFuture<>();
+      Thread contexts = new Thread(() -> {
+        try {
+          workers.complete(new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),
+              ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
+              ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
+              spec.resources().memoryMb(), workerSettings(), WorkerClassSharing.jvmOptions(conf)));
+        } catch (Throwable t) {
+          workers.completeExceptionally(t);
+        }
+      }, "am-launch-contexts");
+      contexts.setDaemon(true);
+      contexts.start();
       AmAddressRecord.publish(zk, appId, new HostPort(host, rpc.port()));
       YarnContainerDriver.LaunchContextFactory recorded = (c, launch) -> {
         try {
@@ -156,7 +168,7 @@ public final class ApplicationMaster {
           LOG.warn("Could not record the GPUs {} of {}: a later AM attempt will not know them",
               launch.gpuIndices(), c.id(), e);
         }
-        return workers.create(c, launch);
+        return workers.join().create(c, launch);
       };
       // Registration and adoption in one main-thread task: YARN's first answers (a previous
       // attempt's container that completed meanwhile) queue behind it and find the fleet adopted.
@@ -165,6 +177,13 @@ public final class ApplicationMaster {
         fleet.adopt(previousWorkers(registered.getContainersFromPreviousAttempts(), gpuRecord), journal.last());
         return null;
       }).get();
+      // After the workers are asked for: starting Hadoop's metrics system takes most of a second.
+      JobMetricsSource.register(control, appId);
+      try {
+        workers.get(); // a staging directory that cannot be read ends the attempt here, as before
+      } catch (ExecutionException e) {
+        throw e.getCause() instanceof Exception cause ? cause : e;
+      }
       JobOutcome outcome = fleet.outcome().get();
       // The last progress goes into the final diagnostics: the client reads them from the RM
       // after this endpoint is gone.
