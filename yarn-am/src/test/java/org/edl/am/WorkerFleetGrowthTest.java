@@ -251,18 +251,7 @@ class WorkerFleetGrowthTest {
    */
   @Test
   void aUsersScaleInIsNotUndoneAfterTheHoldOffNorByANewAttempt() throws Exception {
-    List<FleetIntent> journaled = new ArrayList<>();
-    FleetJournal journal = new FleetJournal() {
-      @Override
-      public void record(FleetIntent intent) {
-        journaled.add(intent);
-      }
-
-      @Override
-      public Optional<FleetIntent> last() {
-        return journaled.isEmpty() ? Optional.empty() : Optional.of(journaled.get(journaled.size() - 1));
-      }
-    };
+    FleetJournal journal = new TestingFleetJournal();
     WorkerFleet fleet = fleet(3, 2, 4, Growth.OFF).journaling(journal);
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1"), c("c2"), c("c3")));
@@ -332,18 +321,7 @@ class WorkerFleetGrowthTest {
    */
   @Test
   void aNewAttemptKeepsTheHoldOffTheOldOneJournaled() throws Exception {
-    List<FleetIntent> journaled = new ArrayList<>();
-    FleetJournal journal = new FleetJournal() {
-      @Override
-      public void record(FleetIntent intent) {
-        journaled.add(intent);
-      }
-
-      @Override
-      public Optional<FleetIntent> last() {
-        return journaled.isEmpty() ? Optional.empty() : Optional.of(journaled.get(journaled.size() - 1));
-      }
-    };
+    FleetJournal journal = new TestingFleetJournal();
     Growth growth = new Growth(true, Double.NaN, 60_000);
     WorkerFleet old = fleet(2, 2, 4, growth).journaling(journal);
     old.start();

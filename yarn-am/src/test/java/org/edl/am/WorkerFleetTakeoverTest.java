@@ -29,18 +29,7 @@ class WorkerFleetTakeoverTest {
   private final Map<String, WorkerLaunch> launched = new LinkedHashMap<>();
   private final List<String> pinnedTo = new ArrayList<>();
   private final TestingWorkerRemoval removal = new TestingWorkerRemoval();
-  private final List<FleetIntent> journalled = new ArrayList<>();
-  private final FleetJournal journal = new FleetJournal() {
-    @Override
-    public void record(FleetIntent intent) {
-      journalled.add(intent);
-    }
-
-    @Override
-    public Optional<FleetIntent> last() {
-      return journalled.isEmpty() ? Optional.empty() : Optional.of(journalled.get(journalled.size() - 1));
-    }
-  };
+  private final FleetJournal journal = new TestingFleetJournal();
   private JobStopper.Answer stopAnswer;
   private TestingContainerDriver driver;
 
