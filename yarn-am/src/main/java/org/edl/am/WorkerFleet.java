@@ -1,11 +1,9 @@
 package org.edl.am;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.edl.am.FleetChange.Migration;
 import org.edl.am.FleetChange.Restart;
@@ -22,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * Its containers are booked in a {@link FleetBook}; what it steers by is a {@link FleetState},
  * which the changes asked of it ({@link ElasticRequests}) share.
  *
- * <p>What a container's end means is {@link ExitRules}' verdict, which this class carries out: an
+ * <p>What a container's end means is {@link ExitRules}' verdict, which {@link FleetExits} carries out: an
  * event after the job ended changes nothing; a container the change under way expects to leave
  * that exits 0 has completed its departure and is gone from the fleet; any other worker that exits
  * 0 means training finished, so nothing is replaced any more, and when the last one has exited the
@@ -83,10 +81,7 @@ public final class WorkerFleet implements ContainerEventHandler {
   private final OutputCheck output;
   private final PreemptionResponse preemption;
   private final CompletableFuture<JobOutcome> outcome = new CompletableFuture<>();
-  /** Whether a worker the leader removed on its own (a straggler) gets a new container. */
-  private boolean replaceRemoved;
-  private java.util.function.Consumer<String> exits = id -> { };
-  private int exitedOk;
+  private final FleetExits ends;
   private String diagnostics = "";
 
   /** A fleet that never changes size (min = max = target): scale calls are refused. */
@@ -119,6 +114,17 @@ public final class WorkerFleet implements ContainerEventHandler {
     this.requests = new ElasticRequests(state, removal, stopper, checkpointRoot);
     this.output = output;
     this.preemption = new PreemptionResponse(this, resource.gpus());
+    this.ends = new FleetExits(state, requests, output, preemption::wasWarned, new FleetExits.JobEnd() {
+      @Override
+      public void fail(String why) {
+        WorkerFleet.this.fail(why);
+      }
+
+      @Override
+      public void finish(JobOutcome result) {
+        WorkerFleet.this.finish(result);
+      }
+    });
   }
 
   /**
@@ -127,13 +133,13 @@ public final class WorkerFleet implements ContainerEventHandler {
    * they learn of a dead worker only from their own timeouts and its ZooKeeper session's expiry.
    */
   public WorkerFleet reportingExitsTo(java.util.function.Consumer<String> exits) {
-    this.exits = exits;
+    ends.reportingTo(exits);
     return this;
   }
 
   /** With {@code true}, each worker the leader removed on its own is replaced by a new container. */
   public WorkerFleet replaceRemovedWorkers(boolean replace) {
-    this.replaceRemoved = replace;
+    ends.replaceRemoved(replace);
     return this;
   }
 
@@ -394,148 +400,12 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   @Override
   public void onContainerStartFailed(String containerId, Throwable cause) {
-    ContainerExit exit = ContainerExit.notStarted(cause);
-    ContainerFacts facts = factsOf(containerId);
-    ExitVerdict verdict = ExitRules.judge(exit, facts, fleetFactsBesides(containerId));
-    if (verdict.kind() == ExitVerdict.Kind.IGNORE) {
-      return;
-    }
-    WorkerContainer c = book.get(containerId);
-    // Given back first: its completion then finds it gone and changes nothing.
-    book.forget(c);
-    state.driver.release(c.id());
-    exits.accept(containerId);
-    carryOut(c, exit, facts, verdict);
+    ends.startFailed(containerId, cause);
   }
 
   @Override
   public void onContainerCompleted(String containerId, int exitStatus, String yarnDiagnostics) {
-    ContainerExit exit = ContainerExit.exited(exitStatus, yarnDiagnostics);
-    ContainerFacts facts = factsOf(containerId);
-    ExitVerdict verdict = ExitRules.judge(exit, facts, fleetFactsBesides(containerId));
-    WorkerContainer c = book.get(containerId);
-    if (c != null) {
-      book.forget(c);
-      exits.accept(containerId);
-    }
-    carryOut(c, exit, facts, verdict);
-  }
-
-  private ContainerFacts factsOf(String id) {
-    if (!book.isLive(id)) {
-      return ContainerFacts.unknown(id);
-    }
-    return new ContainerFacts(id, true, state.departureOf(id), book.isNewcomer(id),
-        state.change instanceof Migration m && m.newcomers().contains(id), preemption.wasWarned(id),
-        state.failures.counted(id));
-  }
-
-  /** What the fleet knows of itself, leaving out the container {@code id} that ended. */
-  private FleetFacts fleetFactsBesides(String id) {
-    Set<String> inRing = new HashSet<>();
-    Set<String> joining = new HashSet<>();
-    for (String other : book.ids()) {
-      if (!other.equals(id) && book.hasStarted(other)) {
-        (book.isNewcomer(other) ? joining : inRing).add(other);
-      }
-    }
-    return new FleetFacts(state.phase, state.failures.count(), state.failures.allowed(), replaceRemoved,
-        state.change instanceof Restart, inRing, joining, Optional.ofNullable(state.latest));
-  }
-
-  /** Does what {@code verdict} says; {@code c} is already gone from the book. */
-  private void carryOut(WorkerContainer c, ContainerExit exit, ContainerFacts facts, ExitVerdict verdict) {
-    if (verdict.kind() == ExitVerdict.Kind.IGNORE) {
-      return;
-    }
-    WorkerFailures.Failure failure = WorkerFailures.Failure.of(c, exit);
-    if (verdict.failure()) {
-      state.failures.record(failure);
-    }
-    String what = "worker container " + failure.describe()
-        + (facts.departure() == null ? "" : " (leaving the job: " + facts.departure() + ")");
-    String next = verdict.reason();
-    switch (verdict.kind()) {
-      case FAILURE_FATAL -> {
-        fail(what + " failed: " + clean(exit.diagnostics()) + " (" + verdict.reason()
-            + (state.failures.count() > 1 ? "; " + state.failures.summary() : "") + ")");
-        return;
-      }
-      case AFTER_TRAINING -> LOG.info("{} ended: {}", what, verdict.reason());
-      case FINISHED_TRAINING -> {
-        exitedOk++;
-        state.phase = Phase.FINISHING;
-        LOG.info("Worker {} on {} finished ({} done, {} still running)", c.id(), c.host(), exitedOk, book.size());
-      }
-      case LEFT, STOPPED_FOR_RESTART -> {
-        if (!verdict.failure()) {
-          state.lastEvent = "worker container " + c.id() + " on " + c.host() + " left the job ("
-              + facts.departure() + ", exit status " + exit.status() + ")";
-          LOG.info("{}; {} containers remain", state.lastEvent, book.size());
-        }
-      }
-      case REMOVED_SHRINK, REMOVED_REPLACE -> removedByLeader(c, verdict.kind() == ExitVerdict.Kind.REMOVED_REPLACE);
-      case PREEMPTED_SHRINK -> {
-        state.target = Math.max(state.minWorkers, state.target - 1);
-        state.growth.gaveBack();
-        state.lastEvent = "worker container " + c.id() + " on " + c.host() + " was preempted by the scheduler"
-            + " after its warning; the job goes on with " + state.target + " workers";
-        LOG.warn("{}", state.lastEvent);
-        state.lost(c.id(), false);
-      }
-      case PREEMPTED_RELAUNCH -> {
-        Optional<String> cannot = requests.relaunchWithoutRing("worker container " + c.id() + " on " + c.host()
-            + ", the ring's last, was preempted by the scheduler after its warning");
-        if (cannot.isPresent()) {
-          fail(cannot.get());
-          return;
-        }
-      }
-      case FAILURE_REPLACE_ON_HOST -> {
-        Migration m = (Migration) state.change;
-        state.change = m.newcomerLost(c.id());
-        next += " " + m.toHost();
-        book.requested(1);
-        state.driver.requestContainersOn(1, state.resource, m.toHost());
-      }
-      case FAILURE_REPLACE -> state.lost(c.id(), !facts.newcomer());
-      case IGNORE -> { }
-    }
-    if (verdict.failure()) {
-      state.lastEvent = what + " failed; the job goes on, " + next + " (failure " + state.failures.count()
-          + " of " + state.failures.allowed() + " allowed)";
-      LOG.warn("{}; YARN says: {}", state.lastEvent, clean(exit.diagnostics()));
-    }
-    if (state.phase == Phase.FINISHING) {
-      state.releaseIfOnlyNewcomersRemain();
-      if (book.isEmpty()) {
-        finishTraining();
-        return;
-      }
-    } else if (verdict.kind() == ExitVerdict.Kind.STOPPED_FOR_RESTART && book.isEmpty()) {
-      Optional<String> cannot = state.relaunchFromCheckpoint();
-      if (cannot.isPresent()) {
-        fail(cannot.get());
-        return;
-      }
-    }
-    state.settle();
-  }
-
-  /** A worker left at a scheduled step that the fleet did not ask for: the leader removed it (a straggler). */
-  private void removedByLeader(WorkerContainer c, boolean replace) {
-    String removed = "worker container " + c.id() + " on " + c.host() + " was removed by the leader"
-        + " (exit status " + WorkerEnv.EXIT_LEFT + ")";
-    if (replace) {
-      state.lastEvent = removed + "; requesting a replacement";
-    } else {
-      state.target = Math.max(state.minWorkers, state.target - 1);
-      state.lastEvent = removed + "; the job goes on with " + state.target + " workers";
-      // Not asked for again at once: it would likely land on the same slow GPU.
-      state.growth.gaveBack();
-    }
-    LOG.warn("{}", state.lastEvent);
-    state.lost(c.id(), false);
+    ends.completed(containerId, exitStatus, yarnDiagnostics);
   }
 
   /** See {@link PreemptionResponse}: the workers the resource manager wants leave by scale-in. */
@@ -560,22 +430,6 @@ public final class WorkerFleet implements ContainerEventHandler {
    */
   public void startFrom(String checkpoint) {
     state.resumeFrom = checkpoint == null || checkpoint.isBlank() ? null : checkpoint;
-  }
-
-  /** Every worker has exited after training finished: the job succeeds only if its output is there. */
-  private void finishTraining() {
-    Optional<String> problem;
-    try {
-      problem = output.problem();
-    } catch (RuntimeException e) {
-      problem = Optional.of("checking it failed: " + e);
-    }
-    if (problem.isPresent()) {
-      fail("training finished (all " + exitedOk + " workers exited 0) but the output does not verify: "
-          + problem.get() + (state.failures.count() > 0 ? "; " + state.failures.summary() : ""));
-    } else {
-      finish(JobOutcome.success("all " + exitedOk + " workers finished training"));
-    }
   }
 
   int minWorkers() {
@@ -615,9 +469,5 @@ public final class WorkerFleet implements ContainerEventHandler {
     e.setField(field);
     e.setValue(value);
     return e;
-  }
-
-  private static String clean(String yarnDiagnostics) {
-    return yarnDiagnostics == null || yarnDiagnostics.isBlank() ? "(no diagnostics from YARN)" : yarnDiagnostics.strip();
   }
 }
