@@ -47,6 +47,17 @@ final class HandshakeTransportFactory extends TTransportFactory {
     return refused.get();
   }
 
+  /** Ends every open connection's reads: its thread sees the end of the stream and closes it. */
+  void endReads() {
+    for (Socket s : open) {
+      try {
+        s.shutdownInput();
+      } catch (java.io.IOException ignored) {
+        // closed meanwhile
+      }
+    }
+  }
+
   void closeAll() {
     for (Socket s : open) {
       try {

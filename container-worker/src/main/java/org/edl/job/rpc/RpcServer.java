@@ -99,12 +99,17 @@ public final class RpcServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop();
-    transports.closeAll();
+    // A socket closed under a blocked read makes Thrift log a SocketException with its stack trace
+    // (at the end of every job whose client follows it). Ending the reads first lets each
+    // connection's thread see the end of its stream and go quietly; the accept loop waits for
+    // them (the stop timeout), and whatever is still open after that is closed.
+    transports.endReads();
     try {
       serveThread.join(TimeUnit.SECONDS.toMillis(5));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    transports.closeAll();
     LOG.info("{} stopped", name);
   }
 }

@@ -72,6 +72,40 @@ class RpcServerTest {
     idle.close();
   }
 
+  /**
+   * Closing the server under a client that is connected and idle (an {@code edl submit} following
+   * the job as its AM ends) ends the connection without Thrift logging a warning with a stack trace.
+   */
+  @Test
+  void closingUnderAnIdleClientLogsNoWarningFromThrift() throws Exception {
+    List<org.apache.log4j.spi.LoggingEvent> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+    org.apache.log4j.AppenderSkeleton capture = new org.apache.log4j.AppenderSkeleton() {
+      @Override
+      protected void append(org.apache.log4j.spi.LoggingEvent event) {
+        if (event.getLevel().isGreaterOrEqual(org.apache.log4j.Level.WARN)) {
+          warnings.add(event);
+        }
+      }
+
+      @Override
+      public void close() {}
+
+      @Override
+      public boolean requiresLayout() {
+        return false;
+      }
+    };
+    org.apache.log4j.Logger thrift = org.apache.log4j.Logger.getLogger("org.apache.thrift");
+    thrift.addAppender(capture);
+    try (RpcConnection idle = RpcClient.open("127.0.0.1", server.port(), secret, TIMEOUT)) {
+      new JobControl.Client(idle.protocol()).status();
+      server.close();
+    } finally {
+      thrift.removeAppender(capture);
+    }
+    assertEquals(List.of(), warnings.stream().map(e -> e.getLoggerName() + ": " + e.getRenderedMessage()).toList());
+  }
+
   /** A server at its connection cap closes the next connection at once; a freed slot serves again. */
   @Test
   void connectionsBeyondTheCapAreClosedAndAFreedSlotIsServedAgain() throws Exception {
