@@ -25,7 +25,8 @@ import org.apache.hadoop.fs.Path;
  * in tests. Each file is written under a temporary name and renamed, so a reader never sees half
  * a model; the renames happen only while the writer's leadership is still the newest, so a
  * superseded leader never replaces the real one's output. The metrics name the model's length
- * and CRC-32 and the leader epoch that wrote it: {@link #verify} checks a job's output by them.
+ * and CRC-32 and the leader epoch that wrote it, and, where the file system keeps one (HDFS), the
+ * model file's own checksum: {@link #verify} checks a job's output by them.
  */
 public final class ModelOutput {
   public static final String MODEL_FILE = "model.bin";
@@ -47,18 +48,20 @@ public final class ModelOutput {
       @JsonProperty("wall_seconds") Double wallSeconds,
       @JsonProperty("leader_epoch") long leaderEpoch,
       @JsonProperty("model_bytes") long modelBytes,
-      @JsonProperty("model_crc32") String modelCrc32) {
+      @JsonProperty("model_crc32") String modelCrc32,
+      @JsonProperty("model_file_checksum") String modelFileChecksum) {
 
     /** The figures of a run; the model's length and checksum are filled in when it is written. */
     public static Metrics of(String model, int workers, long steps, long samplesSeen, double firstLoss,
         double lastLoss, double samplesPerSecond, double wallSeconds, long leaderEpoch) {
       return new Metrics(model, workers, steps, samplesSeen, finite(firstLoss), finite(lastLoss),
-          finite(samplesPerSecond), finite(wallSeconds), leaderEpoch, 0, null);
+          finite(samplesPerSecond), finite(wallSeconds), leaderEpoch, 0, null, null);
     }
 
-    Metrics describing(long bytes, long crc) {
+    /** @param fileChecksum the written file's checksum as the file system keeps it ({@link #fileChecksum}), or null */
+    Metrics describing(long bytes, long crc, String fileChecksum) {
       return new Metrics(model, workers, steps, samplesSeen, firstLoss, lastLoss, samplesPerSecond, wallSeconds,
-          leaderEpoch, bytes, Long.toHexString(crc));
+          leaderEpoch, bytes, Long.toHexString(crc), fileChecksum);
     }
 
     private static Double finite(double v) {
@@ -117,8 +120,9 @@ public final class ModelOutput {
     byte[] bytes = state.toByteArray();
     CRC32 crc = new CRC32();
     crc.update(bytes);
-    Metrics described = metrics.describing(bytes.length, crc.getValue());
     Path modelTmp = writeTemporary(fs, modelPath, out -> out.write(bytes));
+    // A rename keeps the blocks, so the temporary file's checksum is the model's.
+    Metrics described = metrics.describing(bytes.length, crc.getValue(), fileChecksum(fs, modelTmp));
     Path metricsTmp = writeTemporary(fs, metricsPath, out -> JSON.writeValue(nonClosing(out), described));
     if (!stillLeading.getAsBoolean()) {
       fs.delete(modelTmp, false);
@@ -163,6 +167,18 @@ public final class ModelOutput {
       if (!fs.exists(model)) {
         return Optional.of(MODEL_FILE + " is missing in " + dir);
       }
+      // HDFS's file checksum comes from the datanodes' block checksums: the AM compares it without
+      // reading the model, which for a large one would add its whole transfer to the job's end.
+      String fileChecksum = m.modelFileChecksum() == null ? null : fileChecksum(fs, model);
+      if (fileChecksum != null) {
+        long length = fs.getFileStatus(model).getLen();
+        if (length != m.modelBytes() || !fileChecksum.equals(m.modelFileChecksum())) {
+          return Optional.of(MODEL_FILE + " in " + dir + " is not the model " + METRICS_FILE + " describes ("
+              + length + " bytes, checksum " + fileChecksum + " against " + m.modelBytes() + " bytes, checksum "
+              + m.modelFileChecksum() + ")");
+        }
+        return Optional.empty();
+      }
       CRC32 crc = new CRC32();
       long length = 0;
       byte[] buffer = new byte[1 << 16];
@@ -181,6 +197,20 @@ public final class ModelOutput {
       return Optional.of(MODEL_FILE + " in " + dir + " cannot be read: " + e.getMessage());
     }
     return Optional.empty();
+  }
+
+  /**
+   * The file's checksum as its file system keeps it ({@code algorithm:hex}; HDFS: an MD5 of its
+   * blocks' CRCs, computed by the datanodes), or null where the file system keeps none (the local
+   * one) or cannot give it now: then the model is checked by reading it.
+   */
+  static String fileChecksum(FileSystem fs, Path file) {
+    try {
+      org.apache.hadoop.fs.FileChecksum c = fs.getFileChecksum(file);
+      return c == null ? null : c.getAlgorithmName() + ":" + java.util.HexFormat.of().formatHex(c.getBytes());
+    } catch (IOException | UnsupportedOperationException e) {
+      return null;
+    }
   }
 
   private interface Body {
