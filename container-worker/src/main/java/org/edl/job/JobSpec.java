@@ -54,7 +54,6 @@ public record JobSpec(
   public static final Set<String> BACKENDS = Set.of("cpu", "cuda", "emulated");
   /** Models the emulated backend stands in for (their measured profiles and real sizes). */
   public static final Set<String> EMULATED_MODELS = Set.of("imagenet", "cifar10", "yolov3", "bert");
-  private static final String PREFIX = "edl.job.";
   /** {@code --emulated-sync}: the emulated gradient really moves (default) or waits the profile's sync time. */
   public static final String EMULATED_SYNC_TRANSFER = "transfer";
   public static final String EMULATED_SYNC_PROFILE = "profile";
@@ -218,94 +217,14 @@ public record JobSpec(
     return training.globalBatchFor(workerCount);
   }
 
+  /** The job as {@code job.properties} holds it ({@link JobSpecFile}). */
   public Properties toProperties() {
-    Properties p = new Properties();
-    p.setProperty(PREFIX + "name", name);
-    p.setProperty(PREFIX + "model", training.model());
-    p.setProperty(PREFIX + "data", data.source());
-    p.setProperty(PREFIX + "format", data.format());
-    p.setProperty(PREFIX + "data-cache", data.cache());
-    p.setProperty(PREFIX + "workers", Integer.toString(scale.workers()));
-    p.setProperty(PREFIX + "min-workers", Integer.toString(scale.minWorkers()));
-    p.setProperty(PREFIX + "max-workers", Integer.toString(scale.maxWorkers()));
-    p.setProperty(PREFIX + "gather-ms", Long.toString(scale.gatherMs()));
-    p.setProperty(PREFIX + "grow", Boolean.toString(growth.enabled()));
-    p.setProperty(PREFIX + "grow-efficiency", growth.efficiencyText());
-    p.setProperty(PREFIX + "grow-hold-off-ms", Long.toString(growth.holdOffMs()));
-    p.setProperty(PREFIX + "grow-mode", growth.modeText());
-    p.setProperty(PREFIX + "gpus-per-worker", Integer.toString(resources.gpusPerWorker()));
-    p.setProperty(PREFIX + "worker-memory", Integer.toString(resources.memoryMb()));
-    p.setProperty(PREFIX + "worker-vcores", Integer.toString(resources.vcores()));
-    p.setProperty(PREFIX + "steps", Long.toString(training.steps()));
-    p.setProperty(PREFIX + "batch-size", Integer.toString(training.batchSize()));
-    p.setProperty(PREFIX + "batch-rule", training.batchRule().name().toLowerCase(Locale.ROOT).replace('_', '-'));
-    p.setProperty(PREFIX + "learning-rate", Double.toString(training.learningRate()));
-    p.setProperty(PREFIX + "hidden", Integer.toString(training.hidden()));
-    p.setProperty(PREFIX + "seed", Long.toString(training.seed()));
-    p.setProperty(PREFIX + "backend", training.backend());
-    p.setProperty(PREFIX + "emulated-sync", training.profileSync() ? EMULATED_SYNC_PROFILE : EMULATED_SYNC_TRANSFER);
-    p.setProperty(PREFIX + "output", output);
-    p.setProperty(PREFIX + "queue", queue);
-    p.setProperty(PREFIX + "checkpoint-every-batches", Long.toString(checkpoints.everyBatches()));
-    p.setProperty(PREFIX + "checkpoint-every-minutes", Integer.toString(checkpoints.everyMinutes()));
-    p.setProperty(PREFIX + "checkpoints-kept", Integer.toString(checkpoints.kept()));
-    p.setProperty(PREFIX + "resume-from", checkpoints.resumeFrom());
-    p.setProperty(PREFIX + "straggler-factor", Double.toString(stragglers.factor()));
-    p.setProperty(PREFIX + "straggler-batches", Integer.toString(stragglers.batches()));
-    p.setProperty(PREFIX + "replace-stragglers", Boolean.toString(stragglers.replace()));
-    p.setProperty(PREFIX + "recovery", recovery.mode().flag());
-    p.setProperty(PREFIX + "sync-timeout-ms", Long.toString(recovery.syncTimeoutMs()));
-    p.setProperty(PREFIX + "max-worker-failures", Integer.toString(recovery.maxWorkerFailures()));
-    script.write(p, PREFIX);
-    p.setProperty(PREFIX + "timeline", Boolean.toString(timeline));
-    return p;
+    return JobSpecFile.toProperties(this);
   }
 
   /** Reads what {@link #toProperties} wrote (keys added later take their defaults when absent). */
   public static JobSpec fromProperties(Properties p) {
-    // Parsed in the order of the file's keys, so a file with several mistakes names the same first one.
-    return builder()
-        .name(get(p, "name")).model(get(p, "model")).data(get(p, "data")).format(get(p, "format"))
-        .workers(intOf(p, "workers")).minWorkers(intOf(p, "min-workers")).maxWorkers(intOf(p, "max-workers"))
-        .gpusPerWorker(intOf(p, "gpus-per-worker")).workerMemoryMb(intOf(p, "worker-memory"))
-        .workerVcores(intOf(p, "worker-vcores"))
-        .steps(longOf(p, "steps")).batchSize(intOf(p, "batch-size")).batchRule(batchRuleOf(get(p, "batch-rule")))
-        .learningRate(doubleOf(p, "learning-rate")).hidden(intOf(p, "hidden")).seed(longOf(p, "seed"))
-        .backend(get(p, "backend")).output(p.getProperty(PREFIX + "output", ""))
-        // Absent in a job file written before binary copies of the data: every worker parses.
-        .dataCache(p.getProperty(PREFIX + "data-cache", ""))
-        // Absent in a job file written before the stand-in: the real transfer.
-        .profileSync(emulatedSyncOf(p.getProperty(PREFIX + "emulated-sync", EMULATED_SYNC_TRANSFER)))
-        .queue(p.getProperty(PREFIX + "queue", ""))
-        // Absent in a job file written before periodic checkpoints: the defaults.
-        .checkpoints(
-            p.containsKey(PREFIX + "checkpoint-every-batches") ? longOf(p, "checkpoint-every-batches")
-                : DEFAULT_CHECKPOINT_EVERY_BATCHES,
-            p.containsKey(PREFIX + "checkpoint-every-minutes") ? intOf(p, "checkpoint-every-minutes")
-                : DEFAULT_CHECKPOINT_EVERY_MINUTES,
-            p.containsKey(PREFIX + "checkpoints-kept") ? intOf(p, "checkpoints-kept") : DEFAULT_CHECKPOINTS_KEPT)
-        .resumeFrom(p.getProperty(PREFIX + "resume-from", "").trim())
-        // Absent in a job file written before the first ring could start at the minimum: wait for all.
-        .gatherMs(p.containsKey(PREFIX + "gather-ms") ? longOf(p, "gather-ms") : Scale.WAIT_FOR_ALL)
-        // Absent in a job file written before jobs grew by themselves: no growth.
-        .growth(new Growth(Boolean.parseBoolean(p.getProperty(PREFIX + "grow", "false").trim()),
-            Growth.efficiencyOf(p.getProperty(PREFIX + "grow-efficiency", Double.toString(Growth.DEFAULT_EFFICIENCY))),
-            p.containsKey(PREFIX + "grow-hold-off-ms") ? longOf(p, "grow-hold-off-ms") : Growth.DEFAULT_HOLD_OFF_MS,
-            Growth.modeOf(p.getProperty(PREFIX + "grow-mode", "edl"))))
-        .stragglers(
-            p.containsKey(PREFIX + "straggler-factor") ? doubleOf(p, "straggler-factor") : 0,
-            p.containsKey(PREFIX + "straggler-batches") ? intOf(p, "straggler-batches") : 0,
-            Boolean.parseBoolean(p.getProperty(PREFIX + "replace-stragglers", "false").trim()))
-        // Absent in a job file written before failure recovery: the defaults.
-        .recovery(new Recovery(
-            Recovery.modeOf(p.getProperty(PREFIX + "recovery", Recovery.Mode.CONSISTENT.flag())),
-            p.containsKey(PREFIX + "sync-timeout-ms") ? longOf(p, "sync-timeout-ms") : 0,
-            p.containsKey(PREFIX + "max-worker-failures") ? intOf(p, "max-worker-failures")
-                : Recovery.DEFAULT_MAX_WORKER_FAILURES))
-        .script(Script.read(p, PREFIX))
-        // Absent in a job file written before timelines were asked for: every worker wrote one.
-        .timeline(Boolean.parseBoolean(p.getProperty(PREFIX + "timeline", "true").trim()))
-        .build();
+    return JobSpecFile.fromProperties(p);
   }
 
   public void write(OutputStream out) throws IOException {
@@ -350,41 +269,6 @@ public record JobSpec(
 
   private static String sorted(Set<String> names) {
     return String.join(", ", names.stream().sorted().toList());
-  }
-
-  private static String get(Properties p, String key) {
-    String v = p.getProperty(PREFIX + key);
-    if (v == null) {
-      throw new InvalidInputException(PREFIX + key, null, "missing from the job specification");
-    }
-    return v.trim();
-  }
-
-  private static int intOf(Properties p, String key) {
-    String v = get(p, key);
-    try {
-      return Integer.parseInt(v);
-    } catch (NumberFormatException e) {
-      throw new InvalidInputException(PREFIX + key, v, "not a whole number");
-    }
-  }
-
-  private static long longOf(Properties p, String key) {
-    String v = get(p, key);
-    try {
-      return Long.parseLong(v);
-    } catch (NumberFormatException e) {
-      throw new InvalidInputException(PREFIX + key, v, "not a whole number");
-    }
-  }
-
-  private static double doubleOf(Properties p, String key) {
-    String v = get(p, key);
-    try {
-      return Double.parseDouble(v);
-    } catch (NumberFormatException e) {
-      throw new InvalidInputException(PREFIX + key, v, "not a number");
-    }
   }
 
   /**
