@@ -29,6 +29,9 @@ import org.edl.thrift.BatchRule;
  * @param timeline    whether every worker copies its timeline to {@code <output>/timeline/} as it
  *                    ends (the benchmarks and the demo read them); off by default, because the copy
  *                    keeps each ending worker's container, and its GPU, about 2 s longer
+ * @param ringTransport how ring links to a peer on the same host carry the gradient: {@code auto}
+ *                    (through shared memory, where the host's directory allows, else TCP) or
+ *                    {@code tcp} (always TCP); links between hosts are TCP either way
  */
 public record JobSpec(
     String name,
@@ -43,7 +46,8 @@ public record JobSpec(
     Recovery recovery,
     String output,
     Script script,
-    boolean timeline) {
+    boolean timeline,
+    String ringTransport) {
 
   /** The paper's example: a checkpoint every 1000 batches or 10 minutes, whichever comes first. */
   public static final long DEFAULT_CHECKPOINT_EVERY_BATCHES = 1000;
@@ -57,6 +61,9 @@ public record JobSpec(
   /** {@code --emulated-sync}: the emulated gradient really moves (default) or waits the profile's sync time. */
   public static final String EMULATED_SYNC_TRANSFER = "transfer";
   public static final String EMULATED_SYNC_PROFILE = "profile";
+  public static final String RING_TRANSPORT_AUTO = "auto";
+  public static final String RING_TRANSPORT_TCP = "tcp";
+  public static final Set<String> RING_TRANSPORTS = Set.of(RING_TRANSPORT_AUTO, RING_TRANSPORT_TCP);
 
   /** {@code transfer} or {@code profile}; anything else is refused naming the flag. */
   public static boolean emulatedSyncOf(String value) {
@@ -103,7 +110,8 @@ public record JobSpec(
         .stragglers(stragglers.factor(), stragglers.batches(), stragglers.replace())
         .recovery(recovery)
         .script(script)
-        .timeline(timeline);
+        .timeline(timeline)
+        .ringTransport(ringTransport);
   }
 
   /** Checks every field on its own; the message names the flag and the value. */
@@ -128,6 +136,9 @@ public record JobSpec(
     }
     if (!FORMATS.contains(data.format())) {
       throw new InvalidInputException("format", data.format(), "unknown format; choose one of " + sorted(FORMATS));
+    }
+    if (!RING_TRANSPORTS.contains(ringTransport)) {
+      throw new InvalidInputException("ring-transport", ringTransport, "choose one of " + sorted(RING_TRANSPORTS));
     }
     if (!BACKENDS.contains(backend)) {
       throw new InvalidInputException("backend", backend, "unknown backend; choose one of " + sorted(BACKENDS));
@@ -304,6 +315,7 @@ public record JobSpec(
     private Growth growth = Growth.OFF;
     private Recovery recovery = Recovery.DEFAULT;
     private boolean timeline;
+    private String ringTransport = RING_TRANSPORT_AUTO;
 
     private Builder() {}
 
@@ -468,6 +480,12 @@ public record JobSpec(
       return this;
     }
 
+    /** How ring links within a host carry the gradient (see {@link JobSpec#ringTransport()}). */
+    public Builder ringTransport(String v) {
+      ringTransport = v;
+      return this;
+    }
+
     /**
      * The job, validated.
      *
@@ -479,7 +497,8 @@ public record JobSpec(
           new Data(data, format, dataCache),
           new Scale(workers, minWorkers, maxWorkers, gatherMs < 0 ? Scale.WAIT_FOR_ALL : gatherMs), growth,
           new Resources(gpusPerWorker, workerMemoryMb, workerVcores),
-          checkpoints, stragglers, recovery, output, script, timeline).validate();
+          checkpoints, stragglers, recovery, output, script, timeline,
+          ringTransport).validate();
     }
   }
 }

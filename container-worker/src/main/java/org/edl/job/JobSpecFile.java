@@ -54,6 +54,7 @@ final class JobSpecFile {
     p.setProperty(PREFIX + "max-worker-failures", Integer.toString(s.recovery().maxWorkerFailures()));
     s.script().write(p, PREFIX);
     p.setProperty(PREFIX + "timeline", Boolean.toString(s.timeline()));
+    p.setProperty(PREFIX + "ring-transport", s.ringTransport());
     return p;
   }
 
@@ -101,6 +102,7 @@ final class JobSpecFile {
         .script(Script.read(p, PREFIX))
         // Absent in a job file written before timelines were asked for: every worker wrote one.
         .timeline(Boolean.parseBoolean(p.getProperty(PREFIX + "timeline", "true").trim()))
+        .ringTransport(p.getProperty(PREFIX + "ring-transport", JobSpec.RING_TRANSPORT_AUTO).trim())
         .build();
   }
 

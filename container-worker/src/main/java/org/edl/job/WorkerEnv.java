@@ -49,6 +49,12 @@ public final class WorkerEnv {
    * within it).
    */
   public static final String CONTAINER_MEMORY_MB = "EDL_CONTAINER_MEMORY_MB";
+  /**
+   * Optional, for a node's administrator ({@code yarn.nodemanager.admin-env}): the directory where
+   * workers on this host share ring segments, a tmpfs; {@code none}: TCP only on this host.
+   * Default {@code /dev/shm}.
+   */
+  public static final String SHARED_MEMORY_DIR = "EDL_SHM_DIR";
   /** Name of the localised job specification in the container's working directory. */
   public static final String JOB_SPEC_FILE = "job.properties";
   /** Set by YARN: this container's id, which is the worker's id. */

@@ -56,6 +56,7 @@ class JobSpecPropertiesTest {
     expected.put("edl.job.emulated-sync", "transfer");
     expected.put("edl.job.data-cache", "job");
     expected.put("edl.job.timeline", "false");
+    expected.put("edl.job.ring-transport", "auto");
     assertEquals(expected, written);
   }
 
@@ -97,6 +98,18 @@ class JobSpecPropertiesTest {
       assertEquals(on, read.timeline());
       assertEquals(on, read.toBuilder().build().timeline(), "a changed copy keeps it");
     }
+  }
+
+  @Test
+  void theRingTransportGoesThroughTheFileAnOlderFileSharesMemoryAndAnUnknownOneIsRefused() throws Exception {
+    assertEquals("auto", spec().ringTransport());
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    spec().toBuilder().ringTransport("tcp").build().write(out);
+    assertEquals("tcp", JobSpec.read(new ByteArrayInputStream(out.toByteArray())).ringTransport());
+    InvalidInputException e = assertThrows(InvalidInputException.class,
+        () -> spec().toBuilder().ringTransport("rdma").build());
+    assertTrue(e.getMessage().contains("ring-transport") && e.getMessage().contains("rdma")
+        && e.getMessage().contains("auto, tcp"), e.getMessage());
   }
 
   @Test

@@ -17,6 +17,7 @@ import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
 import org.edl.job.Scale;
 import org.edl.job.Script;
+import org.edl.job.WorkerEnv;
 import org.edl.worker.data.SyntheticSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -126,6 +127,12 @@ public final class SubmitCommand implements Callable<Integer> {
       + " each batch and switch, in wall-clock ms) to <output>/timeline/<container>.csv as it ends; costs each"
       + " ending worker about 2 s more of its container.")
   boolean timeline;
+  @Option(names = "--ring-transport", defaultValue = JobSpec.RING_TRANSPORT_AUTO, paramLabel = "auto|tcp",
+      description = "How the gradient all-reduce reaches a worker on the same host: auto, through shared memory"
+      + " (the host's /dev/shm, or the directory in the containers' " + WorkerEnv.SHARED_MEMORY_DIR
+      + ") where both ends can map it, else TCP; tcp: always TCP. Workers on different hosts use TCP either way"
+      + " (default: ${DEFAULT-VALUE}).")
+  String ringTransport;
   @Option(names = "--recovery", paramLabel = "consistent|approximate", description = "After a worker fails:"
       + " reload the latest checkpoint (consistent) or carry on with the survivors and redo the current batch"
       + " (approximate). Default: approximate when " + Recovery.APPROXIMATE_ENV + "=1 is set, else consistent.")
@@ -213,7 +220,7 @@ public final class SubmitCommand implements Callable<Integer> {
             Double::parseDouble).doubleValue(),
             offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers)
         .recovery(new Recovery(recoveryMode(), syncTimeoutMs, maxWorkerFailures))
-        .script(script()).timeline(timeline).build();
+        .script(script()).timeline(timeline).ringTransport(ringTransport).build();
   }
 
   private Script script() {

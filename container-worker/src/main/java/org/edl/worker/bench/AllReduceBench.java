@@ -21,8 +21,11 @@ import org.edl.job.JobSecret;
  */
 public final class AllReduceBench {
   public static final String RING = "ring";
+  public static final String RING_SHARED_MEMORY = "ring-shm";
   public static final String GATHER_BROADCAST = "gather-broadcast";
   public static final String P2P = "p2p-limit";
+  public static final String P2P_SHARED_MEMORY = "p2p-limit-shm";
+  private static final Path SHARED_MEMORY = Path.of("/dev/shm");
   private static final int WARMUP = 2;
 
   private AllReduceBench() {}
@@ -54,40 +57,51 @@ public final class AllReduceBench {
     Optional<GlooPeer> gloo = glooPeer(options, progress);
     List<BandwidthPoint> points = new ArrayList<>();
 
-    try (StreamLimit stream = new StreamLimit(JobSecret.generate(), (int) options.maxBytes())) {
-      for (long bytes : options.sizes()) {
-        double[] s = new double[options.iterationsFor(bytes)];
-        for (int i = 0; i < WARMUP; i++) {
-          stream.transfer((int) bytes);
-        }
-        for (int i = 0; i < s.length; i++) {
-          s[i] = stream.transfer((int) bytes);
-        }
-        points.add(report(progress, BandwidthPoint.stream(bytes, P2P, LoopbackGroup.median(s)), s.length));
-      }
-    }
-
-    for (int members : options.members()) {
-      try (LoopbackGroup group = new LoopbackGroup(members, options.chunkBytes())) {
+    Path sharedMemoryDir = Files.createTempDirectory(Files.isDirectory(SHARED_MEMORY) && Files.isWritable(SHARED_MEMORY)
+        ? SHARED_MEMORY : Path.of(System.getProperty("java.io.tmpdir")), "edl-bench-");
+    try {
+      try (StreamLimit stream = new StreamLimit(JobSecret.generate(), (int) options.maxBytes())) {
         for (long bytes : options.sizes()) {
-          List<float[]> data = new ArrayList<>();
-          for (int r = 0; r < members; r++) {
-            float[] a = new float[(int) (bytes / Float.BYTES)];
-            Arrays.fill(a, 1f);
-            data.add(a);
+          points.add(report(progress, BandwidthPoint.stream(bytes, P2P, medianOf(stream::transfer, bytes, options)),
+              options.iterationsFor(bytes)));
+        }
+      }
+      try (SharedMemoryStreamLimit stream = new SharedMemoryStreamLimit(JobSecret.generate(), sharedMemoryDir,
+          (int) options.maxBytes(), options.chunkBytes())) {
+        progress.println(P2P_SHARED_MEMORY + " in " + sharedMemoryDir + ": " + stream.transport());
+        for (long bytes : options.sizes()) {
+          points.add(report(progress, BandwidthPoint.stream(bytes, P2P_SHARED_MEMORY,
+              medianOf(stream::transfer, bytes, options)), options.iterationsFor(bytes)));
+        }
+      }
+
+      for (int members : options.members()) {
+        try (LoopbackGroup group = new LoopbackGroup(members, options.chunkBytes(), sharedMemoryDir)) {
+          progress.println(RING_SHARED_MEMORY + " with " + members + " members: " + group.sharedMemoryTransport());
+          for (long bytes : options.sizes()) {
+            List<float[]> data = new ArrayList<>();
+            for (int r = 0; r < members; r++) {
+              float[] a = new float[(int) (bytes / Float.BYTES)];
+              Arrays.fill(a, 1f);
+              data.add(a);
+            }
+            int n = options.iterationsFor(bytes);
+            double ring = group.medianSeconds(group.ring(), data, WARMUP, n);
+            points.add(report(progress, BandwidthPoint.allReduce(members, bytes, RING, ring), n));
+            double shared = group.medianSeconds(group.sharedMemoryRing(), data, WARMUP, n);
+            points.add(report(progress, BandwidthPoint.allReduce(members, bytes, RING_SHARED_MEMORY, shared), n));
+            double gather = group.medianSeconds(group.gatherBroadcast(), data, WARMUP, n);
+            points.add(report(progress, BandwidthPoint.allReduce(members, bytes, GATHER_BROADCAST, gather), n));
           }
-          int n = options.iterationsFor(bytes);
-          double ring = group.medianSeconds(group.ring(), data, WARMUP, n);
-          points.add(report(progress, BandwidthPoint.allReduce(members, bytes, RING, ring), n));
-          double gather = group.medianSeconds(group.gatherBroadcast(), data, WARMUP, n);
-          points.add(report(progress, BandwidthPoint.allReduce(members, bytes, GATHER_BROADCAST, gather), n));
+        }
+        if (gloo.isPresent()) {
+          for (BandwidthPoint p : gloo.get().run(members, options.sizes(), options.iterations(), WARMUP)) {
+            points.add(report(progress, p, options.iterationsFor(p.bytes())));
+          }
         }
       }
-      if (gloo.isPresent()) {
-        for (BandwidthPoint p : gloo.get().run(members, options.sizes(), options.iterations(), WARMUP)) {
-          points.add(report(progress, p, options.iterationsFor(p.bytes())));
-        }
-      }
+    } finally {
+      Files.deleteIfExists(sharedMemoryDir);
     }
 
     Path csv = options.outDir().resolve("allreduce.csv");
@@ -95,10 +109,26 @@ public final class AllReduceBench {
       BandwidthPoint.writeCsv(points, out);
     }
     Path png = options.outDir().resolve("allreduce.png");
-    BandwidthPlot.write(points, "All-reduce bus bandwidth, loopback TCP ("
+    BandwidthPlot.write(points, "All-reduce bus bandwidth, one host: loopback TCP and shared memory ("
         + Runtime.getRuntime().availableProcessors() + " cores)", png);
     progress.println("wrote " + csv + " and " + png);
     return points;
+  }
+
+  private interface Transfer {
+    double seconds(int bytes) throws IOException;
+  }
+
+  /** The median of the timed transfers of {@code bytes}, after the warm-up ones. */
+  private static double medianOf(Transfer transfer, long bytes, AllReduceBenchOptions options) throws IOException {
+    for (int i = 0; i < WARMUP; i++) {
+      transfer.seconds((int) bytes);
+    }
+    double[] s = new double[options.iterationsFor(bytes)];
+    for (int i = 0; i < s.length; i++) {
+      s[i] = transfer.seconds((int) bytes);
+    }
+    return LoopbackGroup.median(s);
   }
 
   /** The gloo peer the options ask for; {@code auto} without torch says so and goes on without it. */

@@ -1,6 +1,7 @@
 package org.edl.worker.bench;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -33,10 +34,13 @@ final class LoopbackGroup implements AutoCloseable {
   private final List<DataPlane> planes = new ArrayList<>();
   private final List<Ring> rings;
   private final List<RingAllReduce> ringImpls;
+  private final List<Ring> sharedRings;
+  private final List<RingAllReduce> sharedRingImpls;
   private final List<GatherBroadcastAllReduce> gatherImpls;
   private final ExecutorService threads;
 
-  LoopbackGroup(int size, int chunkBytes) throws IOException {
+  /** @param sharedMemoryDir where the second ring's segments go (a tmpfs, as workers use) */
+  LoopbackGroup(int size, int chunkBytes, Path sharedMemoryDir) throws IOException {
     this.size = size;
     JobSecret secret = JobSecret.generate();
     List<RingTopology.Member> members = new ArrayList<>();
@@ -47,13 +51,29 @@ final class LoopbackGroup implements AutoCloseable {
     }
     RingTopology topology = new RingTopology(1, members);
     threads = Executors.newFixedThreadPool(size);
-    rings = onAll(r -> Ring.form(planes.get(r), topology, TIMEOUT));
+    rings = onAll(r -> Ring.form(planes.get(r), topology, TIMEOUT, chunkBytes));
     ringImpls = onAll(r -> new RingAllReduce(rings.get(r), TIMEOUT, chunkBytes));
+    // The same members once more, as workers on one host form their ring: through shared memory.
+    planes.forEach(p -> p.shareMemoryIn(sharedMemoryDir));
+    RingTopology shared = new RingTopology(2, members);
+    sharedRings = onAll(r -> Ring.form(planes.get(r), shared, TIMEOUT, chunkBytes));
+    sharedRingImpls = onAll(r -> new RingAllReduce(sharedRings.get(r), TIMEOUT, chunkBytes));
     gatherImpls = onAll(r -> GatherBroadcastAllReduce.form(planes.get(r), topology, TIMEOUT));
   }
 
+  /** The ring over loopback TCP. */
   Impl ring() {
     return ringImpls::get;
+  }
+
+  /** The ring through shared-memory segments, where a worker's ring to a peer on its host goes. */
+  Impl sharedMemoryRing() {
+    return sharedRingImpls::get;
+  }
+
+  /** How the shared-memory ring's links ended up, for the report: "shared memory" unless a directory refused. */
+  String sharedMemoryTransport() {
+    return sharedRings.get(0).transport();
   }
 
   Impl gatherBroadcast() {
@@ -137,8 +157,12 @@ final class LoopbackGroup implements AutoCloseable {
     for (RingAllReduce r : ringImpls) {
       r.close();
     }
+    for (RingAllReduce r : sharedRingImpls) {
+      r.close();
+    }
     gatherImpls.forEach(GatherBroadcastAllReduce::close);
     rings.forEach(Ring::close);
+    sharedRings.forEach(Ring::close);
     planes.forEach(DataPlane::close);
     threads.shutdownNow();
   }

@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -50,6 +51,7 @@ public final class DataPlane implements AutoCloseable {
   private final ExecutorService handshakes;
   private final Thread acceptor;
   private volatile boolean closed;
+  private volatile Path sharedMemoryDir;
 
   private DataPlane(String selfId, ServerSocketChannel server, JobSecret secret,
       Duration handshakeTimeout, RefusalListener listener) {
@@ -81,6 +83,20 @@ public final class DataPlane implements AutoCloseable {
 
   public String selfId() {
     return selfId;
+  }
+
+  /**
+   * Lets rings formed from now on carry frames to and from peers on this host through files in
+   * {@code dir} (a tmpfs such as {@code /dev/shm}) instead of TCP; null: TCP only (the default).
+   */
+  public DataPlane shareMemoryIn(Path dir) {
+    this.sharedMemoryDir = dir;
+    return this;
+  }
+
+  /** Where this worker's rings share memory with peers on its host; null where they do not. */
+  public Path sharedMemoryDir() {
+    return sharedMemoryDir;
   }
 
   /** The bound port (the ephemeral one when started with port 0). */

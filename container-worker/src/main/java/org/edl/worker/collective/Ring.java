@@ -14,12 +14,14 @@ public final class Ring implements AutoCloseable {
   private final int rank;
   private final PeerLink left;
   private final PeerLink right;
+  private final SharedMemoryOffer.Agreed shared;
 
-  private Ring(RingTopology topology, int rank, PeerLink left, PeerLink right) {
+  private Ring(RingTopology topology, int rank, PeerLink left, PeerLink right, SharedMemoryOffer.Agreed shared) {
     this.topology = topology;
     this.rank = rank;
     this.left = left;
     this.right = right;
+    this.shared = shared;
   }
 
   /**
@@ -27,17 +29,35 @@ public final class Ring implements AutoCloseable {
    * own thread (its data plane accepts on its own), so all members may call this at once.
    */
   public static Ring form(DataPlane plane, RingTopology topology, Duration timeout) throws IOException {
+    return form(plane, topology, timeout, RingAllReduce.DEFAULT_CHUNK_BYTES);
+  }
+
+  /**
+   * As {@link #form(DataPlane, RingTopology, Duration)}, then agrees with both neighbours which
+   * links carry frames through shared memory (those to a peer on the same host, where the plane
+   * has a {@link DataPlane#sharedMemoryDir}), in slots of {@code slotBytes}: the largest chunk an
+   * all-reduce over this ring may use.
+   */
+  public static Ring form(DataPlane plane, RingTopology topology, Duration timeout, int slotBytes)
+      throws IOException {
     int rank = topology.rankOf(plane.selfId());
     if (topology.size() == 1) {
-      return new Ring(topology, rank, null, null);
+      return new Ring(topology, rank, null, null, new SharedMemoryOffer.Agreed(null, null));
     }
+    Deadline deadline = Deadline.after(timeout);
     RingTopology.Member r = topology.rightOf(rank);
     PeerLink right = plane.connect(r.workerId(), r.host(), r.dataPort(), TAG, topology.version(), timeout);
+    PeerLink left = null;
     try {
-      PeerLink left = plane.accept(topology.leftOf(rank).workerId(), TAG, topology.version(), timeout);
-      return new Ring(topology, rank, left, right);
+      left = plane.accept(topology.leftOf(rank).workerId(), TAG, topology.version(), timeout);
+      SharedMemoryOffer.Agreed shared =
+          SharedMemoryOffer.negotiate(plane.sharedMemoryDir(), left, right, slotBytes, deadline);
+      return new Ring(topology, rank, left, right, shared);
     } catch (IOException | RuntimeException e) {
       right.close();
+      if (left != null) {
+        left.close();
+      }
       throw e;
     }
   }
@@ -68,8 +88,38 @@ public final class Ring implements AutoCloseable {
     return right;
   }
 
+  /** The segment frames to the right neighbour go through, or null where they go over TCP. */
+  SharedMemorySegment sharedOut() {
+    return shared.out();
+  }
+
+  /** The segment frames from the left neighbour arrive in, or null where they come over TCP. */
+  SharedMemorySegment sharedIn() {
+    return shared.in();
+  }
+
+  /** How frames travel, for logs: "tcp", "shared memory", or which way each direction goes. */
+  public String transport() {
+    if (size() == 1) {
+      return "none";
+    }
+    boolean out = shared.out() != null;
+    boolean in = shared.in() != null;
+    if (out == in) {
+      return out ? "shared memory" : "tcp";
+    }
+    return (out ? "shared memory" : "tcp") + " to the right, " + (in ? "shared memory" : "tcp") + " from the left";
+  }
+
+  /** Closes both links and unmaps the segments; no all-reduce may be running on this ring. */
   @Override
   public void close() {
+    if (shared.out() != null) {
+      shared.out().close();
+    }
+    if (shared.in() != null) {
+      shared.in().close();
+    }
     if (left != null) {
       left.close();
     }

@@ -1,25 +1,22 @@
 package org.edl.worker.collective;
 
-import java.io.EOFException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.FloatBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 
 /**
  * Chunked, pipelined ring all-reduce (reduce-scatter, then all-gather) over a {@link Ring}, after
  * Gloo's {@code allreduce_ring_chunked}. One thread drives both links from one selector: while a
- * chunk is being reduced the kernel keeps both sockets moving, and a chunk of the next step
+ * chunk is being reduced the kernel keeps both links moving, and a chunk of the next step
  * leaves as soon as the matching chunk of this step has arrived (see {@link RingSchedule}).
  *
- * <p>Floats travel little-endian (every platform we run on) through two direct staging buffers
- * allocated once, so each element is copied once into the socket and once out of it.
- * Every call starts with a small header (length and call number) so that members calling with
- * different lengths, or out of step, fail loudly instead of mixing data. After any failure,
+ * <p>Floats travel little-endian (every platform we run on). A link to a peer on the same host
+ * that agreed on shared memory when the ring was formed carries frames in a mapped segment
+ * ({@link SharedMemoryFrames}: each element copied once on each side); any other link carries
+ * them in the TCP stream ({@link SocketFrames}: through a direct staging buffer, and the kernel).
+ * Every call starts with a small header frame (length and call number) so that members calling
+ * with different lengths, or out of step, fail loudly instead of mixing data. After any failure,
  * including a timeout, the ring is unusable and must be formed again.
  */
 public final class RingAllReduce implements AllReduce, AutoCloseable {
@@ -29,10 +26,8 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
   private final Ring ring;
   private final Duration timeout;
   private final int chunkFloats;
-  private final ByteBuffer sendBytes;
-  private final ByteBuffer recvBytes;
-  private final FloatBuffer sendFloats;
-  private final FloatBuffer recvFloats;
+  private final OutboundFrames out;
+  private final InboundFrames in;
   private final float[] scratch;
   private final Selector selector;
   private final SelectionKey sendKey;
@@ -58,21 +53,31 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
     this.ring = ring;
     this.timeout = timeout;
     this.chunkFloats = chunkBytes / Float.BYTES;
-    int bytes = chunkFloats * Float.BYTES;
-    this.sendBytes = ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN);
-    this.recvBytes = ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN);
-    this.sendFloats = sendBytes.asFloatBuffer();
-    this.recvFloats = recvBytes.asFloatBuffer();
+    int bytes = Math.max(chunkFloats * Float.BYTES, HEADER_BYTES);
     this.scratch = new float[chunkFloats];
     if (ring.size() > 1) {
+      this.out = ring.sharedOut() == null ? new SocketFrames.Outbound(ring.right(), bytes)
+          : new SharedMemoryFrames.Outbound(ring.right(), fits(ring.sharedOut(), bytes));
+      this.in = ring.sharedIn() == null ? new SocketFrames.Inbound(ring.left(), bytes)
+          : new SharedMemoryFrames.Inbound(ring.left(), fits(ring.sharedIn(), bytes));
       this.selector = Selector.open();
       this.sendKey = ring.right().channel().register(selector, 0);
       this.recvKey = ring.left().channel().register(selector, 0);
     } else {
+      this.out = null;
+      this.in = null;
       this.selector = null;
       this.sendKey = null;
       this.recvKey = null;
     }
+  }
+
+  static SharedMemorySegment fits(SharedMemorySegment segment, int frameBytes) {
+    if (segment.slotBytes() < frameBytes) {
+      throw new IllegalArgumentException("chunks of " + frameBytes + " bytes do not fit the ring's shared-memory slots of "
+          + segment.slotBytes() + "; form the ring with slots at least that large");
+    }
+    return segment;
   }
 
   @Override
@@ -110,53 +115,46 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
     RingSchedule schedule = new RingSchedule(data.length, ring.size(), ring.rank(),
         RingSchedule.chunksPerSegment(data.length, ring.size(), chunkFloats));
     Deadline deadline = Deadline.after(timeout);
-    SocketChannel out = ring.right().channel();
-    SocketChannel in = ring.left().channel();
     int frames = schedule.frames();
     // Frame -1 is the header; frames 0..frames-1 follow the schedule.
     int nextSend = -1;
     int nextRecv = -1;
     boolean sending = false;
-    boolean receiving = false;
 
-    while (nextSend < frames || nextRecv < frames) {
+    while (nextSend < frames || nextRecv < frames || out.pending() || in.pending()) {
       boolean progress = false;
 
-      if (!sending && nextSend < frames && mayLeave(schedule, nextSend, nextRecv)) {
-        stageSend(data, schedule, nextSend, call);
-        sending = true;
-      }
-      if (sending) {
-        progress |= send(out, call) > 0;
-        if (!sendBytes.hasRemaining()) {
-          sending = false;
-          nextSend++;
-          progress = true;
+      boolean wantsRoom = !sending && nextSend < frames && mayLeave(schedule, nextSend, nextRecv);
+      if (wantsRoom) {
+        Frame f = out.claim(call);
+        if (f != null) {
+          out.commit(stage(f, data, schedule, nextSend, call));
+          sending = true;
+          wantsRoom = false;
         }
+      }
+      progress |= out.flush(call);
+      if (sending && !out.pending()) {
+        sending = false;
+        nextSend++;
+        progress = true;
       }
 
-      if (!receiving && nextRecv < frames) {
-        stageReceive(schedule, nextRecv);
-        receiving = true;
-      }
-      if (receiving) {
-        int n = recvBytes.hasRemaining() ? receive(in, call) : 0;
-        if (n < 0) {
-          throw new BrokenLinkException(ring.left().peerId(), ring.left().peerId()
-              + " closed the ring link during all-reduce #" + call, new EOFException());
-        }
-        progress |= n > 0;
-        if (!recvBytes.hasRemaining()) {
-          consume(data, schedule, nextRecv, call);
-          receiving = false;
+      if (nextRecv < frames) {
+        progress |= in.receive(frameBytes(schedule, nextRecv), call);
+        Frame f = in.frame();
+        if (f != null) {
+          consume(f, data, schedule, nextRecv, call);
+          in.release();
           nextRecv++;
           progress = true;
         }
       }
+      progress |= in.flush(call);
 
       if (!progress) {
-        sendKey.interestOps(sending ? SelectionKey.OP_WRITE : 0);
-        recvKey.interestOps(receiving ? SelectionKey.OP_READ : 0);
+        sendKey.interestOps(out.interestOps(wantsRoom));
+        recvKey.interestOps(in.interestOps(nextRecv < frames));
         selector.select(deadline.remainingMillisOrThrow("ring all-reduce #" + call + " of "
             + data.length + " floats (rank " + ring.rank() + " of " + ring.size() + ")"));
         selector.selectedKeys().clear();
@@ -164,30 +162,6 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
           throw new IOException("ring all-reduce #" + call + " aborted: " + aborted);
         }
       }
-    }
-  }
-
-  /** Writes what the socket takes; a reset or closed connection names the right-hand peer. */
-  private int send(SocketChannel out, long call) throws IOException {
-    try {
-      return out.write(sendBytes);
-    } catch (java.nio.channels.ClosedChannelException e) {
-      throw e; // this end closed it (an abort): no word about the peer
-    } catch (IOException e) {
-      throw new BrokenLinkException(ring.right().peerId(), "the ring link to " + ring.right().peerId()
-          + " broke during all-reduce #" + call + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** Reads what has arrived; a reset connection names the left-hand peer (end of stream is -1). */
-  private int receive(SocketChannel in, long call) throws IOException {
-    try {
-      return in.read(recvBytes);
-    } catch (java.nio.channels.ClosedChannelException e) {
-      throw e;
-    } catch (IOException e) {
-      throw new BrokenLinkException(ring.left().peerId(), "the ring link from " + ring.left().peerId()
-          + " broke during all-reduce #" + call + ": " + e.getMessage(), e);
     }
   }
 
@@ -200,26 +174,25 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
     return waitsFor < 0 || waitsFor < nextRecv;
   }
 
-  private void stageSend(float[] data, RingSchedule schedule, int frame, long call) {
-    sendBytes.clear();
+  /** Writes frame {@code frame} into {@code f}; returns its length in bytes. */
+  private static int stage(Frame f, float[] data, RingSchedule schedule, int frame, long call) {
     if (frame < 0) {
-      sendBytes.putInt(data.length).putLong(call).flip();
-      return;
+      f.bytes().putInt(0, data.length).putLong(Integer.BYTES, call);
+      return HEADER_BYTES;
     }
     RingSchedule.Range r = schedule.send(frame);
-    sendFloats.put(0, data, r.offset(), r.length());
-    sendBytes.limit(r.length() * Float.BYTES);
+    f.floats().put(0, data, r.offset(), r.length());
+    return r.length() * Float.BYTES;
   }
 
-  private void stageReceive(RingSchedule schedule, int frame) {
-    recvBytes.clear();
-    recvBytes.limit(frame < 0 ? HEADER_BYTES : schedule.receive(frame).length() * Float.BYTES);
+  private static int frameBytes(RingSchedule schedule, int frame) {
+    return frame < 0 ? HEADER_BYTES : schedule.receive(frame).length() * Float.BYTES;
   }
 
-  private void consume(float[] data, RingSchedule schedule, int frame, long call) throws IOException {
+  private void consume(Frame f, float[] data, RingSchedule schedule, int frame, long call) throws IOException {
     if (frame < 0) {
-      int length = recvBytes.getInt(0);
-      long theirCall = recvBytes.getLong(Integer.BYTES);
+      int length = f.bytes().getInt(0);
+      long theirCall = f.bytes().getLong(Integer.BYTES);
       if (length != data.length || theirCall != call) {
         throw new IOException("ring member " + ring.left().peerId() + " is in all-reduce #"
             + theirCall + " of " + length + " floats, but rank " + ring.rank()
@@ -229,13 +202,13 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
     }
     RingSchedule.Range r = schedule.receive(frame);
     if (schedule.reduces(frame)) {
-      recvFloats.get(0, scratch, 0, r.length());
+      f.floats().get(0, scratch, 0, r.length());
       int off = r.offset();
       for (int i = 0, n = r.length(); i < n; i++) {
         data[off + i] += scratch[i];
       }
     } else {
-      recvFloats.get(0, data, r.offset(), r.length());
+      f.floats().get(0, data, r.offset(), r.length());
     }
   }
 

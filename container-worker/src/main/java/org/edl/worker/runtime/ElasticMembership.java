@@ -507,6 +507,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   private void use(Ring r) throws IOException {
     ring = r;
     allReduce = new RingAllReduce(r, cx.timeout());
+    LOG.info("{} all-reduces on ring v{} as rank {} of {} ({})", workerId, r.version(), r.rank(), r.size(), r.transport());
     if (cx.model() instanceof PlacementAware aware) {
       aware.placedOn(Placement.of(r.topology().members().stream().map(RingTopology.Member::node).toList(),
           cx.gpusPerWorker()));

@@ -234,7 +234,7 @@ public final class Worker implements AutoCloseable {
     } else {
       from = storage.firstRingStart(m.registration().getMeta(), restore);
       Ring ring = Ring.form(dataPlane, ElasticMembership.toRingTopology(m.topology()), config.startupTimeout());
-      LOG.info("Formed ring v{} as rank {} of {}", ring.version(), ring.rank(), ring.size());
+      LOG.info("Formed ring v{} as rank {} of {} ({})", ring.version(), ring.rank(), ring.size(), ring.transport());
       membership = membership(model, ring, context.data(), started);
     }
     joinElection();
@@ -395,7 +395,8 @@ public final class Worker implements AutoCloseable {
     long deadline = System.nanoTime() + config.startupTimeout().toNanos();
     RefusalListener refusals = (peer, cause) ->
         LOG.warn("Worker {} refused a connection from {}: {}", config.workerId(), peer, cause.getMessage());
-    dataPlane = DataPlane.start(config.workerId(), config.host(), 0, config.secret(), config.rpcTimeout(), refusals);
+    dataPlane = DataPlane.start(config.workerId(), config.host(), 0, config.secret(), config.rpcTimeout(), refusals)
+        .shareMemoryIn(SharedMemoryDirs.usable(config.ringSharedMemoryDir()));
     resources.push(dataPlane);
     // Every member may connect (the leader's coordinator), and the AM and a few clients besides.
     rpcServer = RpcServer.start("coordinator", new Coordinator.Processor<>(coordinator), config.host(), 0,

@@ -40,6 +40,8 @@ import org.edl.worker.coord.Ticker;
  *                         a fresh start
  * @param zkSessionTimeout the worker's ZooKeeper session timeout: a dead worker's presence node
  *                         vanishes after it, and the leader declares it failed
+ * @param sharedMemoryDir  the host's directory (a tmpfs) where ring links to workers on the same
+ *                         host may share memory; null: TCP only
  */
 public record WorkerConfig(
     String appId,
@@ -58,13 +60,15 @@ public record WorkerConfig(
     Duration switchAllowance,
     Path profilesDir,
     String restoreFrom,
-    Duration zkSessionTimeout) {
+    Duration zkSessionTimeout,
+    Path sharedMemoryDir) {
 
   public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofMinutes(5);
   public static final Duration DEFAULT_RPC_TIMEOUT = Duration.ofSeconds(60);
   public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofSeconds(1);
   public static final Duration DEFAULT_SWITCH_ALLOWANCE = CoordinatorState.DEFAULT_SWITCH_ALLOWANCE;
   public static final Duration DEFAULT_ZK_SESSION_TIMEOUT = Duration.ofSeconds(30);
+  public static final Path DEFAULT_SHARED_MEMORY_DIR = Path.of("/dev/shm");
 
   public WorkerConfig {
     Objects.requireNonNull(appId, "appId");
@@ -95,57 +99,68 @@ public record WorkerConfig(
     return new WorkerConfig(appId, workerId, host, host, zkConnect, amAddress, spec, secret, hadoopConf,
         DEFAULT_STARTUP_TIMEOUT, DEFAULT_RPC_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, Ticker.SYSTEM,
         DEFAULT_SWITCH_ALLOWANCE, null, null,
-        DEFAULT_ZK_SESSION_TIMEOUT);
+        DEFAULT_ZK_SESSION_TIMEOUT, DEFAULT_SHARED_MEMORY_DIR);
   }
 
   public WorkerConfig withStartupTimeout(Duration timeout) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
+        timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
   }
 
   public WorkerConfig withNode(String nodeId) {
     return new WorkerConfig(appId, workerId, host, nodeId, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
   }
 
   public WorkerConfig withProgressInterval(Duration interval) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
+        startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
   }
 
   public WorkerConfig withSwitchAllowance(Duration allowance) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir, restoreFrom, zkSessionTimeout);
+        startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
   }
 
   public WorkerConfig withProfilesDir(Path dir) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir, restoreFrom, zkSessionTimeout);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
   }
 
   public WorkerConfig withTicker(Ticker clock) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
+        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
   }
 
   public WorkerConfig withRestoreFrom(String checkpoint) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, checkpoint, zkSessionTimeout);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, checkpoint, zkSessionTimeout, sharedMemoryDir);
   }
 
   public WorkerConfig withRpcTimeout(Duration timeout) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, timeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
+        startupTimeout, timeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
   }
 
   public WorkerConfig withZkSessionTimeout(Duration timeout) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, timeout);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, timeout, sharedMemoryDir);
+  }
+
+  public WorkerConfig withSharedMemoryDir(Path dir) {
+    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout,
+        dir);
+  }
+
+  /** Where this worker's rings share memory with peers on its host: null where the job or the host says TCP. */
+  public Path ringSharedMemoryDir() {
+    return JobSpec.RING_TRANSPORT_TCP.equals(spec.ringTransport()) ? null : sharedMemoryDir;
   }
 
   public WorkerConfig withSpec(JobSpec job) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, job, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
   }
 
   /**
@@ -189,6 +204,10 @@ public record WorkerConfig(
       } catch (NumberFormatException e) {
         throw new InvalidInputException(WorkerEnv.ZK_SESSION_TIMEOUT_MS, session, "not a whole number of milliseconds");
       }
+    }
+    String shm = env.getOrDefault(WorkerEnv.SHARED_MEMORY_DIR, "").trim();
+    if (!shm.isEmpty()) {
+      config = config.withSharedMemoryDir("none".equals(shm) ? null : Path.of(shm));
     }
     String allowance = env.getOrDefault(WorkerEnv.SWITCH_ALLOWANCE_MS, "").trim();
     if (allowance.isEmpty()) {

@@ -1,6 +1,7 @@
 package org.edl.worker.collective;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.edl.job.JobSecret;
 
 /** N workers in one JVM, each with a real data plane on loopback, run as N threads. */
@@ -23,9 +25,15 @@ final class LoopbackMembers implements AutoCloseable {
   private final ExecutorService threads;
 
   LoopbackMembers(int n, JobSecret secret, long version) throws IOException {
+    this(n, secret, version, rank -> null);
+  }
+
+  /** @param sharedMemoryDir each rank's shared-memory directory, null where it uses TCP only */
+  LoopbackMembers(int n, JobSecret secret, long version, IntFunction<Path> sharedMemoryDir) throws IOException {
     List<RingTopology.Member> members = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      DataPlane plane = DataPlane.start("w" + i, "127.0.0.1", 0, secret, TIMEOUT, null);
+      DataPlane plane = DataPlane.start("w" + i, "127.0.0.1", 0, secret, TIMEOUT, null)
+          .shareMemoryIn(sharedMemoryDir.apply(i));
       planes.add(plane);
       members.add(new RingTopology.Member(plane.selfId(), "127.0.0.1", plane.port()));
     }

@@ -6,11 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
+import java.util.function.IntFunction;
 import org.edl.job.JobSecret;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class RingAllReduceTest {
   static final int[] LENGTHS = {0, 1, 4, 100, 1000, 10007};
@@ -42,13 +48,24 @@ class RingAllReduceTest {
     }
   }
 
-  @Test
-  void sumsMatchDirectSumsForOneToEightMembers() throws Exception {
+  @TempDir
+  Path shm;
+
+  /** Every rank shares {@link #shm} (one host), or none does (TCP only). */
+  private IntFunction<Path> dirs(boolean sharedMemory) {
+    return rank -> sharedMemory ? shm : null;
+  }
+
+  @ParameterizedTest(name = "shared memory: {0}")
+  @ValueSource(booleans = {false, true})
+  void sumsMatchDirectSumsForOneToEightMembers(boolean sharedMemory) throws Exception {
     for (int size = 1; size <= 8; size++) {
       // Tiny chunks for some sizes so that many chunks per segment are in flight.
       int chunkBytes = size % 2 == 0 ? 64 : RingAllReduce.DEFAULT_CHUNK_BYTES;
-      try (LoopbackMembers members = new LoopbackMembers(size, JobSecret.generate(), 1)) {
+      try (LoopbackMembers members = new LoopbackMembers(size, JobSecret.generate(), 1, dirs(sharedMemory))) {
         List<Ring> rings = members.formRings();
+        String expected = size == 1 ? "none" : sharedMemory ? "shared memory" : "tcp";
+        rings.forEach(ring -> assertEquals(expected, ring.transport()));
         int n = size;
         List<List<float[]>> perRank = members.onAll(r -> {
           try (RingAllReduce ring = new RingAllReduce(rings.get(r), LoopbackMembers.TIMEOUT, chunkBytes)) {
@@ -72,9 +89,10 @@ class RingAllReduceTest {
     }
   }
 
-  @Test
-  void membersCallingWithDifferentLengthsFailInsteadOfMixingData() throws Exception {
-    try (LoopbackMembers members = new LoopbackMembers(3, JobSecret.generate(), 1)) {
+  @ParameterizedTest(name = "shared memory: {0}")
+  @ValueSource(booleans = {false, true})
+  void membersCallingWithDifferentLengthsFailInsteadOfMixingData(boolean sharedMemory) throws Exception {
+    try (LoopbackMembers members = new LoopbackMembers(3, JobSecret.generate(), 1, dirs(sharedMemory))) {
       List<Ring> rings = members.formRings();
       List<String> errors = members.onAll(r -> {
         try (RingAllReduce ring = new RingAllReduce(rings.get(r), Duration.ofSeconds(5))) {
@@ -93,9 +111,10 @@ class RingAllReduceTest {
    * A member whose process ended closes its links: its right-hand neighbour reads the end of the
    * stream and names it as a broken link, which a timeout (a silent member) never does.
    */
-  @Test
-  void aMemberThatClosesItsLinksIsNamedAsABrokenLinkByItsNeighbour() throws Exception {
-    try (LoopbackMembers members = new LoopbackMembers(3, JobSecret.generate(), 1)) {
+  @ParameterizedTest(name = "shared memory: {0}")
+  @ValueSource(booleans = {false, true})
+  void aMemberThatClosesItsLinksIsNamedAsABrokenLinkByItsNeighbour(boolean sharedMemory) throws Exception {
+    try (LoopbackMembers members = new LoopbackMembers(3, JobSecret.generate(), 1, dirs(sharedMemory))) {
       List<Ring> rings = members.formRings();
       String gone = rings.get(2).topology().members().get(2).workerId();
       List<Object> outcomes = members.onAll(r -> {
@@ -119,9 +138,10 @@ class RingAllReduceTest {
     assertEquals(List.of(), BrokenLinkException.peersIn(new CollectiveTimeoutException("ring all-reduce #1")));
   }
 
-  @Test
-  void aMemberThatNeverCallsMakesTheOthersTimeOut() throws Exception {
-    try (LoopbackMembers members = new LoopbackMembers(3, JobSecret.generate(), 1)) {
+  @ParameterizedTest(name = "shared memory: {0}")
+  @ValueSource(booleans = {false, true})
+  void aMemberThatNeverCallsMakesTheOthersTimeOut(boolean sharedMemory) throws Exception {
+    try (LoopbackMembers members = new LoopbackMembers(3, JobSecret.generate(), 1, dirs(sharedMemory))) {
       List<Ring> rings = members.formRings();
       List<Object> outcomes = members.onAll(r -> {
         if (r == 2) {
@@ -138,6 +158,55 @@ class RingAllReduceTest {
       assertTrue(outcomes.get(0) instanceof CollectiveTimeoutException, String.valueOf(outcomes.get(0)));
       assertTrue(((Exception) outcomes.get(0)).getMessage().contains("ring all-reduce #1"));
       rings.forEach(Ring::close);
+    }
+  }
+
+  /**
+   * Only directions whose two ends share a directory use shared memory: rank 2 here is TCP only
+   * and rank 3 has a directory of its own, as a member on another host would. The sums agree
+   * whatever mix a ring ends up with, and no segment file outlives the ring's formation.
+   */
+  @Test
+  void eachDirectionUsesSharedMemoryOnlyWhereBothEndsShareTheDirectory(@TempDir Path elsewhere) throws Exception {
+    IntFunction<Path> dirs = rank -> rank == 2 ? null : rank == 3 ? elsewhere : shm;
+    try (LoopbackMembers members = new LoopbackMembers(5, JobSecret.generate(), 1, dirs)) {
+      List<Ring> rings = members.formRings();
+      assertEquals(List.of(), listed(shm), "segments are unlinked once mapped or refused");
+      assertEquals(List.of(), listed(elsewhere));
+      // 0 -> 1 both in shm; 1 -> 2 and 2 -> 3 touch the TCP-only rank; 3 -> 4 across directories; 4 -> 0 in shm.
+      assertEquals("shared memory", rings.get(0).transport());
+      assertEquals("tcp to the right, shared memory from the left", rings.get(1).transport());
+      assertEquals("tcp", rings.get(2).transport());
+      assertEquals("tcp", rings.get(3).transport());
+      assertEquals("shared memory to the right, tcp from the left", rings.get(4).transport());
+      int length = 300_007;
+      List<float[]> results = members.onAll(r -> {
+        try (RingAllReduce ring = new RingAllReduce(rings.get(r), LoopbackMembers.TIMEOUT, 4096)) {
+          float[] a = input(r, length);
+          ring.sum(a);
+          return a;
+        }
+      });
+      assertSums(5, length, results);
+      rings.forEach(Ring::close);
+    }
+  }
+
+  @Test
+  void chunksLargerThanTheRingsSlotsAreRefused() throws Exception {
+    try (LoopbackMembers members = new LoopbackMembers(2, JobSecret.generate(), 1, dirs(true))) {
+      List<Ring> rings = members.onAll(r -> Ring.form(members.planes.get(r), members.topology,
+          LoopbackMembers.TIMEOUT, 1024));
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> new RingAllReduce(rings.get(0), LoopbackMembers.TIMEOUT, 2048));
+      assertTrue(e.getMessage().contains("2048") && e.getMessage().contains("1024"), e.getMessage());
+      rings.forEach(Ring::close);
+    }
+  }
+
+  private static List<Path> listed(Path dir) throws IOException {
+    try (var files = Files.list(dir)) {
+      return files.toList();
     }
   }
 

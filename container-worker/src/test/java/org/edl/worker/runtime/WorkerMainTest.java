@@ -78,6 +78,25 @@ class WorkerMainTest {
     assertEquals("h1", WorkerConfig.fromEnvironment(noPort, spec(), JobSecret.generate(), new Configuration()).node());
   }
 
+  /** The host's directory comes from the NodeManager's admin environment; the job can still say TCP. */
+  @Test
+  void ringsShareMemoryInDevShmUnlessTheHostOrTheJobSaysOtherwise() {
+    Map<String, String> env = Map.of(WorkerEnv.APP_ID, "application_1_0001", WorkerEnv.CONTAINER_ID, "c1",
+        WorkerEnv.NM_HOST, "h1", WorkerEnv.ZK_CONNECT, "zk:2181");
+    WorkerConfig plain = WorkerConfig.fromEnvironment(env, spec(), JobSecret.generate(), new Configuration());
+    assertEquals(java.nio.file.Path.of("/dev/shm"), plain.ringSharedMemoryDir());
+    Map<String, String> elsewhere = new java.util.HashMap<>(env);
+    elsewhere.put(WorkerEnv.SHARED_MEMORY_DIR, "/run/edl-shm");
+    assertEquals(java.nio.file.Path.of("/run/edl-shm"),
+        WorkerConfig.fromEnvironment(elsewhere, spec(), JobSecret.generate(), new Configuration()).ringSharedMemoryDir());
+    elsewhere.put(WorkerEnv.SHARED_MEMORY_DIR, "none");
+    assertEquals(null,
+        WorkerConfig.fromEnvironment(elsewhere, spec(), JobSecret.generate(), new Configuration()).ringSharedMemoryDir());
+    JobSpec tcp = spec().toBuilder().ringTransport("tcp").build();
+    assertEquals(null, WorkerConfig.fromEnvironment(env, tcp, JobSecret.generate(), new Configuration())
+        .ringSharedMemoryDir(), "--ring-transport tcp wins over the host's directory");
+  }
+
   @Test
   void aRelaunchSetsTheFirstRingSizeThroughTheEnvironment() {
     JobSpec job = JobSpec.builder().name("t").model("softmax")
