@@ -19,6 +19,13 @@ interface OutboundFrames {
   /** True while a committed frame (or word of it) has not yet left this end. */
   boolean pending();
 
+  /**
+   * True once the receiving end has handed back the room of every frame sent: a call ends only
+   * then, so that nothing the receiver sends is left unread when this end closes the link (an
+   * unread byte turns the close into a reset, which can cost the receiver data it has not read).
+   */
+  boolean drained();
+
   /** The selector operations on the link's channel that would let this end move again. */
   int interestOps(boolean wantsRoom);
 }

@@ -121,7 +121,7 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
     int nextRecv = -1;
     boolean sending = false;
 
-    while (nextSend < frames || nextRecv < frames || out.pending() || in.pending()) {
+    while (nextSend < frames || nextRecv < frames || out.pending() || in.pending() || !out.drained()) {
       boolean progress = false;
 
       boolean wantsRoom = !sending && nextSend < frames && mayLeave(schedule, nextSend, nextRecv);

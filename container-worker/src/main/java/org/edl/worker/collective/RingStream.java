@@ -42,7 +42,7 @@ public final class RingStream implements AutoCloseable {
     Deadline deadline = Deadline.after(timeout);
     long call = ++calls;
     boolean sending = false;
-    while (src.hasRemaining() || out.pending()) {
+    while (src.hasRemaining() || out.pending() || !out.drained()) {
       boolean progress = false;
       boolean wantsRoom = !sending && src.hasRemaining();
       if (wantsRoom) {

@@ -35,18 +35,22 @@ final class SharedMemoryFrames {
 
     @Override
     public Frame claim(long call) throws IOException {
-      if (credits == 0) {
-        words.clear();
-        int n = LinkIo.read(link, words, call);
-        if (n == 0) {
-          return null;
-        }
-        VarHandle.fullFence(); // the receiver's reads of those slots are done
-        credits += n;
+      if (credits == 0 && !takeCredits(call)) {
+        return null;
       }
       Frame f = segment.slot(sequence);
       f.bytes().clear();
       return f;
+    }
+
+    private boolean takeCredits(long call) throws IOException {
+      words.clear();
+      int n = LinkIo.read(link, words, call);
+      if (n > 0) {
+        VarHandle.fullFence(); // the receiver's reads of those slots are done
+        credits += n;
+      }
+      return n > 0;
     }
 
     @Override
@@ -59,12 +63,16 @@ final class SharedMemoryFrames {
 
     @Override
     public boolean flush(long call) throws IOException {
-      if (doorbells == 0) {
-        return false;
+      boolean moved = false;
+      if (doorbells > 0) {
+        int sent = ring(link, words, doorbells, call);
+        doorbells -= sent;
+        moved = sent > 0;
       }
-      int sent = ring(link, words, doorbells, call);
-      doorbells -= sent;
-      return sent > 0;
+      if (credits < segment.slotCount()) {
+        moved |= takeCredits(call);
+      }
+      return moved;
     }
 
     @Override
@@ -73,8 +81,13 @@ final class SharedMemoryFrames {
     }
 
     @Override
+    public boolean drained() {
+      return doorbells == 0 && credits == segment.slotCount();
+    }
+
+    @Override
     public int interestOps(boolean wantsRoom) {
-      return (wantsRoom && credits == 0 ? SelectionKey.OP_READ : 0) | (doorbells > 0 ? SelectionKey.OP_WRITE : 0);
+      return (credits < segment.slotCount() ? SelectionKey.OP_READ : 0) | (doorbells > 0 ? SelectionKey.OP_WRITE : 0);
     }
   }
 

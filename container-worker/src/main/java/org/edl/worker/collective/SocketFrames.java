@@ -49,6 +49,11 @@ final class SocketFrames {
     }
 
     @Override
+    public boolean drained() {
+      return true; // the receiver never writes on this link
+    }
+
+    @Override
     public int interestOps(boolean wantsRoom) {
       return pending() ? SelectionKey.OP_WRITE : 0;
     }

@@ -192,6 +192,32 @@ class RingAllReduceTest {
     }
   }
 
+  /**
+   * At a switch every member closes the old ring as soon as its own last all-reduce returns, while
+   * a neighbour may still be consuming the last frames it was sent. Over shared memory that
+   * neighbour still owes credits for them: a call ends only once they are back, so the close
+   * finds nothing unread and the neighbour's last write does not hit a closed link.
+   */
+  @Test
+  void aMemberClosingTheRingRightAfterItsLastCallDoesNotBreakItsNeighboursCall() throws Exception {
+    for (int round = 0; round < 30; round++) {
+      int size = 2 + round % 3;
+      try (LoopbackMembers members = new LoopbackMembers(size, JobSecret.generate(), 1, dirs(true))) {
+        List<Ring> rings = members.formRings();
+        int length = 50_000 + round;
+        List<float[]> results = members.onAll(r -> {
+          RingAllReduce ring = new RingAllReduce(rings.get(r), LoopbackMembers.TIMEOUT, 4096);
+          float[] a = input(r, length);
+          ring.sum(a);
+          ring.close();
+          rings.get(r).close();
+          return a;
+        });
+        assertSums(size, length, results);
+      }
+    }
+  }
+
   @Test
   void chunksLargerThanTheRingsSlotsAreRefused() throws Exception {
     try (LoopbackMembers members = new LoopbackMembers(2, JobSecret.generate(), 1, dirs(true))) {
