@@ -22,14 +22,18 @@ final class BandwidthPlot {
   /** Distinct on white and in grey print; JFreeChart's default includes a pale yellow. */
   private static final Color[] PALETTE = {
       new Color(0x000000), new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
-      new Color(0x9467bd), new Color(0xff7f0e), new Color(0x8c564b), new Color(0x17becf)};
+      new Color(0x9467bd), new Color(0xff7f0e), new Color(0x8c564b), new Color(0x17becf),
+      new Color(0x7f7f7f), new Color(0xbcbd22)};
+  /** The single-stream limits are bounds, not implementations: dashed. */
+  private static final BasicStroke DASHED =
+      new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f);
   private BandwidthPlot() {}
 
   static void write(List<BandwidthPoint> points, String title, Path png) throws IOException {
     System.setProperty("java.awt.headless", "true");
     Map<String, XYSeries> series = new LinkedHashMap<>();
     for (BandwidthPoint p : points) {
-      String name = p.impl().equals(AllReduceBench.P2P) ? p.impl() : p.impl() + " n=" + p.members();
+      String name = isLimit(p.impl()) ? p.impl() : p.impl() + " n=" + p.members();
       series.computeIfAbsent(name, XYSeries::new).add(p.bytes(), p.busbwGbps());
     }
     XYSeriesCollection data = new XYSeriesCollection();
@@ -42,7 +46,7 @@ final class BandwidthPlot {
     NumberAxis y = new NumberAxis("bus bandwidth (GB/s)");
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
     for (int i = 0; i < data.getSeriesCount(); i++) {
-      renderer.setSeriesStroke(i, new BasicStroke(2f));
+      renderer.setSeriesStroke(i, isLimit(data.getSeriesKey(i).toString()) ? DASHED : new BasicStroke(2f));
       renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
     }
     XYPlot plot = new XYPlot(data, x, y, renderer);
@@ -51,6 +55,10 @@ final class BandwidthPlot {
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
     JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
     ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 600);
+  }
+
+  private static boolean isLimit(String impl) {
+    return impl.equals(AllReduceBench.P2P) || impl.equals(AllReduceBench.P2P_SHARED_MEMORY);
   }
 
   /** Axis labels as 1K, 64K, 1M, 256M. */
