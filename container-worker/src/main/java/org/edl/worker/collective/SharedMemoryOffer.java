@@ -33,23 +33,11 @@ final class SharedMemoryOffer {
    */
   static Agreed negotiate(Path dir, PeerLink left, PeerLink right, int slotBytes, Deadline deadline)
       throws IOException {
-    SharedMemorySegment offered = dir == null ? null : tryCreate(dir, slotBytes);
+    SharedMemorySegment offered = offer(dir, right, slotBytes, deadline);
     SharedMemorySegment in = null;
     try {
-      right.write(encode(offered), deadline);
       in = answer(dir, left, deadline);
-      ByteBuffer reply = ByteBuffer.allocate(1);
-      right.read(reply, deadline);
-      boolean accepted = reply.get(0) == 1;
-      if (offered != null) {
-        if (accepted) {
-          offered.unlink(); // both ends hold it mapped: nothing to clean up after a crash
-        } else {
-          offered.close();
-          offered = null;
-        }
-      }
-      return new Agreed(offered, in);
+      return new Agreed(settle(offered, right, deadline), in);
     } catch (IOException | RuntimeException e) {
       if (offered != null) {
         offered.close();
@@ -59,6 +47,39 @@ final class SharedMemoryOffer {
       }
       throw e;
     }
+  }
+
+  /**
+   * The sending end's first half: creates a segment where {@code dir} allows and tells the peer
+   * (an offer of nothing where it does not); {@link #settle} reads the answer.
+   */
+  static SharedMemorySegment offer(Path dir, PeerLink link, int slotBytes, Deadline deadline) throws IOException {
+    SharedMemorySegment offered = dir == null ? null : tryCreate(dir, slotBytes);
+    try {
+      link.write(encode(offered), deadline);
+      return offered;
+    } catch (IOException | RuntimeException e) {
+      if (offered != null) {
+        offered.close();
+      }
+      throw e;
+    }
+  }
+
+  /** The sending end's second half: the segment to send through, or null for TCP (the offer then closed). */
+  static SharedMemorySegment settle(SharedMemorySegment offered, PeerLink link, Deadline deadline) throws IOException {
+    ByteBuffer reply = ByteBuffer.allocate(1);
+    link.read(reply, deadline);
+    boolean accepted = reply.get(0) == 1;
+    if (offered == null) {
+      return null;
+    }
+    if (accepted) {
+      offered.unlink(); // both ends hold it mapped: nothing to clean up after a crash
+      return offered;
+    }
+    offered.close();
+    return null;
   }
 
   private static SharedMemorySegment tryCreate(Path dir, int slotBytes) {
@@ -80,8 +101,8 @@ final class SharedMemoryOffer {
     return b;
   }
 
-  /** Reads the left neighbour's offer, maps its segment where this host can, and says which. */
-  private static SharedMemorySegment answer(Path dir, PeerLink left, Deadline deadline) throws IOException {
+  /** The receiving end: reads the peer's offer, maps its segment where this host can, and says which. */
+  static SharedMemorySegment answer(Path dir, PeerLink left, Deadline deadline) throws IOException {
     ByteBuffer fixed = ByteBuffer.allocate(FIXED_BYTES);
     left.read(fixed, deadline);
     int slots = fixed.getInt(0);

@@ -109,7 +109,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   private final Duties duties;
   private final String workerId;
   private final ExecutorService background;
-  private final ModelBroadcast broadcast = new ModelBroadcast();
+  private final ModelBroadcast broadcast;
   private final List<SwitchRecord> switches = new CopyOnWriteArrayList<>();
   private volatile Ring ring;
   private volatile RingAllReduce allReduce;
@@ -125,6 +125,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
 
   ElasticMembership(Context cx, Duties duties, Ring ring) throws IOException {
     this.cx = cx;
+    this.broadcast = new ModelBroadcast(cx.plane().sharedMemoryDir());
     this.duties = duties;
     this.workerId = cx.workerId();
     this.background = Executors.newCachedThreadPool(r -> {

@@ -40,10 +40,11 @@ final class RingRecovery {
   private final ElasticMembership.StateRestorer restorer;
   private final FenceCheck fence;
   private final String workerId;
-  private final ModelBroadcast broadcast = new ModelBroadcast();
+  private final ModelBroadcast broadcast;
 
   RingRecovery(ElasticMembership.Context cx, ElasticMembership.StateRestorer restorer, FenceCheck fence) {
     this.cx = cx;
+    this.broadcast = new ModelBroadcast(cx.plane().sharedMemoryDir());
     this.restorer = restorer;
     this.fence = fence;
     this.workerId = cx.workerId();

@@ -318,7 +318,7 @@ public final class Worker implements AutoCloseable {
     ModelBroadcast.Position from;
     try (PeerLink link = dataPlane.accept(order.getBroadcasterId(), ModelBroadcast.TAG,
         order.getTopologyVersion(), config.rpcTimeout())) {
-      from = new ModelBroadcast().receive(link, model.parameters(), config.rpcTimeout());
+      from = new ModelBroadcast(dataPlane.sharedMemoryDir()).receive(link, model.parameters(), config.rpcTimeout());
     } catch (Exception e) {
       ring.close();
       throw e;
