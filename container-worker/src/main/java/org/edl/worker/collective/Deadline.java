@@ -17,4 +17,14 @@ record Deadline(long nanos, Duration timeout) {
     }
     return Math.max(1, left / 1_000_000);
   }
+
+  /**
+   * An interrupted thread's selector returns at once from every select: without this check a
+   * cancelled wait (a switch abandoned while its ring forms) would spin until its deadline.
+   */
+  static void failIfInterrupted(String what) throws java.io.InterruptedIOException {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new java.io.InterruptedIOException(what + ": interrupted");
+    }
+  }
 }

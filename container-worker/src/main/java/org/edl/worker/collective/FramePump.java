@@ -88,6 +88,7 @@ final class FramePump implements AutoCloseable {
   private void await(Deadline deadline, String what) throws IOException {
     selector.select(deadline.remainingMillisOrThrow(what));
     selector.selectedKeys().clear();
+    Deadline.failIfInterrupted(what);
   }
 
   @Override

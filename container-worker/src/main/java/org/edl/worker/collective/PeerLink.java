@@ -85,6 +85,7 @@ public final class PeerLink implements AutoCloseable {
     }
     selector.select(deadline.remainingMillisOrThrow(what));
     selector.selectedKeys().clear();
+    Deadline.failIfInterrupted(what);
   }
 
   @Override

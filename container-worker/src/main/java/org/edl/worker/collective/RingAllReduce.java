@@ -158,6 +158,7 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
         selector.select(deadline.remainingMillisOrThrow("ring all-reduce #" + call + " of "
             + data.length + " floats (rank " + ring.rank() + " of " + ring.size() + ")"));
         selector.selectedKeys().clear();
+        Deadline.failIfInterrupted("ring all-reduce #" + call);
         if (aborted != null) {
           throw new IOException("ring all-reduce #" + call + " aborted: " + aborted);
         }

@@ -218,6 +218,23 @@ class RingAllReduceTest {
     }
   }
 
+  /** A switch abandoned while its ring forms interrupts the forming thread: its wait ends at once. */
+  @Test
+  void anInterruptedWaitOnALinkEndsAtOnceInsteadOfSpinningToItsDeadline() throws Exception {
+    try (LoopbackMembers members = new LoopbackMembers(2, JobSecret.generate(), 1)) {
+      List<Ring> rings = members.formRings();
+      java.util.concurrent.CompletableFuture<Throwable> outcome = new java.util.concurrent.CompletableFuture<>();
+      Thread reader = new Thread(() -> outcome.complete(assertThrows(IOException.class,
+          () -> rings.get(0).left().read(java.nio.ByteBuffer.allocate(8), Duration.ofMinutes(5)))));
+      reader.start();
+      Thread.sleep(200);
+      reader.interrupt();
+      Throwable t = outcome.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertInstanceOf(java.io.InterruptedIOException.class, t);
+      rings.forEach(Ring::close);
+    }
+  }
+
   @Test
   void chunksLargerThanTheRingsSlotsAreRefused() throws Exception {
     try (LoopbackMembers members = new LoopbackMembers(2, JobSecret.generate(), 1, dirs(true))) {
