@@ -34,6 +34,20 @@ public final class RingStream implements AutoCloseable {
 
   /** Sends {@code src}'s remaining bytes to the right neighbour. */
   public void send(ByteBuffer src, Duration timeout) throws IOException {
+    SharedMemorySegment segment = ring.sharedOut();
+    if (segment != null && !segment.acquire()) {
+      throw new IOException("ring v" + ring.version() + " was closed");
+    }
+    try {
+      sendFrames(src, timeout);
+    } finally {
+      if (segment != null) {
+        segment.release();
+      }
+    }
+  }
+
+  private void sendFrames(ByteBuffer src, Duration timeout) throws IOException {
     sender.send(out, frames(src.remaining()), (i, f) -> {
       int n = Math.min(frameBytes, src.remaining());
       f.bytes().put(0, src, src.position(), n);
@@ -44,6 +58,20 @@ public final class RingStream implements AutoCloseable {
 
   /** Fills {@code dst}'s remaining bytes from the left neighbour. */
   public void receive(ByteBuffer dst, Duration timeout) throws IOException {
+    SharedMemorySegment segment = ring.sharedIn();
+    if (segment != null && !segment.acquire()) {
+      throw new IOException("ring v" + ring.version() + " was closed");
+    }
+    try {
+      receiveFrames(dst, timeout);
+    } finally {
+      if (segment != null) {
+        segment.release();
+      }
+    }
+  }
+
+  private void receiveFrames(ByteBuffer dst, Duration timeout) throws IOException {
     int total = dst.remaining();
     receiver.receive(in, frames(total), i -> Math.min(frameBytes, total - i * frameBytes), (i, f) -> {
       int n = Math.min(frameBytes, dst.remaining());

@@ -14,6 +14,8 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +38,14 @@ final class SharedMemorySegment implements AutoCloseable {
   private final MappedByteBuffer map;
   private final Frame[] slots;
   private final int slotBytes;
-  private boolean closed;
+  /**
+   * How many callers are using the slots, with the sign bit set once closed: the mapping goes only
+   * when it is closed and the last user is done. An all-reduce still running on another thread
+   * when its ring is closed (a worker stopped from outside, a test tearing a job down) then fails
+   * on its closed socket, as over TCP, instead of touching an unmapped page and killing the JVM.
+   */
+  private final AtomicInteger users = new AtomicInteger();
+  private final AtomicBoolean unmapped = new AtomicBoolean();
 
   private SharedMemorySegment(Path path, byte[] nonce, MappedByteBuffer map, int slotCount, int slotBytes) {
     this.path = path;
@@ -139,18 +148,48 @@ final class SharedMemorySegment implements AutoCloseable {
     }
   }
 
-  /**
-   * Unlinks and unmaps. The caller guarantees that no thread uses a slot any more: touching an
-   * unmapped page would end the JVM.
-   */
+  /** Marks the slots in use until {@link #release}; false once closed (use nothing then). */
+  boolean acquire() {
+    while (true) {
+      int u = users.get();
+      if (u < 0) {
+        return false;
+      }
+      if (users.compareAndSet(u, u + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /** Ends a use begun by {@link #acquire}; the last one after a close unmaps. */
+  void release() {
+    if (users.decrementAndGet() == Integer.MIN_VALUE) {
+      unmapOnce();
+    }
+  }
+
+  /** Unlinks, and unmaps now or as soon as the callers using the slots are done. Idempotent. */
   @Override
   public void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
     unlink();
-    unmap(map);
+    while (true) {
+      int u = users.get();
+      if (u < 0) {
+        return;
+      }
+      if (users.compareAndSet(u, u | Integer.MIN_VALUE)) {
+        if (u == 0) {
+          unmapOnce();
+        }
+        return;
+      }
+    }
+  }
+
+  private void unmapOnce() {
+    if (unmapped.compareAndSet(false, true)) {
+      unmap(map);
+    }
   }
 
   /**

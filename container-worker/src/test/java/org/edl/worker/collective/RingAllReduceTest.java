@@ -235,6 +235,54 @@ class RingAllReduceTest {
     }
   }
 
+  /**
+   * A ring closed by another thread while its all-reduce runs (a worker stopped from outside, a
+   * test tearing a job down): over TCP the call fails on its closed socket; over shared memory it
+   * must fail the same way, never write into a segment already unmapped (that kills the JVM).
+   */
+  @Test
+  void aRingClosedUnderARunningAllReduceFailsTheCallAndKeepsTheProcess() throws Exception {
+    for (int round = 0; round < 10; round++) {
+      try (LoopbackMembers members = new LoopbackMembers(2, JobSecret.generate(), 1, dirs(true))) {
+        List<Ring> rings = members.formRings();
+        int closeAfterMs = 5 + 7 * round;
+        List<String> outcomes = members.onAll(r -> {
+          RingAllReduce ring = new RingAllReduce(rings.get(r), Duration.ofSeconds(5), 4096);
+          if (r == 0) {
+            new Thread(() -> {
+              try {
+                Thread.sleep(closeAfterMs);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              rings.get(0).close();
+            }).start();
+          }
+          try {
+            for (int i = 0; i < 1000; i++) {
+              ring.sum(input(r, 200_000));
+            }
+            return "finished";
+          } catch (IOException e) {
+            return "failed";
+          } finally {
+            ring.close();
+          }
+        });
+        assertTrue(outcomes.contains("failed"), outcomes.toString());
+        rings.forEach(Ring::close);
+      }
+    }
+    try (LoopbackMembers members = new LoopbackMembers(2, JobSecret.generate(), 1, dirs(true))) {
+      List<Ring> rings = members.formRings();
+      RingAllReduce ring = new RingAllReduce(rings.get(0), Duration.ofSeconds(5));
+      rings.get(0).close();
+      IOException e = assertThrows(IOException.class, () -> ring.sum(new float[10]));
+      assertTrue(e.getMessage().contains("closed"), e.getMessage());
+      rings.forEach(Ring::close);
+    }
+  }
+
   @Test
   void chunksLargerThanTheRingsSlotsAreRefused() throws Exception {
     try (LoopbackMembers members = new LoopbackMembers(2, JobSecret.generate(), 1, dirs(true))) {
