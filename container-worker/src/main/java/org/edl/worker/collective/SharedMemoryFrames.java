@@ -49,6 +49,10 @@ final class SharedMemoryFrames {
       if (n > 0) {
         VarHandle.fullFence(); // the receiver's reads of those slots are done
         credits += n;
+        if (credits > segment.slotCount()) {
+          throw new IOException(link.peerId() + " handed back more shared-memory slots than there are ("
+              + credits + " of " + segment.slotCount() + ") in all-reduce #" + call);
+        }
       }
       return n > 0;
     }
@@ -118,6 +122,10 @@ final class SharedMemoryFrames {
       if (n > 0) {
         VarHandle.fullFence(); // the frames' contents after their doorbells
         available += n;
+        if (available > segment.slotCount()) {
+          throw new IOException(link.peerId() + " announced more frames than it has shared-memory slots ("
+              + available + " of " + segment.slotCount() + ") in all-reduce #" + call);
+        }
       }
       return n > 0;
     }
