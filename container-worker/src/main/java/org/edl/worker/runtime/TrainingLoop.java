@@ -115,8 +115,21 @@ public final class TrainingLoop {
 
   /** Runs from {@code from} until step {@code toStep} (exclusive) or until batch end says stop. */
   public Result run(ModelBroadcast.Position from, long toStep, AllReduce firstRing) throws Exception {
+    return run(from, toStep, firstRing, new float[model.gradientLength()]);
+  }
+
+  /**
+   * As {@link #run(ModelBroadcast.Position, long, AllReduce)}, with the gradient buffer allocated
+   * beforehand: a newcomer allocates it while it waits for its switch, since zeroing the 100 MB of
+   * a large model's buffer after the switch would hold every member's first all-reduce.
+   */
+  public Result run(ModelBroadcast.Position from, long toStep, AllReduce firstRing, float[] gradient)
+      throws Exception {
+    if (gradient.length != model.gradientLength()) {
+      throw new IllegalArgumentException("a gradient buffer of " + gradient.length + " floats for a model of "
+          + model.gradientLength());
+    }
     AllReduce ring = firstRing;
-    float[] gradient = new float[model.gradientLength()];
     long fromStep = from.nextStep();
     long logEvery = Math.max(1, (toStep - fromStep) / 10);
     double firstLoss = Double.NaN;

@@ -223,6 +223,7 @@ public final class Worker implements AutoCloseable {
     }
     TrainableModel model = context.model();
     storage.keepInitialState(context, restore.isPresent());
+    float[] gradient = new float[model.gradientLength()];
     Membership m = awaitMembership(joining);
 
     ElasticMembership membership;
@@ -246,7 +247,7 @@ public final class Worker implements AutoCloseable {
         membership, config.ticker(), listener, membership, membership);
     TrainingLoop.Result result;
     try {
-      result = loop.run(from, config.spec().training().steps(), membership.allReduce());
+      result = loop.run(from, config.spec().training().steps(), membership.allReduce(), gradient);
     } catch (FencedException e) {
       // The job went on without this worker: let go of its ring at once, not when it is closed.
       membership.close();
