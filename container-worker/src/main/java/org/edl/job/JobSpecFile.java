@@ -115,29 +115,24 @@ final class JobSpecFile {
   }
 
   private static int intOf(Properties p, String key) {
-    String v = get(p, key);
-    try {
-      return Integer.parseInt(v);
-    } catch (NumberFormatException e) {
-      throw new InvalidInputException(PREFIX + key, v, "not a whole number");
-    }
+    return parsed(p, key, Integer::parseInt, "not a whole number");
   }
 
   private static long longOf(Properties p, String key) {
-    String v = get(p, key);
-    try {
-      return Long.parseLong(v);
-    } catch (NumberFormatException e) {
-      throw new InvalidInputException(PREFIX + key, v, "not a whole number");
-    }
+    return parsed(p, key, Long::parseLong, "not a whole number");
   }
 
   private static double doubleOf(Properties p, String key) {
+    return parsed(p, key, Double::parseDouble, "not a number");
+  }
+
+  /** The key's value as {@code parse} reads it; a value it refuses is named with {@code what} it is not. */
+  private static <T> T parsed(Properties p, String key, java.util.function.Function<String, T> parse, String what) {
     String v = get(p, key);
     try {
-      return Double.parseDouble(v);
+      return parse.apply(v);
     } catch (NumberFormatException e) {
-      throw new InvalidInputException(PREFIX + key, v, "not a number");
+      throw new InvalidInputException(PREFIX + key, v, what);
     }
   }
 }

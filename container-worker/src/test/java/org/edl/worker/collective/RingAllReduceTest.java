@@ -224,10 +224,15 @@ class RingAllReduceTest {
     try (LoopbackMembers members = new LoopbackMembers(2, JobSecret.generate(), 1)) {
       List<Ring> rings = members.formRings();
       java.util.concurrent.CompletableFuture<Throwable> outcome = new java.util.concurrent.CompletableFuture<>();
-      Thread reader = new Thread(() -> outcome.complete(assertThrows(IOException.class,
-          () -> rings.get(0).left().read(java.nio.ByteBuffer.allocate(8), Duration.ofMinutes(5)))));
+      java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
+      Thread reader = new Thread(() -> {
+        reading.countDown();
+        outcome.complete(assertThrows(IOException.class,
+            () -> rings.get(0).left().read(java.nio.ByteBuffer.allocate(8), Duration.ofMinutes(5))));
+      });
       reader.start();
-      Thread.sleep(200);
+      // Interrupted before its select or in it, the wait must end at once either way.
+      reading.await();
       reader.interrupt();
       Throwable t = outcome.get(10, java.util.concurrent.TimeUnit.SECONDS);
       assertInstanceOf(java.io.InterruptedIOException.class, t);
@@ -245,21 +250,24 @@ class RingAllReduceTest {
     for (int round = 0; round < 10; round++) {
       try (LoopbackMembers members = new LoopbackMembers(2, JobSecret.generate(), 1, dirs(true))) {
         List<Ring> rings = members.formRings();
-        int closeAfterMs = 5 + 7 * round;
+        // Closed from another thread once rank 0 has finished `round` calls, as its next one starts.
+        java.util.concurrent.CountDownLatch callsDone = new java.util.concurrent.CountDownLatch(round + 1);
+        Thread closer = new Thread(() -> {
+          try {
+            callsDone.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          rings.get(0).close();
+        });
+        closer.start();
         List<String> outcomes = members.onAll(r -> {
           RingAllReduce ring = new RingAllReduce(rings.get(r), Duration.ofSeconds(5), 4096);
-          if (r == 0) {
-            new Thread(() -> {
-              try {
-                Thread.sleep(closeAfterMs);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-              rings.get(0).close();
-            }).start();
-          }
           try {
             for (int i = 0; i < 1000; i++) {
+              if (r == 0) {
+                callsDone.countDown();
+              }
               ring.sum(input(r, 200_000));
             }
             return "finished";
