@@ -111,7 +111,10 @@ public final class Ring implements AutoCloseable {
     return (out ? "shared memory" : "tcp") + " to the right, " + (in ? "shared memory" : "tcp") + " from the left";
   }
 
-  /** Closes both links and unmaps the segments; no all-reduce may be running on this ring. */
+  /**
+   * Closes both links and the segments: an all-reduce still running on another thread fails on
+   * its closed link, and a segment is unmapped once that call has let go of it.
+   */
   @Override
   public void close() {
     if (shared.out() != null) {
