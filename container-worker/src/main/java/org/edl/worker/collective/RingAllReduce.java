@@ -103,27 +103,12 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
     if (ring.size() == 1) {
       return;
     }
-    SharedMemorySegment toRight = ring.sharedOut();
-    SharedMemorySegment fromLeft = ring.sharedIn();
-    boolean holdsOut = false;
-    boolean holdsIn = false;
-    try {
-      holdsOut = toRight == null || toRight.acquire();
-      holdsIn = fromLeft == null || fromLeft.acquire();
-      if (!holdsOut || !holdsIn) {
-        throw new IOException("ring v" + ring.version() + " was closed; form the ring again");
-      }
+    try (SharedMemorySegment.Lease held =
+        SharedMemorySegment.lease("ring v" + ring.version(), ring.sharedOut(), ring.sharedIn())) {
       run(data, call);
     } catch (IOException e) {
       broken = e;
       throw e;
-    } finally {
-      if (toRight != null && holdsOut) {
-        toRight.release();
-      }
-      if (fromLeft != null && holdsIn) {
-        fromLeft.release();
-      }
     }
   }
 

@@ -34,50 +34,26 @@ public final class RingStream implements AutoCloseable {
 
   /** Sends {@code src}'s remaining bytes to the right neighbour. */
   public void send(ByteBuffer src, Duration timeout) throws IOException {
-    SharedMemorySegment segment = ring.sharedOut();
-    if (segment != null && !segment.acquire()) {
-      throw new IOException("ring v" + ring.version() + " was closed");
-    }
-    try {
-      sendFrames(src, timeout);
-    } finally {
-      if (segment != null) {
-        segment.release();
-      }
-    }
-  }
-
-  private void sendFrames(ByteBuffer src, Duration timeout) throws IOException {
-    sender.send(out, frames(src.remaining()), (i, f) -> {
+    try (SharedMemorySegment.Lease held = SharedMemorySegment.lease("ring v" + ring.version(), ring.sharedOut())) {
+      sender.send(out, frames(src.remaining()), (i, f) -> {
       int n = Math.min(frameBytes, src.remaining());
       f.bytes().put(0, src, src.position(), n);
       src.position(src.position() + n);
       return n;
     }, Deadline.after(timeout), "sending to " + ring.right().peerId());
+    }
   }
 
   /** Fills {@code dst}'s remaining bytes from the left neighbour. */
   public void receive(ByteBuffer dst, Duration timeout) throws IOException {
-    SharedMemorySegment segment = ring.sharedIn();
-    if (segment != null && !segment.acquire()) {
-      throw new IOException("ring v" + ring.version() + " was closed");
-    }
-    try {
-      receiveFrames(dst, timeout);
-    } finally {
-      if (segment != null) {
-        segment.release();
-      }
-    }
-  }
-
-  private void receiveFrames(ByteBuffer dst, Duration timeout) throws IOException {
-    int total = dst.remaining();
+    try (SharedMemorySegment.Lease held = SharedMemorySegment.lease("ring v" + ring.version(), ring.sharedIn())) {
+      int total = dst.remaining();
     receiver.receive(in, frames(total), i -> Math.min(frameBytes, total - i * frameBytes), (i, f) -> {
       int n = Math.min(frameBytes, dst.remaining());
       dst.put(dst.position(), f.bytes(), 0, n);
       dst.position(dst.position() + n);
     }, Deadline.after(timeout), "receiving from " + ring.left().peerId());
+    }
   }
 
   private int frames(int bytes) {

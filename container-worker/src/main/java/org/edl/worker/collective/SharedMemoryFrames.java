@@ -44,10 +44,8 @@ final class SharedMemoryFrames {
     }
 
     private boolean takeCredits(long call) throws IOException {
-      words.clear();
-      int n = LinkIo.read(link, words, call);
+      int n = heard(link, words, call); // the receiver's reads of those slots are done
       if (n > 0) {
-        VarHandle.fullFence(); // the receiver's reads of those slots are done
         credits += n;
         if (credits > segment.slotCount()) {
           throw new IOException(link.peerId() + " handed back more shared-memory slots than there are ("
@@ -117,10 +115,8 @@ final class SharedMemoryFrames {
       if (available > 0) {
         return false;
       }
-      words.clear();
-      int n = LinkIo.read(link, words, call);
+      int n = heard(link, words, call); // the frames' contents are there after their doorbells
       if (n > 0) {
-        VarHandle.fullFence(); // the frames' contents after their doorbells
         available += n;
         if (available > segment.slotCount()) {
           throw new IOException(link.peerId() + " announced more frames than it has shared-memory slots ("
@@ -162,6 +158,16 @@ final class SharedMemoryFrames {
     public int interestOps(boolean awaitingFrame) {
       return (awaitingFrame && available == 0 ? SelectionKey.OP_READ : 0) | (owed > 0 ? SelectionKey.OP_WRITE : 0);
     }
+  }
+
+  /** Reads the one-byte words that have arrived; what the peer wrote before them is visible after. */
+  private static int heard(PeerLink link, ByteBuffer words, long call) throws IOException {
+    words.clear();
+    int n = LinkIo.read(link, words, call);
+    if (n > 0) {
+      VarHandle.fullFence();
+    }
+    return n;
   }
 
   /** Writes up to {@code count} one-byte words; returns how many the socket took. */

@@ -148,6 +148,36 @@ final class SharedMemorySegment implements AutoCloseable {
     }
   }
 
+  /** The slots of every segment given (null ones, TCP directions, skipped), held until closed. */
+  static final class Lease implements AutoCloseable {
+    private final java.util.List<SharedMemorySegment> held = new java.util.ArrayList<>();
+
+    @Override
+    public void close() {
+      held.forEach(SharedMemorySegment::release);
+      held.clear();
+    }
+  }
+
+  /**
+   * Holds {@code segments} for a call; a closed one ends it at once ("{@code what} was closed")
+   * before any slot is touched.
+   */
+  static Lease lease(String what, SharedMemorySegment... segments) throws IOException {
+    Lease lease = new Lease();
+    for (SharedMemorySegment s : segments) {
+      if (s == null) {
+        continue;
+      }
+      if (!s.acquire()) {
+        lease.close();
+        throw new IOException(what + " was closed; form the ring again");
+      }
+      lease.held.add(s);
+    }
+    return lease;
+  }
+
   /** Marks the slots in use until {@link #release}; false once closed (use nothing then). */
   boolean acquire() {
     while (true) {
