@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -27,7 +26,6 @@ import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.PeerLink;
 import org.edl.worker.collective.Ring;
-import org.edl.worker.collective.RingAllReduce;
 import org.edl.worker.collective.RingTopology;
 import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.CoordinatorService;
@@ -47,15 +45,17 @@ import org.slf4j.LoggerFactory;
  * This worker's place in a ring that changes while it trains: the mechanism behind
  * {@code notifyBatchEnd}. Every batch end it reports to the leader; a {@link SwitchOrder} in the
  * reply makes it form the new ring on a background thread (and, on the broadcaster, dial the
- * newcomers) while the old ring keeps training; at the order's step it swaps rings, sends the
- * model if it is the broadcaster, and carries on. A leaver stops there; a leaving leader first
- * publishes the record its successor starts from and leaves the election.
+ * newcomers) while the old ring keeps training; at the order's step it swaps rings and carries on
+ * at once: the new ring's links, and the broadcaster's sending of the model, are finished in the
+ * background, and only the first all-reduce on the new ring waits for them ({@link TrainingRing}).
+ * A leaver stops there; a leaving leader first publishes the record its successor starts from
+ * and leaves the election.
  *
  * <p>A {@link StopOrder} in a reply (stop-resume) ends every member's run after its step; the
  * leader first waits for every member's report of that step and writes the checkpoint.
  *
- * <p>Failures ({@link #recover}): when its all-reduce fails, a switch cannot be carried out (a
- * newcomer is gone), a sync reply says recover or the heartbeat says a member of its ring was
+ * <p>Failures ({@link #recover}): when its all-reduce fails (also when the ring of a switch cannot
+ * be connected or a newcomer is gone before it has the model), a sync reply says recover or the heartbeat says a member of its ring was
  * declared failed ({@link #abandon}), the worker drops the ring (and any switch being
  * prepared), asks the leader for the {@link RecoveryOrder} with the last step its model holds,
  * forms the survivors' ring and gets the model there: consistent, every survivor loads the
@@ -111,8 +111,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   private final ExecutorService background;
   private final ModelBroadcast broadcast;
   private final List<SwitchRecord> switches = new CopyOnWriteArrayList<>();
-  private volatile Ring ring;
-  private volatile RingAllReduce allReduce;
+  private volatile TrainingRing ring;
   private SwitchOrder order;
   private Future<Ring> nextRing;
   private Future<List<PeerLink>> newcomerLinks;
@@ -123,7 +122,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   /** A stayer's record waits for its first batch on the new ring, which the switch may slow. */
   private SwitchRecord awaitingFirstBatch;
 
-  ElasticMembership(Context cx, Duties duties, Ring ring) throws IOException {
+  ElasticMembership(Context cx, Duties duties, TrainingRing ring) throws IOException {
     this.cx = cx;
     this.broadcast = new ModelBroadcast(cx.plane().sharedMemoryDir());
     this.duties = duties;
@@ -138,16 +137,17 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
 
   /** The ring for the next batch. */
   AllReduce allReduce() {
-    return allReduce;
+    return ring;
   }
 
-  Ring ring() {
+  /** The ring this worker trains on; null between rings. */
+  TrainingRing ring() {
     return ring;
   }
 
   /** The version of the ring this worker trains on (0 between rings). */
   long ringVersion() {
-    Ring r = ring;
+    TrainingRing r = ring;
     return r == null ? 0 : r.version();
   }
 
@@ -183,11 +183,10 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
 
   @Override
   public void abandon(long ringVersion, String why) {
-    Ring r = ring;
-    RingAllReduce a = allReduce;
-    if (r != null && a != null && r.version() <= ringVersion) {
+    TrainingRing r = ring;
+    if (r != null && r.version() <= ringVersion) {
       LOG.warn("{} aborts its all-reduce on ring v{}: {}", workerId, r.version(), why);
-      a.abort(why);
+      r.abort(why);
     }
     cx.plane().abandon(ringVersion, why);
   }
@@ -240,7 +239,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
             + " of the switch to topology v" + order.getTopologyVersion() + " without switching");
       }
     }
-    return allReduce;
+    return ring;
   }
 
   // ------------------------------------------------------------------ the end
@@ -322,8 +321,8 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     duties.periodic().awaitWritten();
     RingRecovery.Recovered r = new RingRecovery(cx, duties.restorer(), this::requireNotFenced)
         .carryOut(lastCompletedStep, next, org.edl.worker.collective.BrokenLinkException.peersIn(cause));
-    use(r.ring());
-    return new TrainingLoop.Resumed(allReduce, r.from());
+    use(TrainingRing.connected(r.ring(), cx.timeout()));
+    return new TrainingLoop.Resumed(ring, r.from());
   }
 
   /** A switch prepared on the old ring cannot happen any more. */
@@ -334,18 +333,23 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       nextRing = null;
     }
     if (newcomerLinks != null) {
-      newcomerLinks.cancel(true);
-      if (newcomerLinks.isDone() && !newcomerLinks.isCancelled()) {
-        try {
-          newcomerLinks.get().forEach(PeerLink::close);
-        } catch (Exception e) {
-          LOG.debug("newcomer links: {}", e.toString());
-        }
-      }
+      closeWhenDialled(newcomerLinks);
       newcomerLinks = null;
     }
     order = null;
     awaitingFirstBatch = null;
+  }
+
+  /** Stops dialling the newcomers and closes the links already dialled. */
+  private static void closeWhenDialled(Future<List<PeerLink>> links) {
+    links.cancel(true);
+    if (links.isDone() && !links.isCancelled()) {
+      try {
+        links.get().forEach(PeerLink::close);
+      } catch (Exception e) {
+        LOG.debug("newcomer links: {}", e.toString());
+      }
+    }
   }
 
   private static void closeQuietly(Future<Ring> ring) {
@@ -403,6 +407,12 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     }
   }
 
+  /**
+   * Swaps rings at the switch step without stopping: the new ring's links and the broadcast to
+   * the newcomers complete on background threads while the first step on it computes (see
+   * {@link TrainingRing}); a failure of either fails that step's all-reduce and the ring is
+   * recovered from the switch step.
+   */
   private AllReduce switchNow(ModelBroadcast.Position next, double batchSeconds) throws Exception {
     long start = cx.ticker().nanos();
     SwitchOrder o = order;
@@ -412,31 +422,17 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       leaveAt(o, before, start, batchSeconds);
       return null;
     }
-    Ring formed;
-    try {
-      formed = nextRing.get(cx.timeout().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      nextRing = null;
-      throw switchFailed(o, e);
-    }
+    Future<Ring> connecting = nextRing;
     nextRing = null;
+    Future<List<PeerLink>> links = newcomerLinks;
+    newcomerLinks = null;
+    SwitchRecord.Role role = links == null ? SwitchRecord.Role.SURVIVOR : SwitchRecord.Role.BROADCASTER;
+    Future<?> broadcasting = links == null ? null : background.submit(() -> {
+      sendModel(links, next);
+      return null;
+    });
     closeRing();
-    use(formed);
-    SwitchRecord.Role role = SwitchRecord.Role.SURVIVOR;
-    if (newcomerLinks != null) {
-      role = SwitchRecord.Role.BROADCASTER;
-      try {
-        for (PeerLink link : newcomerLinks.get(cx.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
-          try (link) {
-            broadcast.send(link, next, cx.model().parameters(), cx.timeout());
-          }
-        }
-      } catch (ExecutionException | TimeoutException | IOException e) {
-        throw switchFailed(o, e);
-      } finally {
-        newcomerLinks = null;
-      }
-    }
+    use(TrainingRing.connecting(toRingTopology(o.getTopology()), workerId, cx.timeout(), connecting, broadcasting));
     long end = cx.ticker().nanos();
     if (o.isLeaderLeaves()) {
       // Not part of the stop: training on the new ring could go on; the next report needs the leader.
@@ -448,22 +444,30 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       }
     }
     awaitingFirstBatch = new SwitchRecord(o.getTopologyVersion(), o.getAtStep(), role, before,
-        formed.size(), start, end, batchSeconds, Double.NaN);
-    return allReduce;
+        ring.size(), start, end, batchSeconds, Double.NaN);
+    return ring;
   }
 
   /**
-   * A switch that could not be carried out (a newcomer gone before or during its broadcast, a
-   * member that never dialled): this worker's model holds the switch step, the ring is recovered.
+   * The broadcaster's part of a switch, on a background thread: the model at {@code next} to every
+   * newcomer. The parameters stay as they are until the all-reduce this must precede.
    */
-  private TrainingLoop.RecoveryNeeded switchFailed(SwitchOrder o, Exception e) {
-    Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-    LOG.warn("{} could not switch to topology v{} at step {}: {}", workerId, o.getTopologyVersion(), o.getAtStep(),
-        cause.toString());
-    TrainingLoop.RecoveryNeeded r = new TrainingLoop.RecoveryNeeded("the switch to topology v"
-        + o.getTopologyVersion() + " failed: " + cause.getMessage());
-    r.initCause(cause);
-    return r;
+  private void sendModel(Future<List<PeerLink>> links, ModelBroadcast.Position next) throws Exception {
+    List<PeerLink> dialled;
+    try {
+      dialled = links.get(cx.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException | TimeoutException e) {
+      closeWhenDialled(links);
+      throw e;
+    }
+    try {
+      for (PeerLink link : dialled) {
+        broadcast.send(link, next, cx.model().parameters(), cx.timeout());
+      }
+      LOG.info("Sent the model at step {} to {} newcomer(s)", next.nextStep(), dialled.size());
+    } finally {
+      dialled.forEach(PeerLink::close);
+    }
   }
 
   /** This worker leaves at the switch; a leaving leader first publishes where its successor starts. */
@@ -505,10 +509,10 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     return null;
   }
 
-  private void use(Ring r) throws IOException {
+  private void use(TrainingRing r) {
     ring = r;
-    allReduce = new RingAllReduce(r, cx.timeout());
-    LOG.info("{} all-reduces on ring v{} as rank {} of {} ({})", workerId, r.version(), r.rank(), r.size(), r.transport());
+    LOG.info("{} all-reduces on ring v{} as rank {} of {} ({})", workerId, r.version(), r.rank(), r.size(),
+        r.transport());
     if (cx.model() instanceof PlacementAware aware) {
       aware.placedOn(Placement.of(r.topology().members().stream().map(RingTopology.Member::node).toList(),
           cx.gpusPerWorker()));
@@ -519,20 +523,11 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   }
 
   private void closeRing() {
-    RingAllReduce a = allReduce;
-    if (a != null) {
-      try {
-        a.close();
-      } catch (IOException e) {
-        LOG.debug("closing the ring's selector: {}", e.toString());
-      }
-    }
-    Ring r = ring;
+    TrainingRing r = ring;
+    ring = null;
     if (r != null) {
       r.close();
     }
-    allReduce = null;
-    ring = null;
   }
 
   static RingTopology toRingTopology(Topology t) {

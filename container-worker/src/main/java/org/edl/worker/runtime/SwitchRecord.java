@@ -2,15 +2,15 @@ package org.edl.worker.runtime;
 
 /**
  * One topology switch as one worker lived it. For an existing worker {@code stoppedNanos} is the
- * time it did not train because of the switch: from the end of batch {@code atStep} until it was
- * ready to run the next batch on the new ring (waiting for that ring and, for the broadcaster,
- * sending the model). {@code startNanos} and {@code endNanos} are readings of the worker's ticker.
+ * time its switch itself took, from the end of batch {@code atStep} until it could start the next
+ * batch: swapping rings, which no longer waits for the new ring's links or the broadcast (they are
+ * finished in the background, {@link TrainingRing}). {@code startNanos} and {@code endNanos} are
+ * readings of the worker's ticker.
  *
- * <p>A survivor that does not broadcast is not held by the broadcast in the switch itself, but
- * its first all-reduce on the new ring waits for the newcomers, who start when they have the
- * model: that shows as {@code firstBatchSecondsAfter} above {@code batchSecondsBefore} (NaN where
- * there was no such batch). A benchmark's stop time for such a worker is the switch plus that
- * excess.
+ * <p>What the switch costs a survivor shows in its first batch on the new ring: its all-reduce
+ * waits for the links and for the newcomers, who start when they have the model, so
+ * {@code firstBatchSecondsAfter} exceeds {@code batchSecondsBefore} (NaN where there was no such
+ * batch). A benchmark's stop time for such a worker is the switch plus that excess.
  *
  * @param role how the worker took part
  */

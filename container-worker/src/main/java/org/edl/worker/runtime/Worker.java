@@ -36,6 +36,7 @@ import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.PeerLink;
 import org.edl.worker.collective.Ring;
+import org.edl.worker.collective.RingTopology;
 import org.edl.worker.coord.CheckpointRef;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.JobRecord;
@@ -236,7 +237,7 @@ public final class Worker implements AutoCloseable {
       from = storage.firstRingStart(m.registration().getMeta(), restore);
       Ring ring = Ring.form(dataPlane, ElasticMembership.toRingTopology(m.topology()), config.startupTimeout());
       LOG.info("Formed ring v{} as rank {} of {} ({})", ring.version(), ring.rank(), ring.size(), ring.transport());
-      membership = membership(model, ring, context.data(), started);
+      membership = membership(model, TrainingRing.connected(ring, config.rpcTimeout()), context.data(), started);
     }
     joinElection();
     inRing = true;
@@ -260,7 +261,7 @@ public final class Worker implements AutoCloseable {
 
     Optional<StopRecord> stop = membership.stopped();
     Optional<ModelOutput.Written> out = storage.written();
-    Ring last = membership.ring();
+    TrainingRing last = membership.ring();
     int rank = last == null ? -1 : last.rank();
     int workers = last == null ? stop.map(StopRecord::workers).orElse(0) : last.size();
     Ending ending = membership.left() ? Ending.LEFT : stop.isPresent() ? Ending.STOPPED : Ending.FINISHED;
@@ -315,7 +316,10 @@ public final class Worker implements AutoCloseable {
       });
     } while (order.getAtStep() < 0);
     long start = config.ticker().nanos();
-    Ring ring = Ring.form(dataPlane, ElasticMembership.toRingTopology(order.getTopology()), config.rpcTimeout());
+    // The ring connects while the model arrives: the first all-reduce is the first to need it.
+    RingTopology next = ElasticMembership.toRingTopology(order.getTopology());
+    TrainingRing ring = TrainingRing.connecting(next, config.workerId(), config.rpcTimeout(),
+        startup.submit(() -> Ring.form(dataPlane, next, config.rpcTimeout())), null);
     ModelBroadcast.Position from;
     try (PeerLink link = dataPlane.accept(order.getBroadcasterId(), ModelBroadcast.TAG,
         order.getTopologyVersion(), config.rpcTimeout())) {
@@ -334,7 +338,8 @@ public final class Worker implements AutoCloseable {
     return new Joined(membership, from);
   }
 
-  private ElasticMembership membership(TrainableModel model, Ring ring, Dataset data, long started) throws Exception {
+  private ElasticMembership membership(TrainableModel model, TrainingRing ring, Dataset data, long started)
+      throws Exception {
     ElasticMembership.Context cx = new ElasticMembership.Context(config.workerId(), dataPlane, leader, coordinator,
         new ElasticMembership.Candidacy() {
           @Override
