@@ -122,7 +122,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   /** A stayer's record waits for its first batch on the new ring, which the switch may slow. */
   private SwitchRecord awaitingFirstBatch;
 
-  ElasticMembership(Context cx, Duties duties, TrainingRing ring) throws IOException {
+  ElasticMembership(Context cx, Duties duties, TrainingRing ring) {
     this.cx = cx;
     this.broadcast = new ModelBroadcast(cx.plane().sharedMemoryDir());
     this.duties = duties;
@@ -462,9 +462,11 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     }
     try {
       for (PeerLink link : dialled) {
+        long start = cx.ticker().nanos();
         broadcast.send(link, next, cx.model().parameters(), cx.timeout());
+        LOG.info("Sent the model for step {} to {} in {} ms", next.nextStep(), link.peerId(),
+            (cx.ticker().nanos() - start) / 1_000_000);
       }
-      LOG.info("Sent the model at step {} to {} newcomer(s)", next.nextStep(), dialled.size());
     } finally {
       dialled.forEach(PeerLink::close);
     }

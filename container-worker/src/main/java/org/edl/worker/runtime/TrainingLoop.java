@@ -113,6 +113,13 @@ public final class TrainingLoop {
     this.order = new EpochOrder(data.size(), spec.training().seed());
   }
 
+  /** The all-reduced sum of a step's per-sample gradients divided by its global batch, in place. */
+  static void average(float[] gradientSum, int globalBatch) {
+    for (int i = 0; i < gradientSum.length; i++) {
+      gradientSum[i] /= globalBatch;
+    }
+  }
+
   /** Runs from {@code from} until step {@code toStep} (exclusive) or until batch end says stop. */
   public Result run(ModelBroadcast.Position from, long toStep, AllReduce firstRing) throws Exception {
     return run(from, toStep, firstRing, new float[model.gradientLength()]);
@@ -166,7 +173,8 @@ public final class TrainingLoop {
       int rank = ring.rank();
       int globalBatch = spec.globalBatchFor(workers);
       float learningRate = (float) spec.learningRateFor(workers);
-      if (workers != loggedWorkers) {
+      boolean firstAtThisSize = workers != loggedWorkers;
+      if (firstAtThisSize) {
         loggedWorkers = workers;
         LOG.info("Training from step {} as rank {} of {}: global batch {}, learning rate {}",
             step, rank, workers, globalBatch, learningRate);
@@ -177,6 +185,7 @@ public final class TrainingLoop {
       Arrays.fill(gradient, 0f);
       double lossSum;
       double computeSeconds = 0;
+      long allReduceStart = 0;
       try {
         // A model that all-reduces in a group of its own (a script's) reports a lost member as
         // the ring's all-reduce does: unchecked, from inside its step.
@@ -185,6 +194,7 @@ public final class TrainingLoop {
         }
         lossSum = model.accumulateGradients(data, samples, 0, samples.length, gradient);
         computeSeconds = (ticker.nanos() - computeStart) / 1e9;
+        allReduceStart = ticker.nanos();
         ring.sum(gradient);
       } catch (IOException | UncheckedIOException e) {
         if (recoverer == null) {
@@ -198,11 +208,17 @@ public final class TrainingLoop {
         loggedWorkers = -1;
         continue;
       }
-      for (int i = 0; i < gradient.length; i++) {
-        gradient[i] /= globalBatch;
-      }
+      long updateStart = ticker.nanos();
+      average(gradient, globalBatch);
       model.applyGradients(gradient, learningRate);
-      double seconds = (ticker.nanos() - start) / 1e9;
+      long end = ticker.nanos();
+      double seconds = (end - start) / 1e9;
+      if (firstAtThisSize) {
+        // Where a change of ring costs shows: the all-reduce waits for new links and newcomers.
+        LOG.info("First batch on this ring: {} ms (computing {} ms, all-reduce {} ms, update {} ms)",
+            (end - start) / 1_000_000, String.format("%.0f", computeSeconds * 1e3),
+            (updateStart - allReduceStart) / 1_000_000, (end - updateStart) / 1_000_000);
+      }
       listener.batchTrained(workerId, step, slice, samples);
       double localLoss = samples.length == 0 ? Double.NaN : lossSum / samples.length;
       if (step == fromStep) {

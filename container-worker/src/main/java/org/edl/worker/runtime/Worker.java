@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -75,6 +76,8 @@ public final class Worker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
   /** How long one long-poll call may block on the leader. */
   private static final int POLL_MS = 5_000;
+  /** Floats a newcomer's rehearsal sends itself: a few shared-memory slots' worth. */
+  private static final int REHEARSAL_FLOATS = 1 << 20;
 
   /** How a worker's run ended. */
   public enum Ending {
@@ -230,7 +233,7 @@ public final class Worker implements AutoCloseable {
     ElasticMembership membership;
     ModelBroadcast.Position from;
     if (m.registration().isPending()) {
-      Joined j = joinRunningJob(m, model, context.data(), started);
+      Joined j = joinRunningJob(m, model, context.data(), started, gradient.length);
       membership = j.membership();
       from = j.from();
     } else {
@@ -295,8 +298,11 @@ public final class Worker implements AutoCloseable {
    * job position from the broadcaster. The existing workers train throughout, but for the
    * broadcast at the order's step.
    */
-  private Joined joinRunningJob(Membership m, TrainableModel model, Dataset data, long started) throws Exception {
+  private Joined joinRunningJob(Membership m, TrainableModel model, Dataset data, long started, int gradientFloats)
+      throws Exception {
     long version = m.topology().getVersion();
+    Thread rehearsal = rehearse(gradientFloats);
+    Function<TrainingRing, ElasticMembership> membershipOn = membershipFor(model, data, started);
     m.leader().call(c -> {
       c.ready(config.workerId(), version);
       return null;
@@ -316,6 +322,7 @@ public final class Worker implements AutoCloseable {
       });
     } while (order.getAtStep() < 0);
     long start = config.ticker().nanos();
+    rehearsal.join(config.rpcTimeout().toMillis());
     // The ring connects while the model arrives: the first all-reduce is the first to need it.
     RingTopology next = ElasticMembership.toRingTopology(order.getTopology());
     TrainingRing ring = TrainingRing.connecting(next, config.workerId(), config.rpcTimeout(),
@@ -323,14 +330,17 @@ public final class Worker implements AutoCloseable {
     ModelBroadcast.Position from;
     try (PeerLink link = dataPlane.accept(order.getBroadcasterId(), ModelBroadcast.TAG,
         order.getTopologyVersion(), config.rpcTimeout())) {
+      long dialled = config.ticker().nanos();
       from = new ModelBroadcast(dataPlane.sharedMemoryDir()).receive(link, model.parameters(), config.rpcTimeout());
+      LOG.info("Received the model from {}: {} ms after the order, {} ms of transfer", order.getBroadcasterId(),
+          (config.ticker().nanos() - start) / 1_000_000, (config.ticker().nanos() - dialled) / 1_000_000);
     } catch (Exception e) {
       ring.close();
       throw e;
     }
     LOG.info("Joined topology v{} as rank {} of {}; starting at step {} (sample position {})",
         ring.version(), ring.rank(), ring.size(), from.nextStep(), from.batchStart());
-    ElasticMembership membership = membership(model, ring, data, started);
+    ElasticMembership membership = membershipOn.apply(ring);
     membership.record(new SwitchRecord(order.getTopologyVersion(), order.getAtStep(),
         SwitchRecord.Role.JOINER, order.getTopology().getRingSize() - order.getJoinersSize()
             + (order.isSetLeavers() ? order.getLeaversSize() : 0),
@@ -338,8 +348,40 @@ public final class Worker implements AutoCloseable {
     return new Joined(membership, from);
   }
 
-  private ElasticMembership membership(TrainableModel model, TrainingRing ring, Dataset data, long started)
-      throws Exception {
+  /**
+   * A newcomer's rehearsal, while it waits for its switch, of what it does first after it: receive
+   * the model ({@link ModelBroadcast#rehearse}) and average as many floats as its gradient. Each runs
+   * several times slower the first time in a JVM, and every member of the ring waits for the
+   * newcomer's first step. Best effort: a failure only leaves the first time slow.
+   */
+  private Thread rehearse(int gradientFloats) {
+    Thread t = new Thread(() -> {
+      long start = System.nanoTime();
+      try {
+        ModelBroadcast.rehearse(dataPlane, config.host(), REHEARSAL_FLOATS, config.rpcTimeout());
+        float[] scratch = new float[REHEARSAL_FLOATS];
+        for (int i = 0; i < gradientFloats / REHEARSAL_FLOATS + 1; i++) {
+          TrainingLoop.average(scratch, 1);
+        }
+        LOG.info("Rehearsed receiving a model and averaging a gradient in {} ms", (System.nanoTime() - start) / 1_000_000);
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Could not rehearse receiving a model (the real one may come slower): {}", e.toString());
+      }
+    }, "edl-rehearsal-" + config.workerId());
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private ElasticMembership membership(TrainableModel model, TrainingRing ring, Dataset data, long started) {
+    return membershipFor(model, data, started).apply(ring);
+  }
+
+  /**
+   * What a membership needs besides its ring, built ahead of it: a newcomer builds it while it
+   * waits for its switch, since every member waits for its first step after the switch.
+   */
+  private Function<TrainingRing, ElasticMembership> membershipFor(TrainableModel model, Dataset data, long started) {
     ElasticMembership.Context cx = new ElasticMembership.Context(config.workerId(), dataPlane, leader, coordinator,
         new ElasticMembership.Candidacy() {
           @Override
@@ -362,10 +404,12 @@ public final class Worker implements AutoCloseable {
     ElasticMembership.Duties duties = new ElasticMembership.Duties(
         (order, next, workers) -> storage.writeCheckpoint(model, data, order, next, workers), periodic,
         path -> storage.restoreState(model, path), (end, workers) -> storage.writeOutput(model, started));
-    ElasticMembership membership = new ElasticMembership(cx, duties, ring);
-    resources.push(membership);
-    current = membership;
-    return membership;
+    return ring -> {
+      ElasticMembership membership = new ElasticMembership(cx, duties, ring);
+      resources.push(membership);
+      current = membership;
+      return membership;
+    };
   }
 
   /** The leader reports progress to the AM; a worker that takes over starts reporting then. */
