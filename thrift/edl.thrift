@@ -148,7 +148,14 @@ struct SwitchOrder {
    */
   8: optional i32 awaitedJoiners,
   /** The leadership that gave the order; a member that knows a newer one ignores it. */
-  9: optional i64 leaderEpoch
+  9: optional i64 leaderEpoch,
+  /**
+   * In the first step on the new ring (`atStep + 1`), the part of the global batch each joiner
+   * computes, as a fraction of a member's even part; the other members share the rest evenly. A
+   * joiner starts that step only once the model has arrived: a smaller part lets it end the step
+   * with the others instead of holding every member's all-reduce. Absent: 1 (even parts).
+   */
+  10: optional double joinerShare
 }
 
 /** "Checkpoint at the end of batch `atStep` into `directory`, then every worker exits." */

@@ -23,6 +23,7 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
   private static final org.apache.thrift.protocol.TField LEADER_LEAVES_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderLeaves", org.apache.thrift.protocol.TType.BOOL, (short)7);
   private static final org.apache.thrift.protocol.TField AWAITED_JOINERS_FIELD_DESC = new org.apache.thrift.protocol.TField("awaitedJoiners", org.apache.thrift.protocol.TType.I32, (short)8);
   private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)9);
+  private static final org.apache.thrift.protocol.TField JOINER_SHARE_FIELD_DESC = new org.apache.thrift.protocol.TField("joinerShare", org.apache.thrift.protocol.TType.DOUBLE, (short)10);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new SwitchOrderStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new SwitchOrderTupleSchemeFactory();
@@ -49,6 +50,13 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
    * The leadership that gave the order; a member that knows a newer one ignores it.
    */
   public long leaderEpoch; // optional
+  /**
+   * In the first step on the new ring (`atStep + 1`), the part of the global batch each joiner
+   * computes, as a fraction of a member's even part; the other members share the rest evenly. A
+   * joiner starts that step only once the model has arrived: a smaller part lets it end the step
+   * with the others instead of holding every member's all-reduce. Absent: 1 (even parts).
+   */
+  public double joinerShare; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -73,7 +81,14 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     /**
      * The leadership that gave the order; a member that knows a newer one ignores it.
      */
-    LEADER_EPOCH((short)9, "leaderEpoch");
+    LEADER_EPOCH((short)9, "leaderEpoch"),
+    /**
+     * In the first step on the new ring (`atStep + 1`), the part of the global batch each joiner
+     * computes, as a fraction of a member's even part; the other members share the rest evenly. A
+     * joiner starts that step only once the model has arrived: a smaller part lets it end the step
+     * with the others instead of holding every member's all-reduce. Absent: 1 (even parts).
+     */
+    JOINER_SHARE((short)10, "joinerShare");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -107,6 +122,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           return AWAITED_JOINERS;
         case 9: // LEADER_EPOCH
           return LEADER_EPOCH;
+        case 10: // JOINER_SHARE
+          return JOINER_SHARE;
         default:
           return null;
       }
@@ -155,8 +172,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
   private static final int __LEADERLEAVES_ISSET_ID = 2;
   private static final int __AWAITEDJOINERS_ISSET_ID = 3;
   private static final int __LEADEREPOCH_ISSET_ID = 4;
+  private static final int __JOINERSHARE_ISSET_ID = 5;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.BROADCASTER_ID,_Fields.JOINERS,_Fields.LEAVERS,_Fields.TOPOLOGY,_Fields.LEADER_LEAVES,_Fields.AWAITED_JOINERS,_Fields.LEADER_EPOCH};
+  private static final _Fields optionals[] = {_Fields.BROADCASTER_ID,_Fields.JOINERS,_Fields.LEAVERS,_Fields.TOPOLOGY,_Fields.LEADER_LEAVES,_Fields.AWAITED_JOINERS,_Fields.LEADER_EPOCH,_Fields.JOINER_SHARE};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -180,6 +198,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
     tmpMap.put(_Fields.LEADER_EPOCH, new org.apache.thrift.meta_data.FieldMetaData("leaderEpoch", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+    tmpMap.put(_Fields.JOINER_SHARE, new org.apache.thrift.meta_data.FieldMetaData("joinerShare", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(SwitchOrder.class, metaDataMap);
   }
@@ -224,6 +244,7 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     this.leaderLeaves = other.leaderLeaves;
     this.awaitedJoiners = other.awaitedJoiners;
     this.leaderEpoch = other.leaderEpoch;
+    this.joinerShare = other.joinerShare;
   }
 
   @Override
@@ -247,6 +268,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     this.awaitedJoiners = 0;
     setLeaderEpochIsSet(false);
     this.leaderEpoch = 0;
+    setJoinerShareIsSet(false);
+    this.joinerShare = 0.0;
   }
 
   public long getTopologyVersion() {
@@ -522,6 +545,41 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID, value);
   }
 
+  /**
+   * In the first step on the new ring (`atStep + 1`), the part of the global batch each joiner
+   * computes, as a fraction of a member's even part; the other members share the rest evenly. A
+   * joiner starts that step only once the model has arrived: a smaller part lets it end the step
+   * with the others instead of holding every member's all-reduce. Absent: 1 (even parts).
+   */
+  public double getJoinerShare() {
+    return this.joinerShare;
+  }
+
+  /**
+   * In the first step on the new ring (`atStep + 1`), the part of the global batch each joiner
+   * computes, as a fraction of a member's even part; the other members share the rest evenly. A
+   * joiner starts that step only once the model has arrived: a smaller part lets it end the step
+   * with the others instead of holding every member's all-reduce. Absent: 1 (even parts).
+   */
+  public SwitchOrder setJoinerShare(double joinerShare) {
+    this.joinerShare = joinerShare;
+    setJoinerShareIsSet(true);
+    return this;
+  }
+
+  public void unsetJoinerShare() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __JOINERSHARE_ISSET_ID);
+  }
+
+  /** Returns true if field joinerShare is set (has been assigned a value) and false otherwise */
+  public boolean isSetJoinerShare() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __JOINERSHARE_ISSET_ID);
+  }
+
+  public void setJoinerShareIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __JOINERSHARE_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -597,6 +655,14 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       }
       break;
 
+    case JOINER_SHARE:
+      if (value == null) {
+        unsetJoinerShare();
+      } else {
+        setJoinerShare((java.lang.Double)value);
+      }
+      break;
+
     }
   }
 
@@ -631,6 +697,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     case LEADER_EPOCH:
       return getLeaderEpoch();
 
+    case JOINER_SHARE:
+      return getJoinerShare();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -661,6 +730,8 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       return isSetAwaitedJoiners();
     case LEADER_EPOCH:
       return isSetLeaderEpoch();
+    case JOINER_SHARE:
+      return isSetJoinerShare();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -759,6 +830,15 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         return false;
     }
 
+    boolean this_present_joinerShare = true && this.isSetJoinerShare();
+    boolean that_present_joinerShare = true && that.isSetJoinerShare();
+    if (this_present_joinerShare || that_present_joinerShare) {
+      if (!(this_present_joinerShare && that_present_joinerShare))
+        return false;
+      if (this.joinerShare != that.joinerShare)
+        return false;
+    }
+
     return true;
   }
 
@@ -797,6 +877,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
     hashCode = hashCode * 8191 + ((isSetLeaderEpoch()) ? 131071 : 524287);
     if (isSetLeaderEpoch())
       hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderEpoch);
+
+    hashCode = hashCode * 8191 + ((isSetJoinerShare()) ? 131071 : 524287);
+    if (isSetJoinerShare())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(joinerShare);
 
     return hashCode;
   }
@@ -899,6 +983,16 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetJoinerShare(), other.isSetJoinerShare());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetJoinerShare()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.joinerShare, other.joinerShare);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -986,6 +1080,12 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (!first) sb.append(", ");
       sb.append("leaderEpoch:");
       sb.append(this.leaderEpoch);
+      first = false;
+    }
+    if (isSetJoinerShare()) {
+      if (!first) sb.append(", ");
+      sb.append("joinerShare:");
+      sb.append(this.joinerShare);
       first = false;
     }
     sb.append(")");
@@ -1133,6 +1233,14 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 10: // JOINER_SHARE
+            if (schemeField.type == org.apache.thrift.protocol.TType.DOUBLE) {
+              struct.joinerShare = iprot.readDouble();
+              struct.setJoinerShareIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -1218,6 +1326,11 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
         oprot.writeI64(struct.leaderEpoch);
         oprot.writeFieldEnd();
       }
+      if (struct.isSetJoinerShare()) {
+        oprot.writeFieldBegin(JOINER_SHARE_FIELD_DESC);
+        oprot.writeDouble(struct.joinerShare);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -1260,7 +1373,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (struct.isSetLeaderEpoch()) {
         optionals.set(6);
       }
-      oprot.writeBitSet(optionals, 7);
+      if (struct.isSetJoinerShare()) {
+        optionals.set(7);
+      }
+      oprot.writeBitSet(optionals, 8);
       if (struct.isSetBroadcasterId()) {
         oprot.writeString(struct.broadcasterId);
       }
@@ -1294,6 +1410,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (struct.isSetLeaderEpoch()) {
         oprot.writeI64(struct.leaderEpoch);
       }
+      if (struct.isSetJoinerShare()) {
+        oprot.writeDouble(struct.joinerShare);
+      }
     }
 
     @Override
@@ -1303,7 +1422,7 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       struct.setTopologyVersionIsSet(true);
       struct.atStep = iprot.readI64();
       struct.setAtStepIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(7);
+      java.util.BitSet incoming = iprot.readBitSet(8);
       if (incoming.get(0)) {
         struct.broadcasterId = iprot.readString();
         struct.setBroadcasterIdIsSet(true);
@@ -1350,6 +1469,10 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (incoming.get(6)) {
         struct.leaderEpoch = iprot.readI64();
         struct.setLeaderEpochIsSet(true);
+      }
+      if (incoming.get(7)) {
+        struct.joinerShare = iprot.readDouble();
+        struct.setJoinerShareIsSet(true);
       }
     }
   }

@@ -43,7 +43,9 @@ public final class SubmitCommand implements Callable<Integer> {
   @Option(names = "--data-cache", defaultValue = Data.CACHE_WITH_JOB, paramLabel = "job|off|DIR",
       description = "Where the first worker to parse a LIBSVM/CSV file leaves a binary copy that workers"
           + " joining later read instead of parsing: job (the job's staging directory, deleted with the job),"
-          + " off, or a directory, kept for later jobs on the same file (default: ${DEFAULT-VALUE}).")
+          + " off, or a directory, kept for later jobs on the same file; unless off, each node also keeps a copy"
+          + " on local disk, deleted with the job, that the job's later workers there read without HDFS"
+          + " (default: ${DEFAULT-VALUE}).")
   String dataCache;
   @Option(names = "--workers", defaultValue = "2", description = "Workers to start with (default: ${DEFAULT-VALUE}).")
   int workers;

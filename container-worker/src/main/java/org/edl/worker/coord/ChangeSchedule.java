@@ -145,7 +145,7 @@ final class ChangeSchedule {
     Set<String> replacing = !p.scheduled() && p.awaitedJoiners() > 0 ? leavers : Set.of();
     int awaited = replacing.isEmpty() ? 0 : p.awaitedJoiners();
     SwitchPlan order = !p.scheduled() ? null : new SwitchPlan(p.atStep(), p.next(), p.joiners(), p.leavers(),
-        p.broadcasterId(), leavers.contains(leaderId), 0, p.leaderEpoch());
+        p.broadcasterId(), leavers.contains(leaderId), 0, p.leaderEpoch(), p.joinerShare());
     change = new Change(joiners, leavers, replacing, awaited, order);
   }
 
@@ -364,11 +364,17 @@ final class ChangeSchedule {
         && ready.containsAll(change.joiners().keySet()) && !change.isEmpty();
   }
 
+  /** {@link #schedule(long, long, long, double, double)} with even parts in the joiners' first step. */
+  SwitchPlan schedule(long t, long k, long leaderEpoch) {
+    return schedule(t, k, leaderEpoch, 0, 0);
+  }
+
   /**
    * Schedules the change at step {@code t + k}, never past the job's last step and never before
-   * the step after {@code t} ({@code t}: the highest step anybody reported).
+   * the step after {@code t} ({@code t}: the highest step anybody reported); joiners take the
+   * {@link JoinerShare} of their first step that {@code computeSeconds} and {@code joinLagSeconds} give.
    */
-  SwitchPlan schedule(long t, long k, long leaderEpoch) {
+  SwitchPlan schedule(long t, long k, long leaderEpoch, double computeSeconds, double joinLagSeconds) {
     MemberRing next = next(change);
     long atStep = t + k;
     if (atStep > lastStep) {
@@ -379,8 +385,10 @@ final class ChangeSchedule {
       // The first survivor sends the model: it is a member before and after the switch.
       broadcaster = next.ids().stream().filter(ring::contains).findFirst().orElse(null);
     }
+    int joiners = change.joiners().size();
+    double share = JoinerShare.of(next.size() - joiners, joiners, computeSeconds, joinLagSeconds);
     SwitchPlan plan = new SwitchPlan(atStep, next, List.copyOf(change.joiners().keySet()),
-        List.copyOf(change.leavers()), broadcaster, change.leavers().contains(leaderId), 0, leaderEpoch);
+        List.copyOf(change.leavers()), broadcaster, change.leavers().contains(leaderId), 0, leaderEpoch, share);
     change = change.scheduledAs(plan);
     return plan;
   }

@@ -41,6 +41,8 @@ public final class CoordinatorService implements Coordinator.Iface {
   private final JobSpec spec;
   private final Ticker ticker;
   private final Duration switchAllowance;
+  /** The model's parameters, once this worker knows them; a joiner's expected lag follows ({@link JoinerShare}). */
+  private volatile long modelFloats;
   private final String selfId;
   private final Lifecycle lifecycle;
   private final ReentrantLock lock = new ReentrantLock();
@@ -92,6 +94,15 @@ public final class CoordinatorService implements Coordinator.Iface {
     }
   }
 
+  /**
+   * The size of the model every member broadcasts to joiners: how much later than the survivors
+   * a joiner starts its first step follows from it. Unset (a script's model, which its own process
+   * group moves): joiners take even parts.
+   */
+  public void modelFloats(long floats) {
+    modelFloats = floats;
+  }
+
   /** How consistent recovery checks the newest checkpoint before ordering it (set before leading). */
   public void checkpointCheck(CheckpointCheck check) {
     lock.lock();
@@ -140,7 +151,8 @@ public final class CoordinatorService implements Coordinator.Iface {
         return false;
       }
       CoordinatorState.Settings settings = new CoordinatorState.Settings(switchAllowance,
-          () -> lifecycle.phase().leading() && store.stillCurrent(epoch), checkpointCheck, CoordinatorState.PAUSE);
+          () -> lifecycle.phase().leading() && store.stillCurrent(epoch), checkpointCheck, CoordinatorState.PAUSE,
+          () -> JoinerShare.expectedLagSeconds(modelFloats));
       Optional<CoordinatorState> begun = Succession.begin(spec, ticker, settings, selfId, epoch, lifecycle, record,
           new Succession.Restart(Optional.ofNullable(restoredFrom), firstRingSize), present);
       if (begun.isEmpty()) {

@@ -48,12 +48,14 @@ public final class CoordinatorState {
   public static final Duration PAUSE = Duration.ofSeconds(2);
 
   /**
-   * What stays fixed for a leadership: T_a, the epoch guard, how checkpoints are checked, and the
+   * What stays fixed for a leadership: T_a, the epoch guard, how checkpoints are checked, the
    * gap between two ticks that means the leader itself was paused (zero: never assumed; the
-   * service, whose timer ticks ten times a second, uses {@link #PAUSE}).
+   * service, whose timer ticks ten times a second, uses {@link #PAUSE}), and how much later than
+   * the survivors a joiner is expected to start its first step ({@link JoinerShare}; 0: unknown,
+   * even parts).
    */
   public record Settings(Duration switchAllowance, EpochGuard guard, CheckpointCheck checkpointCheck,
-      Duration pauseAfter) {
+      Duration pauseAfter, java.util.function.DoubleSupplier joinLagSeconds) {
     public static final Settings DEFAULT = new Settings(DEFAULT_SWITCH_ALLOWANCE, EpochGuard.TRUSTING,
         CheckpointCheck.TRUSTING, Duration.ZERO);
 
@@ -61,8 +63,17 @@ public final class CoordinatorState {
       this(switchAllowance, guard, checkpointCheck, Duration.ZERO);
     }
 
+    public Settings(Duration switchAllowance, EpochGuard guard, CheckpointCheck checkpointCheck,
+        Duration pauseAfter) {
+      this(switchAllowance, guard, checkpointCheck, pauseAfter, () -> 0);
+    }
+
     public Settings withSwitchAllowance(Duration d) {
-      return new Settings(d, guard, checkpointCheck, pauseAfter);
+      return new Settings(d, guard, checkpointCheck, pauseAfter, joinLagSeconds);
+    }
+
+    public Settings withJoinLag(double seconds) {
+      return new Settings(switchAllowance, guard, checkpointCheck, pauseAfter, () -> seconds);
     }
   }
 
@@ -89,6 +100,7 @@ public final class CoordinatorState {
   private final Lifecycle lifecycle;
   private final EpochGuard guard;
   private final long pauseNanos;
+  private final java.util.function.DoubleSupplier joinLagSeconds;
   final ChangeSchedule changes;
   final StepLedger ledger;
   final FailureRecovery failures;
@@ -111,6 +123,7 @@ public final class CoordinatorState {
     this.spec = spec;
     this.ticker = ticker;
     this.allowanceNanos = settings.switchAllowance().toNanos();
+    this.joinLagSeconds = settings.joinLagSeconds();
     this.leaderId = leaderId;
     this.leaderEpoch = leaderEpoch;
     this.lifecycle = lifecycle;
@@ -494,10 +507,12 @@ public final class CoordinatorState {
     }
     long t = Math.max(ledger.highestReported(), ledger.position().step() - 1);
     long k = switchDelaySteps(allowanceNanos, ledger.meanBatchSeconds(changes.ring().ids()));
-    SwitchPlan plan = changes.schedule(t, k, leaderEpoch);
+    SwitchPlan plan = changes.schedule(t, k, leaderEpoch, ledger.meanComputeSeconds(changes.ring().ids()),
+        joinLagSeconds.getAsDouble());
     recordVersion++;
-    LOG.info("Switch to topology {} scheduled at step {}: joiners {}, leavers {}", plan.next().describe(),
-        plan.atStep(), plan.joiners(), plan.leavers());
+    LOG.info("Switch to topology {} scheduled at step {}: joiners {}, leavers {}{}", plan.next().describe(),
+        plan.atStep(), plan.joiners(), plan.leavers(), plan.joinerShare() < 1
+            ? "; in their first step each joiner computes " + plan.joinerShare() + " of an even part" : "");
     to(Phase.CHANGING);
   }
 

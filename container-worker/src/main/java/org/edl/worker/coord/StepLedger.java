@@ -53,6 +53,7 @@ final class StepLedger {
   private JobPosition position;
   private final TreeMap<Long, Tally> open = new TreeMap<>();
   private final Map<String, Double> lastBatchSeconds = new LinkedHashMap<>();
+  private final Map<String, Double> lastComputeSeconds = new LinkedHashMap<>();
   private final Map<String, Long> lastReported = new HashMap<>();
   /** (nanos, samplesSeen) at each completed step, newest last. */
   private final Deque<long[]> completions = new ArrayDeque<>();
@@ -99,6 +100,9 @@ final class StepLedger {
       epochSize = report.epochSize();
     }
     lastBatchSeconds.put(report.workerId(), report.batchSeconds());
+    if (report.computeSeconds() >= 0) {
+      lastComputeSeconds.put(report.workerId(), report.computeSeconds());
+    }
     noteReported(report.workerId(), step);
     tally.add(report);
   }
@@ -172,6 +176,7 @@ final class StepLedger {
 
   void forget(String workerId) {
     lastBatchSeconds.remove(workerId);
+    lastComputeSeconds.remove(workerId);
   }
 
   long highestReported() {
@@ -189,10 +194,19 @@ final class StepLedger {
 
   /** The mean of the latest batch times of {@code ids} (0 when none reported). */
   double meanBatchSeconds(List<String> ids) {
+    return meanOf(lastBatchSeconds, ids);
+  }
+
+  /** The mean of the latest times before the all-reduce of {@code ids} (0 when none reported). */
+  double meanComputeSeconds(List<String> ids) {
+    return meanOf(lastComputeSeconds, ids);
+  }
+
+  private static double meanOf(Map<String, Double> latest, List<String> ids) {
     double sum = 0;
     int n = 0;
     for (String id : ids) {
-      Double s = lastBatchSeconds.get(id);
+      Double s = latest.get(id);
       if (s != null) {
         sum += s;
         n++;

@@ -108,6 +108,9 @@ public final class Wire {
       o.setAwaitedJoiners(p.awaitedJoiners());
     }
     o.setLeaderEpoch(p.leaderEpoch());
+    if (p.joinerShare() < 1) {
+      o.setJoinerShare(p.joinerShare());
+    }
     return o;
   }
 
@@ -115,7 +118,13 @@ public final class Wire {
     return new SwitchPlan(o.getAtStep(), o.isSetTopology() ? ring(o.getTopology()) : new MemberRing(o.getTopologyVersion(),
         List.of()), o.isSetJoiners() ? o.getJoiners() : List.of(), o.isSetLeavers() ? o.getLeavers() : List.of(),
         o.getBroadcasterId(), o.isLeaderLeaves(), o.isSetAwaitedJoiners() ? o.getAwaitedJoiners() : 0,
-        o.isSetLeaderEpoch() ? o.getLeaderEpoch() : 0);
+        o.isSetLeaderEpoch() ? o.getLeaderEpoch() : 0, joinerShareOf(o));
+  }
+
+  /** The order's joiner share; an absent or impossible one means even parts. */
+  public static double joinerShareOf(SwitchOrder o) {
+    double s = o.isSetJoinerShare() ? o.getJoinerShare() : 1;
+    return s > 0 && s <= 1 ? s : 1;
   }
 
   public static StopOrder stopOrder(StopPlan p) {

@@ -42,6 +42,37 @@ public final class BatchSlicer {
     return new Range(from, to);
   }
 
+  /**
+   * Rank {@code rank}'s part when the ranks take parts in proportion to {@code weights} (integers,
+   * so that every member computes the same boundaries): contiguous in rank order, disjoint, and
+   * covering the batch exactly once.
+   */
+  public static Range slice(long batchStart, int globalBatch, int rank, long[] weights) {
+    if (batchStart < 0) {
+      throw new IllegalArgumentException("negative batch start " + batchStart);
+    }
+    if (rank < 0 || rank >= weights.length) {
+      throw new IllegalArgumentException("rank " + rank + " of " + weights.length + " workers");
+    }
+    if (globalBatch < 0) {
+      throw new IllegalArgumentException("negative global batch " + globalBatch);
+    }
+    long total = 0;
+    long before = 0;
+    for (int r = 0; r < weights.length; r++) {
+      if (weights[r] < 1) {
+        throw new IllegalArgumentException("weight " + weights[r] + " of rank " + r + ": must be positive");
+      }
+      total += weights[r];
+      if (r < rank) {
+        before += weights[r];
+      }
+    }
+    long from = batchStart + globalBatch * before / total;
+    long to = batchStart + globalBatch * (before + weights[rank]) / total;
+    return new Range(from, to);
+  }
+
   /** {@link #slice} for a job whose global batch never changed: step {@code t} starts at {@code t * B}. */
   public static Range sliceForStep(long step, int globalBatch, int rank, int workers) {
     if (step < 0) {

@@ -37,12 +37,39 @@ public final class DatasetLoader {
    */
   public static Dataset load(String data, String format, Optional<DatasetCache> cache, Configuration conf)
       throws IOException {
+    return load(data, format, cache, Optional.empty(), conf);
+  }
+
+  /**
+   * As {@link #load(String, String, Optional, Configuration)}, first from {@code node}'s copy on
+   * this node's disk, without touching the file system of {@code data}; a worker that loaded the
+   * data set otherwise writes that copy in the background for the job's later workers here.
+   */
+  public static Dataset load(String data, String format, Optional<DatasetCache> cache, Optional<NodeDatasetCopy> node,
+      Configuration conf) throws IOException {
     if (SyntheticSpec.isSynthetic(data)) {
       SyntheticSpec spec = SyntheticSpec.parse(data);
       LOG.info("Generating {}", spec.format());
       return SyntheticData.generate(spec);
     }
     DataFormat resolved = DataFormat.resolve(format, requirePath(data));
+    if (node.isPresent()) {
+      long start = System.nanoTime();
+      Optional<Dataset> local = node.get().read(data, resolved);
+      if (local.isPresent()) {
+        LOG.info("Loaded {} ({}) from this node's copy {} in {} ms: {} rows, {} features, {} classes", data, resolved,
+            node.get().pathOf(data, resolved), (System.nanoTime() - start) / 1_000_000, local.get().size(),
+            local.get().featureCount(), local.get().classCount());
+        return local.get();
+      }
+    }
+    Dataset d = loadFromSource(data, resolved, cache, conf);
+    node.ifPresent(n -> inBackground("edl-node-dataset-copy", () -> n.write(data, resolved, d)));
+    return d;
+  }
+
+  private static Dataset loadFromSource(String data, DataFormat resolved, Optional<DatasetCache> cache,
+      Configuration conf) throws IOException {
     Path path = pathOf(data);
     FileSystem fs = fileSystemOf(path, data, conf);
     FileStatus status = statusOf(fs, path, data);
@@ -63,12 +90,14 @@ public final class DatasetLoader {
     }
     LOG.info("Loaded {} ({}): {} rows, {} features, {} classes",
         data, resolved, d.size(), d.featureCount(), d.classCount());
-    cache.ifPresent(c -> {
-      Thread writer = new Thread(() -> c.write(source, d), "edl-dataset-copy");
-      writer.setDaemon(true);
-      writer.start();
-    });
+    cache.ifPresent(c -> inBackground("edl-dataset-copy", () -> c.write(source, d)));
     return d;
+  }
+
+  private static void inBackground(String name, Runnable r) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    t.start();
   }
 
   /**

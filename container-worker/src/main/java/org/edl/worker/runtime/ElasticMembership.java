@@ -31,6 +31,7 @@ import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.CoordinatorState;
 import org.edl.worker.coord.JobOutput;
+import org.edl.worker.coord.JoinerShare;
 import org.edl.worker.coord.Phase;
 import org.edl.worker.coord.Ticker;
 import org.edl.worker.coord.Wire;
@@ -432,7 +433,9 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       return null;
     });
     closeRing();
-    use(TrainingRing.connecting(toRingTopology(o.getTopology()), workerId, cx.timeout(), connecting, broadcasting));
+    RingTopology topology = toRingTopology(o.getTopology());
+    use(TrainingRing.connecting(topology, workerId, cx.timeout(), connecting, broadcasting,
+        firstStepWeights(o, topology)));
     long end = cx.ticker().nanos();
     if (o.isLeaderLeaves()) {
       // Not part of the stop: training on the new ring could go on; the next report needs the leader.
@@ -530,6 +533,15 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     if (r != null) {
       r.close();
     }
+  }
+
+  /** The weights of the first step after switch {@code o} on {@code next}; null for even parts. */
+  static long[] firstStepWeights(SwitchOrder o, RingTopology next) {
+    double share = Wire.joinerShareOf(o);
+    if (share >= 1 || !o.isSetJoiners() || o.getJoiners().isEmpty()) {
+      return null;
+    }
+    return JoinerShare.weights(next.size(), r -> o.getJoiners().contains(next.member(r).workerId()), share);
   }
 
   static RingTopology toRingTopology(Topology t) {

@@ -9,6 +9,7 @@ import org.edl.worker.data.Dataset;
 import org.edl.worker.emulated.EmulatedModel;
 import org.edl.worker.emulated.EmulatedModels;
 import org.edl.worker.data.DatasetCache;
+import org.edl.worker.data.NodeDatasetCopy;
 import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.model.ModelFactory;
 import org.edl.worker.model.TrainableModel;
@@ -54,8 +55,10 @@ public record ExecutionContext(Dataset data, TrainableModel model, Supplier<floa
           "cuda".equals(config.spec().training().backend()) ? "nccl" : "gloo", env);
       return new ExecutionContext(model.dataset(), model);
     }
-    Dataset data = DatasetLoader.load(config.spec().data().source(), config.spec().data().format(),
-        DatasetCache.in(config.spec().data().cacheDir(), config.hadoopConf()), config.hadoopConf());
+    // One knob for both copies of the parsed data set: the job's on HDFS and each node's.
+    java.util.Optional<DatasetCache> cache = DatasetCache.in(config.spec().data().cacheDir(), config.hadoopConf());
+    Dataset data = DatasetLoader.load(config.spec().data().source(), config.spec().data().format(), cache,
+        cache.flatMap(c -> NodeDatasetCopy.fromEnvironment(System.getenv())), config.hadoopConf());
     if ("emulated".equals(config.spec().training().backend())) {
       EmulatedModel model = EmulatedModels.create(config.spec(), config.profilesDir(), EmulatedModel.Sleeper.PARK);
       LOG.warn("EMULATED backend: {} has the real size ({} parameters) but no real compute; batch times"

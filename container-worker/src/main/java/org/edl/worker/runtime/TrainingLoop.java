@@ -180,7 +180,9 @@ public final class TrainingLoop {
             step, rank, workers, globalBatch, learningRate);
       }
       long start = ticker.nanos();
-      BatchSlicer.Range slice = BatchSlicer.slice(batchStart, globalBatch, rank, workers);
+      // A switch's ring slices its first step by the order (joiners start it late).
+      BatchSlicer.Range slice = ring instanceof TrainingRing t ? t.slice(batchStart, globalBatch)
+          : BatchSlicer.slice(batchStart, globalBatch, rank, workers);
       int[] samples = order.samples(slice);
       Arrays.fill(gradient, 0f);
       double lossSum;

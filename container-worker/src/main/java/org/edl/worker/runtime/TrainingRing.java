@@ -13,6 +13,7 @@ import org.edl.worker.collective.CollectiveTimeoutException;
 import org.edl.worker.collective.Ring;
 import org.edl.worker.collective.RingAllReduce;
 import org.edl.worker.collective.RingTopology;
+import org.edl.worker.data.BatchSlicer;
 
 /**
  * The ring a member trains on, which at a switch is known (its topology and this worker's rank)
@@ -37,22 +38,30 @@ final class TrainingRing implements AllReduce, AutoCloseable {
   private final Future<Ring> connecting;
   /** What must be done before the first all-reduce besides connecting (the broadcast); null if nothing. */
   private final Future<?> before;
+  /** Each rank's weight in the first step on this ring (joiners start it late); null: even parts. */
+  private final long[] firstStepWeights;
+  private volatile boolean summed;
   private Ring ring;
   private RingAllReduce allReduce;
   private String abortedBecause;
   private boolean closed;
 
-  private TrainingRing(RingTopology topology, int rank, Duration timeout, Future<Ring> connecting, Future<?> before) {
+  private TrainingRing(RingTopology topology, int rank, Duration timeout, Future<Ring> connecting, Future<?> before,
+      long[] firstStepWeights) {
     this.topology = topology;
     this.rank = rank;
     this.timeout = timeout;
     this.connecting = connecting;
     this.before = before;
+    if (firstStepWeights != null && firstStepWeights.length != topology.size()) {
+      throw new IllegalArgumentException(firstStepWeights.length + " weights for a ring of " + topology.size());
+    }
+    this.firstStepWeights = firstStepWeights == null ? null : firstStepWeights.clone();
   }
 
   /** A ring already connected. */
   static TrainingRing connected(Ring ring, Duration timeout) throws IOException {
-    TrainingRing t = new TrainingRing(ring.topology(), ring.rank(), timeout, null, null);
+    TrainingRing t = new TrainingRing(ring.topology(), ring.rank(), timeout, null, null, null);
     t.ring = ring;
     t.allReduce = new RingAllReduce(ring, timeout);
     return t;
@@ -60,11 +69,22 @@ final class TrainingRing implements AllReduce, AutoCloseable {
 
   /**
    * A ring still being connected by {@code connecting}, usable once that and {@code before} (null:
-   * nothing) are done; each is waited for at most {@code timeout} at the first all-reduce.
+   * nothing) are done; each is waited for at most {@code timeout} at the first all-reduce. Its
+   * first step is sliced by {@code firstStepWeights} (null: evenly).
    */
   static TrainingRing connecting(RingTopology topology, String self, Duration timeout, Future<Ring> connecting,
-      Future<?> before) {
-    return new TrainingRing(topology, topology.rankOf(self), timeout, connecting, before);
+      Future<?> before, long[] firstStepWeights) {
+    return new TrainingRing(topology, topology.rankOf(self), timeout, connecting, before, firstStepWeights);
+  }
+
+  /**
+   * This member's part of a step's global batch: by the weights in the first step on this ring
+   * (until its first all-reduce), evenly after it.
+   */
+  BatchSlicer.Range slice(long batchStart, int globalBatch) {
+    long[] w = firstStepWeights;
+    return w == null || summed ? BatchSlicer.slice(batchStart, globalBatch, rank, size())
+        : BatchSlicer.slice(batchStart, globalBatch, rank, w);
   }
 
   RingTopology topology() {
@@ -97,6 +117,7 @@ final class TrainingRing implements AllReduce, AutoCloseable {
 
   @Override
   public void sum(float[] data) throws IOException {
+    summed = true;
     connected().sum(data);
   }
 

@@ -218,6 +218,10 @@ public final class Worker implements AutoCloseable {
       scriptStorePort.modelReady(context.model(), config.spec().script().isSet());
       LOG.info("Execution context ready: {} samples, {} parameters", context.data().size(),
           context.model().parameters().length);
+      if (!config.spec().script().isSet()) {
+        // What a broadcast to joiners moves; a script's group moves its own model.
+        coordinator.modelFloats(context.model().parameters().length);
+      }
       if (restore.isPresent()) {
         storage.restore(restore.get(), context);
       }
@@ -326,7 +330,8 @@ public final class Worker implements AutoCloseable {
     // The ring connects while the model arrives: the first all-reduce is the first to need it.
     RingTopology next = ElasticMembership.toRingTopology(order.getTopology());
     TrainingRing ring = TrainingRing.connecting(next, config.workerId(), config.rpcTimeout(),
-        startup.submit(() -> Ring.form(dataPlane, next, config.rpcTimeout())), null);
+        startup.submit(() -> Ring.form(dataPlane, next, config.rpcTimeout())), null,
+        ElasticMembership.firstStepWeights(order, next));
     ModelBroadcast.Position from;
     try (PeerLink link = dataPlane.accept(order.getBroadcasterId(), ModelBroadcast.TAG,
         order.getTopologyVersion(), config.rpcTimeout())) {

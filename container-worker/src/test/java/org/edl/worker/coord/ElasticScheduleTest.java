@@ -43,6 +43,34 @@ class ElasticScheduleTest {
   }
 
   @Test
+  void aJoinerExpectedToStartLateTakesASmallerPartOfItsFirstStepAndTheOrderCarriesIt() throws Exception {
+    CoordinatorState s = CoordinatorState.forming(spec(4, 5), now::get,
+        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(T_A).withJoinLag(0.13), "c1", 1,
+        new Lifecycle("c1"), java.util.Optional.empty());
+    for (int i = 1; i <= 4; i++) {
+      s.register(member(i));
+    }
+    for (String id : List.of("c1", "c2", "c3", "c4")) {
+      // 0.63 s computing of a 0.78 s batch
+      s.sync(new StepReport(id, 0, 1.0, 0.78, 4, 0, 0, 0.63, 0));
+    }
+    s.register(member(5));
+    SwitchPlan order = s.ready("c5").orElseThrow();
+    assertEquals(JoinerShare.of(4, 1, 0.63, 0.13), order.joinerShare());
+    assertEquals(0.8, order.joinerShare());
+    org.edl.thrift.SwitchOrder wire = Wire.switchOrder(order);
+    assertEquals(0.8, wire.getJoinerShare());
+    assertEquals(order, Wire.switchPlan(wire), "members and a successor read the share the leader chose");
+
+    CoordinatorState unknownLag = running(2, 3, "c1");
+    step(unknownLag, 0, "c1", "c2");
+    unknownLag.register(member(3));
+    SwitchPlan even = unknownLag.ready("c3").orElseThrow();
+    assertEquals(1, even.joinerShare(), "no model size known: even parts");
+    assertFalse(Wire.switchOrder(even).isSetJoinerShare());
+  }
+
+  @Test
   void kIsTheAllowanceOverTheBatchTimeRoundedUpAndAtLeastOne() {
     assertEquals(50, CoordinatorState.switchDelaySteps(Duration.ofMillis(500).toNanos(), 0.010));
     assertEquals(4, CoordinatorState.switchDelaySteps(Duration.ofMillis(500).toNanos(), 0.150));

@@ -77,4 +77,36 @@ class BatchSlicerTest {
     assertThrows(IllegalArgumentException.class, () -> BatchSlicer.slice(0, 10, 0, 0));
     assertThrows(IllegalArgumentException.class, () -> BatchSlicer.slice(-1, 10, 0, 1));
   }
+
+  @Test
+  void weightedPartsCoverTheBatchOnceInRankOrderAndFollowTheWeights() {
+    long[] weights = {1000, 1000, 1000, 1000, 770};
+    for (int batch : new int[] {0, 1, 7, 640, 641, 100_003}) {
+      long next = 5_000;
+      int[] lengths = new int[weights.length];
+      for (int r = 0; r < weights.length; r++) {
+        BatchSlicer.Range range = BatchSlicer.slice(5_000, batch, r, weights);
+        assertEquals(next, range.from(), "rank " + r + " of a batch of " + batch + " starts where the last ended");
+        next = range.to();
+        lengths[r] = range.length();
+      }
+      assertEquals(5_000 + batch, next, "the parts cover the batch of " + batch);
+      if (batch >= 100) {
+        assertTrue(lengths[4] < lengths[0], Arrays.toString(lengths));
+      }
+    }
+    // 640 samples, weights 4 x 1000 + 770: the survivors end at 536 (floor of 4 x 134.17), the joiner takes the rest.
+    assertEquals(104, BatchSlicer.slice(0, 640, 4, weights).length());
+    assertEquals(134, BatchSlicer.slice(0, 640, 0, weights).length());
+  }
+
+  @Test
+  void equalWeightsSliceAsTheEvenSplitDoesWhenTheBatchDivides() {
+    long[] equal = {5, 5, 5};
+    for (int r = 0; r < 3; r++) {
+      assertEquals(BatchSlicer.slice(30, 300, r, 3), BatchSlicer.slice(30, 300, r, equal));
+    }
+    assertThrows(IllegalArgumentException.class, () -> BatchSlicer.slice(0, 10, 0, new long[] {1, 0}));
+    assertThrows(IllegalArgumentException.class, () -> BatchSlicer.slice(0, 10, 2, new long[] {1, 1}));
+  }
 }

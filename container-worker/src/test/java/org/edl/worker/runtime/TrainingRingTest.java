@@ -20,6 +20,7 @@ import org.edl.job.JobSecret;
 import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.Ring;
 import org.edl.worker.collective.RingTopology;
+import org.edl.worker.data.BatchSlicer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,12 +66,12 @@ class TrainingRingTest {
     CountDownLatch broadcastDone = new CountDownLatch(1);
     Future<Ring> connecting0 = form(w0);
     TrainingRing r0 = TrainingRing.connecting(topology, "w0", TIMEOUT, connecting0,
-        threads.submit(() -> broadcastDone.await(1, TimeUnit.MINUTES)));
+        threads.submit(() -> broadcastDone.await(1, TimeUnit.MINUTES)), null);
     assertEquals(0, r0.rank());
     assertEquals(2, r0.size());
     assertEquals(2, r0.version());
     Future<float[]> sum0 = sum(r0, 1f, 2f);
-    TrainingRing r1 = TrainingRing.connecting(topology, "w1", TIMEOUT, form(w1), null);
+    TrainingRing r1 = TrainingRing.connecting(topology, "w1", TIMEOUT, form(w1), null, null);
     Future<float[]> sum1 = sum(r1, 10f, 20f);
 
     connecting0.get(1, TimeUnit.MINUTES);
@@ -90,7 +91,7 @@ class TrainingRingTest {
   @Test
   void anAbortFailsASumWaitingForARingThatNeverConnects() throws Exception {
     // w1 never dials: without the abort the sum would wait the whole 30 s timeout.
-    TrainingRing r0 = TrainingRing.connecting(topology, "w0", TIMEOUT, form(w0), null);
+    TrainingRing r0 = TrainingRing.connecting(topology, "w0", TIMEOUT, form(w0), null, null);
     CountDownLatch waiting = new CountDownLatch(1);
     Future<float[]> sum0 = threads.submit(() -> {
       waiting.countDown();
@@ -110,8 +111,8 @@ class TrainingRingTest {
   @Test
   void aFailedBroadcastFailsTheFirstSumAndLetsGoOfTheLinks() throws Exception {
     CompletableFuture<Void> broadcast = CompletableFuture.failedFuture(new IOException("newcomer w1 is gone"));
-    TrainingRing r0 = TrainingRing.connecting(topology, "w0", TIMEOUT, form(w0), broadcast);
-    TrainingRing r1 = TrainingRing.connecting(topology, "w1", TIMEOUT, form(w1), null);
+    TrainingRing r0 = TrainingRing.connecting(topology, "w0", TIMEOUT, form(w0), broadcast, null);
+    TrainingRing r1 = TrainingRing.connecting(topology, "w1", TIMEOUT, form(w1), null, null);
     Future<float[]> sum1 = sum(r1, 10f);
 
     IOException e = assertThrows(IOException.class, () -> r0.sum(new float[] {1f}));
@@ -125,9 +126,25 @@ class TrainingRingTest {
 
   @Test
   void closingARingThatIsStillConnectingFailsItsSum() throws Exception {
-    TrainingRing r0 = TrainingRing.connecting(topology, "w0", TIMEOUT, form(w0), null);
+    TrainingRing r0 = TrainingRing.connecting(topology, "w0", TIMEOUT, form(w0), null, null);
     r0.close();
     IOException e = assertThrows(IOException.class, () -> r0.sum(new float[] {1f}));
     assertTrue(e.getMessage().contains("ring v2"), e.getMessage());
+  }
+
+  @Test
+  void theFirstStepIsSlicedByTheSwitchsWeightsAndTheNextOnesEvenly() throws Exception {
+    long[] weights = {1000, 500};
+    TrainingRing r0 = TrainingRing.connecting(topology, "w0", TIMEOUT, form(w0), null, weights);
+    TrainingRing r1 = TrainingRing.connecting(topology, "w1", TIMEOUT, form(w1), null, weights);
+    assertEquals(new BatchSlicer.Range(0, 100), r0.slice(0, 150));
+    assertEquals(new BatchSlicer.Range(100, 150), r1.slice(0, 150));
+    Future<float[]> sum0 = sum(r0, 1f);
+    sum(r1, 2f).get(1, TimeUnit.MINUTES);
+    sum0.get(1, TimeUnit.MINUTES);
+    assertEquals(new BatchSlicer.Range(150, 225), r0.slice(150, 150));
+    assertEquals(new BatchSlicer.Range(225, 300), r1.slice(150, 150));
+    r0.close();
+    r1.close();
   }
 }

@@ -978,11 +978,15 @@ class SwitchOrder(object):
      - awaitedJoiners: A replacement (Coordinator.replace) still waiting: the switch is scheduled only once this
     many joiners are in it, all ready. Carried in a hand-off so the successor keeps waiting.
      - leaderEpoch: The leadership that gave the order; a member that knows a newer one ignores it.
+     - joinerShare: In the first step on the new ring (`atStep + 1`), the part of the global batch each joiner
+    computes, as a fraction of a member's even part; the other members share the rest evenly. A
+    joiner starts that step only once the model has arrived: a smaller part lets it end the step
+    with the others instead of holding every member's all-reduce. Absent: 1 (even parts).
 
     """
 
 
-    def __init__(self, topologyVersion=None, atStep=None, broadcasterId=None, joiners=None, leavers=None, topology=None, leaderLeaves=False, awaitedJoiners=None, leaderEpoch=None,):
+    def __init__(self, topologyVersion=None, atStep=None, broadcasterId=None, joiners=None, leavers=None, topology=None, leaderLeaves=False, awaitedJoiners=None, leaderEpoch=None, joinerShare=None,):
         self.topologyVersion = topologyVersion
         self.atStep = atStep
         self.broadcasterId = broadcasterId
@@ -992,6 +996,7 @@ class SwitchOrder(object):
         self.leaderLeaves = leaderLeaves
         self.awaitedJoiners = awaitedJoiners
         self.leaderEpoch = leaderEpoch
+        self.joinerShare = joinerShare
 
     def read(self, iprot):
         if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
@@ -1058,6 +1063,11 @@ class SwitchOrder(object):
                     self.leaderEpoch = iprot.readI64()
                 else:
                     iprot.skip(ftype)
+            elif fid == 10:
+                if ftype == TType.DOUBLE:
+                    self.joinerShare = iprot.readDouble()
+                else:
+                    iprot.skip(ftype)
             else:
                 iprot.skip(ftype)
             iprot.readFieldEnd()
@@ -1109,6 +1119,10 @@ class SwitchOrder(object):
         if self.leaderEpoch is not None:
             oprot.writeFieldBegin('leaderEpoch', TType.I64, 9)
             oprot.writeI64(self.leaderEpoch)
+            oprot.writeFieldEnd()
+        if self.joinerShare is not None:
+            oprot.writeFieldBegin('joinerShare', TType.DOUBLE, 10)
+            oprot.writeDouble(self.joinerShare)
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
         oprot.writeStructEnd()
@@ -3079,6 +3093,7 @@ SwitchOrder.thrift_spec = (
     (7, TType.BOOL, 'leaderLeaves', None, False, ),  # 7
     (8, TType.I32, 'awaitedJoiners', None, None, ),  # 8
     (9, TType.I64, 'leaderEpoch', None, None, ),  # 9
+    (10, TType.DOUBLE, 'joinerShare', None, None, ),  # 10
 )
 all_structs.append(StopOrder)
 StopOrder.thrift_spec = (

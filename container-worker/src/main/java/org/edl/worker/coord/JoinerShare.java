@@ -1,0 +1,58 @@
+package org.edl.worker.coord;
+
+/**
+ * How much of a member's even part of the global batch each joiner computes in its first step
+ * after a switch. Every survivor starts that step as soon as the switch step ends, a joiner only
+ * once the model has arrived, some lag later: with even parts, every member's all-reduce waits
+ * that lag for it. With share {@code s} for each joiner and the rest split evenly among the
+ * {@code m} survivors, all end together when (a part's compute time proportional to its samples,
+ * {@code c} that of an even part, {@code n = m + j} members of whom {@code j} joiners)
+ * {@code lag + s n c / (m + j s) = n c / (m + j s)}, that is
+ * {@code s = (n c - m lag) / (n c + j lag)}.
+ *
+ * <p>Pure arithmetic: the leader decides the share once per switch ({@link SwitchPlan}) and every
+ * member slices the first step by the order, so all agree on which samples are whose.
+ */
+public final class JoinerShare {
+  /** A joiner keeps at least this share: a lag judged too long must not leave its GPU idle. */
+  static final double MIN = 0.25;
+  /** The lag's fixed part: the broadcaster's dial, the joiner's set-up before its first batch. */
+  static final double FIXED_LAG_SECONDS = 0.03;
+  /** The model's transfer: about what a broadcast reaches through shared memory under load, or 10 GbE. */
+  static final double BROADCAST_BYTES_PER_SECOND = 1e9;
+
+  private JoinerShare() {}
+
+  /**
+   * @param computeSeconds a member's time before the all-reduce for an even part
+   * @param lagSeconds     how much later than the survivors a joiner starts its first step
+   * @return the share, in hundredths, in [{@link #MIN}, 1]; 1 when nobody joins or nothing is known
+   */
+  public static double of(int survivors, int joiners, double computeSeconds, double lagSeconds) {
+    if (joiners < 1 || survivors < 1 || !(computeSeconds > 0) || !(lagSeconds > 0)) {
+      return 1;
+    }
+    int n = survivors + joiners;
+    double s = (n * computeSeconds - survivors * lagSeconds) / (n * computeSeconds + joiners * lagSeconds);
+    return Math.round(Math.max(MIN, Math.min(1, s)) * 100) / 100.0;
+  }
+
+  /** A joiner's expected lag for a model of {@code floats} parameters; 0 when the size is unknown. */
+  public static double expectedLagSeconds(long floats) {
+    return floats <= 0 ? 0 : FIXED_LAG_SECONDS + floats * (double) Float.BYTES / BROADCAST_BYTES_PER_SECOND;
+  }
+
+  /**
+   * Each member's weight in the first step on a ring of {@code size} whose members
+   * {@code isJoiner} says joined with {@code share}: 1000 for the others, the share in
+   * thousandths for a joiner. Integers, so every member computes the same slices.
+   */
+  public static long[] weights(int size, java.util.function.IntPredicate isJoiner, double share) {
+    long[] w = new long[size];
+    long joinerWeight = Math.max(1, Math.round(share * 1000));
+    for (int r = 0; r < size; r++) {
+      w[r] = isJoiner.test(r) ? joinerWeight : 1000;
+    }
+    return w;
+  }
+}
