@@ -158,6 +158,13 @@ class ElasticScalingTest {
           Collectors.groupingBy(ElasticJob.Batch::step, Collectors.summingInt(x -> x.positions().length())));
       perStep.values().forEach(n -> assertEquals(24, n));
       assertEquals(3, job.batches.stream().filter(x -> x.step() == atStep + 1).count());
+      // Its first step started late (after the model arrived): the newcomer computed a smaller
+      // part of it; from the next step on the parts are even again.
+      Map<String, Integer> first = job.batches.stream().filter(x -> x.step() == atStep + 1)
+          .collect(Collectors.toMap(ElasticJob.Batch::workerId, x -> x.positions().length()));
+      assertTrue(first.get(c) < first.get(a) && first.get(c) < first.get(b), "first step's parts " + first);
+      job.batches.stream().filter(x -> x.step() == atStep + 2)
+          .forEach(x -> assertEquals(8, x.positions().length(), "even parts after the first step: " + x));
     }
   }
 
