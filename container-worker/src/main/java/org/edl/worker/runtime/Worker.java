@@ -340,7 +340,10 @@ public final class Worker implements AutoCloseable {
       });
     } while (order.getAtStep() < 0);
     long start = config.ticker().nanos();
-    rehearsal.join(config.rpcTimeout().toMillis());
+    if (rehearsal.isAlive()) {
+      // The real thing is here: a rehearsal still running would only take CPU from it.
+      rehearsal.interrupt();
+    }
     // The ring connects while the model arrives: the first all-reduce is the first to need it.
     RingTopology next = ElasticMembership.toRingTopology(order.getTopology());
     TrainingRing ring = TrainingRing.connecting(next, config.workerId(), config.rpcTimeout(),
@@ -379,10 +382,13 @@ public final class Worker implements AutoCloseable {
       try {
         ModelBroadcast.rehearse(dataPlane, config.host(), REHEARSAL_FLOATS, config.rpcTimeout());
         float[] scratch = new float[REHEARSAL_FLOATS];
-        for (int i = 0; i < gradientFloats / REHEARSAL_FLOATS + 1; i++) {
+        for (int i = 0; i < gradientFloats / REHEARSAL_FLOATS + 1 && !Thread.currentThread().isInterrupted(); i++) {
           TrainingLoop.average(scratch, 1);
         }
-        LOG.info("Rehearsed receiving a model and averaging a gradient in {} ms", (System.nanoTime() - start) / 1_000_000);
+        LOG.info("Rehearsed receiving a model and averaging a gradient in {} ms{}", (System.nanoTime() - start) / 1_000_000,
+            Thread.currentThread().isInterrupted() ? " (cut short: the switch came)" : "");
+      } catch (java.io.InterruptedIOException e) {
+        LOG.info("Rehearsal cut short after {} ms: the switch came", (System.nanoTime() - start) / 1_000_000);
       } catch (IOException | RuntimeException e) {
         LOG.warn("Could not rehearse receiving a model (the real one may come slower): {}", e.toString());
       }
