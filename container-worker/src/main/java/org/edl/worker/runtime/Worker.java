@@ -36,9 +36,7 @@ import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.checkpoint.CheckpointSchedule;
 import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.ModelBroadcast;
-import org.edl.worker.collective.PeerLink;
 import org.edl.worker.collective.Ring;
-import org.edl.worker.collective.RingTopology;
 import org.edl.worker.coord.CheckpointRef;
 import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.JobRecord;
@@ -76,9 +74,7 @@ import org.slf4j.LoggerFactory;
 public final class Worker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
   /** How long one long-poll call may block on the leader. */
-  private static final int POLL_MS = 5_000;
-  /** Floats a newcomer's rehearsal sends itself: a few shared-memory slots' worth. */
-  private static final int REHEARSAL_FLOATS = 1 << 20;
+  static final int POLL_MS = 5_000;
 
   /** How a worker's run ended. */
   public enum Ending {
@@ -240,7 +236,8 @@ public final class Worker implements AutoCloseable {
     ElasticMembership membership;
     ModelBroadcast.Position from;
     if (m.registration().isPending()) {
-      Joined j = joinRunningJob(m, model, context.data(), started, model.gradientLength());
+      NewcomerJoin.Joined j = new NewcomerJoin(config, listener, dataPlane, startup)
+          .join(m.leader(), m.topology().getVersion(), model, () -> membershipFor(model, context.data(), started));
       membership = j.membership();
       from = j.from();
     } else {
@@ -305,97 +302,6 @@ public final class Worker implements AutoCloseable {
     } catch (Exception e) {
       LOG.warn("Could not withdraw the dead leader {}: {}", address, e.toString());
     }
-  }
-
-  private record Joined(ElasticMembership membership, ModelBroadcast.Position from) {}
-
-  /**
-   * A newcomer's way in: ready, wait for the order, form the new ring and receive the model and
-   * job position from the broadcaster. The existing workers train throughout, but for the
-   * broadcast at the order's step.
-   */
-  private Joined joinRunningJob(Membership m, TrainableModel model, Dataset data, long started, int gradientFloats)
-      throws Exception {
-    long version = m.topology().getVersion();
-    m.leader().call(c -> {
-      c.ready(config.workerId(), version);
-      return null;
-    });
-    listener.readyToJoin(config.workerId(), version, config.ticker().nanos());
-    LOG.info("Ready to join topology v{}", version);
-    // While the switch comes (the rest of the running step, usually): nothing of this holds up
-    // the ready call, which decides the step the newcomer starts at.
-    Thread rehearsal = rehearse(gradientFloats);
-    Function<TrainingRing, ElasticMembership> membershipOn = membershipFor(model, data, started);
-    long deadline = System.nanoTime() + config.startupTimeout().toNanos();
-    SwitchOrder order;
-    do {
-      if (left(deadline) <= 0) {
-        throw new TimeoutException("no switch into the job was scheduled within " + config.startupTimeout());
-      }
-      // Ready again on every round: idempotent, and a leader that took over since hears it too.
-      order = m.leader().call(c -> {
-        c.ready(config.workerId(), version);
-        return c.awaitSwitch(config.workerId(), version, (int) Math.min(POLL_MS, left(deadline)));
-      });
-    } while (order.getAtStep() < 0);
-    long start = config.ticker().nanos();
-    if (rehearsal.isAlive()) {
-      // The real thing is here: a rehearsal still running would only take CPU from it.
-      rehearsal.interrupt();
-    }
-    // The ring connects while the model arrives: the first all-reduce is the first to need it.
-    RingTopology next = ElasticMembership.toRingTopology(order.getTopology());
-    TrainingRing ring = TrainingRing.connecting(next, config.workerId(), config.rpcTimeout(),
-        startup.submit(() -> Ring.form(dataPlane, next, config.rpcTimeout())), null,
-        ElasticMembership.firstStepWeights(order, next));
-    ModelBroadcast.Position from;
-    try (PeerLink link = dataPlane.accept(order.getBroadcasterId(), ModelBroadcast.TAG,
-        order.getTopologyVersion(), config.rpcTimeout())) {
-      long dialled = config.ticker().nanos();
-      from = new ModelBroadcast(dataPlane.sharedMemoryDir()).receive(link, model.parameters(), config.rpcTimeout());
-      LOG.info("Received the model from {}: {} ms after the order, {} ms of transfer", order.getBroadcasterId(),
-          (config.ticker().nanos() - start) / 1_000_000, (config.ticker().nanos() - dialled) / 1_000_000);
-    } catch (Exception e) {
-      ring.close();
-      throw e;
-    }
-    LOG.info("Joined topology v{} as rank {} of {}; starting at step {} (sample position {})",
-        ring.version(), ring.rank(), ring.size(), from.nextStep(), from.batchStart());
-    ElasticMembership membership = membershipOn.apply(ring);
-    membership.record(new SwitchRecord(order.getTopologyVersion(), order.getAtStep(),
-        SwitchRecord.Role.JOINER, order.getTopology().getRingSize() - order.getJoinersSize()
-            + (order.isSetLeavers() ? order.getLeaversSize() : 0),
-        ring.size(), start, config.ticker().nanos(), Double.NaN, Double.NaN));
-    return new Joined(membership, from);
-  }
-
-  /**
-   * A newcomer's rehearsal, while it waits for its switch, of what it does first after it: receive
-   * the model ({@link ModelBroadcast#rehearse}) and average as many floats as its gradient. Each runs
-   * several times slower the first time in a JVM, and every member of the ring waits for the
-   * newcomer's first step. Best effort: a failure only leaves the first time slow.
-   */
-  private Thread rehearse(int gradientFloats) {
-    Thread t = new Thread(() -> {
-      long start = System.nanoTime();
-      try {
-        ModelBroadcast.rehearse(dataPlane, config.host(), REHEARSAL_FLOATS, config.rpcTimeout());
-        float[] scratch = new float[REHEARSAL_FLOATS];
-        for (int i = 0; i < gradientFloats / REHEARSAL_FLOATS + 1 && !Thread.currentThread().isInterrupted(); i++) {
-          TrainingLoop.average(scratch, 1);
-        }
-        LOG.info("Rehearsed receiving a model and averaging a gradient in {} ms{}", (System.nanoTime() - start) / 1_000_000,
-            Thread.currentThread().isInterrupted() ? " (cut short: the switch came)" : "");
-      } catch (java.io.InterruptedIOException e) {
-        LOG.info("Rehearsal cut short after {} ms: the switch came", (System.nanoTime() - start) / 1_000_000);
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("Could not rehearse receiving a model (the real one may come slower): {}", e.toString());
-      }
-    }, "edl-rehearsal-" + config.workerId());
-    t.setDaemon(true);
-    t.start();
-    return t;
   }
 
   private ElasticMembership membership(TrainableModel model, TrainingRing ring, Dataset data, long started) {
@@ -632,7 +538,7 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  private static long left(long deadlineNanos) {
+  static long left(long deadlineNanos) {
     return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
   }
 

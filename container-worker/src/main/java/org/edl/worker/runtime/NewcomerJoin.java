@@ -1,0 +1,138 @@
+package org.edl.worker.runtime;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.edl.thrift.SwitchOrder;
+import org.edl.worker.collective.DataPlane;
+import org.edl.worker.collective.ModelBroadcast;
+import org.edl.worker.collective.PeerLink;
+import org.edl.worker.collective.Ring;
+import org.edl.worker.collective.RingTopology;
+import org.edl.worker.model.TrainableModel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A newcomer's way into a running job, once registered and its context prepared: ready, wait for
+ * the order, receive the model and job position from the broadcaster while the new ring
+ * connects. The existing workers train throughout; the first all-reduce on the new ring waits
+ * for this worker's first gradients.
+ *
+ * <p>It calls {@code ready} first: the switch can only be scheduled at the step after the one
+ * running when that call arrives, so whatever comes before it can cost a whole step of idle GPU.
+ * What it can do beforehand it does while it waits for the order: it rehearses receiving a model
+ * and averaging a gradient (each runs several times slower the first time in a JVM, and every
+ * member waits for the newcomer's first step) and builds its membership's pieces.
+ */
+final class NewcomerJoin {
+  private static final Logger LOG = LoggerFactory.getLogger(NewcomerJoin.class);
+  /** Floats a rehearsal sends itself: a few shared-memory slots' worth. */
+  private static final int REHEARSAL_FLOATS = 1 << 20;
+
+  /** The membership it trains in and where it starts. */
+  record Joined(ElasticMembership membership, ModelBroadcast.Position from) {}
+
+  private final WorkerConfig config;
+  private final WorkerListener listener;
+  private final DataPlane plane;
+  private final ExecutorService background;
+
+  /** @param background where the new ring connects (the idle start-up thread) */
+  NewcomerJoin(WorkerConfig config, WorkerListener listener, DataPlane plane, ExecutorService background) {
+    this.config = config;
+    this.listener = listener;
+    this.plane = plane;
+    this.background = background;
+  }
+
+  /**
+   * @param version       the pending topology the registration named
+   * @param membershipFor builds the membership's pieces ahead of its ring; called while waiting
+   */
+  Joined join(LeaderConnection leader, long version, TrainableModel model,
+      Supplier<Function<TrainingRing, ElasticMembership>> membershipFor) throws Exception {
+    leader.call(c -> {
+      c.ready(config.workerId(), version);
+      return null;
+    });
+    listener.readyToJoin(config.workerId(), version, config.ticker().nanos());
+    LOG.info("Ready to join topology v{}", version);
+    Thread rehearsal = rehearse(model.gradientLength());
+    Function<TrainingRing, ElasticMembership> membershipOn = membershipFor.get();
+    SwitchOrder order = awaitOrder(leader, version);
+    long start = config.ticker().nanos();
+    if (rehearsal.isAlive()) {
+      // The real thing is here: a rehearsal still running would only take CPU from it.
+      rehearsal.interrupt();
+    }
+    RingTopology next = ElasticMembership.toRingTopology(order.getTopology());
+    TrainingRing ring = TrainingRing.connecting(next, config.workerId(), config.rpcTimeout(),
+        background.submit(() -> Ring.form(plane, next, config.rpcTimeout())), null,
+        ElasticMembership.firstStepWeights(order, next));
+    ModelBroadcast.Position from;
+    try (PeerLink link = plane.accept(order.getBroadcasterId(), ModelBroadcast.TAG, order.getTopologyVersion(),
+        config.rpcTimeout())) {
+      long dialled = config.ticker().nanos();
+      from = new ModelBroadcast(plane.sharedMemoryDir()).receive(link, model.parameters(), config.rpcTimeout());
+      LOG.info("Received the model from {}: {} ms after the order, {} ms of transfer", order.getBroadcasterId(),
+          (config.ticker().nanos() - start) / 1_000_000, (config.ticker().nanos() - dialled) / 1_000_000);
+    } catch (Exception e) {
+      ring.close();
+      throw e;
+    }
+    LOG.info("Joined topology v{} as rank {} of {}; starting at step {} (sample position {})",
+        ring.version(), ring.rank(), ring.size(), from.nextStep(), from.batchStart());
+    ElasticMembership membership = membershipOn.apply(ring);
+    membership.record(new SwitchRecord(order.getTopologyVersion(), order.getAtStep(),
+        SwitchRecord.Role.JOINER, order.getTopology().getRingSize() - order.getJoinersSize()
+            + (order.isSetLeavers() ? order.getLeaversSize() : 0),
+        ring.size(), start, config.ticker().nanos(), Double.NaN, Double.NaN));
+    return new Joined(membership, from);
+  }
+
+  private SwitchOrder awaitOrder(LeaderConnection leader, long version) throws Exception {
+    long deadline = System.nanoTime() + config.startupTimeout().toNanos();
+    SwitchOrder order;
+    do {
+      if (Worker.left(deadline) <= 0) {
+        throw new TimeoutException("no switch into the job was scheduled within " + config.startupTimeout());
+      }
+      // Ready again on every round: idempotent, and a leader that took over since hears it too.
+      order = leader.call(c -> {
+        c.ready(config.workerId(), version);
+        return c.awaitSwitch(config.workerId(), version, (int) Math.min(Worker.POLL_MS, Worker.left(deadline)));
+      });
+    } while (order.getAtStep() < 0);
+    return order;
+  }
+
+  /**
+   * Receives a model from itself ({@link ModelBroadcast#rehearse}) and averages as many floats as
+   * its gradient, on a thread of its own. Best effort: a failure only leaves the first time slow.
+   */
+  private Thread rehearse(int gradientFloats) {
+    Thread t = new Thread(() -> {
+      long start = System.nanoTime();
+      try {
+        ModelBroadcast.rehearse(plane, config.host(), REHEARSAL_FLOATS, config.rpcTimeout());
+        float[] scratch = new float[REHEARSAL_FLOATS];
+        for (int i = 0; i < gradientFloats / REHEARSAL_FLOATS + 1 && !Thread.currentThread().isInterrupted(); i++) {
+          TrainingLoop.average(scratch, 1);
+        }
+        LOG.info("Rehearsed receiving a model and averaging a gradient in {} ms{}", (System.nanoTime() - start) / 1_000_000,
+            Thread.currentThread().isInterrupted() ? " (cut short: the switch came)" : "");
+      } catch (InterruptedIOException e) {
+        LOG.info("Rehearsal cut short after {} ms: the switch came", (System.nanoTime() - start) / 1_000_000);
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Could not rehearse receiving a model (the real one may come slower): {}", e.toString());
+      }
+    }, "edl-rehearsal-" + config.workerId());
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+}
