@@ -86,7 +86,7 @@ final class SharedMemoryOffer {
     try {
       return SharedMemorySegment.create(dir, SLOTS, slotBytes);
     } catch (IOException | RuntimeException e) {
-      LOG.info("no shared-memory segment in {} ({}); this ring link uses TCP", dir, e.toString());
+      LOG.info("no shared-memory segment in {} ({}); this link (a ring's, or a model's broadcast) uses TCP", dir, e.toString());
       return null;
     }
   }

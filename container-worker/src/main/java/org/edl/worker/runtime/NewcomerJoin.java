@@ -11,6 +11,7 @@ import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.PeerLink;
 import org.edl.worker.collective.Ring;
+import org.edl.worker.collective.RingAllReduce;
 import org.edl.worker.collective.RingTopology;
 import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
@@ -24,9 +25,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It calls {@code ready} first: the switch can only be scheduled at the step after the one
  * running when that call arrives, so whatever comes before it can cost a whole step of idle GPU.
- * What it can do beforehand it does while it waits for the order: it rehearses receiving a model
- * and averaging a gradient (each runs several times slower the first time in a JVM, and every
- * member waits for the newcomer's first step) and builds its membership's pieces.
+ * What it can do beforehand it does while it waits for the order: it rehearses receiving a model,
+ * an all-reduce and averaging a gradient (each runs several times slower the first time in a JVM,
+ * and every member waits for the newcomer's first step) and builds its membership's pieces.
  */
 final class NewcomerJoin {
   private static final Logger LOG = LoggerFactory.getLogger(NewcomerJoin.class);
@@ -65,10 +66,6 @@ final class NewcomerJoin {
     Function<TrainingRing, ElasticMembership> membershipOn = membershipFor.get();
     SwitchOrder order = awaitOrder(leader, version);
     long start = config.ticker().nanos();
-    if (rehearsal.isAlive()) {
-      // The real thing is here: a rehearsal still running would only take CPU from it.
-      rehearsal.interrupt();
-    }
     RingTopology next = ElasticMembership.toRingTopology(order.getTopology());
     TrainingRing ring = TrainingRing.connecting(next, config.workerId(), config.rpcTimeout(),
         background.submit(() -> Ring.form(plane, next, config.rpcTimeout())), null,
@@ -76,6 +73,9 @@ final class NewcomerJoin {
     ModelBroadcast.Position from;
     try (PeerLink link = plane.accept(order.getBroadcasterId(), ModelBroadcast.TAG, order.getTopologyVersion(),
         config.rpcTimeout())) {
+      // The broadcaster dials at its switch, often most of a step after the order: until then
+      // the rehearsal goes on; a rehearsal still running now would only take CPU from the receipt.
+      rehearsal.interrupt();
       long dialled = config.ticker().nanos();
       from = new ModelBroadcast(plane.sharedMemoryDir()).receive(link, model.parameters(), config.rpcTimeout());
       LOG.info("Received the model from {}: {} ms after the order, {} ms of transfer", order.getBroadcasterId(),
@@ -111,22 +111,24 @@ final class NewcomerJoin {
   }
 
   /**
-   * Receives a model from itself ({@link ModelBroadcast#rehearse}) and averages as many floats as
-   * its gradient, on a thread of its own. Best effort: a failure only leaves the first time slow.
+   * Receives a model from itself ({@link ModelBroadcast#rehearse}), all-reduces with a data plane
+   * of its own ({@link RingAllReduce#rehearse}) and averages as many floats as its gradient, on a
+   * thread of its own. Best effort: a failure only leaves the first time slow.
    */
   private Thread rehearse(int gradientFloats) {
     Thread t = new Thread(() -> {
       long start = System.nanoTime();
       try {
         ModelBroadcast.rehearse(plane, config.host(), REHEARSAL_FLOATS, config.rpcTimeout());
+        RingAllReduce.rehearse(plane, config.host(), config.secret(), 4 * REHEARSAL_FLOATS, config.rpcTimeout());
         float[] scratch = new float[REHEARSAL_FLOATS];
         for (int i = 0; i < gradientFloats / REHEARSAL_FLOATS + 1 && !Thread.currentThread().isInterrupted(); i++) {
           TrainingLoop.average(scratch, 1);
         }
-        LOG.info("Rehearsed receiving a model and averaging a gradient in {} ms{}", (System.nanoTime() - start) / 1_000_000,
-            Thread.currentThread().isInterrupted() ? " (cut short: the switch came)" : "");
+        LOG.info("Rehearsed receiving a model, an all-reduce and averaging a gradient in {} ms{}", (System.nanoTime() - start) / 1_000_000,
+            Thread.currentThread().isInterrupted() ? " (cut short: the model is coming)" : "");
       } catch (InterruptedIOException e) {
-        LOG.info("Rehearsal cut short after {} ms: the switch came", (System.nanoTime() - start) / 1_000_000);
+        LOG.info("Rehearsal cut short after {} ms: the model is coming", (System.nanoTime() - start) / 1_000_000);
       } catch (IOException | RuntimeException e) {
         LOG.warn("Could not rehearse receiving a model (the real one may come slower): {}", e.toString());
       }
