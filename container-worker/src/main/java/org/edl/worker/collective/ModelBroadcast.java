@@ -5,10 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * What an existing worker sends a newcomer at a topology switch, over one data-plane link: the
@@ -122,30 +118,15 @@ public final class ModelBroadcast {
    * @param host the host {@code plane} is reachable at
    */
   public static void rehearse(DataPlane plane, String host, int floats, Duration timeout) throws IOException {
-    float[] sent = new float[floats];
-    CompletableFuture<Position> received = new CompletableFuture<>();
-    Thread receiver = new Thread(() -> {
-      try (PeerLink link = plane.accept(plane.selfId(), REHEARSAL_TAG, 0, timeout)) {
-        received.complete(new ModelBroadcast(plane.sharedMemoryDir()).receive(link, new float[floats], timeout));
-      } catch (IOException | RuntimeException e) {
-        received.completeExceptionally(e);
+    BothEnds.run("rehearsing a model's receipt", plane.selfId(), () -> {
+      try (PeerLink link = plane.connect(plane.selfId(), host, plane.port(), REHEARSAL_TAG, 0, timeout)) {
+        new ModelBroadcast(plane.sharedMemoryDir()).send(link, new Position(0, 0), new float[floats], timeout);
       }
-    }, "edl-rehearsal-" + plane.selfId());
-    receiver.setDaemon(true);
-    receiver.start();
-    try (PeerLink link = plane.connect(plane.selfId(), host, plane.port(), REHEARSAL_TAG, 0, timeout)) {
-      new ModelBroadcast(plane.sharedMemoryDir()).send(link, new Position(0, 0), sent, timeout);
-    }
-    try {
-      received.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      throw new IOException("rehearsing a model's receipt failed: " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      throw new CollectiveTimeoutException("rehearsing a model's receipt did not end within " + timeout);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted rehearsing a model's receipt");
-    }
+    }, () -> {
+      try (PeerLink link = plane.accept(plane.selfId(), REHEARSAL_TAG, 0, timeout)) {
+        new ModelBroadcast(plane.sharedMemoryDir()).receive(link, new float[floats], timeout);
+      }
+    }, timeout);
   }
 
   private static Position position(PeerLink link, long nextStep, long batchStart) throws IOException {
