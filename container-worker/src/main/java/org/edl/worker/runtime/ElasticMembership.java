@@ -56,9 +56,9 @@ import org.slf4j.LoggerFactory;
  * leader first waits for every member's report of that step and writes the checkpoint.
  *
  * <p>Failures ({@link #recover}): when its all-reduce fails (also when the ring of a switch cannot
- * be connected or a newcomer is gone before it has the model), a sync reply says recover or the heartbeat says a member of its ring was
- * declared failed ({@link #abandon}), the worker drops the ring (and any switch being
- * prepared), asks the leader for the {@link RecoveryOrder} with the last step its model holds,
+ * be connected or a newcomer is gone before it has the model), a sync reply says recover or the
+ * heartbeat says a member of its ring was declared failed ({@link #abandon}), the worker drops
+ * the ring (and any switch being prepared), asks the leader for the {@link RecoveryOrder} with the last step its model holds,
  * forms the survivors' ring and gets the model there: consistent, every survivor loads the
  * order's checkpoint (or the job's initial state); approximate, the named survivor sends its
  * model and position to the others; resume (only untrained newcomers were lost), every survivor

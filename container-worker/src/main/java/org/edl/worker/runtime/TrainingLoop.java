@@ -144,6 +144,7 @@ public final class TrainingLoop {
     long step = fromStep;
     long batchStart = from.batchStart();
     int loggedWorkers = -1;
+    AllReduce timedRing = null;
     while (true) {
       if (step >= toStep) {
         if (finisher == null) {
@@ -173,8 +174,9 @@ public final class TrainingLoop {
       int rank = ring.rank();
       int globalBatch = spec.globalBatchFor(workers);
       float learningRate = (float) spec.learningRateFor(workers);
-      boolean firstAtThisSize = workers != loggedWorkers;
-      if (firstAtThisSize) {
+      boolean firstOnThisRing = ring != timedRing;
+      timedRing = ring;
+      if (workers != loggedWorkers) {
         loggedWorkers = workers;
         LOG.info("Training from step {} as rank {} of {}: global batch {}, learning rate {}",
             step, rank, workers, globalBatch, learningRate);
@@ -215,7 +217,7 @@ public final class TrainingLoop {
       model.applyGradients(gradient, learningRate);
       long end = ticker.nanos();
       double seconds = (end - start) / 1e9;
-      if (firstAtThisSize) {
+      if (firstOnThisRing) {
         // Where a change of ring costs shows: the all-reduce waits for new links and newcomers.
         LOG.info("First batch on this ring: {} ms (computing {} ms, all-reduce {} ms, update {} ms)",
             (end - start) / 1_000_000, String.format("%.0f", computeSeconds * 1e3),
