@@ -243,7 +243,14 @@ struct HeartbeatReply {
    */
   2: optional i64 abandonRing = -1,
   /** This worker was declared failed: it is fenced out of the job and exits. */
-  3: optional bool fenced = false
+  3: optional bool fenced = false,
+  /**
+   * The scheduled switch this worker stays through (a member before and after it), newer than the
+   * one it said it knows: it connects the next ring (and, as broadcaster, dials the newcomers)
+   * while the switch step still trains. The sync reply of a step before the switch remains the
+   * order it acts on.
+   */
+  4: optional SwitchOrder switchOrder
 }
 
 /** The leader's answer to a member that has trained the job's last step. */
@@ -311,6 +318,13 @@ service Coordinator {
    */
   HeartbeatReply heartbeat(1: string workerId, 2: i64 leaderEpoch, 3: i64 ringVersion)
       throws (1: EdlError error),
+  /**
+   * A heartbeat the leader may hold up to holdMs until it has news for the member: a ring to
+   * abandon, its fencing, or a scheduled switch it stays through with a topology version above
+   * knownSwitch. Liveness counts from the call's arrival.
+   */
+  HeartbeatReply heartbeatAwaiting(1: string workerId, 2: i64 leaderEpoch, 3: i64 ringVersion,
+      4: i64 knownSwitch, 5: i32 holdMs) throws (1: EdlError error),
   /**
    * A member that trained the job's last step waits up to timeoutMs for the leader to write the
    * model and metrics; it exits only once they are written (done), so a leader that dies first is

@@ -109,6 +109,19 @@ public class Coordinator {
     public HeartbeatReply heartbeat(java.lang.String workerId, long leaderEpoch, long ringVersion) throws EdlError, org.apache.thrift.TException;
 
     /**
+     * A heartbeat the leader may hold up to holdMs until it has news for the member: a ring to
+     * abandon, its fencing, or a scheduled switch it stays through with a topology version above
+     * knownSwitch. Liveness counts from the call's arrival.
+     * 
+     * @param workerId
+     * @param leaderEpoch
+     * @param ringVersion
+     * @param knownSwitch
+     * @param holdMs
+     */
+    public HeartbeatReply heartbeatAwaiting(java.lang.String workerId, long leaderEpoch, long ringVersion, long knownSwitch, int holdMs) throws EdlError, org.apache.thrift.TException;
+
+    /**
      * A member that trained the job's last step waits up to timeoutMs for the leader to write the
      * model and metrics; it exits only once they are written (done), so a leader that dies first is
      * succeeded by one that writes them.
@@ -144,6 +157,8 @@ public class Coordinator {
     public void awaitRecovery(java.lang.String workerId, long lastCompletedStep, long nextBatchStart, int timeoutMs, java.util.List<java.lang.String> brokenLinks, org.apache.thrift.async.AsyncMethodCallback<RecoveryOrder> resultHandler) throws org.apache.thrift.TException;
 
     public void heartbeat(java.lang.String workerId, long leaderEpoch, long ringVersion, org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> resultHandler) throws org.apache.thrift.TException;
+
+    public void heartbeatAwaiting(java.lang.String workerId, long leaderEpoch, long ringVersion, long knownSwitch, int holdMs, org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> resultHandler) throws org.apache.thrift.TException;
 
     public void awaitFinish(java.lang.String workerId, long lastStep, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<FinishReply> resultHandler) throws org.apache.thrift.TException;
 
@@ -471,6 +486,37 @@ public class Coordinator {
         throw result.error;
       }
       throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "heartbeat failed: unknown result");
+    }
+
+    @Override
+    public HeartbeatReply heartbeatAwaiting(java.lang.String workerId, long leaderEpoch, long ringVersion, long knownSwitch, int holdMs) throws EdlError, org.apache.thrift.TException
+    {
+      send_heartbeatAwaiting(workerId, leaderEpoch, ringVersion, knownSwitch, holdMs);
+      return recv_heartbeatAwaiting();
+    }
+
+    public void send_heartbeatAwaiting(java.lang.String workerId, long leaderEpoch, long ringVersion, long knownSwitch, int holdMs) throws org.apache.thrift.TException
+    {
+      heartbeatAwaiting_args args = new heartbeatAwaiting_args();
+      args.setWorkerId(workerId);
+      args.setLeaderEpoch(leaderEpoch);
+      args.setRingVersion(ringVersion);
+      args.setKnownSwitch(knownSwitch);
+      args.setHoldMs(holdMs);
+      sendBase("heartbeatAwaiting", args);
+    }
+
+    public HeartbeatReply recv_heartbeatAwaiting() throws EdlError, org.apache.thrift.TException
+    {
+      heartbeatAwaiting_result result = new heartbeatAwaiting_result();
+      receiveBase(result, "heartbeatAwaiting");
+      if (result.isSetSuccess()) {
+        return result.success;
+      }
+      if (result.error != null) {
+        throw result.error;
+      }
+      throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "heartbeatAwaiting failed: unknown result");
     }
 
     @Override
@@ -941,6 +987,53 @@ public class Coordinator {
     }
 
     @Override
+    public void heartbeatAwaiting(java.lang.String workerId, long leaderEpoch, long ringVersion, long knownSwitch, int holdMs, org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> resultHandler) throws org.apache.thrift.TException {
+      checkReady();
+      heartbeatAwaiting_call method_call = new heartbeatAwaiting_call(workerId, leaderEpoch, ringVersion, knownSwitch, holdMs, resultHandler, this, ___protocolFactory, ___transport);
+      this.___currentMethod = method_call;
+      ___manager.call(method_call);
+    }
+
+    public static class heartbeatAwaiting_call extends org.apache.thrift.async.TAsyncMethodCall<HeartbeatReply> {
+      private java.lang.String workerId;
+      private long leaderEpoch;
+      private long ringVersion;
+      private long knownSwitch;
+      private int holdMs;
+      public heartbeatAwaiting_call(java.lang.String workerId, long leaderEpoch, long ringVersion, long knownSwitch, int holdMs, org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+        super(client, protocolFactory, transport, resultHandler, false);
+        this.workerId = workerId;
+        this.leaderEpoch = leaderEpoch;
+        this.ringVersion = ringVersion;
+        this.knownSwitch = knownSwitch;
+        this.holdMs = holdMs;
+      }
+
+      @Override
+      public void write_args(org.apache.thrift.protocol.TProtocol prot) throws org.apache.thrift.TException {
+        prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("heartbeatAwaiting", org.apache.thrift.protocol.TMessageType.CALL, 0));
+        heartbeatAwaiting_args args = new heartbeatAwaiting_args();
+        args.setWorkerId(workerId);
+        args.setLeaderEpoch(leaderEpoch);
+        args.setRingVersion(ringVersion);
+        args.setKnownSwitch(knownSwitch);
+        args.setHoldMs(holdMs);
+        args.write(prot);
+        prot.writeMessageEnd();
+      }
+
+      @Override
+      public HeartbeatReply getResult() throws EdlError, org.apache.thrift.TException {
+        if (getState() != org.apache.thrift.async.TAsyncMethodCall.State.RESPONSE_READ) {
+          throw new java.lang.IllegalStateException("Method call not finished!");
+        }
+        org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
+        org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
+        return (new Client(prot)).recv_heartbeatAwaiting();
+      }
+    }
+
+    @Override
     public void awaitFinish(java.lang.String workerId, long lastStep, int timeoutMs, org.apache.thrift.async.AsyncMethodCallback<FinishReply> resultHandler) throws org.apache.thrift.TException {
       checkReady();
       awaitFinish_call method_call = new awaitFinish_call(workerId, lastStep, timeoutMs, resultHandler, this, ___protocolFactory, ___transport);
@@ -1005,6 +1098,7 @@ public class Coordinator {
       processMap.put("stopForRestart", new stopForRestart());
       processMap.put("awaitRecovery", new awaitRecovery());
       processMap.put("heartbeat", new heartbeat());
+      processMap.put("heartbeatAwaiting", new heartbeatAwaiting());
       processMap.put("awaitFinish", new awaitFinish());
       return processMap;
     }
@@ -1358,6 +1452,38 @@ public class Coordinator {
       }
     }
 
+    public static class heartbeatAwaiting<I extends Iface> extends org.apache.thrift.ProcessFunction<I, heartbeatAwaiting_args> {
+      public heartbeatAwaiting() {
+        super("heartbeatAwaiting");
+      }
+
+      @Override
+      public heartbeatAwaiting_args getEmptyArgsInstance() {
+        return new heartbeatAwaiting_args();
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      protected boolean rethrowUnhandledExceptions() {
+        return false;
+      }
+
+      @Override
+      public heartbeatAwaiting_result getResult(I iface, heartbeatAwaiting_args args) throws org.apache.thrift.TException {
+        heartbeatAwaiting_result result = new heartbeatAwaiting_result();
+        try {
+          result.success = iface.heartbeatAwaiting(args.workerId, args.leaderEpoch, args.ringVersion, args.knownSwitch, args.holdMs);
+        } catch (EdlError error) {
+          result.error = error;
+        }
+        return result;
+      }
+    }
+
     public static class awaitFinish<I extends Iface> extends org.apache.thrift.ProcessFunction<I, awaitFinish_args> {
       public awaitFinish() {
         super("awaitFinish");
@@ -1414,6 +1540,7 @@ public class Coordinator {
       processMap.put("stopForRestart", new stopForRestart());
       processMap.put("awaitRecovery", new awaitRecovery());
       processMap.put("heartbeat", new heartbeat());
+      processMap.put("heartbeatAwaiting", new heartbeatAwaiting());
       processMap.put("awaitFinish", new awaitFinish());
       return processMap;
     }
@@ -2192,6 +2319,77 @@ public class Coordinator {
       @Override
       public void start(I iface, heartbeat_args args, org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> resultHandler) throws org.apache.thrift.TException {
         iface.heartbeat(args.workerId, args.leaderEpoch, args.ringVersion,resultHandler);
+      }
+    }
+
+    public static class heartbeatAwaiting<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, heartbeatAwaiting_args, HeartbeatReply> {
+      public heartbeatAwaiting() {
+        super("heartbeatAwaiting");
+      }
+
+      @Override
+      public heartbeatAwaiting_args getEmptyArgsInstance() {
+        return new heartbeatAwaiting_args();
+      }
+
+      @Override
+      public org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> getResultHandler(final org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer fb, final int seqid) {
+        final org.apache.thrift.AsyncProcessFunction fcall = this;
+        return new org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply>() { 
+          @Override
+          public void onComplete(HeartbeatReply o) {
+            heartbeatAwaiting_result result = new heartbeatAwaiting_result();
+            result.success = o;
+            try {
+              fcall.sendResponse(fb, result, org.apache.thrift.protocol.TMessageType.REPLY,seqid);
+            } catch (org.apache.thrift.transport.TTransportException e) {
+              _LOGGER.error("TTransportException writing to internal frame buffer", e);
+              fb.close();
+            } catch (java.lang.Exception e) {
+              _LOGGER.error("Exception writing to internal frame buffer", e);
+              onError(e);
+            }
+          }
+          @Override
+          public void onError(java.lang.Exception e) {
+            byte msgType = org.apache.thrift.protocol.TMessageType.REPLY;
+            org.apache.thrift.TSerializable msg;
+            heartbeatAwaiting_result result = new heartbeatAwaiting_result();
+            if (e instanceof EdlError) {
+              result.error = (EdlError) e;
+              result.setErrorIsSet(true);
+              msg = result;
+            } else if (e instanceof org.apache.thrift.transport.TTransportException) {
+              _LOGGER.error("TTransportException inside handler", e);
+              fb.close();
+              return;
+            } else if (e instanceof org.apache.thrift.TApplicationException) {
+              _LOGGER.error("TApplicationException inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = (org.apache.thrift.TApplicationException)e;
+            } else {
+              _LOGGER.error("Exception inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.INTERNAL_ERROR, e.getMessage());
+            }
+            try {
+              fcall.sendResponse(fb,msg,msgType,seqid);
+            } catch (java.lang.Exception ex) {
+              _LOGGER.error("Exception writing to internal frame buffer", ex);
+              fb.close();
+            }
+          }
+        };
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      public void start(I iface, heartbeatAwaiting_args args, org.apache.thrift.async.AsyncMethodCallback<HeartbeatReply> resultHandler) throws org.apache.thrift.TException {
+        iface.heartbeatAwaiting(args.workerId, args.leaderEpoch, args.ringVersion, args.knownSwitch, args.holdMs,resultHandler);
       }
     }
 
@@ -12822,6 +13020,1263 @@ public class Coordinator {
 
       @Override
       public void read(org.apache.thrift.protocol.TProtocol prot, heartbeat_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(2);
+        if (incoming.get(0)) {
+          struct.success = new HeartbeatReply();
+          struct.success.read(iprot);
+          struct.setSuccessIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.error = new EdlError();
+          struct.error.read(iprot);
+          struct.setErrorIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class heartbeatAwaiting_args implements org.apache.thrift.TBase<heartbeatAwaiting_args, heartbeatAwaiting_args._Fields>, java.io.Serializable, Cloneable, Comparable<heartbeatAwaiting_args>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("heartbeatAwaiting_args");
+
+    private static final org.apache.thrift.protocol.TField WORKER_ID_FIELD_DESC = new org.apache.thrift.protocol.TField("workerId", org.apache.thrift.protocol.TType.STRING, (short)1);
+    private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)2);
+    private static final org.apache.thrift.protocol.TField RING_VERSION_FIELD_DESC = new org.apache.thrift.protocol.TField("ringVersion", org.apache.thrift.protocol.TType.I64, (short)3);
+    private static final org.apache.thrift.protocol.TField KNOWN_SWITCH_FIELD_DESC = new org.apache.thrift.protocol.TField("knownSwitch", org.apache.thrift.protocol.TType.I64, (short)4);
+    private static final org.apache.thrift.protocol.TField HOLD_MS_FIELD_DESC = new org.apache.thrift.protocol.TField("holdMs", org.apache.thrift.protocol.TType.I32, (short)5);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new heartbeatAwaiting_argsStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new heartbeatAwaiting_argsTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable java.lang.String workerId; // required
+    public long leaderEpoch; // required
+    public long ringVersion; // required
+    public long knownSwitch; // required
+    public int holdMs; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      WORKER_ID((short)1, "workerId"),
+      LEADER_EPOCH((short)2, "leaderEpoch"),
+      RING_VERSION((short)3, "ringVersion"),
+      KNOWN_SWITCH((short)4, "knownSwitch"),
+      HOLD_MS((short)5, "holdMs");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 1: // WORKER_ID
+            return WORKER_ID;
+          case 2: // LEADER_EPOCH
+            return LEADER_EPOCH;
+          case 3: // RING_VERSION
+            return RING_VERSION;
+          case 4: // KNOWN_SWITCH
+            return KNOWN_SWITCH;
+          case 5: // HOLD_MS
+            return HOLD_MS;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    private static final int __LEADEREPOCH_ISSET_ID = 0;
+    private static final int __RINGVERSION_ISSET_ID = 1;
+    private static final int __KNOWNSWITCH_ISSET_ID = 2;
+    private static final int __HOLDMS_ISSET_ID = 3;
+    private byte __isset_bitfield = 0;
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.WORKER_ID, new org.apache.thrift.meta_data.FieldMetaData("workerId", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+      tmpMap.put(_Fields.LEADER_EPOCH, new org.apache.thrift.meta_data.FieldMetaData("leaderEpoch", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+      tmpMap.put(_Fields.RING_VERSION, new org.apache.thrift.meta_data.FieldMetaData("ringVersion", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+      tmpMap.put(_Fields.KNOWN_SWITCH, new org.apache.thrift.meta_data.FieldMetaData("knownSwitch", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+      tmpMap.put(_Fields.HOLD_MS, new org.apache.thrift.meta_data.FieldMetaData("holdMs", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(heartbeatAwaiting_args.class, metaDataMap);
+    }
+
+    public heartbeatAwaiting_args() {
+    }
+
+    public heartbeatAwaiting_args(
+      java.lang.String workerId,
+      long leaderEpoch,
+      long ringVersion,
+      long knownSwitch,
+      int holdMs)
+    {
+      this();
+      this.workerId = workerId;
+      this.leaderEpoch = leaderEpoch;
+      setLeaderEpochIsSet(true);
+      this.ringVersion = ringVersion;
+      setRingVersionIsSet(true);
+      this.knownSwitch = knownSwitch;
+      setKnownSwitchIsSet(true);
+      this.holdMs = holdMs;
+      setHoldMsIsSet(true);
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public heartbeatAwaiting_args(heartbeatAwaiting_args other) {
+      __isset_bitfield = other.__isset_bitfield;
+      if (other.isSetWorkerId()) {
+        this.workerId = other.workerId;
+      }
+      this.leaderEpoch = other.leaderEpoch;
+      this.ringVersion = other.ringVersion;
+      this.knownSwitch = other.knownSwitch;
+      this.holdMs = other.holdMs;
+    }
+
+    @Override
+    public heartbeatAwaiting_args deepCopy() {
+      return new heartbeatAwaiting_args(this);
+    }
+
+    @Override
+    public void clear() {
+      this.workerId = null;
+      setLeaderEpochIsSet(false);
+      this.leaderEpoch = 0;
+      setRingVersionIsSet(false);
+      this.ringVersion = 0;
+      setKnownSwitchIsSet(false);
+      this.knownSwitch = 0;
+      setHoldMsIsSet(false);
+      this.holdMs = 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.lang.String getWorkerId() {
+      return this.workerId;
+    }
+
+    public heartbeatAwaiting_args setWorkerId(@org.apache.thrift.annotation.Nullable java.lang.String workerId) {
+      this.workerId = workerId;
+      return this;
+    }
+
+    public void unsetWorkerId() {
+      this.workerId = null;
+    }
+
+    /** Returns true if field workerId is set (has been assigned a value) and false otherwise */
+    public boolean isSetWorkerId() {
+      return this.workerId != null;
+    }
+
+    public void setWorkerIdIsSet(boolean value) {
+      if (!value) {
+        this.workerId = null;
+      }
+    }
+
+    public long getLeaderEpoch() {
+      return this.leaderEpoch;
+    }
+
+    public heartbeatAwaiting_args setLeaderEpoch(long leaderEpoch) {
+      this.leaderEpoch = leaderEpoch;
+      setLeaderEpochIsSet(true);
+      return this;
+    }
+
+    public void unsetLeaderEpoch() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+    }
+
+    /** Returns true if field leaderEpoch is set (has been assigned a value) and false otherwise */
+    public boolean isSetLeaderEpoch() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID);
+    }
+
+    public void setLeaderEpochIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEADEREPOCH_ISSET_ID, value);
+    }
+
+    public long getRingVersion() {
+      return this.ringVersion;
+    }
+
+    public heartbeatAwaiting_args setRingVersion(long ringVersion) {
+      this.ringVersion = ringVersion;
+      setRingVersionIsSet(true);
+      return this;
+    }
+
+    public void unsetRingVersion() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __RINGVERSION_ISSET_ID);
+    }
+
+    /** Returns true if field ringVersion is set (has been assigned a value) and false otherwise */
+    public boolean isSetRingVersion() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __RINGVERSION_ISSET_ID);
+    }
+
+    public void setRingVersionIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __RINGVERSION_ISSET_ID, value);
+    }
+
+    public long getKnownSwitch() {
+      return this.knownSwitch;
+    }
+
+    public heartbeatAwaiting_args setKnownSwitch(long knownSwitch) {
+      this.knownSwitch = knownSwitch;
+      setKnownSwitchIsSet(true);
+      return this;
+    }
+
+    public void unsetKnownSwitch() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __KNOWNSWITCH_ISSET_ID);
+    }
+
+    /** Returns true if field knownSwitch is set (has been assigned a value) and false otherwise */
+    public boolean isSetKnownSwitch() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __KNOWNSWITCH_ISSET_ID);
+    }
+
+    public void setKnownSwitchIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __KNOWNSWITCH_ISSET_ID, value);
+    }
+
+    public int getHoldMs() {
+      return this.holdMs;
+    }
+
+    public heartbeatAwaiting_args setHoldMs(int holdMs) {
+      this.holdMs = holdMs;
+      setHoldMsIsSet(true);
+      return this;
+    }
+
+    public void unsetHoldMs() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __HOLDMS_ISSET_ID);
+    }
+
+    /** Returns true if field holdMs is set (has been assigned a value) and false otherwise */
+    public boolean isSetHoldMs() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __HOLDMS_ISSET_ID);
+    }
+
+    public void setHoldMsIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __HOLDMS_ISSET_ID, value);
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case WORKER_ID:
+        if (value == null) {
+          unsetWorkerId();
+        } else {
+          setWorkerId((java.lang.String)value);
+        }
+        break;
+
+      case LEADER_EPOCH:
+        if (value == null) {
+          unsetLeaderEpoch();
+        } else {
+          setLeaderEpoch((java.lang.Long)value);
+        }
+        break;
+
+      case RING_VERSION:
+        if (value == null) {
+          unsetRingVersion();
+        } else {
+          setRingVersion((java.lang.Long)value);
+        }
+        break;
+
+      case KNOWN_SWITCH:
+        if (value == null) {
+          unsetKnownSwitch();
+        } else {
+          setKnownSwitch((java.lang.Long)value);
+        }
+        break;
+
+      case HOLD_MS:
+        if (value == null) {
+          unsetHoldMs();
+        } else {
+          setHoldMs((java.lang.Integer)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case WORKER_ID:
+        return getWorkerId();
+
+      case LEADER_EPOCH:
+        return getLeaderEpoch();
+
+      case RING_VERSION:
+        return getRingVersion();
+
+      case KNOWN_SWITCH:
+        return getKnownSwitch();
+
+      case HOLD_MS:
+        return getHoldMs();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case WORKER_ID:
+        return isSetWorkerId();
+      case LEADER_EPOCH:
+        return isSetLeaderEpoch();
+      case RING_VERSION:
+        return isSetRingVersion();
+      case KNOWN_SWITCH:
+        return isSetKnownSwitch();
+      case HOLD_MS:
+        return isSetHoldMs();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof heartbeatAwaiting_args)
+        return this.equals((heartbeatAwaiting_args)that);
+      return false;
+    }
+
+    public boolean equals(heartbeatAwaiting_args that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_workerId = true && this.isSetWorkerId();
+      boolean that_present_workerId = true && that.isSetWorkerId();
+      if (this_present_workerId || that_present_workerId) {
+        if (!(this_present_workerId && that_present_workerId))
+          return false;
+        if (!this.workerId.equals(that.workerId))
+          return false;
+      }
+
+      boolean this_present_leaderEpoch = true;
+      boolean that_present_leaderEpoch = true;
+      if (this_present_leaderEpoch || that_present_leaderEpoch) {
+        if (!(this_present_leaderEpoch && that_present_leaderEpoch))
+          return false;
+        if (this.leaderEpoch != that.leaderEpoch)
+          return false;
+      }
+
+      boolean this_present_ringVersion = true;
+      boolean that_present_ringVersion = true;
+      if (this_present_ringVersion || that_present_ringVersion) {
+        if (!(this_present_ringVersion && that_present_ringVersion))
+          return false;
+        if (this.ringVersion != that.ringVersion)
+          return false;
+      }
+
+      boolean this_present_knownSwitch = true;
+      boolean that_present_knownSwitch = true;
+      if (this_present_knownSwitch || that_present_knownSwitch) {
+        if (!(this_present_knownSwitch && that_present_knownSwitch))
+          return false;
+        if (this.knownSwitch != that.knownSwitch)
+          return false;
+      }
+
+      boolean this_present_holdMs = true;
+      boolean that_present_holdMs = true;
+      if (this_present_holdMs || that_present_holdMs) {
+        if (!(this_present_holdMs && that_present_holdMs))
+          return false;
+        if (this.holdMs != that.holdMs)
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetWorkerId()) ? 131071 : 524287);
+      if (isSetWorkerId())
+        hashCode = hashCode * 8191 + workerId.hashCode();
+
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(leaderEpoch);
+
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(ringVersion);
+
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(knownSwitch);
+
+      hashCode = hashCode * 8191 + holdMs;
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(heartbeatAwaiting_args other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetWorkerId(), other.isSetWorkerId());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetWorkerId()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.workerId, other.workerId);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetLeaderEpoch(), other.isSetLeaderEpoch());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetLeaderEpoch()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.leaderEpoch, other.leaderEpoch);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetRingVersion(), other.isSetRingVersion());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetRingVersion()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.ringVersion, other.ringVersion);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetKnownSwitch(), other.isSetKnownSwitch());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetKnownSwitch()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.knownSwitch, other.knownSwitch);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetHoldMs(), other.isSetHoldMs());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetHoldMs()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.holdMs, other.holdMs);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    @Override
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+    }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("heartbeatAwaiting_args(");
+      boolean first = true;
+
+      sb.append("workerId:");
+      if (this.workerId == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.workerId);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("leaderEpoch:");
+      sb.append(this.leaderEpoch);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("ringVersion:");
+      sb.append(this.ringVersion);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("knownSwitch:");
+      sb.append(this.knownSwitch);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("holdMs:");
+      sb.append(this.holdMs);
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        // it doesn't seem like you should have to do this, but java serialization is wacky, and doesn't call the default constructor.
+        __isset_bitfield = 0;
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class heartbeatAwaiting_argsStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public heartbeatAwaiting_argsStandardScheme getScheme() {
+        return new heartbeatAwaiting_argsStandardScheme();
+      }
+    }
+
+    private static class heartbeatAwaiting_argsStandardScheme extends org.apache.thrift.scheme.StandardScheme<heartbeatAwaiting_args> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, heartbeatAwaiting_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 1: // WORKER_ID
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRING) {
+                struct.workerId = iprot.readString();
+                struct.setWorkerIdIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 2: // LEADER_EPOCH
+              if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+                struct.leaderEpoch = iprot.readI64();
+                struct.setLeaderEpochIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 3: // RING_VERSION
+              if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+                struct.ringVersion = iprot.readI64();
+                struct.setRingVersionIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 4: // KNOWN_SWITCH
+              if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+                struct.knownSwitch = iprot.readI64();
+                struct.setKnownSwitchIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 5: // HOLD_MS
+              if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+                struct.holdMs = iprot.readI32();
+                struct.setHoldMsIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, heartbeatAwaiting_args struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.workerId != null) {
+          oprot.writeFieldBegin(WORKER_ID_FIELD_DESC);
+          oprot.writeString(struct.workerId);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldBegin(LEADER_EPOCH_FIELD_DESC);
+        oprot.writeI64(struct.leaderEpoch);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(RING_VERSION_FIELD_DESC);
+        oprot.writeI64(struct.ringVersion);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(KNOWN_SWITCH_FIELD_DESC);
+        oprot.writeI64(struct.knownSwitch);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(HOLD_MS_FIELD_DESC);
+        oprot.writeI32(struct.holdMs);
+        oprot.writeFieldEnd();
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class heartbeatAwaiting_argsTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public heartbeatAwaiting_argsTupleScheme getScheme() {
+        return new heartbeatAwaiting_argsTupleScheme();
+      }
+    }
+
+    private static class heartbeatAwaiting_argsTupleScheme extends org.apache.thrift.scheme.TupleScheme<heartbeatAwaiting_args> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, heartbeatAwaiting_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetWorkerId()) {
+          optionals.set(0);
+        }
+        if (struct.isSetLeaderEpoch()) {
+          optionals.set(1);
+        }
+        if (struct.isSetRingVersion()) {
+          optionals.set(2);
+        }
+        if (struct.isSetKnownSwitch()) {
+          optionals.set(3);
+        }
+        if (struct.isSetHoldMs()) {
+          optionals.set(4);
+        }
+        oprot.writeBitSet(optionals, 5);
+        if (struct.isSetWorkerId()) {
+          oprot.writeString(struct.workerId);
+        }
+        if (struct.isSetLeaderEpoch()) {
+          oprot.writeI64(struct.leaderEpoch);
+        }
+        if (struct.isSetRingVersion()) {
+          oprot.writeI64(struct.ringVersion);
+        }
+        if (struct.isSetKnownSwitch()) {
+          oprot.writeI64(struct.knownSwitch);
+        }
+        if (struct.isSetHoldMs()) {
+          oprot.writeI32(struct.holdMs);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, heartbeatAwaiting_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(5);
+        if (incoming.get(0)) {
+          struct.workerId = iprot.readString();
+          struct.setWorkerIdIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.leaderEpoch = iprot.readI64();
+          struct.setLeaderEpochIsSet(true);
+        }
+        if (incoming.get(2)) {
+          struct.ringVersion = iprot.readI64();
+          struct.setRingVersionIsSet(true);
+        }
+        if (incoming.get(3)) {
+          struct.knownSwitch = iprot.readI64();
+          struct.setKnownSwitchIsSet(true);
+        }
+        if (incoming.get(4)) {
+          struct.holdMs = iprot.readI32();
+          struct.setHoldMsIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class heartbeatAwaiting_result implements org.apache.thrift.TBase<heartbeatAwaiting_result, heartbeatAwaiting_result._Fields>, java.io.Serializable, Cloneable, Comparable<heartbeatAwaiting_result>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("heartbeatAwaiting_result");
+
+    private static final org.apache.thrift.protocol.TField SUCCESS_FIELD_DESC = new org.apache.thrift.protocol.TField("success", org.apache.thrift.protocol.TType.STRUCT, (short)0);
+    private static final org.apache.thrift.protocol.TField ERROR_FIELD_DESC = new org.apache.thrift.protocol.TField("error", org.apache.thrift.protocol.TType.STRUCT, (short)1);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new heartbeatAwaiting_resultStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new heartbeatAwaiting_resultTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable HeartbeatReply success; // required
+    public @org.apache.thrift.annotation.Nullable EdlError error; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      SUCCESS((short)0, "success"),
+      ERROR((short)1, "error");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 0: // SUCCESS
+            return SUCCESS;
+          case 1: // ERROR
+            return ERROR;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.SUCCESS, new org.apache.thrift.meta_data.FieldMetaData("success", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, HeartbeatReply.class)));
+      tmpMap.put(_Fields.ERROR, new org.apache.thrift.meta_data.FieldMetaData("error", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, EdlError.class)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(heartbeatAwaiting_result.class, metaDataMap);
+    }
+
+    public heartbeatAwaiting_result() {
+    }
+
+    public heartbeatAwaiting_result(
+      HeartbeatReply success,
+      EdlError error)
+    {
+      this();
+      this.success = success;
+      this.error = error;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public heartbeatAwaiting_result(heartbeatAwaiting_result other) {
+      if (other.isSetSuccess()) {
+        this.success = new HeartbeatReply(other.success);
+      }
+      if (other.isSetError()) {
+        this.error = new EdlError(other.error);
+      }
+    }
+
+    @Override
+    public heartbeatAwaiting_result deepCopy() {
+      return new heartbeatAwaiting_result(this);
+    }
+
+    @Override
+    public void clear() {
+      this.success = null;
+      this.error = null;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public HeartbeatReply getSuccess() {
+      return this.success;
+    }
+
+    public heartbeatAwaiting_result setSuccess(@org.apache.thrift.annotation.Nullable HeartbeatReply success) {
+      this.success = success;
+      return this;
+    }
+
+    public void unsetSuccess() {
+      this.success = null;
+    }
+
+    /** Returns true if field success is set (has been assigned a value) and false otherwise */
+    public boolean isSetSuccess() {
+      return this.success != null;
+    }
+
+    public void setSuccessIsSet(boolean value) {
+      if (!value) {
+        this.success = null;
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public EdlError getError() {
+      return this.error;
+    }
+
+    public heartbeatAwaiting_result setError(@org.apache.thrift.annotation.Nullable EdlError error) {
+      this.error = error;
+      return this;
+    }
+
+    public void unsetError() {
+      this.error = null;
+    }
+
+    /** Returns true if field error is set (has been assigned a value) and false otherwise */
+    public boolean isSetError() {
+      return this.error != null;
+    }
+
+    public void setErrorIsSet(boolean value) {
+      if (!value) {
+        this.error = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case SUCCESS:
+        if (value == null) {
+          unsetSuccess();
+        } else {
+          setSuccess((HeartbeatReply)value);
+        }
+        break;
+
+      case ERROR:
+        if (value == null) {
+          unsetError();
+        } else {
+          setError((EdlError)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case SUCCESS:
+        return getSuccess();
+
+      case ERROR:
+        return getError();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case SUCCESS:
+        return isSetSuccess();
+      case ERROR:
+        return isSetError();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof heartbeatAwaiting_result)
+        return this.equals((heartbeatAwaiting_result)that);
+      return false;
+    }
+
+    public boolean equals(heartbeatAwaiting_result that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_success = true && this.isSetSuccess();
+      boolean that_present_success = true && that.isSetSuccess();
+      if (this_present_success || that_present_success) {
+        if (!(this_present_success && that_present_success))
+          return false;
+        if (!this.success.equals(that.success))
+          return false;
+      }
+
+      boolean this_present_error = true && this.isSetError();
+      boolean that_present_error = true && that.isSetError();
+      if (this_present_error || that_present_error) {
+        if (!(this_present_error && that_present_error))
+          return false;
+        if (!this.error.equals(that.error))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetSuccess()) ? 131071 : 524287);
+      if (isSetSuccess())
+        hashCode = hashCode * 8191 + success.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetError()) ? 131071 : 524287);
+      if (isSetError())
+        hashCode = hashCode * 8191 + error.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(heartbeatAwaiting_result other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetSuccess(), other.isSetSuccess());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetSuccess()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.success, other.success);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetError(), other.isSetError());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetError()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.error, other.error);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+      }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("heartbeatAwaiting_result(");
+      boolean first = true;
+
+      sb.append("success:");
+      if (this.success == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.success);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("error:");
+      if (this.error == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.error);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+      if (success != null) {
+        success.validate();
+      }
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class heartbeatAwaiting_resultStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public heartbeatAwaiting_resultStandardScheme getScheme() {
+        return new heartbeatAwaiting_resultStandardScheme();
+      }
+    }
+
+    private static class heartbeatAwaiting_resultStandardScheme extends org.apache.thrift.scheme.StandardScheme<heartbeatAwaiting_result> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, heartbeatAwaiting_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 0: // SUCCESS
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.success = new HeartbeatReply();
+                struct.success.read(iprot);
+                struct.setSuccessIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 1: // ERROR
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.error = new EdlError();
+                struct.error.read(iprot);
+                struct.setErrorIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, heartbeatAwaiting_result struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.success != null) {
+          oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
+          struct.success.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        if (struct.error != null) {
+          oprot.writeFieldBegin(ERROR_FIELD_DESC);
+          struct.error.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class heartbeatAwaiting_resultTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public heartbeatAwaiting_resultTupleScheme getScheme() {
+        return new heartbeatAwaiting_resultTupleScheme();
+      }
+    }
+
+    private static class heartbeatAwaiting_resultTupleScheme extends org.apache.thrift.scheme.TupleScheme<heartbeatAwaiting_result> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, heartbeatAwaiting_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetSuccess()) {
+          optionals.set(0);
+        }
+        if (struct.isSetError()) {
+          optionals.set(1);
+        }
+        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetSuccess()) {
+          struct.success.write(oprot);
+        }
+        if (struct.isSetError()) {
+          struct.error.write(oprot);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, heartbeatAwaiting_result struct) throws org.apache.thrift.TException {
         org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {

@@ -17,6 +17,7 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
   private static final org.apache.thrift.protocol.TField LEADER_EPOCH_FIELD_DESC = new org.apache.thrift.protocol.TField("leaderEpoch", org.apache.thrift.protocol.TType.I64, (short)1);
   private static final org.apache.thrift.protocol.TField ABANDON_RING_FIELD_DESC = new org.apache.thrift.protocol.TField("abandonRing", org.apache.thrift.protocol.TType.I64, (short)2);
   private static final org.apache.thrift.protocol.TField FENCED_FIELD_DESC = new org.apache.thrift.protocol.TField("fenced", org.apache.thrift.protocol.TType.BOOL, (short)3);
+  private static final org.apache.thrift.protocol.TField SWITCH_ORDER_FIELD_DESC = new org.apache.thrift.protocol.TField("switchOrder", org.apache.thrift.protocol.TType.STRUCT, (short)4);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new HeartbeatReplyStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new HeartbeatReplyTupleSchemeFactory();
@@ -31,6 +32,13 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
    * This worker was declared failed: it is fenced out of the job and exits.
    */
   public boolean fenced; // optional
+  /**
+   * The scheduled switch this worker stays through (a member before and after it), newer than the
+   * one it said it knows: it connects the next ring (and, as broadcaster, dials the newcomers)
+   * while the switch step still trains. The sync reply of a step before the switch remains the
+   * order it acts on.
+   */
+  public @org.apache.thrift.annotation.Nullable SwitchOrder switchOrder; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -43,7 +51,14 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
     /**
      * This worker was declared failed: it is fenced out of the job and exits.
      */
-    FENCED((short)3, "fenced");
+    FENCED((short)3, "fenced"),
+    /**
+     * The scheduled switch this worker stays through (a member before and after it), newer than the
+     * one it said it knows: it connects the next ring (and, as broadcaster, dials the newcomers)
+     * while the switch step still trains. The sync reply of a step before the switch remains the
+     * order it acts on.
+     */
+    SWITCH_ORDER((short)4, "switchOrder");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -65,6 +80,8 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
           return ABANDON_RING;
         case 3: // FENCED
           return FENCED;
+        case 4: // SWITCH_ORDER
+          return SWITCH_ORDER;
         default:
           return null;
       }
@@ -112,7 +129,7 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
   private static final int __ABANDONRING_ISSET_ID = 1;
   private static final int __FENCED_ISSET_ID = 2;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.ABANDON_RING,_Fields.FENCED};
+  private static final _Fields optionals[] = {_Fields.ABANDON_RING,_Fields.FENCED,_Fields.SWITCH_ORDER};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -122,6 +139,8 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
     tmpMap.put(_Fields.FENCED, new org.apache.thrift.meta_data.FieldMetaData("fenced", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.BOOL)));
+    tmpMap.put(_Fields.SWITCH_ORDER, new org.apache.thrift.meta_data.FieldMetaData("switchOrder", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, SwitchOrder.class)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(HeartbeatReply.class, metaDataMap);
   }
@@ -149,6 +168,9 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
     this.leaderEpoch = other.leaderEpoch;
     this.abandonRing = other.abandonRing;
     this.fenced = other.fenced;
+    if (other.isSetSwitchOrder()) {
+      this.switchOrder = new SwitchOrder(other.switchOrder);
+    }
   }
 
   @Override
@@ -164,6 +186,7 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
 
     this.fenced = false;
 
+    this.switchOrder = null;
   }
 
   public long getLeaderEpoch() {
@@ -249,6 +272,43 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __FENCED_ISSET_ID, value);
   }
 
+  /**
+   * The scheduled switch this worker stays through (a member before and after it), newer than the
+   * one it said it knows: it connects the next ring (and, as broadcaster, dials the newcomers)
+   * while the switch step still trains. The sync reply of a step before the switch remains the
+   * order it acts on.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public SwitchOrder getSwitchOrder() {
+    return this.switchOrder;
+  }
+
+  /**
+   * The scheduled switch this worker stays through (a member before and after it), newer than the
+   * one it said it knows: it connects the next ring (and, as broadcaster, dials the newcomers)
+   * while the switch step still trains. The sync reply of a step before the switch remains the
+   * order it acts on.
+   */
+  public HeartbeatReply setSwitchOrder(@org.apache.thrift.annotation.Nullable SwitchOrder switchOrder) {
+    this.switchOrder = switchOrder;
+    return this;
+  }
+
+  public void unsetSwitchOrder() {
+    this.switchOrder = null;
+  }
+
+  /** Returns true if field switchOrder is set (has been assigned a value) and false otherwise */
+  public boolean isSetSwitchOrder() {
+    return this.switchOrder != null;
+  }
+
+  public void setSwitchOrderIsSet(boolean value) {
+    if (!value) {
+      this.switchOrder = null;
+    }
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -276,6 +336,14 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
       }
       break;
 
+    case SWITCH_ORDER:
+      if (value == null) {
+        unsetSwitchOrder();
+      } else {
+        setSwitchOrder((SwitchOrder)value);
+      }
+      break;
+
     }
   }
 
@@ -291,6 +359,9 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
 
     case FENCED:
       return isFenced();
+
+    case SWITCH_ORDER:
+      return getSwitchOrder();
 
     }
     throw new java.lang.IllegalStateException();
@@ -310,6 +381,8 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
       return isSetAbandonRing();
     case FENCED:
       return isSetFenced();
+    case SWITCH_ORDER:
+      return isSetSwitchOrder();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -354,6 +427,15 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
         return false;
     }
 
+    boolean this_present_switchOrder = true && this.isSetSwitchOrder();
+    boolean that_present_switchOrder = true && that.isSetSwitchOrder();
+    if (this_present_switchOrder || that_present_switchOrder) {
+      if (!(this_present_switchOrder && that_present_switchOrder))
+        return false;
+      if (!this.switchOrder.equals(that.switchOrder))
+        return false;
+    }
+
     return true;
   }
 
@@ -370,6 +452,10 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
     hashCode = hashCode * 8191 + ((isSetFenced()) ? 131071 : 524287);
     if (isSetFenced())
       hashCode = hashCode * 8191 + ((fenced) ? 131071 : 524287);
+
+    hashCode = hashCode * 8191 + ((isSetSwitchOrder()) ? 131071 : 524287);
+    if (isSetSwitchOrder())
+      hashCode = hashCode * 8191 + switchOrder.hashCode();
 
     return hashCode;
   }
@@ -408,6 +494,16 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
     }
     if (isSetFenced()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.fenced, other.fenced);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetSwitchOrder(), other.isSetSwitchOrder());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetSwitchOrder()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.switchOrder, other.switchOrder);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -451,6 +547,16 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
       sb.append(this.fenced);
       first = false;
     }
+    if (isSetSwitchOrder()) {
+      if (!first) sb.append(", ");
+      sb.append("switchOrder:");
+      if (this.switchOrder == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.switchOrder);
+      }
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -459,6 +565,9 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
     // check for required fields
     // alas, we cannot check 'leaderEpoch' because it's a primitive and you chose the non-beans generator.
     // check for sub-struct validity
+    if (switchOrder != null) {
+      switchOrder.validate();
+    }
   }
 
   private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
@@ -523,6 +632,15 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 4: // SWITCH_ORDER
+            if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+              struct.switchOrder = new SwitchOrder();
+              struct.switchOrder.read(iprot);
+              struct.setSwitchOrderIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -555,6 +673,13 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
         oprot.writeBool(struct.fenced);
         oprot.writeFieldEnd();
       }
+      if (struct.switchOrder != null) {
+        if (struct.isSetSwitchOrder()) {
+          oprot.writeFieldBegin(SWITCH_ORDER_FIELD_DESC);
+          struct.switchOrder.write(oprot);
+          oprot.writeFieldEnd();
+        }
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -581,12 +706,18 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
       if (struct.isSetFenced()) {
         optionals.set(1);
       }
-      oprot.writeBitSet(optionals, 2);
+      if (struct.isSetSwitchOrder()) {
+        optionals.set(2);
+      }
+      oprot.writeBitSet(optionals, 3);
       if (struct.isSetAbandonRing()) {
         oprot.writeI64(struct.abandonRing);
       }
       if (struct.isSetFenced()) {
         oprot.writeBool(struct.fenced);
+      }
+      if (struct.isSetSwitchOrder()) {
+        struct.switchOrder.write(oprot);
       }
     }
 
@@ -595,7 +726,7 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       struct.leaderEpoch = iprot.readI64();
       struct.setLeaderEpochIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(2);
+      java.util.BitSet incoming = iprot.readBitSet(3);
       if (incoming.get(0)) {
         struct.abandonRing = iprot.readI64();
         struct.setAbandonRingIsSet(true);
@@ -603,6 +734,11 @@ public class HeartbeatReply implements org.apache.thrift.TBase<HeartbeatReply, H
       if (incoming.get(1)) {
         struct.fenced = iprot.readBool();
         struct.setFencedIsSet(true);
+      }
+      if (incoming.get(2)) {
+        struct.switchOrder = new SwitchOrder();
+        struct.switchOrder.read(iprot);
+        struct.setSwitchOrderIsSet(true);
       }
     }
   }

@@ -27,8 +27,9 @@ public final class ScalingBench {
   static final String DATA_SPEC = "synthetic:samples=16384,features=256,classes=10,seed=5";
 
   /** What to run; see {@link org.edl.devtools.BenchCommand.Scaling} for the flags. */
+  /** {@code timelinesTo}: where each job's worker timelines are copied (one folder per mode); null: not kept. */
   public record Options(String backend, String model, int perWorkerBatch, int hidden,
-      int profileBatches, int settleBatches, Duration phaseTimeout) {}
+      int profileBatches, int settleBatches, Duration phaseTimeout, java.nio.file.Path timelinesTo) {}
 
   /** One measured operation in one mode. */
   public record Result(String operation, ScaleMode mode, double stopSeconds, double endToEndSeconds,
@@ -99,6 +100,11 @@ public final class ScalingBench {
       BenchJob.endJob(zk, job);
     }
     BenchJob.awaitFinished(yarn, job);
+    if (options.timelinesTo() != null) {
+      java.nio.file.Path to = options.timelinesTo().resolve(name);
+      Timelines.copy(job.spec().output(), conf, to);
+      say("[" + name + "] worker timelines copied to " + to);
+    }
     ScalingAnalysis analysis = new ScalingAnalysis(Timelines.read(job.spec().output(), conf));
     List<Result> results = new ArrayList<>();
     for (Request r : requests) {

@@ -68,6 +68,18 @@ public record Timelines(Map<String, List<Row>> byWorker) {
     return new Timelines(Collections.unmodifiableMap(rows));
   }
 
+  /** Copies {@code <output>/timeline/*.csv} into the local folder {@code to}, for a closer look. */
+  public static void copy(String output, Configuration conf, java.nio.file.Path to) throws IOException {
+    Path dir = new Path(output, Timeline.DIRECTORY);
+    FileSystem fs = dir.getFileSystem(conf);
+    java.nio.file.Files.createDirectories(to);
+    for (FileStatus f : fs.listStatus(dir)) {
+      if (f.getPath().getName().endsWith(".csv")) {
+        fs.copyToLocalFile(false, f.getPath(), new Path(to.resolve(f.getPath().getName()).toUri()), true);
+      }
+    }
+  }
+
   /** The first row of {@code event} in a worker's timeline, or null. */
   public static Row first(List<Row> rows, String event) {
     return rows.stream().filter(r -> r.event().equals(event)).findFirst().orElse(null);

@@ -64,6 +64,10 @@ public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Option(names = "--out", defaultValue = "docs/benchmarks",
         description = "Where scaling.csv and scaling.png go (default: ${DEFAULT-VALUE}).")
     java.nio.file.Path out;
+    @picocli.CommandLine.Option(names = "--keep-timelines", description = "Copy every worker's timeline"
+        + " (one CSV per container: process start, registered, ready, each batch) of the two jobs into"
+        + " DIR/edl and DIR/stop-resume.")
+    java.nio.file.Path keepTimelines;
     @picocli.CommandLine.Option(names = "--replot", description = "Redraw table and chart from this"
         + " scaling.csv of an earlier run instead of running the benchmark.")
     java.nio.file.Path replot;
@@ -78,7 +82,7 @@ public final class BenchCommand implements Runnable {
       } else {
         report = new org.edl.bench.ScalingReport(new org.edl.bench.ScalingBench(
             new org.edl.bench.ScalingBench.Options(backend, model, batch, hidden, profileBatches, 20,
-                java.time.Duration.ofMinutes(5)), console).run());
+                java.time.Duration.ofMinutes(5), keepTimelines), console).run());
       }
       report.writeCsv(out.resolve("scaling.csv"));
       report.writeChart(out.resolve("scaling.png"), named);

@@ -16,6 +16,8 @@ import java.time.Duration;
 public final class ModelBroadcast {
   /** Data-plane tag of broadcast links. */
   public static final String TAG = "model";
+  /** A recovery's model exchange (its version may be that of a cancelled switch's broadcast). */
+  public static final String RECOVERY_TAG = "model-recovery";
   /** Data-plane tag of a {@link #rehearse} link, which a worker dials to itself. */
   static final String REHEARSAL_TAG = "model-rehearsal";
   private static final int SLOT_BYTES = RingAllReduce.DEFAULT_CHUNK_BYTES;

@@ -9,6 +9,11 @@ import java.time.Duration;
  */
 public final class Ring implements AutoCloseable {
   static final String TAG = "ring";
+  /**
+   * A recovery's ring has the version the switch it cancels had (the failed ring's plus one): its
+   * own tag keeps a connection dialled for that switch from being taken for the recovery's.
+   */
+  static final String RECOVERY_TAG = "ring-recovery";
 
   private final RingTopology topology;
   private final int rank;
@@ -32,6 +37,11 @@ public final class Ring implements AutoCloseable {
     return form(plane, topology, timeout, RingAllReduce.DEFAULT_CHUNK_BYTES);
   }
 
+  /** {@link #form(DataPlane, RingTopology, Duration)} for the survivors of a failure. */
+  public static Ring formForRecovery(DataPlane plane, RingTopology topology, Duration timeout) throws IOException {
+    return form(plane, topology, timeout, RingAllReduce.DEFAULT_CHUNK_BYTES, RECOVERY_TAG);
+  }
+
   /**
    * As {@link #form(DataPlane, RingTopology, Duration)}, then agrees with both neighbours which
    * links carry frames through shared memory (those to a peer on the same host, where the plane
@@ -40,16 +50,21 @@ public final class Ring implements AutoCloseable {
    */
   public static Ring form(DataPlane plane, RingTopology topology, Duration timeout, int slotBytes)
       throws IOException {
+    return form(plane, topology, timeout, slotBytes, TAG);
+  }
+
+  private static Ring form(DataPlane plane, RingTopology topology, Duration timeout, int slotBytes, String tag)
+      throws IOException {
     int rank = topology.rankOf(plane.selfId());
     if (topology.size() == 1) {
       return new Ring(topology, rank, null, null, new SharedMemoryOffer.Agreed(null, null));
     }
     Deadline deadline = Deadline.after(timeout);
     RingTopology.Member r = topology.rightOf(rank);
-    PeerLink right = plane.connect(r.workerId(), r.host(), r.dataPort(), TAG, topology.version(), timeout);
+    PeerLink right = plane.connect(r.workerId(), r.host(), r.dataPort(), tag, topology.version(), timeout);
     PeerLink left = null;
     try {
-      left = plane.accept(topology.leftOf(rank).workerId(), TAG, topology.version(), timeout);
+      left = plane.accept(topology.leftOf(rank).workerId(), tag, topology.version(), timeout);
       SharedMemoryOffer.Agreed shared =
           SharedMemoryOffer.negotiate(plane.sharedMemoryDir(), left, right, slotBytes, deadline);
       return new Ring(topology, rank, left, right, shared);

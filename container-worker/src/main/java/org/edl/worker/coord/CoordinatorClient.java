@@ -103,6 +103,12 @@ public final class CoordinatorClient implements Coordinator.Iface, AutoCloseable
   }
 
   @Override
+  public synchronized org.edl.thrift.HeartbeatReply heartbeatAwaiting(String workerId, long leaderEpoch,
+      long ringVersion, long knownSwitch, int holdMs) throws TException {
+    return client.heartbeatAwaiting(workerId, leaderEpoch, ringVersion, knownSwitch, holdMs);
+  }
+
+  @Override
   public synchronized org.edl.thrift.FinishReply awaitFinish(String workerId, long lastStep, int timeoutMs)
       throws TException {
     return client.awaitFinish(workerId, lastStep, timeoutMs);

@@ -369,6 +369,34 @@ public final class CoordinatorService implements Coordinator.Iface {
     return Wire.heartbeatReply(decide(s -> s.heartbeat(workerId, leaderEpoch)));
   }
 
+  /** The longest a heartbeat is held: well inside a member's call timeout for heartbeats. */
+  static final int MAX_HOLD_MS = 1_000;
+
+  @Override
+  public HeartbeatReply heartbeatAwaiting(String workerId, long leaderEpoch, long ringVersion, long knownSwitch,
+      int holdMs) throws TException {
+    long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, Math.min(holdMs, MAX_HOLD_MS)));
+    lock.lock();
+    try {
+      leading().heartbeat(workerId, leaderEpoch);
+      publish();
+      while (true) {
+        CoordinatorState.HeartbeatAnswer a = leading().news(workerId, knownSwitch);
+        long left = deadline - ticker.nanos();
+        if (a.news() || left <= 0) {
+          return Wire.heartbeatReply(a);
+        }
+        changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(TICK_MS)));
+      }
+    } catch (Refused r) {
+      throw Wire.error(r);
+    } catch (InterruptedException e) {
+      throw interrupted();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   @Override
   public FinishReply awaitFinish(String workerId, long lastStep, int timeoutMs) throws TException {
     long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));

@@ -81,7 +81,17 @@ public final class CoordinatorState {
   public record Admission(MemberRing ring, boolean pending, JobPosition position, int retryAfterMs) {}
 
   /** The answer to a heartbeat: abandon rings up to {@code abandonRing} (-1: none); {@code fenced}: exit. */
-  public record HeartbeatAnswer(long leaderEpoch, long abandonRing, boolean fenced) {}
+  /** {@code ahead}: the scheduled switch the member stays through, newer than the one it knows. */
+  public record HeartbeatAnswer(long leaderEpoch, long abandonRing, boolean fenced, Optional<SwitchPlan> ahead) {
+    public HeartbeatAnswer(long leaderEpoch, long abandonRing, boolean fenced) {
+      this(leaderEpoch, abandonRing, fenced, Optional.empty());
+    }
+
+    /** Whether the member should hear this before its next beat. */
+    public boolean news() {
+      return fenced || abandonRing >= 0 || ahead.isPresent();
+    }
+  }
 
   /** The answer to a member waiting at the end: the output is written, or recover, or neither yet. */
   public record FinishAnswer(boolean done, boolean recover, JobOutput output) {}
@@ -591,9 +601,20 @@ public final class CoordinatorState {
     requireLeading();
     requireNewestEpoch(memberEpoch);
     failures.heartbeat(id, ticker.nanos());
+    return news(id, Long.MAX_VALUE);
+  }
+
+  /**
+   * What a member's heartbeat tells it now, without counting as a beat: a ring to abandon, its
+   * fencing, and the scheduled switch it stays through when its version is above {@code knownSwitch}.
+   */
+  public HeartbeatAnswer news(String id, long knownSwitch) throws Refused {
+    requireLeading();
     boolean fenced = failures.isFenced(id);
     long abandon = phase() == Phase.RECOVERING ? changes.ring().version() : -1;
-    return new HeartbeatAnswer(leaderEpoch, abandon, fenced);
+    Optional<SwitchPlan> ahead = abandon >= 0 || fenced ? Optional.empty() : changes.scheduled()
+        .filter(o -> o.next().version() > knownSwitch && changes.ring().contains(id) && o.next().contains(id));
+    return new HeartbeatAnswer(leaderEpoch, abandon, fenced, ahead);
   }
 
   /**

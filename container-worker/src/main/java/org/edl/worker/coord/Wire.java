@@ -186,6 +186,7 @@ public final class Wire {
     HeartbeatReply r = new HeartbeatReply(a.leaderEpoch());
     r.setAbandonRing(a.abandonRing());
     r.setFenced(a.fenced());
+    a.ahead().ifPresent(o -> r.setSwitchOrder(switchOrder(o)));
     return r;
   }
 

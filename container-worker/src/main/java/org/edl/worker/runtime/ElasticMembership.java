@@ -113,9 +113,11 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   private final ModelBroadcast broadcast;
   private final List<SwitchRecord> switches = new CopyOnWriteArrayList<>();
   private volatile TrainingRing ring;
+  /** The switch this worker acts on at its step (from a sync reply); training thread only. */
   private SwitchOrder order;
-  private Future<Ring> nextRing;
-  private Future<List<PeerLink>> newcomerLinks;
+  /** Guards {@link #prepared}, which a heartbeat's news of a switch may start from its own thread. */
+  private final Object preparing = new Object();
+  private PreparedSwitch prepared;
   private boolean left;
   private StopOrder stop;
   private StopRecord stopped;
@@ -196,6 +198,43 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   public void fenced(String why) {
     fencedBecause = why;
     abandon(Long.MAX_VALUE, why);
+  }
+
+  @Override
+  public long knownSwitch() {
+    synchronized (preparing) {
+      return prepared == null ? -1 : prepared.version();
+    }
+  }
+
+  /**
+   * The leader scheduled a switch this worker stays through: its ring (and the broadcaster's links
+   * to the newcomers) connect now rather than after the sync reply of the switch step, which
+   * carries the order only as that step ends. Only the switch from the ring this worker trains on
+   * is prepared here, and only once: an older order is stale (a recovery replaced it), a later one
+   * follows a switch this worker has still to make (the sync reply brings that first), and what
+   * is prepared is replaced only by the sync reply's order.
+   */
+  @Override
+  public void switchAhead(SwitchOrder o) {
+    synchronized (preparing) {
+      TrainingRing r = ring;
+      if (r == null || fencedBecause != null || o.getTopologyVersion() != r.version() + 1 || prepared != null) {
+        return;
+      }
+      LOG.info("Switch to topology v{} scheduled at step {}: connecting its ring ahead of the step",
+          o.getTopologyVersion(), o.getAtStep());
+      prepare(o, true);
+    }
+  }
+
+  /** Starts connecting for {@code o}, in place of anything prepared before; caller holds {@link #preparing}. */
+  private void prepare(SwitchOrder o, boolean fromHeartbeat) {
+    if (prepared != null) {
+      prepared.discard();
+    }
+    prepared = PreparedSwitch.start(o, workerId, cx.plane(), background, cx.timeout());
+    cx.listener().switchPrepared(workerId, o, fromHeartbeat);
   }
 
   // ------------------------------------------------------------------ batch end
@@ -316,8 +355,9 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       throws Exception {
     requireNotFenced();
     LOG.warn("{} recovers: its model holds step {}; {}", workerId, lastCompletedStep, cause.toString());
-    abandonSwitch();
+    // The ring first: a heartbeat's news of the cancelled switch finds no ring to prepare for.
     closeRing();
+    abandonSwitch();
     // The leader's checkpoint in flight is registered before the order can be decided.
     duties.periodic().awaitWritten();
     RingRecovery.Recovered r = new RingRecovery(cx, duties.restorer(), this::requireNotFenced)
@@ -328,39 +368,14 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
 
   /** A switch prepared on the old ring cannot happen any more. */
   private void abandonSwitch() {
-    if (nextRing != null) {
-      nextRing.cancel(true);
-      closeQuietly(nextRing);
-      nextRing = null;
-    }
-    if (newcomerLinks != null) {
-      closeWhenDialled(newcomerLinks);
-      newcomerLinks = null;
+    synchronized (preparing) {
+      if (prepared != null) {
+        prepared.discard();
+        prepared = null;
+      }
     }
     order = null;
     awaitingFirstBatch = null;
-  }
-
-  /** Stops dialling the newcomers and closes the links already dialled. */
-  private static void closeWhenDialled(Future<List<PeerLink>> links) {
-    links.cancel(true);
-    if (links.isDone() && !links.isCancelled()) {
-      try {
-        links.get().forEach(PeerLink::close);
-      } catch (Exception e) {
-        LOG.debug("newcomer links: {}", e.toString());
-      }
-    }
-  }
-
-  private static void closeQuietly(Future<Ring> ring) {
-    if (ring.isDone() && !ring.isCancelled()) {
-      try {
-        ring.get().close();
-      } catch (Exception e) {
-        LOG.debug("abandoned ring: {}", e.toString());
-      }
-    }
   }
 
   static Exception fencedOr(EdlError e) {
@@ -392,19 +407,10 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     if (!Wire.contains(o.getTopology(), workerId)) {
       return;
     }
-    RingTopology next = toRingTopology(o.getTopology());
-    nextRing = background.submit(() -> Ring.form(cx.plane(), next, cx.timeout()));
-    if (workerId.equals(o.getBroadcasterId())) {
-      List<WorkerInfo> joiners = o.getTopology().getRing().stream()
-          .filter(w -> o.getJoiners().contains(w.getWorkerId())).toList();
-      newcomerLinks = background.submit(() -> {
-        List<PeerLink> links = new ArrayList<>();
-        for (WorkerInfo w : joiners) {
-          links.add(cx.plane().connect(w.getWorkerId(), w.getHost(), w.getDataPort(), ModelBroadcast.TAG,
-              o.getTopologyVersion(), cx.timeout()));
-        }
-        return links;
-      });
+    synchronized (preparing) {
+      if (prepared == null || prepared.version() != o.getTopologyVersion()) {
+        prepare(o, false);
+      }
     }
   }
 
@@ -423,10 +429,17 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       leaveAt(o, before, start, batchSeconds);
       return null;
     }
-    Future<Ring> connecting = nextRing;
-    nextRing = null;
-    Future<List<PeerLink>> links = newcomerLinks;
-    newcomerLinks = null;
+    PreparedSwitch p;
+    synchronized (preparing) {
+      p = prepared;
+      prepared = null;
+    }
+    if (p == null || p.version() != o.getTopologyVersion()) {
+      throw new IllegalStateException(workerId + " has no connections under way for the switch to topology v"
+          + o.getTopologyVersion());
+    }
+    Future<Ring> connecting = p.ring();
+    Future<List<PeerLink>> links = p.newcomerLinks();
     SwitchRecord.Role role = links == null ? SwitchRecord.Role.SURVIVOR : SwitchRecord.Role.BROADCASTER;
     Future<?> broadcasting = links == null ? null : background.submit(() -> {
       sendModel(links, next);
@@ -460,7 +473,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     try {
       dialled = links.get(cx.timeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException | TimeoutException e) {
-      closeWhenDialled(links);
+      PreparedSwitch.closeWhenDialled(links);
       throw e;
     }
     try {
@@ -555,5 +568,6 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     duties.periodic().close();
     background.shutdownNow();
     closeRing();
+    abandonSwitch();
   }
 }

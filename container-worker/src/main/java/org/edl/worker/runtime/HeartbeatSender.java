@@ -2,12 +2,14 @@ package org.edl.worker.runtime;
 
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.edl.job.JobSecret;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.HeartbeatReply;
+import org.edl.thrift.SwitchOrder;
 import org.edl.worker.coord.CoordinatorClient;
 import org.edl.worker.coord.LeaderFinder;
 import org.slf4j.Logger;
@@ -25,6 +27,8 @@ import org.slf4j.LoggerFactory;
 final class HeartbeatSender implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HeartbeatSender.class);
   static final Duration INTERVAL = Duration.ofMillis(500);
+  /** Between two beats at least: a leader that answers at once is not called in a loop. */
+  private static final long MIN_GAP_MS = 20;
   /** Connect, handshake and answer: a leader that takes longer is as good as absent for a heartbeat. */
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
 
@@ -35,6 +39,12 @@ final class HeartbeatSender implements AutoCloseable {
 
     /** This worker was declared failed. */
     void fenced(String why);
+
+    /** The topology version of the newest switch this worker knows of (-1: none). */
+    long knownSwitch();
+
+    /** A switch this worker stays through is scheduled: what can be connected early may be. */
+    void switchAhead(SwitchOrder order);
   }
 
   private final String workerId;
@@ -68,7 +78,22 @@ final class HeartbeatSender implements AutoCloseable {
   }
 
   void start() {
-    timer.scheduleWithFixedDelay(this::beat, 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+    timer.execute(this::beatAndSchedule);
+  }
+
+  /**
+   * The leader holds a beat until it has news or INTERVAL passed, so news (a switch scheduled, a
+   * ring to abandon) comes at once; the next beat follows so that they still come about every INTERVAL.
+   */
+  private void beatAndSchedule() {
+    long start = System.nanoTime();
+    beat();
+    long spentMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    try {
+      timer.schedule(this::beatAndSchedule, Math.max(MIN_GAP_MS, INTERVAL.toMillis() - spentMs), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // closed
+    }
   }
 
   private void beat() {
@@ -86,7 +111,8 @@ final class HeartbeatSender implements AutoCloseable {
         }
         target = client;
       }
-      HeartbeatReply reply = target.heartbeat(workerId, connection.newestEpoch(), ringVersion.getAsLong());
+      HeartbeatReply reply = target.heartbeatAwaiting(workerId, connection.newestEpoch(), ringVersion.getAsLong(),
+          listener.knownSwitch(), (int) INTERVAL.toMillis());
       connection.accept(reply.getLeaderEpoch());
       // The leader answered: a training thread still talking to an earlier one follows at once.
       connection.leaderElected(leader);
@@ -96,6 +122,8 @@ final class HeartbeatSender implements AutoCloseable {
         lastAbandoned = reply.getAbandonRing();
         listener.abandon(reply.getAbandonRing(), "the leader declared a member of ring v" + reply.getAbandonRing()
             + " failed");
+      } else if (reply.isSetSwitchOrder()) {
+        listener.switchAhead(reply.getSwitchOrder());
       }
     } catch (LeaderConnection.StaleLeader e) {
       LOG.debug("Heartbeat answered by a superseded leader at {}: {}", address, e.getMessage());

@@ -2,6 +2,7 @@ package org.edl.worker.runtime;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -33,6 +34,8 @@ final class NewcomerJoin {
   private static final Logger LOG = LoggerFactory.getLogger(NewcomerJoin.class);
   /** Floats a rehearsal sends itself: a few shared-memory slots' worth. */
   private static final int REHEARSAL_FLOATS = 1 << 20;
+  /** How often a newcomer whose switch failed asks whether the leader has scheduled another. */
+  private static final long RESCHEDULE_POLL_MS = 100;
 
   /** The membership it trains in and where it starts. */
   record Joined(ElasticMembership membership, ModelBroadcast.Position from) {}
@@ -65,24 +68,37 @@ final class NewcomerJoin {
     Thread rehearsal = rehearse(model.gradientLength());
     Function<TrainingRing, ElasticMembership> membershipOn = membershipFor.get();
     SwitchOrder order = awaitOrder(leader, version);
-    long start = config.ticker().nanos();
-    RingTopology next = ElasticMembership.toRingTopology(order.getTopology());
-    TrainingRing ring = TrainingRing.connecting(next, config.workerId(), config.rpcTimeout(),
-        background.submit(() -> Ring.form(plane, next, config.rpcTimeout())), null,
-        ElasticMembership.firstStepWeights(order, next));
+    long start;
+    TrainingRing ring;
     ModelBroadcast.Position from;
-    try (PeerLink link = plane.accept(order.getBroadcasterId(), ModelBroadcast.TAG, order.getTopologyVersion(),
-        config.rpcTimeout())) {
-      // The broadcaster dials at its switch, often most of a step after the order: until then
-      // the rehearsal goes on; a rehearsal still running now would only take CPU from the receipt.
-      rehearsal.interrupt();
-      long dialled = config.ticker().nanos();
-      from = new ModelBroadcast(plane.sharedMemoryDir()).receive(link, model.parameters(), config.rpcTimeout());
-      LOG.info("Received the model from {}: {} ms after the order, {} ms of transfer", order.getBroadcasterId(),
-          (config.ticker().nanos() - start) / 1_000_000, (config.ticker().nanos() - dialled) / 1_000_000);
-    } catch (Exception e) {
-      ring.close();
-      throw e;
+    while (true) {
+      start = config.ticker().nanos();
+      RingTopology next = ElasticMembership.toRingTopology(order.getTopology());
+      ring = TrainingRing.connecting(next, config.workerId(), config.rpcTimeout(),
+          background.submit(() -> Ring.form(plane, next, config.rpcTimeout())), null,
+          ElasticMembership.firstStepWeights(order, next));
+      try (PeerLink link = plane.accept(order.getBroadcasterId(), ModelBroadcast.TAG, order.getTopologyVersion(),
+          config.rpcTimeout())) {
+        // The broadcaster dials ahead of its switch, often most of a step after the order: until
+        // then the rehearsal goes on; still running now, it would only take CPU from the receipt.
+        rehearsal.interrupt();
+        long dialled = config.ticker().nanos();
+        from = new ModelBroadcast(plane.sharedMemoryDir()).receive(link, model.parameters(), config.rpcTimeout());
+        LOG.info("Received the model from {}: {} ms after the order, {} ms of transfer", order.getBroadcasterId(),
+            (config.ticker().nanos() - start) / 1_000_000, (config.ticker().nanos() - dialled) / 1_000_000);
+        break;
+      } catch (IOException e) {
+        ring.close();
+        // A member of the ring failed before the switch: the leader cancels it and schedules the
+        // newcomers into the survivors' next one. Anything else is this worker's failure.
+        SwitchOrder again = rescheduled(leader, version, order).orElseThrow(() -> e);
+        LOG.warn("The switch to topology v{} was cancelled before the model came ({}); joining at topology v{}"
+            + " instead", order.getTopologyVersion(), e.getMessage(), again.getTopologyVersion());
+        order = again;
+      } catch (Exception e) {
+        ring.close();
+        throw e;
+      }
     }
     LOG.info("Joined topology v{} as rank {} of {}; starting at step {} (sample position {})",
         ring.version(), ring.rank(), ring.size(), from.nextStep(), from.batchStart());
@@ -92,6 +108,27 @@ final class NewcomerJoin {
             + (order.isSetLeavers() ? order.getLeaversSize() : 0),
         ring.size(), start, config.ticker().nanos(), Double.NaN, Double.NaN));
     return new Joined(membership, from);
+  }
+
+  /**
+   * The order that replaced {@code failed} for this worker, if the leader makes one within the
+   * call timeout (it first has to gather the failure's survivors); empty when it still names
+   * {@code failed}.
+   */
+  private Optional<SwitchOrder> rescheduled(LeaderConnection leader, long version, SwitchOrder failed)
+      throws Exception {
+    long deadline = System.nanoTime() + config.rpcTimeout().toNanos();
+    while (Worker.left(deadline) > 0) {
+      SwitchOrder now = leader.call(c -> {
+        c.ready(config.workerId(), version);
+        return c.awaitSwitch(config.workerId(), version, (int) Math.min(Worker.POLL_MS, Worker.left(deadline)));
+      });
+      if (now.getAtStep() >= 0 && now.getTopologyVersion() != failed.getTopologyVersion()) {
+        return Optional.of(now);
+      }
+      Thread.sleep(Math.min(RESCHEDULE_POLL_MS, Math.max(1, Worker.left(deadline))));
+    }
+    return Optional.empty();
   }
 
   private SwitchOrder awaitOrder(LeaderConnection leader, long version) throws Exception {

@@ -65,7 +65,7 @@ final class RingRecovery {
       Ring formed = null;
       boolean restored = false;
       try {
-        formed = Ring.form(cx.plane(), ElasticMembership.toRingTopology(o.getTopology()), cx.timeout());
+        formed = Ring.formForRecovery(cx.plane(), ElasticMembership.toRingTopology(o.getTopology()), cx.timeout());
         ModelBroadcast.Position from;
         if (o.getMode() == RecoveryMode.APPROXIMATE && o.isSetSourceId()) {
           from = exchangeModel(o, at);
@@ -132,14 +132,15 @@ final class RingRecovery {
         if (w.getWorkerId().equals(workerId)) {
           continue;
         }
-        try (PeerLink link = cx.plane().connect(w.getWorkerId(), w.getHost(), w.getDataPort(), ModelBroadcast.TAG,
-            o.getTopologyVersion(), cx.timeout())) {
+        try (PeerLink link = cx.plane().connect(w.getWorkerId(), w.getHost(), w.getDataPort(),
+            ModelBroadcast.RECOVERY_TAG, o.getTopologyVersion(), cx.timeout())) {
           broadcast.send(link, own, cx.model().parameters(), cx.timeout());
         }
       }
       return own;
     }
-    try (PeerLink link = cx.plane().accept(o.getSourceId(), ModelBroadcast.TAG, o.getTopologyVersion(), cx.timeout())) {
+    try (PeerLink link = cx.plane().accept(o.getSourceId(), ModelBroadcast.RECOVERY_TAG, o.getTopologyVersion(),
+        cx.timeout())) {
       return broadcast.receive(link, cx.model().parameters(), cx.timeout());
     }
   }

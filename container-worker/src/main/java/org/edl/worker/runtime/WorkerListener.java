@@ -51,6 +51,12 @@ public interface WorkerListener {
       }
 
       @Override
+      public void switchPrepared(String workerId, SwitchOrder order, boolean fromHeartbeat) {
+        first.switchPrepared(workerId, order, fromHeartbeat);
+        second.switchPrepared(workerId, order, fromHeartbeat);
+      }
+
+      @Override
       public void switched(String workerId, SwitchRecord record) {
         first.switched(workerId, record);
         second.switched(workerId, record);
@@ -114,6 +120,12 @@ public interface WorkerListener {
    * seen before (scheduled, or still waiting for newcomers when its step is negative).
    */
   default void switchOrdered(String workerId, long reportedStep, SwitchOrder order) {}
+
+  /**
+   * This worker began connecting for {@code order} (its next ring; the broadcaster's links to the
+   * newcomers), on the news from a heartbeat or on the order in a sync reply.
+   */
+  default void switchPrepared(String workerId, SwitchOrder order, boolean fromHeartbeat) {}
 
   /** A topology switch this worker took part in is done. */
   default void switched(String workerId, SwitchRecord record) {}

@@ -121,6 +121,52 @@ class ElasticScheduleTest {
     assertTrue(s.isComplete(8));
   }
 
+  /**
+   * A heartbeat tells the members that stay the scheduled switch as soon as it is scheduled, so they
+   * connect its ring while the switch step trains; a leaver and the newcomer learn nothing there.
+   */
+  @Test
+  void aHeartbeatCarriesTheScheduledSwitchToTheMembersThatStayUntilItIsApplied() throws Exception {
+    CoordinatorState s = running(3, 4, "c1");
+    step(s, 0, "c1", "c2", "c3");
+    assertTrue(s.news("c2", -1).ahead().isEmpty(), "nothing scheduled");
+    assertFalse(s.news("c2", -1).news());
+    s.register(member(4));
+    s.leave("c3");
+    assertTrue(s.news("c2", -1).ahead().isEmpty(), "the newcomer is not ready yet");
+    SwitchPlan order = s.ready("c4").orElseThrow();
+
+    CoordinatorState.HeartbeatAnswer c2 = s.news("c2", -1);
+    assertEquals(order, c2.ahead().orElseThrow());
+    assertTrue(c2.news());
+    assertEquals(order, s.news("c1", 1).ahead().orElseThrow(), "the leader's own heartbeat too");
+    assertTrue(s.news("c2", order.version()).ahead().isEmpty(), "a member that knows it hears nothing new");
+    assertTrue(s.news("c3", -1).ahead().isEmpty(), "a leaver connects nothing for the next ring");
+    assertTrue(s.news("c4", -1).ahead().isEmpty(), "the newcomer has its order from its ready call");
+    assertTrue(s.heartbeat("c2", 1).ahead().isEmpty(), "a plain heartbeat carries no order");
+
+    for (long t = 1; t <= order.atStep(); t++) {
+      step(s, t, "c1", "c2", "c3");
+    }
+    assertEquals(order.version(), s.ring().version());
+    assertTrue(s.news("c2", -1).ahead().isEmpty(), "applied: nothing ahead any more");
+  }
+
+  /** While the leader recovers from a failure a heartbeat says abandon, never an order. */
+  @Test
+  void aRecoveringLeaderSendsNoSwitchAhead() throws Exception {
+    CoordinatorState s = running(3, 4, "c1");
+    step(s, 0, "c1", "c2", "c3");
+    s.register(member(4));
+    s.ready("c4").orElseThrow();
+    assertTrue(s.news("c2", -1).ahead().isPresent());
+    s.presence(Set.of("c1", "c2", "c4"));
+    assertEquals(Phase.RECOVERING, s.phase());
+    CoordinatorState.HeartbeatAnswer a = s.news("c2", -1);
+    assertEquals(1, a.abandonRing());
+    assertTrue(a.ahead().isEmpty());
+  }
+
   @Test
   void reportsOfTheNewRingMayArriveBeforeTheSwitchStepCompletes() throws Exception {
     CoordinatorState s = running(2, 3, "c1");

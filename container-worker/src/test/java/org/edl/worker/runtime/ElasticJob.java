@@ -52,6 +52,8 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   final List<Batch> batches = new CopyOnWriteArrayList<>();
   final Map<String, List<SwitchRecord>> switches = new ConcurrentHashMap<>();
   final Map<String, Long> readyNanos = new ConcurrentHashMap<>();
+  /** Per worker, the switches it began connecting for on a heartbeat's news (ahead of the sync reply). */
+  final Map<String, List<SwitchOrder>> preparedAhead = new ConcurrentHashMap<>();
   final Map<String, StopRecord> stops = new ConcurrentHashMap<>();
   final Map<String, List<RecoveryRecord>> recoveries = new ConcurrentHashMap<>();
   /** Every step each worker began, in order (a batch cut short by a failure included). */
@@ -305,6 +307,21 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   @Override
   public void switchOrdered(String workerId, long reportedStep, SwitchOrder order) {
     onSwitchOrdered.accept(workerId, order);
+  }
+
+  @Override
+  public void switchPrepared(String workerId, SwitchOrder order, boolean fromHeartbeat) {
+    if (fromHeartbeat) {
+      signal(() -> preparedAhead.computeIfAbsent(workerId, k -> new CopyOnWriteArrayList<>()).add(order));
+    }
+  }
+
+  SwitchOrder awaitPreparedAhead(String workerId, long topologyVersion) throws Exception {
+    await(() -> preparedAhead.getOrDefault(workerId, List.of()).stream()
+        .anyMatch(o -> o.getTopologyVersion() == topologyVersion),
+        workerId + " to connect for v" + topologyVersion + " on a heartbeat's news");
+    return preparedAhead.get(workerId).stream().filter(o -> o.getTopologyVersion() == topologyVersion)
+        .findFirst().orElseThrow();
   }
 
   @Override

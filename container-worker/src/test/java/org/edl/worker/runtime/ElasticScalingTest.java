@@ -168,6 +168,44 @@ class ElasticScalingTest {
     }
   }
 
+  /**
+   * The members that stay learn of a switch from their heartbeat as soon as it is scheduled and
+   * connect its ring (the broadcaster dials the newcomer) while they still train, here while they
+   * are held before the next step and so send no report whose reply could carry the order.
+   */
+  @Test
+  void theMembersThatStayConnectTheNextRingOnTheHeartbeatsNewsBeforeTheSwitchStep() throws Exception {
+    try (ElasticJob job = job(2, 3, BatchRule.FIXED_GLOBAL, 24, Duration.ofMillis(5))) {
+      String a = ElasticJob.id(job.appId, 1);
+      String b = ElasticJob.id(job.appId, 2);
+      String c = ElasticJob.id(job.appId, 3);
+      job.holdBefore(10);
+      job.start(a);
+      job.start(b);
+      job.awaitTrained(a, 9);
+      job.awaitTrained(b, 9);
+      job.start(c);
+      job.awaitReady(c);
+      job.awaitPreparedAhead(a, 2);
+      job.awaitPreparedAhead(b, 2);
+      assertEquals(9, job.lastTrained(a), "still held before step 10");
+      assertEquals(9, job.lastTrained(b));
+      assertFalse(job.preparedAhead.containsKey(c), "the newcomer has its order from its ready call");
+      job.release();
+
+      SwitchRecord joined = job.awaitSwitch(c, 2);
+      assertTrue(joined.atStep() >= 10);
+      List<Worker.Outcome> all = List.of(job.outcome(a), job.outcome(b), job.outcome(c));
+      for (Worker.Outcome o : all) {
+        assertEquals(Worker.Ending.FINISHED, o.ending());
+        assertEquals(3, o.workers());
+      }
+      assertEquals(1, job.preparedAhead.get(a).size(), "one switch, prepared once: " + job.preparedAhead);
+      assertIdentical(all);
+      assertEveryPositionOnce(job, STEPS * 24L);
+    }
+  }
+
   @Test
   void aLeaverExitsAtTheScheduledStepAndTheOthersOnlySwitchRings() throws Exception {
     try (ElasticJob job = job(3, 3, BatchRule.FIXED_GLOBAL, 24, Duration.ofMillis(5))) {

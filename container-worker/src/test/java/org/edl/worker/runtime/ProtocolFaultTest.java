@@ -276,6 +276,60 @@ class ProtocolFaultTest {
   }
 
   /**
+   * A member fails after the switch that adds a newcomer was scheduled and the broadcaster had
+   * dialled the newcomer on its heartbeat's news: the recovery cancels the switch and the
+   * broadcaster closes that link before any model went over it. The newcomer is not a failure
+   * for that: it joins at the switch the leader schedules for it into the survivors' ring.
+   */
+  @Test
+  void aNewcomerWhoseSwitchARecoveryCancelsJoinsAtTheNextOne() throws Exception {
+    try (ElasticJob job = job(3, 4, Recovery.Mode.CONSISTENT)) {
+      List<String> ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2),
+          ElasticJob.id(job.appId, 3));
+      String newcomer = ElasticJob.id(job.appId, 4);
+      job.holdBefore(FAIL_AT);
+      ids.forEach(job::start);
+      for (String id : ids) {
+        job.awaitTrained(id, FAIL_AT - 1);
+      }
+      job.start(newcomer);
+      job.awaitReady(newcomer);
+      String leader = leader(job, ids);
+      String broadcaster = job.awaitPreparedAhead(ids.get(0), 2).getBroadcasterId();
+      job.awaitPreparedAhead(broadcaster, 2);
+      String victim = ids.stream().filter(id -> !id.equals(leader) && !id.equals(broadcaster)).findFirst()
+          .orElseThrow();
+      job.crash(victim);
+      job.release();
+
+      List<Worker.Outcome> outcomes = new ArrayList<>();
+      for (String id : ids) {
+        if (!id.equals(victim)) {
+          outcomes.add(job.outcome(id));
+        }
+      }
+      Worker.Outcome joined = job.outcome(newcomer);
+      assertEquals(Worker.Ending.FINISHED, joined.ending(), "the newcomer was not failed by the cancelled switch");
+      assertTrue(job.switches.get(newcomer).stream().noneMatch(r -> r.topologyVersion() == 2),
+          "it never joined the cancelled v2: " + job.switches.get(newcomer));
+      outcomes.add(joined);
+      for (Worker.Outcome o : outcomes) {
+        assertEquals(Worker.Ending.FINISHED, o.ending(), o.workerId());
+        assertEquals(3, o.workers(), o.workerId());
+      }
+      for (String id : ids) {
+        if (!id.equals(victim)) {
+          assertEquals(List.of(victim), FailureRecoveryTest.onlyRecovery(job, id).failed());
+        }
+      }
+      ElasticScalingTest.assertIdentical(outcomes);
+      // Consistent recovery went back to a checkpoint: steps after it were trained twice, counted once.
+      Worker.Outcome lead = outcomes.stream().filter(Worker.Outcome::leader).findFirst().orElseThrow();
+      assertEquals((long) STEPS * BATCH, lead.samplesSeen(), "samples the completed steps trained");
+    }
+  }
+
+  /**
    * Defect 5: a follower, a process of its own, is paused (SIGSTOP) while the others wait for it
    * in the all-reduce. Its heartbeats stop, so it is the one declared failed (its ZooKeeper
    * session outlives the pause: the heartbeat is what tells); the others' all-reduce is aborted

@@ -156,6 +156,22 @@ class Iface(object):
         """
         pass
 
+    def heartbeatAwaiting(self, workerId, leaderEpoch, ringVersion, knownSwitch, holdMs):
+        """
+        A heartbeat the leader may hold up to holdMs until it has news for the member: a ring to
+        abandon, its fencing, or a scheduled switch it stays through with a topology version above
+        knownSwitch. Liveness counts from the call's arrival.
+
+        Parameters:
+         - workerId
+         - leaderEpoch
+         - ringVersion
+         - knownSwitch
+         - holdMs
+
+        """
+        pass
+
     def awaitFinish(self, workerId, lastStep, timeoutMs):
         """
         A member that trained the job's last step waits up to timeoutMs for the leader to write the
@@ -608,6 +624,52 @@ class Client(Iface):
             raise result.error
         raise TApplicationException(TApplicationException.MISSING_RESULT, "heartbeat failed: unknown result")
 
+    def heartbeatAwaiting(self, workerId, leaderEpoch, ringVersion, knownSwitch, holdMs):
+        """
+        A heartbeat the leader may hold up to holdMs until it has news for the member: a ring to
+        abandon, its fencing, or a scheduled switch it stays through with a topology version above
+        knownSwitch. Liveness counts from the call's arrival.
+
+        Parameters:
+         - workerId
+         - leaderEpoch
+         - ringVersion
+         - knownSwitch
+         - holdMs
+
+        """
+        self.send_heartbeatAwaiting(workerId, leaderEpoch, ringVersion, knownSwitch, holdMs)
+        return self.recv_heartbeatAwaiting()
+
+    def send_heartbeatAwaiting(self, workerId, leaderEpoch, ringVersion, knownSwitch, holdMs):
+        self._oprot.writeMessageBegin('heartbeatAwaiting', TMessageType.CALL, self._seqid)
+        args = heartbeatAwaiting_args()
+        args.workerId = workerId
+        args.leaderEpoch = leaderEpoch
+        args.ringVersion = ringVersion
+        args.knownSwitch = knownSwitch
+        args.holdMs = holdMs
+        args.write(self._oprot)
+        self._oprot.writeMessageEnd()
+        self._oprot.trans.flush()
+
+    def recv_heartbeatAwaiting(self):
+        iprot = self._iprot
+        (fname, mtype, rseqid) = iprot.readMessageBegin()
+        if mtype == TMessageType.EXCEPTION:
+            x = TApplicationException()
+            x.read(iprot)
+            iprot.readMessageEnd()
+            raise x
+        result = heartbeatAwaiting_result()
+        result.read(iprot)
+        iprot.readMessageEnd()
+        if result.success is not None:
+            return result.success
+        if result.error is not None:
+            raise result.error
+        raise TApplicationException(TApplicationException.MISSING_RESULT, "heartbeatAwaiting failed: unknown result")
+
     def awaitFinish(self, workerId, lastStep, timeoutMs):
         """
         A member that trained the job's last step waits up to timeoutMs for the leader to write the
@@ -666,6 +728,7 @@ class Processor(Iface, TProcessor):
         self._processMap["stopForRestart"] = Processor.process_stopForRestart
         self._processMap["awaitRecovery"] = Processor.process_awaitRecovery
         self._processMap["heartbeat"] = Processor.process_heartbeat
+        self._processMap["heartbeatAwaiting"] = Processor.process_heartbeatAwaiting
         self._processMap["awaitFinish"] = Processor.process_awaitFinish
         self._on_message_begin = None
 
@@ -968,6 +1031,32 @@ class Processor(Iface, TProcessor):
             msg_type = TMessageType.EXCEPTION
             result = TApplicationException(TApplicationException.INTERNAL_ERROR, 'Internal error')
         oprot.writeMessageBegin("heartbeat", msg_type, seqid)
+        result.write(oprot)
+        oprot.writeMessageEnd()
+        oprot.trans.flush()
+
+    def process_heartbeatAwaiting(self, seqid, iprot, oprot):
+        args = heartbeatAwaiting_args()
+        args.read(iprot)
+        iprot.readMessageEnd()
+        result = heartbeatAwaiting_result()
+        try:
+            result.success = self._handler.heartbeatAwaiting(args.workerId, args.leaderEpoch, args.ringVersion, args.knownSwitch, args.holdMs)
+            msg_type = TMessageType.REPLY
+        except TTransport.TTransportException:
+            raise
+        except EdlError as error:
+            msg_type = TMessageType.REPLY
+            result.error = error
+        except TApplicationException as ex:
+            logging.exception('TApplication exception in handler')
+            msg_type = TMessageType.EXCEPTION
+            result = ex
+        except Exception:
+            logging.exception('Unexpected exception in handler')
+            msg_type = TMessageType.EXCEPTION
+            result = TApplicationException(TApplicationException.INTERNAL_ERROR, 'Internal error')
+        oprot.writeMessageBegin("heartbeatAwaiting", msg_type, seqid)
         result.write(oprot)
         oprot.writeMessageEnd()
         oprot.trans.flush()
@@ -2625,6 +2714,190 @@ class heartbeat_result(object):
         return not (self == other)
 all_structs.append(heartbeat_result)
 heartbeat_result.thrift_spec = (
+    (0, TType.STRUCT, 'success', [HeartbeatReply, None], None, ),  # 0
+    (1, TType.STRUCT, 'error', [EdlError, None], None, ),  # 1
+)
+
+
+class heartbeatAwaiting_args(object):
+    """
+    Attributes:
+     - workerId
+     - leaderEpoch
+     - ringVersion
+     - knownSwitch
+     - holdMs
+
+    """
+
+
+    def __init__(self, workerId=None, leaderEpoch=None, ringVersion=None, knownSwitch=None, holdMs=None,):
+        self.workerId = workerId
+        self.leaderEpoch = leaderEpoch
+        self.ringVersion = ringVersion
+        self.knownSwitch = knownSwitch
+        self.holdMs = holdMs
+
+    def read(self, iprot):
+        if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
+            iprot._fast_decode(self, iprot, [self.__class__, self.thrift_spec])
+            return
+        iprot.readStructBegin()
+        while True:
+            (fname, ftype, fid) = iprot.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 1:
+                if ftype == TType.STRING:
+                    self.workerId = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 2:
+                if ftype == TType.I64:
+                    self.leaderEpoch = iprot.readI64()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 3:
+                if ftype == TType.I64:
+                    self.ringVersion = iprot.readI64()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 4:
+                if ftype == TType.I64:
+                    self.knownSwitch = iprot.readI64()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 5:
+                if ftype == TType.I32:
+                    self.holdMs = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
+            else:
+                iprot.skip(ftype)
+            iprot.readFieldEnd()
+        iprot.readStructEnd()
+
+    def write(self, oprot):
+        if oprot._fast_encode is not None and self.thrift_spec is not None:
+            oprot.trans.write(oprot._fast_encode(self, [self.__class__, self.thrift_spec]))
+            return
+        oprot.writeStructBegin('heartbeatAwaiting_args')
+        if self.workerId is not None:
+            oprot.writeFieldBegin('workerId', TType.STRING, 1)
+            oprot.writeString(self.workerId.encode('utf-8') if sys.version_info[0] == 2 else self.workerId)
+            oprot.writeFieldEnd()
+        if self.leaderEpoch is not None:
+            oprot.writeFieldBegin('leaderEpoch', TType.I64, 2)
+            oprot.writeI64(self.leaderEpoch)
+            oprot.writeFieldEnd()
+        if self.ringVersion is not None:
+            oprot.writeFieldBegin('ringVersion', TType.I64, 3)
+            oprot.writeI64(self.ringVersion)
+            oprot.writeFieldEnd()
+        if self.knownSwitch is not None:
+            oprot.writeFieldBegin('knownSwitch', TType.I64, 4)
+            oprot.writeI64(self.knownSwitch)
+            oprot.writeFieldEnd()
+        if self.holdMs is not None:
+            oprot.writeFieldBegin('holdMs', TType.I32, 5)
+            oprot.writeI32(self.holdMs)
+            oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+    def validate(self):
+        return
+
+    def __repr__(self):
+        L = ['%s=%r' % (key, value)
+             for key, value in self.__dict__.items()]
+        return '%s(%s)' % (self.__class__.__name__, ', '.join(L))
+
+    def __eq__(self, other):
+        return isinstance(other, self.__class__) and self.__dict__ == other.__dict__
+
+    def __ne__(self, other):
+        return not (self == other)
+all_structs.append(heartbeatAwaiting_args)
+heartbeatAwaiting_args.thrift_spec = (
+    None,  # 0
+    (1, TType.STRING, 'workerId', 'UTF8', None, ),  # 1
+    (2, TType.I64, 'leaderEpoch', None, None, ),  # 2
+    (3, TType.I64, 'ringVersion', None, None, ),  # 3
+    (4, TType.I64, 'knownSwitch', None, None, ),  # 4
+    (5, TType.I32, 'holdMs', None, None, ),  # 5
+)
+
+
+class heartbeatAwaiting_result(object):
+    """
+    Attributes:
+     - success
+     - error
+
+    """
+
+
+    def __init__(self, success=None, error=None,):
+        self.success = success
+        self.error = error
+
+    def read(self, iprot):
+        if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
+            iprot._fast_decode(self, iprot, [self.__class__, self.thrift_spec])
+            return
+        iprot.readStructBegin()
+        while True:
+            (fname, ftype, fid) = iprot.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 0:
+                if ftype == TType.STRUCT:
+                    self.success = HeartbeatReply()
+                    self.success.read(iprot)
+                else:
+                    iprot.skip(ftype)
+            elif fid == 1:
+                if ftype == TType.STRUCT:
+                    self.error = EdlError.read(iprot)
+                else:
+                    iprot.skip(ftype)
+            else:
+                iprot.skip(ftype)
+            iprot.readFieldEnd()
+        iprot.readStructEnd()
+
+    def write(self, oprot):
+        if oprot._fast_encode is not None and self.thrift_spec is not None:
+            oprot.trans.write(oprot._fast_encode(self, [self.__class__, self.thrift_spec]))
+            return
+        oprot.writeStructBegin('heartbeatAwaiting_result')
+        if self.success is not None:
+            oprot.writeFieldBegin('success', TType.STRUCT, 0)
+            self.success.write(oprot)
+            oprot.writeFieldEnd()
+        if self.error is not None:
+            oprot.writeFieldBegin('error', TType.STRUCT, 1)
+            self.error.write(oprot)
+            oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+    def validate(self):
+        return
+
+    def __repr__(self):
+        L = ['%s=%r' % (key, value)
+             for key, value in self.__dict__.items()]
+        return '%s(%s)' % (self.__class__.__name__, ', '.join(L))
+
+    def __eq__(self, other):
+        return isinstance(other, self.__class__) and self.__dict__ == other.__dict__
+
+    def __ne__(self, other):
+        return not (self == other)
+all_structs.append(heartbeatAwaiting_result)
+heartbeatAwaiting_result.thrift_spec = (
     (0, TType.STRUCT, 'success', [HeartbeatReply, None], None, ),  # 0
     (1, TType.STRUCT, 'error', [EdlError, None], None, ),  # 1
 )

@@ -1677,14 +1677,19 @@ class HeartbeatReply(object):
      - abandonRing: >= 0: a member of that ring was declared failed; a worker still training on a ring of this
     version or older aborts its all-reduce and asks for the recovery order.
      - fenced: This worker was declared failed: it is fenced out of the job and exits.
+     - switchOrder: The scheduled switch this worker stays through (a member before and after it), newer than the
+    one it said it knows: it connects the next ring (and, as broadcaster, dials the newcomers)
+    while the switch step still trains. The sync reply of a step before the switch remains the
+    order it acts on.
 
     """
 
 
-    def __init__(self, leaderEpoch=None, abandonRing=-1, fenced=False,):
+    def __init__(self, leaderEpoch=None, abandonRing=-1, fenced=False, switchOrder=None,):
         self.leaderEpoch = leaderEpoch
         self.abandonRing = abandonRing
         self.fenced = fenced
+        self.switchOrder = switchOrder
 
     def read(self, iprot):
         if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
@@ -1710,6 +1715,12 @@ class HeartbeatReply(object):
                     self.fenced = iprot.readBool()
                 else:
                     iprot.skip(ftype)
+            elif fid == 4:
+                if ftype == TType.STRUCT:
+                    self.switchOrder = SwitchOrder()
+                    self.switchOrder.read(iprot)
+                else:
+                    iprot.skip(ftype)
             else:
                 iprot.skip(ftype)
             iprot.readFieldEnd()
@@ -1731,6 +1742,10 @@ class HeartbeatReply(object):
         if self.fenced is not None:
             oprot.writeFieldBegin('fenced', TType.BOOL, 3)
             oprot.writeBool(self.fenced)
+            oprot.writeFieldEnd()
+        if self.switchOrder is not None:
+            oprot.writeFieldBegin('switchOrder', TType.STRUCT, 4)
+            self.switchOrder.write(oprot)
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
         oprot.writeStructEnd()
@@ -3144,6 +3159,7 @@ HeartbeatReply.thrift_spec = (
     (1, TType.I64, 'leaderEpoch', None, None, ),  # 1
     (2, TType.I64, 'abandonRing', None, -1, ),  # 2
     (3, TType.BOOL, 'fenced', None, False, ),  # 3
+    (4, TType.STRUCT, 'switchOrder', [SwitchOrder, None], None, ),  # 4
 )
 all_structs.append(FinishReply)
 FinishReply.thrift_spec = (
