@@ -3,6 +3,8 @@ package org.edl.worker.runtime;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -55,7 +57,8 @@ final class NewcomerJoin {
 
   /**
    * @param version       the pending topology the registration named
-   * @param membershipFor builds the membership's pieces ahead of its ring; called while waiting
+   * @param membershipFor builds the membership's pieces ahead of its ring; called on a thread of
+   *                      its own while this one waits for the order and the model
    */
   Joined join(LeaderConnection leader, long version, TrainableModel model,
       Supplier<Function<TrainingRing, ElasticMembership>> membershipFor) throws Exception {
@@ -66,7 +69,15 @@ final class NewcomerJoin {
     listener.readyToJoin(config.workerId(), version, config.ticker().nanos());
     LOG.info("Ready to join topology v{}", version);
     Thread rehearsal = rehearse(model.gradientLength());
-    Function<TrainingRing, ElasticMembership> membershipOn = membershipFor.get();
+    // On a thread of its own: the order is often there already, and the broadcaster waits for
+    // this worker's answer before it sends; building these (Hadoop's client among them) took
+    // 0.5 s on a busy machine, which was all added to the broadcast.
+    CompletableFuture<Function<TrainingRing, ElasticMembership>> membershipOn = CompletableFuture.supplyAsync(
+        membershipFor, r -> {
+          Thread t = new Thread(r, "edl-membership-" + config.workerId());
+          t.setDaemon(true);
+          t.start();
+        });
     SwitchOrder order = awaitOrder(leader, version);
     long start;
     TrainingRing ring;
@@ -102,7 +113,19 @@ final class NewcomerJoin {
     }
     LOG.info("Joined topology v{} as rank {} of {}; starting at step {} (sample position {})",
         ring.version(), ring.rank(), ring.size(), from.nextStep(), from.batchStart());
-    ElasticMembership membership = membershipOn.apply(ring);
+    ElasticMembership membership;
+    try {
+      membership = membershipOn.join().apply(ring);
+    } catch (CompletionException e) {
+      ring.close();
+      if (e.getCause() instanceof Exception cause) {
+        throw cause;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
     membership.record(new SwitchRecord(order.getTopologyVersion(), order.getAtStep(),
         SwitchRecord.Role.JOINER, order.getTopology().getRingSize() - order.getJoinersSize()
             + (order.isSetLeavers() ? order.getLeaversSize() : 0),
