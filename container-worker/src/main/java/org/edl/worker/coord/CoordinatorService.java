@@ -251,27 +251,11 @@ public final class CoordinatorService implements Coordinator.Iface {
   @Override
   public SwitchOrder awaitSwitch(String workerId, long topologyVersion, int timeoutMs) throws TException {
     long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
-    lock.lock();
-    try {
-      while (true) {
-        CoordinatorState s = leading();
-        Optional<SwitchPlan> order = s.orderFor(workerId);
-        if (order.isPresent()) {
-          return Wire.switchOrder(order.get());
-        }
-        long left = deadline - ticker.nanos();
-        if (left <= 0) {
-          SwitchOrder none = new SwitchOrder(topologyVersion, -1);
-          none.setLeaderEpoch(s.leaderEpoch());
-          return none;
-        }
-        changed.awaitNanos(left);
-      }
-    } catch (InterruptedException e) {
-      throw interrupted();
-    } finally {
-      lock.unlock();
-    }
+    return holdUntil(deadline, s -> s.orderFor(workerId).map(Wire::switchOrder).orElseGet(() -> {
+      SwitchOrder none = new SwitchOrder(topologyVersion, -1);
+      none.setLeaderEpoch(s.leaderEpoch());
+      return none;
+    }), o -> o.getAtStep() >= 0);
   }
 
   @Override
@@ -376,41 +360,36 @@ public final class CoordinatorService implements Coordinator.Iface {
   public HeartbeatReply heartbeatAwaiting(String workerId, long leaderEpoch, long ringVersion, long knownSwitch,
       int holdMs) throws TException {
     long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, Math.min(holdMs, MAX_HOLD_MS)));
-    lock.lock();
-    try {
-      leading().heartbeat(workerId, leaderEpoch);
-      publish();
-      while (true) {
-        CoordinatorState.HeartbeatAnswer a = leading().news(workerId, knownSwitch);
-        long left = deadline - ticker.nanos();
-        if (a.news() || left <= 0) {
-          return Wire.heartbeatReply(a);
-        }
-        changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(TICK_MS)));
-      }
-    } catch (Refused r) {
-      throw Wire.error(r);
-    } catch (InterruptedException e) {
-      throw interrupted();
-    } finally {
-      lock.unlock();
-    }
+    decide(s -> s.heartbeat(workerId, leaderEpoch));
+    return Wire.heartbeatReply(holdUntil(deadline, s -> s.news(workerId, knownSwitch),
+        CoordinatorState.HeartbeatAnswer::news));
   }
 
   @Override
   public FinishReply awaitFinish(String workerId, long lastStep, int timeoutMs) throws TException {
     long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
+    return holdUntil(deadline, s -> {
+      CoordinatorState.FinishAnswer a = s.finishStatus(workerId);
+      if (a.done()) {
+        changed.signalAll();
+      }
+      return Wire.finishReply(a, s.leaderEpoch());
+    }, r -> r.isDone() || r.isRecover());
+  }
+
+  /**
+   * Asks {@code ask} under the lock, again after every change and tick, until {@code settled}
+   * holds for its answer or {@code deadline} (the ticker's) has passed; returns the last answer.
+   */
+  private <T> T holdUntil(long deadline, Decision<T> ask, java.util.function.Predicate<T> settled)
+      throws TException {
     lock.lock();
     try {
       while (true) {
-        CoordinatorState s = leading();
-        CoordinatorState.FinishAnswer a = s.finishStatus(workerId);
+        T answer = ask.apply(leading());
         long left = deadline - ticker.nanos();
-        if (a.done() || a.recover() || left <= 0) {
-          if (a.done()) {
-            changed.signalAll();
-          }
-          return Wire.finishReply(a, s.leaderEpoch());
+        if (settled.test(answer) || left <= 0) {
+          return answer;
         }
         changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(TICK_MS)));
       }
