@@ -38,6 +38,7 @@ final class NewcomerJoin {
   private static final int REHEARSAL_FLOATS = 1 << 20;
   /** How often a newcomer whose switch failed asks whether the leader has scheduled another. */
   private static final long RESCHEDULE_POLL_MS = 100;
+  private static final int FIRST_POLL_MS = 1_000;
 
   /** The membership it trains in and where it starts. */
   record Joined(ElasticMembership membership, ModelBroadcast.Position from) {}
@@ -157,15 +158,23 @@ final class NewcomerJoin {
   private SwitchOrder awaitOrder(LeaderConnection leader, long version) throws Exception {
     long deadline = System.nanoTime() + config.startupTimeout().toNanos();
     SwitchOrder order;
+    boolean again = false;
     do {
       if (Worker.left(deadline) <= 0) {
         throw new TimeoutException("no switch into the job was scheduled within " + config.startupTimeout());
       }
-      // Ready again on every round: idempotent, and a leader that took over since hears it too.
+      // Ready again on every later round (join said it just before the first): idempotent, and
+      // a leader that took over since hears it too.
+      boolean sayReady = again;
       order = leader.call(c -> {
-        c.ready(config.workerId(), version);
-        return c.awaitSwitch(config.workerId(), version, (int) Math.min(Worker.POLL_MS, Worker.left(deadline)));
+        if (sayReady) {
+          c.ready(config.workerId(), version);
+        }
+        // The first round is short: a successor elected since the ready call has not heard it.
+        int pollMs = sayReady ? Worker.POLL_MS : FIRST_POLL_MS;
+        return c.awaitSwitch(config.workerId(), version, (int) Math.min(pollMs, Worker.left(deadline)));
       });
+      again = true;
     } while (order.getAtStep() < 0);
     return order;
   }
