@@ -2,11 +2,13 @@ package org.edl.worker.coord;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edl.thrift.HeartbeatReply;
 import org.edl.thrift.SyncReport;
@@ -52,8 +54,8 @@ class HeartbeatHoldTest {
       }
     });
     // With the clock fixed, nothing but news ends the call.
-    Thread.sleep(300);
-    assertFalse(held.isDone(), "no news yet: the leader holds the beat");
+    assertThrows(TimeoutException.class, () -> held.get(300, TimeUnit.MILLISECONDS),
+        "no news yet: the leader holds the beat");
 
     service.ready("c3", 2);
     HeartbeatReply reply = held.get(10, TimeUnit.SECONDS);
