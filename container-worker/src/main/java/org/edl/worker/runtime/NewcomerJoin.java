@@ -2,6 +2,7 @@ package org.edl.worker.runtime;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -38,6 +39,7 @@ final class NewcomerJoin {
   private static final int REHEARSAL_FLOATS = 1 << 20;
   /** How often a newcomer whose switch failed asks whether the leader has scheduled another. */
   private static final long RESCHEDULE_POLL_MS = 100;
+  /** A first ask for the order that follows join's ready call. */
   private static final int FIRST_POLL_MS = 1_000;
 
   /** The membership it trains in and where it starts. */
@@ -134,6 +136,12 @@ final class NewcomerJoin {
     return new Joined(membership, from);
   }
 
+  /** The order for this worker, waiting up to the start-up timeout (join said ready just before). */
+  private SwitchOrder awaitOrder(LeaderConnection leader, long version) throws Exception {
+    return pollOrder(leader, version, -1, config.startupTimeout(), false).orElseThrow(() ->
+        new TimeoutException("no switch into the job was scheduled within " + config.startupTimeout()));
+  }
+
   /**
    * The order that replaced {@code failed} for this worker, if the leader makes one within the
    * call timeout (it first has to gather the failure's survivors); empty when it still names
@@ -141,42 +149,38 @@ final class NewcomerJoin {
    */
   private Optional<SwitchOrder> rescheduled(LeaderConnection leader, long version, SwitchOrder failed)
       throws Exception {
-    long deadline = System.nanoTime() + config.rpcTimeout().toNanos();
-    while (Worker.left(deadline) > 0) {
-      SwitchOrder now = leader.call(c -> {
-        c.ready(config.workerId(), version);
-        return c.awaitSwitch(config.workerId(), version, (int) Math.min(Worker.POLL_MS, Worker.left(deadline)));
-      });
-      if (now.getAtStep() >= 0 && now.getTopologyVersion() != failed.getTopologyVersion()) {
-        return Optional.of(now);
-      }
-      Thread.sleep(Math.min(RESCHEDULE_POLL_MS, Math.max(1, Worker.left(deadline))));
-    }
-    return Optional.empty();
+    return pollOrder(leader, version, failed.getTopologyVersion(), config.rpcTimeout(), true);
   }
 
-  private SwitchOrder awaitOrder(LeaderConnection leader, long version) throws Exception {
-    long deadline = System.nanoTime() + config.startupTimeout().toNanos();
-    SwitchOrder order;
-    boolean again = false;
-    do {
-      if (Worker.left(deadline) <= 0) {
-        throw new TimeoutException("no switch into the job was scheduled within " + config.startupTimeout());
-      }
-      // Ready again on every later round (join said it just before the first): idempotent, and
-      // a leader that took over since hears it too.
-      boolean sayReady = again;
-      order = leader.call(c -> {
-        if (sayReady) {
+  /**
+   * Asks the leader for this worker's scheduled order of a topology version other than
+   * {@code notVersion} until {@code within} has passed. Ready again on every round but a first
+   * one that follows join's own ready call: idempotent, and a leader that took over since hears
+   * it too; that first round is short, since such a successor has not heard it.
+   */
+  private Optional<SwitchOrder> pollOrder(LeaderConnection leader, long version, long notVersion, Duration within,
+      boolean sayReadyFirst) throws Exception {
+    long deadline = System.nanoTime() + within.toNanos();
+    boolean sayReady = sayReadyFirst;
+    while (Worker.left(deadline) > 0) {
+      boolean ready = sayReady;
+      SwitchOrder order = leader.call(c -> {
+        if (ready) {
           c.ready(config.workerId(), version);
         }
-        // The first round is short: a successor elected since the ready call has not heard it.
-        int pollMs = sayReady ? Worker.POLL_MS : FIRST_POLL_MS;
+        int pollMs = ready ? Worker.POLL_MS : FIRST_POLL_MS;
         return c.awaitSwitch(config.workerId(), version, (int) Math.min(pollMs, Worker.left(deadline)));
       });
-      again = true;
-    } while (order.getAtStep() < 0);
-    return order;
+      if (order.getAtStep() >= 0 && order.getTopologyVersion() != notVersion) {
+        return Optional.of(order);
+      }
+      if (order.getAtStep() >= 0) {
+        // The excluded order still stands (the recovery is not decided yet): the leader answers at once.
+        Thread.sleep(Math.min(RESCHEDULE_POLL_MS, Math.max(1, Worker.left(deadline))));
+      }
+      sayReady = true;
+    }
+    return Optional.empty();
   }
 
   /**
