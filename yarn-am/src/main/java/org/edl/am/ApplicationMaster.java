@@ -153,7 +153,7 @@ public final class ApplicationMaster {
           workers.complete(new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),
               ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
               ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
-              spec.resources().memoryMb(), workerSettings(), WorkerClassSharing.jvmOptions(conf)));
+              spec.resources().memoryMb(), workerSettings(), WorkerJvmOptions.of(conf)));
         } catch (Throwable t) {
           workers.completeExceptionally(t);
         }
