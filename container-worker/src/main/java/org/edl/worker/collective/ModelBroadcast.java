@@ -18,8 +18,6 @@ public final class ModelBroadcast {
   public static final String TAG = "model";
   /** A recovery's model exchange (its version may be that of a cancelled switch's broadcast). */
   public static final String RECOVERY_TAG = "model-recovery";
-  /** Data-plane tag of a {@link #rehearse} link, which a worker dials to itself. */
-  static final String REHEARSAL_TAG = "model-rehearsal";
   private static final int SLOT_BYTES = RingAllReduce.DEFAULT_CHUNK_BYTES;
   private static final int SLOT_FLOATS = SLOT_BYTES / Float.BYTES;
   /** Next step, batch start, and (through shared memory) the number of floats that follow. */
@@ -107,28 +105,6 @@ public final class ModelBroadcast {
     transfer.expectLength(link, parameters.length, deadline);
     transfer.receiveFloats(link, parameters, false, deadline);
     return p;
-  }
-
-  /**
-   * Sends {@code floats} floats from {@code plane} to itself, as a broadcast to a newcomer goes,
-   * through shared memory where the plane has a directory. A JVM's first transfer is several
-   * times slower than its next (classes to load and initialise, a segment to map, code not yet
-   * compiled: 90-160 ms against 20-60 ms for an emulated ResNet-50's 100 MB on the two-core
-   * machine of the benchmarks), and a newcomer's first is the one the whole ring waits for, so a
-   * newcomer rehearses it while it waits for its switch.
-   *
-   * @param host the host {@code plane} is reachable at
-   */
-  public static void rehearse(DataPlane plane, String host, int floats, Duration timeout) throws IOException {
-    BothEnds.run("rehearsing a model's receipt", plane.selfId(), () -> {
-      try (PeerLink link = plane.connect(plane.selfId(), host, plane.port(), REHEARSAL_TAG, 0, timeout)) {
-        new ModelBroadcast(plane.sharedMemoryDir()).send(link, new Position(0, 0), new float[floats], timeout);
-      }
-    }, () -> {
-      try (PeerLink link = plane.accept(plane.selfId(), REHEARSAL_TAG, 0, timeout)) {
-        new ModelBroadcast(plane.sharedMemoryDir()).receive(link, new float[floats], timeout);
-      }
-    }, timeout);
   }
 
   private static Position position(PeerLink link, long nextStep, long batchStart) throws IOException {

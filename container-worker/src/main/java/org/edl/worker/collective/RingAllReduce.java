@@ -216,36 +216,6 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
   }
 
   /**
-   * Forms a ring of two between {@code plane} and a data plane started for the purpose, through
-   * shared memory where {@code plane} has a directory, and all-reduces {@code floats} floats on
-   * it a few times. A newcomer's first all-reduce is every member's, and run cold (code not
-   * compiled yet, classes to load) it is slower: the first all-reduce on a new five-member ring
-   * took 180-330 ms here against 100-150 ms for the next ones (with this rehearsal or without:
-   * it is cheap, and where the rest of that time goes is not known yet).
-   *
-   * @param host the host {@code plane} is reachable at
-   */
-  public static void rehearse(DataPlane plane, String host, JobSecret secret, int floats, Duration timeout)
-      throws IOException {
-    try (DataPlane peer = DataPlane.start(plane.selfId() + "-rehearsal", host, 0, secret, timeout, null)
-        .shareMemoryIn(plane.sharedMemoryDir())) {
-      RingTopology pair = new RingTopology(0, java.util.List.of(new RingTopology.Member(plane.selfId(), host,
-          plane.port()), new RingTopology.Member(peer.selfId(), host, peer.port())));
-      BothEnds.run("rehearsing an all-reduce", plane.selfId(), () -> sumThrice(plane, pair, floats, timeout),
-          () -> sumThrice(peer, pair, floats, timeout), timeout);
-    }
-  }
-
-  private static void sumThrice(DataPlane plane, RingTopology pair, int floats, Duration timeout) throws IOException {
-    try (Ring ring = Ring.form(plane, pair, timeout); RingAllReduce all = new RingAllReduce(ring, timeout)) {
-      float[] data = new float[floats];
-      for (int i = 0; i < 3; i++) {
-        all.sum(data);
-      }
-    }
-  }
-
-  /**
    * Makes the all-reduce in progress (or the next one) fail at once, from any thread: the leader
    * declared a member of this ring failed, and waiting for a hung member's data would only hold
    * the survivors until the timeout.

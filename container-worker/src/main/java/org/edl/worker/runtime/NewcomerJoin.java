@@ -1,11 +1,8 @@
 package org.edl.worker.runtime;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -15,7 +12,6 @@ import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.PeerLink;
 import org.edl.worker.collective.Ring;
-import org.edl.worker.collective.RingAllReduce;
 import org.edl.worker.collective.RingTopology;
 import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
@@ -27,16 +23,15 @@ import org.slf4j.LoggerFactory;
  * connects. The existing workers train throughout; the first all-reduce on the new ring waits
  * for this worker's first gradients.
  *
- * <p>It calls {@code ready} first: the switch can only be scheduled at the step after the one
- * running when that call arrives, so whatever comes before it can cost a whole step of idle GPU.
- * What it can do beforehand it does while it waits for the order: it rehearses receiving a model,
- * an all-reduce and averaging a gradient (each runs several times slower the first time in a JVM,
- * and every member waits for the newcomer's first step) and builds its membership's pieces.
+ * <p>It says ready only once it has everything but the model and the ring: the leader then
+ * schedules the switch at the end of the step running (or the one after), and from there every
+ * member's first step on the new ring waits for this worker. Work it did after the call (its
+ * membership's pieces, a gradient buffer, rehearsals of a model's receipt and an all-reduce) cost
+ * the four others of a five-worker ring 0.3-0.5 s each whenever the step ended soon after the
+ * call; done before it, it costs this worker's GPU alone.
  */
 final class NewcomerJoin {
   private static final Logger LOG = LoggerFactory.getLogger(NewcomerJoin.class);
-  /** Floats a rehearsal sends itself: a few shared-memory slots' worth. */
-  private static final int REHEARSAL_FLOATS = 1 << 20;
   /** How often a newcomer whose switch failed asks whether the leader has scheduled another. */
   private static final long RESCHEDULE_POLL_MS = 100;
   /** A first ask for the order that follows join's ready call. */
@@ -60,27 +55,19 @@ final class NewcomerJoin {
 
   /**
    * @param version       the pending topology the registration named
-   * @param membershipFor builds the membership's pieces ahead of its ring; called on a thread of
-   *                      its own while this one waits for the order and the model
+   * @param membershipFor builds the membership's pieces ahead of its ring (before the ready call)
    */
   Joined join(LeaderConnection leader, long version, TrainableModel model,
       Supplier<Function<TrainingRing, ElasticMembership>> membershipFor) throws Exception {
+    long preparing = config.ticker().nanos();
+    Function<TrainingRing, ElasticMembership> membershipBuilder = membershipFor.get();
+    LOG.info("Prepared to join in {} ms", (config.ticker().nanos() - preparing) / 1_000_000);
     leader.call(c -> {
       c.ready(config.workerId(), version);
       return null;
     });
     listener.readyToJoin(config.workerId(), version, config.ticker().nanos());
     LOG.info("Ready to join topology v{}", version);
-    Thread rehearsal = rehearse(model.gradientLength());
-    // On a thread of its own: the order is often there already, and the broadcaster waits for
-    // this worker's answer before it sends; building these (Hadoop's client among them) took
-    // 0.5 s on a busy machine, which was all added to the broadcast.
-    CompletableFuture<Function<TrainingRing, ElasticMembership>> membershipOn = CompletableFuture.supplyAsync(
-        membershipFor, r -> {
-          Thread t = new Thread(r, "edl-membership-" + config.workerId());
-          t.setDaemon(true);
-          t.start();
-        });
     SwitchOrder order = awaitOrder(leader, version);
     long start;
     TrainingRing ring;
@@ -93,12 +80,9 @@ final class NewcomerJoin {
           ElasticMembership.firstStepWeights(order, next));
       try (PeerLink link = plane.accept(order.getBroadcasterId(), ModelBroadcast.TAG, order.getTopologyVersion(),
           config.rpcTimeout())) {
-        // The broadcaster dials ahead of its switch, often most of a step after the order: until
-        // then the rehearsal goes on; still running now, it would only take CPU from the receipt.
-        rehearsal.interrupt();
         long dialled = config.ticker().nanos();
         from = new ModelBroadcast(plane.sharedMemoryDir()).receive(link, model.parameters(), config.rpcTimeout());
-        LOG.info("Received the model from {}: {} ms after the order, {} ms of transfer", order.getBroadcasterId(),
+        LOG.info("Received the model from {}: {} ms after the order, {} ms after its link", order.getBroadcasterId(),
             (config.ticker().nanos() - start) / 1_000_000, (config.ticker().nanos() - dialled) / 1_000_000);
         break;
       } catch (IOException e) {
@@ -118,15 +102,9 @@ final class NewcomerJoin {
         ring.version(), ring.rank(), ring.size(), from.nextStep(), from.batchStart());
     ElasticMembership membership;
     try {
-      membership = membershipOn.join().apply(ring);
-    } catch (CompletionException e) {
+      membership = membershipBuilder.apply(ring);
+    } catch (RuntimeException | Error e) {
       ring.close();
-      if (e.getCause() instanceof Exception cause) {
-        throw cause;
-      }
-      if (e.getCause() instanceof Error err) {
-        throw err;
-      }
       throw e;
     }
     membership.record(new SwitchRecord(order.getTopologyVersion(), order.getAtStep(),
@@ -181,33 +159,5 @@ final class NewcomerJoin {
       sayReady = true;
     }
     return Optional.empty();
-  }
-
-  /**
-   * Receives a model from itself ({@link ModelBroadcast#rehearse}), all-reduces with a data plane
-   * of its own ({@link RingAllReduce#rehearse}) and averages as many floats as its gradient, on a
-   * thread of its own. Best effort: a failure only leaves the first time slow.
-   */
-  private Thread rehearse(int gradientFloats) {
-    Thread t = new Thread(() -> {
-      long start = System.nanoTime();
-      try {
-        ModelBroadcast.rehearse(plane, config.host(), REHEARSAL_FLOATS, config.rpcTimeout());
-        RingAllReduce.rehearse(plane, config.host(), config.secret(), 4 * REHEARSAL_FLOATS, config.rpcTimeout());
-        float[] scratch = new float[REHEARSAL_FLOATS];
-        for (int i = 0; i < gradientFloats / REHEARSAL_FLOATS + 1 && !Thread.currentThread().isInterrupted(); i++) {
-          TrainingLoop.average(scratch, 1);
-        }
-        LOG.info("Rehearsed receiving a model, an all-reduce and averaging a gradient in {} ms{}", (System.nanoTime() - start) / 1_000_000,
-            Thread.currentThread().isInterrupted() ? " (cut short: the model is coming)" : "");
-      } catch (InterruptedIOException e) {
-        LOG.info("Rehearsal cut short after {} ms: the model is coming", (System.nanoTime() - start) / 1_000_000);
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("Could not rehearse receiving a model (the real one may come slower): {}", e.toString());
-      }
-    }, "edl-rehearsal-" + config.workerId());
-    t.setDaemon(true);
-    t.start();
-    return t;
   }
 }

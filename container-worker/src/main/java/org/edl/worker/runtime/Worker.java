@@ -228,10 +228,20 @@ public final class Worker implements AutoCloseable {
     }
     TrainableModel model = context.model();
     storage.keepInitialState(context, restore.isPresent());
-    // Zeroing the model's size (100 MB for a ResNet-50) takes 50-250 ms here: not on the way
-    // to a newcomer's ready call, nor after its switch, where every member would wait for it.
+    // Zeroed while the start-up thread registers. A newcomer has it before it says ready: while a
+    // thread zeroes a large array no other thread gets past a garbage collection, and after
+    // ready every member may soon be waiting for this one.
     CompletableFuture<float[]> gradientBuffer = CompletableFuture.supplyAsync(() -> new float[model.gradientLength()]);
     Membership m = awaitMembership(joining);
+    float[] gradient;
+    try {
+      gradient = gradientBuffer.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof Error err) {
+        throw err; // out of memory for the buffer: as if allocated here
+      }
+      throw e;
+    }
 
     ElasticMembership membership;
     ModelBroadcast.Position from;
@@ -251,15 +261,6 @@ public final class Worker implements AutoCloseable {
     startReportingIfLeading();
     startHeartbeat(membership);
 
-    float[] gradient;
-    try {
-      gradient = gradientBuffer.join();
-    } catch (java.util.concurrent.CompletionException e) {
-      if (e.getCause() instanceof Error err) {
-        throw err; // out of memory for the buffer: as if allocated here
-      }
-      throw e;
-    }
     TrainingLoop loop = new TrainingLoop(config.workerId(), config.spec(), context.data(), model,
         membership, config.ticker(), listener, membership, membership);
     TrainingLoop.Result result;

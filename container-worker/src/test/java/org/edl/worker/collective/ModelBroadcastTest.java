@@ -51,20 +51,6 @@ class ModelBroadcastTest {
         && e.getCause().getMessage().contains("999"), String.valueOf(e.getCause()));
   }
 
-  /** A newcomer's rehearsal goes to its own data plane, over shared memory or TCP, and leaves nothing. */
-  @Test
-  void aRehearsalSendsToTheWorkersOwnDataPlaneAndLeavesNoSegment() throws Exception {
-    for (Path dir : new Path[] {shm, null}) {
-      try (DataPlane plane = DataPlane.start("new", "127.0.0.1", 0, JobSecret.generate(), LoopbackMembers.TIMEOUT, null)
-          .shareMemoryIn(dir)) {
-        ModelBroadcast.rehearse(plane, "127.0.0.1", 2 * (RingAllReduce.DEFAULT_CHUNK_BYTES / Float.BYTES) + 5,
-            LoopbackMembers.TIMEOUT);
-        assertEquals(0, plane.refusedCount());
-      }
-      assertEquals(List.of(), listed(shm));
-    }
-  }
-
   private ModelBroadcast.Position transfer(Path senderDir, Path receiverDir, float[] model, float[] into)
       throws Exception {
     JobSecret secret = JobSecret.generate();

@@ -303,20 +303,6 @@ class RingAllReduceTest {
     }
   }
 
-  /** A newcomer's rehearsal: a ring of two with a plane of its own, over shared memory or TCP, leaving nothing. */
-  @ParameterizedTest(name = "shared memory: {0}")
-  @ValueSource(booleans = {false, true})
-  void aRehearsalAllReducesWithAPlaneOfItsOwnAndLeavesNothingBehind(boolean sharedMemory) throws Exception {
-    JobSecret secret = JobSecret.generate();
-    try (DataPlane plane = DataPlane.start("new", "127.0.0.1", 0, secret, LoopbackMembers.TIMEOUT, null)
-        .shareMemoryIn(sharedMemory ? shm : null)) {
-      RingAllReduce.rehearse(plane, "127.0.0.1", secret, 3 * (RingAllReduce.DEFAULT_CHUNK_BYTES / Float.BYTES) + 11,
-          LoopbackMembers.TIMEOUT);
-      assertEquals(0, plane.refusedCount());
-    }
-    assertEquals(List.of(), listed(shm));
-  }
-
   private static List<Path> listed(Path dir) throws IOException {
     try (var files = Files.list(dir)) {
       return files.toList();
