@@ -4,6 +4,7 @@ import java.io.FileNotFoundException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.Credentials;
@@ -13,6 +14,7 @@ import org.edl.job.InvalidInputException;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.job.WorkerEnv;
+import org.edl.worker.data.BatchSlicer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,10 +58,9 @@ public final class WorkerMain {
     float[] parameters = null;
     boolean left = false;
     WorkerMetrics metrics = new WorkerMetrics(config.workerId());
-    registerInBackground(metrics);
     WorkerListener listeners = WorkerListener.both(
         WorkerListener.both(timeline == null ? WorkerListener.NONE : timeline, metrics),
-        ClassArchiveMaker.forThisJvm());
+        WorkerListener.both(publishAfterFirstBatch(metrics), ClassArchiveMaker.forThisJvm()));
     try (Worker worker = new Worker(config, ExecutionContext.FROM_SPEC, listeners)) {
       Worker.Outcome outcome = worker.run();
       how = outcome.ending().name().toLowerCase(java.util.Locale.ROOT);
@@ -77,20 +78,29 @@ public final class WorkerMain {
   }
 
   /**
-   * Starting Hadoop's metrics system takes 0.7 s here (commons-configuration, JMX), all of it on
-   * the way to registering with the leader, while a newcomer's GPU idles; the metrics count from
-   * the first event either way, so publishing them can wait.
+   * Starting Hadoop's metrics system takes 0.7 s of CPU here (commons-configuration, JMX). Begun
+   * at start-up, even on a thread of its own, it took that from the registration and the
+   * context on a loaded two-core host while a newcomer's GPU idled; the metrics count from the
+   * first event either way, so they are published once the worker has trained a batch.
    */
-  private static void registerInBackground(WorkerMetrics metrics) {
-    Thread t = new Thread(() -> {
-      try {
-        metrics.register();
-      } catch (RuntimeException e) {
-        LOG.warn("Worker metrics not published: {}", e.toString());
+  private static WorkerListener publishAfterFirstBatch(WorkerMetrics metrics) {
+    AtomicBoolean started = new AtomicBoolean();
+    return new WorkerListener() {
+      @Override
+      public void batchTrained(String workerId, long step, BatchSlicer.Range positions, int[] samples) {
+        if (started.compareAndSet(false, true)) {
+          Thread t = new Thread(() -> {
+            try {
+              metrics.register();
+            } catch (RuntimeException e) {
+              LOG.warn("Worker metrics not published: {}", e.toString());
+            }
+          }, "edl-metrics-register");
+          t.setDaemon(true);
+          t.start();
+        }
       }
-    }, "edl-metrics-register");
-    t.setDaemon(true);
-    t.start();
+    };
   }
 
   /** Best effort: a timeline that cannot be written must not turn a good run into a failure. */
