@@ -19,13 +19,15 @@ public final class JoinerShare {
   /** The lag's fixed part: the broadcaster's dial, the joiner's set-up before its first batch. */
   static final double FIXED_LAG_SECONDS = 0.05;
   /**
-   * The model's transfer, over a link the broadcaster dialled before the switch: about what a
-   * broadcast reached through shared memory on the busy two-core machine of the benchmarks (102 MB
-   * in 0.1-0.13 s from the switch step's end to the joiner's first batch), or 10 GbE. Erring long
-   * costs less than erring short (a joiner that ends early idles alone, one that ends late holds
-   * every survivor), but not nothing: every survivor computes what the joiner does not.
+   * The model's transfer, over a link the broadcaster dialled before the switch, into a newcomer
+   * whose JVM has not run that code yet: on the busy two-core machine of the benchmarks a joiner
+   * started its first step 0.08-0.26 s after the survivors (102 MB; 0.19 and 0.26 s in the
+   * scaling benchmark), and 0.6 GB/s puts the expected lag at 0.22 s, about two thirds of the way
+   * up that range. Erring short costs more than erring long: a joiner that ends late holds all
+   * {@code m} survivors, one that ends early idles alone (while each survivor computes a little
+   * more), so the best guess lies above the middle of the lags seen.
    */
-  static final double BROADCAST_BYTES_PER_SECOND = 1e9;
+  static final double BROADCAST_BYTES_PER_SECOND = 6e8;
 
   private JoinerShare() {}
 
