@@ -6,7 +6,6 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.edl.thrift.SwitchOrder;
 import org.edl.worker.collective.DataPlane;
 import org.edl.worker.collective.ModelBroadcast;
@@ -55,13 +54,10 @@ final class NewcomerJoin {
 
   /**
    * @param version       the pending topology the registration named
-   * @param membershipFor builds the membership's pieces ahead of its ring (before the ready call)
+   * @param membershipBuilder the membership's pieces, built before the ready call, awaiting its ring
    */
   Joined join(LeaderConnection leader, long version, TrainableModel model,
-      Supplier<Function<TrainingRing, ElasticMembership>> membershipFor) throws Exception {
-    long preparing = config.ticker().nanos();
-    Function<TrainingRing, ElasticMembership> membershipBuilder = membershipFor.get();
-    LOG.info("Prepared to join in {} ms", (config.ticker().nanos() - preparing) / 1_000_000);
+      Function<TrainingRing, ElasticMembership> membershipBuilder) throws Exception {
     leader.call(c -> {
       c.ready(config.workerId(), version);
       return null;

@@ -247,7 +247,7 @@ public final class Worker implements AutoCloseable {
     ModelBroadcast.Position from;
     if (m.registration().isPending()) {
       NewcomerJoin.Joined j = new NewcomerJoin(config, listener, dataPlane, startup)
-          .join(m.leader(), m.topology().getVersion(), model, () -> membershipFor(model, context.data(), started));
+          .join(m.leader(), m.topology().getVersion(), model, membershipFor(model, context.data(), started));
       membership = j.membership();
       from = j.from();
     } else {
@@ -310,8 +310,8 @@ public final class Worker implements AutoCloseable {
   }
 
   /**
-   * What a membership needs besides its ring, built ahead of it: a newcomer builds it while it
-   * waits for its switch, since every member waits for its first step after the switch.
+   * What a membership needs besides its ring, built ahead of it: a newcomer builds it before it
+   * says ready, since every member waits for its first step after the switch.
    */
   private Function<TrainingRing, ElasticMembership> membershipFor(TrainableModel model, Dataset data, long started) {
     ElasticMembership.Context cx = new ElasticMembership.Context(config.workerId(), dataPlane, leader, coordinator,
