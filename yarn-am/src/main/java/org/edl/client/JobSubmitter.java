@@ -177,11 +177,11 @@ public final class JobSubmitter {
     }
     checkFitsLargestNode(spec);
     FileSystem fs = FileSystem.get(conf);
-    spec = qualifyData(spec, fs);
+    spec = qualifyData(spec, fs, conf);
     if (spec.script().isSet()) {
       requireReadable(spec.script());
       String data = spec.data().source();
-      if (!data.isBlank() && !SyntheticSpec.isSynthetic(data) && !fs.isFile(new org.apache.hadoop.fs.Path(data))) {
+      if (!data.isBlank() && !SyntheticSpec.isSynthetic(data) && !isFile(data)) {
         throw new InvalidInputException("data", data, "no such file for the script (a script job's --data is one"
             + " file that every worker copies before starting the script)");
       }
@@ -199,10 +199,9 @@ public final class JobSubmitter {
         spec = spec.toBuilder().output(fs.makeQualified(
             new org.apache.hadoop.fs.Path(fs.getHomeDirectory(), "edl/" + appId)).toString()).build();
       } else {
-        spec = spec.toBuilder()
-            .output(fs.makeQualified(new org.apache.hadoop.fs.Path(spec.output())).toString()).build();
+        spec = spec.toBuilder().output(qualifyOutput(spec.output(), fs)).build();
       }
-      spec = spec.toBuilder().dataCache(dataCacheDir(spec, fs, staging)).build();
+      spec = spec.toBuilder().dataCache(dataCacheDir(spec, fs, conf, staging)).build();
       JobSecret secret = JobSecret.generate();
       writeStaging(fs, staging, spec);
       JobSecretFile.write(fs, staging, secret);
@@ -287,7 +286,8 @@ public final class JobSubmitter {
    * staging directory, deleted with the job; a directory the user named (qualified, kept for the
    * next job on the same file); none for synthetic data, which is generated faster than read.
    */
-  static String dataCacheDir(JobSpec spec, FileSystem fs, org.apache.hadoop.fs.Path staging) {
+  static String dataCacheDir(JobSpec spec, FileSystem fs, Configuration conf, org.apache.hadoop.fs.Path staging)
+      throws IOException {
     String cache = spec.data().cache();
     if (SyntheticSpec.isSynthetic(spec.data().source()) || cache.isEmpty() || Data.CACHE_OFF.equals(cache)) {
       return "";
@@ -296,22 +296,34 @@ public final class JobSubmitter {
       return new org.apache.hadoop.fs.Path(staging, StagingLayout.DATASET_COPY_DIR).toString();
     }
     try {
-      return fs.makeQualified(new org.apache.hadoop.fs.Path(cache)).toString();
-    } catch (IllegalArgumentException e) {
+      return UserPaths.qualify(cache, fs, conf).toString();
+    } catch (IllegalArgumentException | org.apache.hadoop.fs.UnsupportedFileSystemException e) {
       throw new InvalidInputException("data-cache", cache, "not a valid path: " + e.getMessage());
     }
   }
 
-  private static JobSpec qualifyData(JobSpec spec, FileSystem fs) {
+  private String qualifyOutput(String output, FileSystem fs) throws IOException {
+    try {
+      return UserPaths.qualify(output, fs, conf).toString();
+    } catch (IllegalArgumentException | org.apache.hadoop.fs.UnsupportedFileSystemException e) {
+      throw new InvalidInputException("output", output, "not a valid path: " + e.getMessage());
+    }
+  }
+
+  private boolean isFile(String qualified) throws IOException {
+    org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(qualified);
+    return p.getFileSystem(conf).isFile(p);
+  }
+
+  static JobSpec qualifyData(JobSpec spec, FileSystem fs, Configuration conf) throws IOException {
     // A script may name none (it reads its own).
     if (spec.data().source().isBlank() || SyntheticSpec.isSynthetic(spec.data().source())) {
       return spec;
     }
     try {
       // Workers may not share this client's default file system or working directory.
-      return spec.toBuilder().data(new org.apache.hadoop.fs.Path(spec.data().source()).makeQualified(fs.getUri(),
-          fs.getWorkingDirectory()).toString()).build();
-    } catch (IllegalArgumentException e) {
+      return spec.toBuilder().data(UserPaths.qualify(spec.data().source(), fs, conf).toString()).build();
+    } catch (IllegalArgumentException | org.apache.hadoop.fs.UnsupportedFileSystemException e) {
       throw new InvalidInputException("data", spec.data().source(), "not a valid path: " + e.getMessage());
     }
   }
