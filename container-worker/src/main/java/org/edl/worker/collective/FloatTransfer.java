@@ -80,10 +80,7 @@ public final class FloatTransfer {
       bytes.clear().limit(n * Float.BYTES);
       link.read(bytes, deadline);
       if (add) {
-        floats.get(0, scratch, 0, n);
-        for (int i = 0; i < n; i++) {
-          data[off + i] += scratch[i];
-        }
+        GradientLoops.addFrame(floats, scratch, data, off, n);
       } else {
         floats.get(0, data, off, n);
       }

@@ -205,11 +205,7 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
     }
     RingSchedule.Range r = schedule.receive(frame);
     if (schedule.reduces(frame)) {
-      f.floats().get(0, scratch, 0, r.length());
-      int off = r.offset();
-      for (int i = 0, n = r.length(); i < n; i++) {
-        data[off + i] += scratch[i];
-      }
+      GradientLoops.addFrame(f.floats(), scratch, data, r.offset(), r.length());
     } else {
       f.floats().get(0, data, r.offset(), r.length());
     }

@@ -2,10 +2,10 @@ package org.edl.worker.runtime;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.Arrays;
 import org.edl.job.JobSpec;
 import org.edl.thrift.SyncReport;
 import org.edl.worker.collective.AllReduce;
+import org.edl.worker.collective.GradientLoops;
 import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.coord.Ticker;
 import org.edl.worker.data.BatchSlicer;
@@ -115,9 +115,7 @@ public final class TrainingLoop {
 
   /** The all-reduced sum of a step's per-sample gradients divided by its global batch, in place. */
   static void average(float[] gradientSum, int globalBatch) {
-    for (int i = 0; i < gradientSum.length; i++) {
-      gradientSum[i] /= globalBatch;
-    }
+    GradientLoops.divide(gradientSum, globalBatch);
   }
 
   /** Runs from {@code from} until step {@code toStep} (exclusive) or until batch end says stop. */
@@ -186,7 +184,7 @@ public final class TrainingLoop {
       BatchSlicer.Range slice = ring instanceof TrainingRing t ? t.slice(batchStart, globalBatch)
           : BatchSlicer.slice(batchStart, globalBatch, rank, workers);
       int[] samples = order.samples(slice);
-      Arrays.fill(gradient, 0f);
+      GradientLoops.zero(gradient);
       double lossSum;
       double computeSeconds = 0;
       long allReduceStart = 0;

@@ -35,6 +35,7 @@ import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.checkpoint.CheckpointSchedule;
 import org.edl.worker.collective.DataPlane;
+import org.edl.worker.collective.GradientLoops;
 import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.Ring;
 import org.edl.worker.coord.CheckpointRef;
@@ -232,6 +233,9 @@ public final class Worker implements AutoCloseable {
     // thread zeroes a large array no other thread gets past a garbage collection, and after
     // ready every member may soon be waiting for this one.
     CompletableFuture<float[]> gradientBuffer = CompletableFuture.supplyAsync(() -> new float[model.gradientLength()]);
+    // While the buffer is zeroed and the start-up thread registers: compiled before the first
+    // all-reduce, whose pace a newcomer's cold loops set for the whole ring.
+    GradientLoops.warmUp();
     Membership m = awaitMembership(joining);
     float[] gradient;
     try {
@@ -256,7 +260,11 @@ public final class Worker implements AutoCloseable {
       LOG.info("Formed ring v{} as rank {} of {} ({})", ring.version(), ring.rank(), ring.size(), ring.transport());
       membership = membership(model, TrainingRing.connected(ring, config.rpcTimeout()), context.data(), started);
     }
-    joinElection();
+    if (m.registration().isPending()) {
+      joinElectionBeside();
+    } else {
+      joinElection();
+    }
     inRing = true;
     startReportingIfLeading();
     startHeartbeat(membership);
@@ -511,6 +519,21 @@ public final class Worker implements AutoCloseable {
     } catch (Exception ex) {
       throw new IllegalStateException("could not join the election: " + ex, ex);
     }
+  }
+
+  /**
+   * A newcomer's candidacy, on the start-up thread: its ZooKeeper round trips (30-40 ms on a busy
+   * host) came between its model and its first step, which every member of the new ring waits
+   * for. Until it is in, this worker cannot be elected; the members that were there can.
+   */
+  private void joinElectionBeside() {
+    startup.execute(() -> {
+      try {
+        joinElection();
+      } catch (RuntimeException e) {
+        fenceSelf("it could not join the leader election (" + e.getMessage() + ")");
+      }
+    });
   }
 
   private void closeElection() {
