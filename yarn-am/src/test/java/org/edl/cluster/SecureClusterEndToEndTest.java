@@ -47,10 +47,13 @@ class SecureClusterEndToEndTest {
   void aJobSubmittedWithAKeytabOutlivesItsDelegationTokensAndWritesItsCheckpoints() throws Exception {
     EmbeddedKdc kdc = CLUSTER.cluster().kerberos().orElseThrow();
     assertTrue(UserGroupInformation.isSecurityEnabled());
+    // 250 emulated cifar10 steps take 15 s or more whatever the machine (the profile's step time,
+    // slept): the job still trains at two token lifetimes, and its replacement has a few
+    // checkpoints left to write.
     Client client = Client.start(kdc, "--conf", CLUSTER.cluster().confDir().toString(),
         "--principal", kdc.userPrincipal(), "--keytab", kdc.userKeytab().toString(),
         "submit", "--name", "secure-e2e", "--backend", "emulated", "--model", "cifar10", "--workers", "2",
-        "--steps", "450", "--batch-size", "64", "--gpus-per-worker", "1", "--worker-memory", "512",
+        "--steps", "250", "--batch-size", "64", "--gpus-per-worker", "1", "--worker-memory", "512",
         "--checkpoint-every-batches", "50", "--recovery", "consistent", "--grow", "off");
     long submitted = System.currentTimeMillis();
     ApplicationId app = Await.until("the client to submit", client::appId, id -> id != null);
