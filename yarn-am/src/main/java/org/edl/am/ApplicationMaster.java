@@ -31,6 +31,7 @@ import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.job.JobZooKeeperAcl;
 import org.edl.job.ModelOutput;
+import org.edl.job.ShippedConfiguration;
 import org.edl.job.WorkerEnv;
 import org.edl.job.rpc.RpcServer;
 import org.edl.thrift.JobControl;
@@ -80,7 +81,7 @@ public final class ApplicationMaster {
     String host = requireEnv(Environment.NM_HOST.name());
     String zkConnect = requireEnv(WorkerEnv.ZK_CONNECT);
     URI stagingDir = URI.create(requireEnv(StagingLayout.STAGING_DIR_ENV));
-    Configuration conf = new YarnConfiguration();
+    Configuration conf = new YarnConfiguration(ShippedConfiguration.load(Paths.get("")));
     JobSpec spec;
     try (InputStream in = Files.newInputStream(Paths.get(StagingLayout.JOB_SPEC))) {
       spec = JobSpec.read(in);

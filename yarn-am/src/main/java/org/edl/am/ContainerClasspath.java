@@ -12,12 +12,12 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 /**
  * The classpath of the AM and worker containers: the jars in the container's working directory
  * (the shipped {@code edl.jar}) and those of the cluster's {@code yarn.application.classpath},
- * then, on the embedded cluster only, the submitting JVM's own classpath (the cluster runs on this
- * machine and there is no assembled jar in a test), and last the directories: the cluster's
- * configuration directory and the working directory. Directories go last because the JVM archives
- * classes for sharing ({@link WorkerClassSharing}) only from a class path with no directory that
- * holds files ahead of a jar; they hold configuration files, whose names no jar uses, so a lookup
- * finds the same file either way.
+ * then, on the embedded cluster only, the jars of the submitting JVM's own classpath (the cluster
+ * runs on this machine and there is no assembled jar in a test), and last the directories: the
+ * working directory, the cluster's configuration directory and the submitting JVM's directories.
+ * Directories go last because the JVM archives classes for sharing ({@link WorkerClassSharing})
+ * only from a class path with no directory that holds files ahead of a jar. The configuration is
+ * not looked up on this path where the job shipped one ({@link org.edl.job.ShippedConfiguration}).
  */
 public final class ContainerClasspath {
   /** Set by the client, only on the embedded cluster: the submitting JVM's classpath. */
@@ -40,8 +40,13 @@ public final class ContainerClasspath {
     }
     String local = conf.getTrimmed(LOCAL_CLASSPATH_KEY, "");
     for (String entry : local.split(File.pathSeparator)) {
-      if (!entry.isEmpty()) {
+      if (entry.isEmpty()) {
+        continue;
+      }
+      if (isJars(entry)) {
         cp.add(entry);
+      } else {
+        directories.add(entry); // the client's HADOOP_CONF_DIR, which bin/edl puts first, among them
       }
     }
     directories.forEach(cp::add);

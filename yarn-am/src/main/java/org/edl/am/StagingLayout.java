@@ -12,6 +12,7 @@ import org.apache.hadoop.yarn.api.records.LocalResource;
 import org.apache.hadoop.yarn.api.records.LocalResourceType;
 import org.apache.hadoop.yarn.api.records.LocalResourceVisibility;
 import org.apache.hadoop.yarn.api.records.URL;
+import org.edl.job.ShippedConfiguration;
 import org.edl.job.WorkerEnv;
 
 /**
@@ -28,13 +29,10 @@ public final class StagingLayout {
   public static final String APP_JAR = "edl.jar";
   /**
    * The client's effective configuration, only on the embedded cluster (whose addresses are
-   * ephemeral), written under each name Hadoop loads by default. One name is not enough: a
-   * {@code YarnConfiguration} reads {@code yarn-default.xml} after {@code core-site.xml}, so
-   * its defaults would win over the RM addresses unless {@code yarn-site.xml} carries them too.
-   * The container's working directory is first on its classpath, so these are found first.
+   * ephemeral), written under each of these names; the containers read exactly these files
+   * ({@link ShippedConfiguration}).
    */
-  public static final java.util.List<String> CLUSTER_CONF =
-      java.util.List.of("core-site.xml", "hdfs-site.xml", "yarn-site.xml");
+  public static final java.util.List<String> CLUSTER_CONF = ShippedConfiguration.FILES;
   /**
    * The job's secret, mode 0600, for a later {@code edl status|scale-out|...} by the submitting
    * user: the containers get the secret in their credentials, so this file is never localised.

@@ -15,12 +15,13 @@ class ContainerClasspathTest {
     Configuration conf = new Configuration(false);
     conf.setStrings(YarnConfiguration.YARN_APPLICATION_CLASSPATH, "$HADOOP_CONF_DIR",
         "$HADOOP_COMMON_HOME/share/hadoop/common/*", "/opt/extra/tools.JAR", "/opt/site-conf");
-    conf.set(ContainerClasspath.LOCAL_CLASSPATH_KEY, "/repo/edl-am.jar:/repo/lib/a.jar");
+    // As bin/edl starts the client: its HADOOP_CONF_DIR first.
+    conf.set(ContainerClasspath.LOCAL_CLASSPATH_KEY, "/cluster/conf:/repo/edl-am.jar:/repo/lib/*");
 
     List<String> entries = List.of(ContainerClasspath.of(conf).split(ApplicationConstants.CLASS_PATH_SEPARATOR));
 
     assertEquals(List.of("{{PWD}}/*", "$HADOOP_COMMON_HOME/share/hadoop/common/*", "/opt/extra/tools.JAR",
-        "/repo/edl-am.jar", "/repo/lib/a.jar", "{{PWD}}", "$HADOOP_CONF_DIR", "/opt/site-conf"), entries);
+        "/repo/edl-am.jar", "/repo/lib/*", "{{PWD}}", "$HADOOP_CONF_DIR", "/opt/site-conf", "/cluster/conf"), entries);
   }
 
   @Test

@@ -13,6 +13,7 @@ import org.edl.job.ContainerLogging;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
+import org.edl.job.ShippedConfiguration;
 import org.edl.job.WorkerEnv;
 import org.edl.worker.data.BatchSlicer;
 import org.slf4j.Logger;
@@ -50,7 +51,8 @@ public final class WorkerMain {
   static int run() throws Exception {
     JobSpec spec = readSpec(Path.of(WorkerEnv.JOB_SPEC_FILE));
     JobSecret secret = readSecret();
-    WorkerConfig config = WorkerConfig.fromEnvironment(System.getenv(), spec, secret, new Configuration());
+    WorkerConfig config = WorkerConfig.fromEnvironment(System.getenv(), spec, secret,
+        ShippedConfiguration.load(Path.of("")));
     // Only where asked for: copying it to HDFS at the end holds the container, and its GPU, ~2 s.
     Timeline timeline = spec.timeline() ? new Timeline() : null;
     String how = "failed";
