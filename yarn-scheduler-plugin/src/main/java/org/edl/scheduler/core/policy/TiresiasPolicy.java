@@ -10,15 +10,21 @@ import java.util.PriorityQueue;
 import java.util.TreeSet;
 
 /**
- * Tiresias' discretized two-dimensional least-attained-service, and (with {@code elastic}) the
- * project's Elastic-Tiresias (PAPER-NOTES.md, rules 1-5).
+ * Tiresias' discretized two-dimensional least-attained-service (Gu et al., "Tiresias: A GPU Cluster
+ * Manager for Distributed Deep Learning", NSDI 2019), and (with {@code elastic}) this project's
+ * reading of Elastic-Tiresias from the EDL paper (Wu et al., "Elastic Deep Learning in Multi-Tenant
+ * GPU Clusters", arXiv:1909.11985). Rules 3 and 4 below are the two it adds to the Tiresias walk;
+ * the code, its tests and the docs refer to them by those numbers.
  *
  * <p>Jobs are ordered by queue (attained GPU-seconds against the queue limits), then by arrival.
  * Every decision walks that order and gives each job its requested GPUs while they fit; a job
  * that does not fit is passed over and the walk goes on (jobs of lower priority that fit may
  * run), and a running job that is not reached is preempted. Elastic-Tiresias then: (3) while more
- * than N jobs wait, shrinks running jobs of lower priority than the first waiting one, lowest
- * priority first, to {@code ceil(r x requested)}, and starts that job on what it freed; (4) gives
+ * than N jobs wait, takes the waiting jobs in that order and starts each (at most at its request,
+ * at least at {@code ceil(r x requested)}) on the free GPUs plus what shrinking running jobs to
+ * their minimum frees, lowest priority first, where the jobs that may be shrunk are those in the
+ * queues below the top one and any of lower priority than the waiting job (see
+ * {@code shrinkable}); if even that would not start it, nothing is shrunk and rule 3 stops; (4) gives
  * idle GPUs one at a time to the running job whose speed-up grows most (relative to its speed at
  * the requested size), up to its maximum, while it grows at all. With a resize hold
  * ({@link TiresiasParams#resizeHoldS()}), a running job started or resized less than that long
