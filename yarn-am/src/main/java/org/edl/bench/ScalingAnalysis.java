@@ -1,10 +1,14 @@
 package org.edl.bench;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.edl.bench.Timelines.Row;
 
 /**
@@ -29,9 +33,18 @@ import org.edl.bench.Timelines.Row;
 public final class ScalingAnalysis {
   /** How many steps before the change set the normal pace. */
   private static final int PACE_STEPS = 10;
+  /** A {@code switch} row's detail: the worker's role and the ring's sizes ("survivor 6->5"). */
+  private static final Pattern SWITCH = Pattern.compile("(\\w+) (\\d+)->(\\d+)");
 
   /** The cost of one change; {@code step} is {@code k}, the first step at the new size. */
   public record Cost(long step, double stopSeconds, double endToEndSeconds, double lossGpuSeconds) {}
+
+  /**
+   * One switch of the ring as its members recorded it ({@code switch} rows): after step
+   * {@code lastStep} the ring went from {@code before} to {@code after} workers; {@code atMs} is
+   * the earliest start any member recorded for it.
+   */
+  public record Switch(long lastStep, int before, int after, long atMs) {}
 
   private final Map<String, List<Row>> byWorker;
   /** step -> (worker -> batch row) */
@@ -56,8 +69,7 @@ public final class ScalingAnalysis {
     Map<String, Row> last = steps.get(k - 1);
     Map<String, Row> first = steps.get(k);
     double pace = normalGapMs(k - 1);
-    double gap = latestEnd(first) - latestEnd(last);
-    double stop = Math.max(0, gap - pace) / 1000.0;
+    double stop = stopSecondsAfter(k - 1);
     double endToEnd = (latestEnd(first) - requestMs) / 1000.0;
     double idleMs = 0;
     for (Map.Entry<String, Row> e : last.entrySet()) {
@@ -76,6 +88,43 @@ public final class ScalingAnalysis {
       }
     }
     return new Cost(k, stop, endToEnd, idleMs / 1000.0 * gpusPerWorker);
+  }
+
+  /**
+   * Every switch the workers' timelines recorded, in the order they began; one per switch,
+   * however many of its members wrote a row for it. A worker killed outright writes no timeline,
+   * so counting each step's batches would miss a ring's size while it was a member: the members
+   * that stayed recorded the switch all the same. A recovery is no switch and is not listed.
+   */
+  public List<Switch> switches() {
+    Map<List<Long>, Switch> byKey = new LinkedHashMap<>();
+    byWorker.values().forEach(rows -> rows.stream().filter(r -> r.event().equals("switch")).forEach(r -> {
+      Matcher m = SWITCH.matcher(r.detail());
+      if (m.matches()) {
+        int before = Integer.parseInt(m.group(2));
+        int after = Integer.parseInt(m.group(3));
+        byKey.merge(List.of(r.step(), (long) before, (long) after), new Switch(r.step(), before, after, r.startMs()),
+            (a, b) -> a.atMs() <= b.atMs() ? a : b);
+      }
+    }));
+    List<Switch> all = new ArrayList<>(byKey.values());
+    all.sort(Comparator.comparingLong(Switch::atMs).thenComparingLong(Switch::lastStep));
+    return all;
+  }
+
+  /**
+   * The stop time of a change after step {@code lastStep} (see the class comment): how much longer
+   * step {@code lastStep + 1} took to end than the steps before it; NaN when either step has no
+   * batch in the timelines.
+   */
+  public double stopSecondsAfter(long lastStep) {
+    Map<String, Row> last = steps.get(lastStep);
+    Map<String, Row> first = steps.get(lastStep + 1);
+    if (last == null || first == null) {
+      return Double.NaN;
+    }
+    double gap = latestEnd(first) - latestEnd(last);
+    return Math.max(0, gap - normalGapMs(lastStep)) / 1000.0;
   }
 
   /**

@@ -190,7 +190,7 @@ public final class SubmitCommand implements Callable<Integer> {
     org.edl.client.Leftovers.quietly(conf, yarn);
     JobSubmitter submitter = new JobSubmitter(conf, yarn).withPriority(priority);
     SubmittedJob job = submitter.submit(spec);
-    int exit = new ProgressFollower(yarn, out, Duration.ofSeconds(1)).follow(job);
+    int exit = new ProgressFollower(yarn, conf, out, Duration.ofSeconds(1)).follow(job);
     // Only once the job has ended: while it runs, `edl status` needs the secret in there.
     submitter.deleteStaging(job);
     return exit;

@@ -4,7 +4,9 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
@@ -23,10 +25,11 @@ import org.slf4j.LoggerFactory;
  * Follows a submitted job until it ends: the application id at once, then one progress line
  * rewritten in place (step, loss, samples/s, workers) from the AM's job-control endpoint, which
  * it finds through the application report; at the end the final state, the diagnostics of a
- * failure, where the model and metrics are, and the first and last loss. When the output is not a
- * terminal (a file, a pipe, a CI log) a carriage return would run every update into one line:
- * there each update is a line of its own, when its state changes or every {@value
- * #LOG_EVERY_SECONDS} s.
+ * failure, where the model and metrics are, and the first and last loss ({@link LossLine}: a
+ * finished job's from its {@code metrics.json}, read with the client's configuration). When the
+ * output is not a terminal (a file, a pipe, a CI log) a carriage return would run every update
+ * into one line: there each update is a line of its own, when its state changes or every
+ * {@value #LOG_EVERY_SECONDS} s.
  */
 public final class ProgressFollower {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressFollower.class);
@@ -36,6 +39,7 @@ public final class ProgressFollower {
   static final long LOG_EVERY_SECONDS = 10;
 
   private final YarnClient yarn;
+  private final Configuration conf;
   private final PrintWriter out;
   private final Duration pollInterval;
   private RpcConnection connection;
@@ -47,12 +51,14 @@ public final class ProgressFollower {
   private long lastLoggedNanos;
 
   /** In place on a terminal ({@code System.console()}), a line per update otherwise. */
-  public ProgressFollower(YarnClient yarn, PrintWriter out, Duration pollInterval) {
-    this(yarn, out, pollInterval, System.console() != null);
+  public ProgressFollower(YarnClient yarn, Configuration conf, PrintWriter out, Duration pollInterval) {
+    this(yarn, conf, out, pollInterval, System.console() != null);
   }
 
-  public ProgressFollower(YarnClient yarn, PrintWriter out, Duration pollInterval, boolean inPlace) {
+  public ProgressFollower(YarnClient yarn, Configuration conf, PrintWriter out, Duration pollInterval,
+      boolean inPlace) {
     this.yarn = yarn;
+    this.conf = conf;
     this.out = out;
     this.pollInterval = pollInterval;
     this.inPlace = inPlace;
@@ -175,8 +181,12 @@ public final class ProgressFollower {
       out.println("Metrics: " + (p != null && p.isSetMetricsPath() ? p.getMetricsPath()
           : job.spec().output() + "/" + ModelOutput.METRICS_FILE));
     }
-    if (p != null) {
-      out.println(lossLine(p, job.spec().training().backend()));
+    String backend = job.spec().training().backend();
+    Optional<ModelOutput.Metrics> metrics = ok ? finalMetrics(job) : Optional.empty();
+    if (metrics.isPresent()) {
+      out.println(LossLine.ofMetrics(metrics.get(), job.spec().training().steps(), backend));
+    } else if (p != null) {
+      out.println(LossLine.ofProgress(p, backend));
     }
     if (ok && !diagnostics.isEmpty()) {
       out.println("Summary: " + diagnostics);
@@ -185,16 +195,18 @@ public final class ProgressFollower {
     return ok ? 0 : 1;
   }
 
-  /** The closing loss line; an emulated model computes no loss, which "NaN" does not say. */
-  static String lossLine(JobProgress p, String backend) {
-    if (!Double.isFinite(p.getLoss())) {
-      return String.format(Locale.ROOT, "Loss:    none at step %d of %d%s", p.getStep(), p.getTotalSteps(),
-          "emulated".equals(backend) ? " (the emulated backend only times its batches; it computes no loss)" : "");
+  /**
+   * The leader's own figures of the job's last step; empty (the loss line then falls back on the
+   * last progress seen, and says so) when they cannot be read from here.
+   */
+  private Optional<ModelOutput.Metrics> finalMetrics(SubmittedJob job) {
+    try {
+      return Optional.of(ModelOutput.readMetrics(conf, job.spec().output()));
+    } catch (Exception e) {
+      // Debug only: on the console this would be a raw log line between the closing lines.
+      LOG.debug("Could not read {}/{}", job.spec().output(), ModelOutput.METRICS_FILE, e);
+      return Optional.empty();
     }
-    String first = p.isSetFirstLoss() && Double.isFinite(p.getFirstLoss())
-        ? String.format(Locale.ROOT, "%.4f", p.getFirstLoss()) : "?";
-    return String.format(Locale.ROOT, "Loss:    %s at the start, %.4f at step %d of %d",
-        first, p.getLoss(), p.getStep(), p.getTotalSteps());
   }
 
   private void disconnect() {

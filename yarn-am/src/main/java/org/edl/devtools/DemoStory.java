@@ -28,8 +28,6 @@ import org.edl.thrift.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What {@code edl demo} shows, on the embedded cluster (8 GPUs): an elastic job starts with 2
@@ -40,23 +38,15 @@ import org.slf4j.LoggerFactory;
  * act that does not come is said so, and the story goes on.
  */
 final class DemoStory {
-  private static final Logger LOG = LoggerFactory.getLogger(DemoStory.class);
   static final String OTHER_USER = "alice";
   private static final Duration ACT_LIMIT = Duration.ofSeconds(90);
   private static final Duration POLL = Duration.ofMillis(200);
-
-  /** One change of the job's size the story saw; {@code pause} when measured on the way, else null. */
-  private record Change(String what, long atMs, int from, int to, String pause) {
-    Change(String what, long atMs, int from, int to) {
-      this(what, atMs, from, to, null);
-    }
-  }
 
   private final Configuration conf;
   private final YarnClient yarn;
   private final PrintWriter out;
   private final long started = System.currentTimeMillis();
-  private final List<Change> changes = new ArrayList<>();
+  private final List<SeenChange> changes = new ArrayList<>();
   private int workers;
   /** The job ended while the story waited for something: the acts after it are left out. */
   private boolean ended;
@@ -114,6 +104,7 @@ final class DemoStory {
     }
     List<String> members = s.getProgress().getMembers();
     String victim = members.get(members.size() - 1);
+    int before = members.size();
     long step = s.getProgress().getStep();
     try {
       ContainerProcesses processes = new ContainerProcesses();
@@ -124,14 +115,20 @@ final class DemoStory {
     }
     long killedAt = System.currentTimeMillis();
     say("Killed worker " + victim + " (kill -9) at step " + step);
+    int noted = changes.size();
     JobStatus back = await(control, "the job to train without it", t -> t.isSetProgress()
         && t.getProgress().isSetMembers() && !t.getProgress().getMembers().contains(victim)
         && t.getProgress().getStep() > step);
     if (back != null) {
       double seconds = (System.currentTimeMillis() - killedAt) / 1000.0;
+      // The recovery is this row: a shrink noted on the way is the same change, and no timeline
+      // could measure it as one (a recovery is no switch). The ring's size comes from the report
+      // itself, since the AM answers "scaling" while it replaces the worker and the poll notes none.
+      changes.subList(noted, changes.size()).clear();
+      workers = back.getProgress().getWorkers();
       say(String.format(Locale.ROOT, "Recovered: training again at step %d with %d workers, %.1f s after the kill",
           back.getProgress().getStep(), workers, seconds));
-      changes.add(new Change("worker killed, recovered", killedAt, 6, workers,
+      changes.add(new SeenChange("worker killed, recovered", killedAt, before, workers,
           String.format(Locale.ROOT, "%.1f (until training again)", seconds)));
       await(control, "a replacement to join", t -> workers(t) == 6);
     }
@@ -167,7 +164,7 @@ final class DemoStory {
       int now = workers(s);
       if (now != workers && now > 0) {
         if (workers > 0) {
-          changes.add(new Change(now > workers ? "grew" : "shrank", System.currentTimeMillis(), workers, now));
+          changes.add(new SeenChange(now > workers ? "grew" : "shrank", System.currentTimeMillis(), workers, now));
           say(String.format(Locale.ROOT, "  %s to %d workers at step %d", now > workers ? "grew" : "shrank", now,
               s.getProgress().getStep()));
         }
@@ -202,42 +199,12 @@ final class DemoStory {
       say("(no worker timelines to measure the pauses: " + e.getMessage() + ")");
     }
     say("");
-    say("| t (s) | change | workers | training paused (s) |");
-    say("|---:|---|---|---:|");
-    for (Change c : changes) {
-      String pause = c.pause() != null ? c.pause() : analysis == null ? "not measured" : pauseOf(analysis, c);
-      say(String.format(Locale.ROOT, "| %.0f | %s | %d -> %d | %s |", (c.atMs() - started) / 1000.0, c.what(),
-          c.from(), c.to(), pause));
-    }
-    say("Growing and shrinking pause training only for the switch (and, for a newcomer, the model broadcast);"
-        + " a killed worker costs the recovery.");
+    new PauseTable(started, analysis).lines(changes).forEach(this::say);
+    say("t: when the change began. Growing and shrinking pause training only for the switch (and, for a newcomer,"
+        + " the model broadcast); a change made in several switches shows their sum; a killed worker costs the"
+        + " recovery.");
     if (ok) {
       say("Model and metrics: " + job.spec().output());
-    }
-  }
-
-  /**
-   * The pause of a change the demo saw, from the timelines. The change was seen up to a poll and a
-   * report late, so the search starts a little before; a change of several workers may have
-   * reached the ring in steps of one (two warned containers leaving at two steps), whose pauses
-   * are added.
-   */
-  private static String pauseOf(ScalingAnalysis analysis, Change c) {
-    long from = c.atMs() - 3000;
-    try {
-      return String.format(Locale.ROOT, "%.2f", analysis.cost(from, c.from(), c.to(), 1).stopSeconds());
-    } catch (RuntimeException direct) {
-      int by = Integer.signum(c.to() - c.from());
-      double sum = 0;
-      try {
-        for (int n = c.from(); n != c.to(); n += by) {
-          sum += analysis.cost(from, n, n + by, 1).stopSeconds();
-        }
-      } catch (RuntimeException stepwise) {
-        LOG.info("Pause of {} -> {} not measured: {}", c.from(), c.to(), direct.getMessage());
-        return "not measured";
-      }
-      return String.format(Locale.ROOT, "%.2f (%d switches)", sum, Math.abs(c.to() - c.from()));
     }
   }
 

@@ -58,6 +58,31 @@ class ScalingAnalysisTest {
     assertEquals(2 * (0.5 + 0.6 + 3.0), cost.lossGpuSeconds(), 1e-9);
   }
 
+  /**
+   * Each member of a switch writes a row for it, with its own role and clock: the analysis lists
+   * the switch once, from its earliest start, in the order the switches began. The third member
+   * was killed outright and wrote no timeline, so the batches count 2 workers throughout; the
+   * switches that brought it in and took it out are listed all the same, from a's and b's rows.
+   */
+  @Test
+  void eachSwitchIsListedOnceFromWhicheverMembersRecordedIt() {
+    Map<String, List<Row>> w = new LinkedHashMap<>();
+    List<Row> a = new ArrayList<>(worker(0, 0, 29, 0, 5000));
+    a.add(new Row("switch", 9, 1010, 1200, "broadcaster 2->3"));
+    a.add(new Row("switch", 19, 2300, 2400, "survivor 3->2"));
+    a.add(new Row("order", -1, 2000, 2000, "switch epoch 1 v3"));
+    w.put("a", a);
+    List<Row> b = new ArrayList<>(worker(0, 0, 29, 0, 5000));
+    b.add(new Row("switch", 9, 1000, 1200, "broadcaster 2->3"));
+    b.add(new Row("switch", 19, 2300, 2400, "survivor 3->2"));
+    w.put("b", b);
+    ScalingAnalysis analysis = new ScalingAnalysis(new Timelines(w));
+    assertEquals(List.of(new ScalingAnalysis.Switch(9, 2, 3, 1000), new ScalingAnalysis.Switch(19, 3, 2, 2300)),
+        analysis.switches());
+    assertEquals(0, analysis.stopSecondsAfter(9), 1e-9, "batches back to back");
+    assertEquals(Double.NaN, analysis.stopSecondsAfter(29), "no step 30 trained");
+  }
+
   @Test
   void aChangeThatNeverHappenedIsAnError() {
     Map<String, List<Row>> w = new LinkedHashMap<>();
