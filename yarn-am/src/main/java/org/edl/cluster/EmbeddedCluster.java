@@ -20,6 +20,7 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.apache.hadoop.yarn.webapp.util.WebAppUtils;
@@ -44,6 +45,8 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedCluster.class);
   private static final Duration NODES_TIMEOUT = Duration.ofSeconds(60);
+  /** YARN starts, each on a newly chosen RM web port, before a port taken every time is an error. */
+  private static final int WEB_PORT_ATTEMPTS = 3;
   private static final String ZK_ADMIN_SERVER = "zookeeper.admin.enableServer";
   /** GenericTestUtils roots MiniYARNCluster's working directory here (default: target/). */
   private static final String TEST_DATA_DIR = "test.build.data";
@@ -324,10 +327,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     ResourceUtils.resetResourceTypes(conf);
     ResourceUtils.resetNodeResources();
 
-    MiniYARNCluster yarn = newMiniYarnCluster(dir, size.nodes());
-    stoppers.push(new Stopper("YARN", yarn::stop));
-    yarn.init(conf);
-    yarn.start();
+    MiniYARNCluster yarn = startYarnOnAFreeWebPort(dir, conf);
     if (!yarn.waitForNodeManagersToConnect(NODES_TIMEOUT.toMillis())) {
       throw new IOException("the NodeManagers did not register with the ResourceManager within " + NODES_TIMEOUT);
     }
@@ -338,11 +338,42 @@ public final class EmbeddedCluster implements AutoCloseable {
             && scheduler.getClusterResource().getResourceValue(ResourceInformation.GPU_URI) == gpus,
         "the scheduler to see " + size.nodes() + " node(s) and " + gpus + " yarn.io/gpu");
     ResourceManagerWebUi.reclaim(yarn.getResourceManager());
-    ResourceManagerWebUi.proxyAt(yarn.getResourceManager(), yarn.getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS));
     LOG.info("YARN started: ResourceManager {} with {} NodeManager(s), scheduler {}, cluster resource {}",
         yarn.getConfig().get(YarnConfiguration.RM_ADDRESS), size.nodes(),
         scheduler.getClass().getSimpleName(), scheduler.getClusterResource());
     return yarn;
+  }
+
+  /**
+   * Starts YARN with the ResourceManager's web port chosen beforehand (see {@link
+   * ResourceManagerPorts}). The port is free when chosen but not held until the RM binds it, so
+   * another process can take it in between: the RM then fails to start, and YARN starts again on
+   * another port.
+   */
+  private MiniYARNCluster startYarnOnAFreeWebPort(Path dir, YarnConfiguration conf) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      // A copy each time: the RM writes the ports it bound into its configuration.
+      YarnConfiguration attemptConf = new YarnConfiguration(conf);
+      int webPort = ResourceManagerPorts.freePort();
+      ResourceManagerPorts.webAt(attemptConf, MiniYARNCluster.getHostname(), webPort);
+      MiniYARNCluster yarn = newMiniYarnCluster(dir, size.nodes());
+      Stopper stopper = new Stopper("YARN", yarn::stop);
+      stoppers.push(stopper);
+      try {
+        yarn.init(attemptConf);
+        yarn.start();
+        return yarn;
+      } catch (RuntimeException e) {
+        // The RM starts in a thread of its own; MiniYARNCluster's exception does not carry its cause.
+        ResourceManager rm = yarn.getResourceManager(0);
+        if (attempt == WEB_PORT_ATTEMPTS || rm == null || !ResourceManagerPorts.portTaken(rm.getFailureCause())) {
+          throw e;
+        }
+        stoppers.remove(stopper);
+        yarn.stop();
+        LOG.warn("The ResourceManager's web port {} was taken before the RM bound it; starting YARN again", webPort);
+      }
+    }
   }
 
   private static MiniYARNCluster newMiniYarnCluster(Path dir, int nodes) throws IOException {

@@ -48,25 +48,4 @@ final class ResourceManagerWebUi {
       return false;
     }
   }
-
-  /**
-   * Points the ResourceManager's application proxy URLs at its web UI's real address. The RM
-   * caches the proxy address the first time it needs it, while its web address still says port 0
-   * (MiniYARNCluster binds an ephemeral one), so every tracking URL read
-   * {@code http://host:0/proxy/<app>/}. The cache is private to {@code RMContextImpl}.
-   *
-   * @return whether the RM now hands out proxy URLs at {@code hostAndPort}
-   */
-  static boolean proxyAt(ResourceManager rm, String hostAndPort) {
-    try {
-      Object context = rm.getRMContext();
-      Field cached = context.getClass().getDeclaredField("proxyHostAndPort");
-      cached.setAccessible(true);
-      cached.set(context, hostAndPort);
-      return true;
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      LOG.warn("Tracking URLs will say port 0 (could not point the RM's proxy at {}: {})", hostAndPort, e.toString());
-      return false;
-    }
-  }
 }

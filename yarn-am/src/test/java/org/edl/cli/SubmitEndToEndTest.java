@@ -3,12 +3,15 @@ package org.edl.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,6 +63,37 @@ class SubmitEndToEndTest {
     assertTrue(text.contains(output.toString()), "the CLI says where the output is: " + text);
     assertFalse(CLUSTER.fileSystem().exists(CLUSTER.home(".edl/" + appId)),
         "the client deleted the staging directory (and the job secret in it) after the job ended");
+    assertTheTrackingUrlLeadsToTheResourceManagersAppPage(appId);
+  }
+
+  /**
+   * An ended job's page went with its AM, which unregistered without a tracking URL: the RM's proxy
+   * then redirects to the RM's own page for the application. On the embedded cluster that redirect
+   * once named port 0, the port the RM's web address had before it was bound.
+   */
+  private static void assertTheTrackingUrlLeadsToTheResourceManagersAppPage(ApplicationId appId) throws Exception {
+    String tracking = CLUSTER.yarn().getApplicationReport(appId).getTrackingUrl();
+    assertTrue(tracking.contains("/proxy/" + appId), tracking);
+    HttpURLConnection proxy = (HttpURLConnection) URI.create(tracking).toURL().openConnection();
+    proxy.setInstanceFollowRedirects(false);
+    String location;
+    try {
+      assertEquals(HttpURLConnection.HTTP_MOVED_TEMP, proxy.getResponseCode(), tracking);
+      location = proxy.getHeaderField("Location");
+    } finally {
+      proxy.disconnect();
+    }
+    assertNotNull(location, tracking + " redirects without a Location");
+    int rmWebPort = URI.create(CLUSTER.cluster().resourceManagerWebUrl()).getPort();
+    assertEquals(rmWebPort, URI.create(location).getPort(), tracking + " redirects to " + location);
+    HttpURLConnection page = (HttpURLConnection) URI.create(location).toURL().openConnection();
+    try (InputStream in = page.getInputStream()) {
+      assertEquals(HttpURLConnection.HTTP_OK, page.getResponseCode(), location);
+      String html = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(html.contains(appId.toString()), location + ": " + html);
+    } finally {
+      page.disconnect();
+    }
   }
 
   @Test
