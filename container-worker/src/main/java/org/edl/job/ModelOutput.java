@@ -220,9 +220,14 @@ public final class ModelOutput {
   private static Path writeTemporary(FileSystem fs, Path target, Body body) throws IOException {
     // Unique: a superseded leader writing at the same time never touches the real one's file.
     Path tmp = new Path(target.getParent(), "." + target.getName() + "." + java.util.UUID.randomUUID() + ".tmp");
-    try (FSDataOutputStream out = fs.create(tmp, true)) {
+    FSDataOutputStream out = fs.create(tmp, true);
+    try {
       body.write(out);
+    } catch (IOException | RuntimeException e) {
+      FailedWrites.close(out, e);
+      throw e;
     }
+    out.close();
     return tmp;
   }
 

@@ -28,6 +28,7 @@ import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.edl.job.FailedWrites;
 import org.edl.worker.model.IncompatibleStateException;
 import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
@@ -451,14 +452,19 @@ public final class Checkpoint {
   private static Sum writeFile(FileSystem fs, Path file, Body body) throws IOException {
     CRC32 crc = new CRC32();
     long length;
-    try (FSDataOutputStream raw = fs.create(file, false)) {
+    FSDataOutputStream raw = fs.create(file, false);
+    try {
       CheckedOutputStream out = new CheckedOutputStream(raw, crc);
       body.write(out);
       out.flush();
       // On HDFS: on the DataNodes' disks before the marker is written and the rename publishes it.
       raw.hsync();
       length = raw.getPos();
+    } catch (IOException | RuntimeException e) {
+      FailedWrites.close(raw, e);
+      throw e;
     }
+    raw.close();
     return new Sum(length, crc.getValue());
   }
 
