@@ -222,7 +222,8 @@ final class WorkerStorage {
     };
     ModelOutput.Written out = ModelOutput.write(config.spec().output(), state,
         ModelOutput.Metrics.of(model.name(), s.workers(), s.steps(), s.samples(), s.firstLoss(), s.lastLoss(),
-            s.samplesPerSecond(), wall, s.leaderEpoch()), config.hadoopConf(), coordinator::stillLeading);
+            s.samplesPerSecond(), wall, s.leaderEpoch()), config.hadoopConf(), config.appId(),
+        coordinator::stillLeading);
     written = out;
     LOG.info("Model written to {}, metrics to {}; loss {} -> {} (leader epoch {})", out.model(), out.metrics(),
         s.firstLoss(), s.lastLoss(), s.leaderEpoch());
