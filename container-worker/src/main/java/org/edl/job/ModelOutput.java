@@ -15,20 +15,29 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.zip.CRC32;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FileUtil;
+import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes the trained model ({@code model.bin}) and {@code metrics.json} into the job's output
  * directory through Hadoop's {@link FileSystem}: {@code hdfs://} on a cluster, {@code file://}
  * in tests. Each file is written under a temporary name and renamed, so a reader never sees half
  * a model; the renames happen only while the writer's leadership is still the newest, so a
- * superseded leader never replaces the real one's output. The metrics name the model's length
- * and CRC-32 and the leader epoch that wrote it, and, where the file system keeps one (HDFS), the
- * model file's own checksum: {@link #verify} checks a job's output by them.
+ * superseded leader never replaces the real one's output. The temporary names carry the writer's
+ * leader epoch ({@link TemporaryName}): a writer removes what older epochs left before its own
+ * renames, so a fenced leader paused between its check and its rename finds nothing to rename
+ * (and one that renamed before is replaced by the newer output). The metrics name the model's
+ * length and CRC-32 and the leader epoch that wrote it, and, where the file system keeps one
+ * (HDFS), the model file's own checksum: {@link #verify} checks a job's output by them.
  */
 public final class ModelOutput {
+  private static final Logger LOG = LoggerFactory.getLogger(ModelOutput.class);
   public static final String MODEL_FILE = "model.bin";
   public static final String METRICS_FILE = "metrics.json";
   private static final ObjectMapper JSON = new ObjectMapper()
@@ -97,17 +106,20 @@ public final class ModelOutput {
   /** Writes unconditionally (a single process, a test). */
   public static Written write(String outputDir, State model, Metrics metrics, Configuration conf)
       throws IOException {
-    return write(outputDir, model, metrics, conf, () -> true);
+    return write(outputDir, model, metrics, conf, WriterEpoch.UNATTRIBUTED, () -> true);
   }
 
   /**
-   * Writes both files under temporary names, then, if {@code stillLeading} says so, renames them
-   * into place (the model first: metrics name a model that exists).
+   * Writes both files under temporary names as the leadership of application {@code appId} at the
+   * metrics' leader epoch, then, if {@code stillLeading} says so, removes the temporaries older
+   * epochs left and renames its own into place (the model first: metrics name a model that exists).
    *
-   * @throws Superseded the leadership ended; nothing was put in place
+   * @throws Superseded the leadership ended, or a newer one removed the temporaries; nothing was
+   *     put in place
    */
   public static Written write(String outputDir, State model, Metrics metrics, Configuration conf,
-      BooleanSupplier stillLeading) throws IOException {
+      String appId, BooleanSupplier stillLeading) throws IOException {
+    WriterEpoch writer = new WriterEpoch(appId, metrics.leaderEpoch());
     Path dir = new Path(outputDir);
     FileSystem fs = dir.getFileSystem(conf);
     fs.mkdirs(dir);
@@ -120,19 +132,32 @@ public final class ModelOutput {
     byte[] bytes = state.toByteArray();
     CRC32 crc = new CRC32();
     crc.update(bytes);
-    Path modelTmp = writeTemporary(fs, modelPath, out -> out.write(bytes));
+    Path modelTmp = writeTemporary(fs, modelPath, writer, out -> out.write(bytes));
     // A rename keeps the blocks, so the temporary file's checksum is the model's.
     Metrics described = metrics.describing(bytes.length, crc.getValue(), fileChecksum(fs, modelTmp));
-    Path metricsTmp = writeTemporary(fs, metricsPath, out -> JSON.writeValue(nonClosing(out), described));
+    Path metricsTmp = writeTemporary(fs, metricsPath, writer, out -> JSON.writeValue(nonClosing(out), described));
     if (!stillLeading.getAsBoolean()) {
       fs.delete(modelTmp, false);
       fs.delete(metricsTmp, false);
       throw new Superseded("leader epoch " + metrics.leaderEpoch() + " is not the newest any more: its model and"
           + " metrics were not put in place");
     }
-    replace(fs, modelTmp, modelPath);
-    replace(fs, metricsTmp, metricsPath);
+    // Before the renames: a fenced writer's own rename, still to come, then finds no source, and
+    // one that came already is replaced by the renames below.
+    removeStaleTemporaries(fs, dir, writer);
+    replace(fs, modelTmp, modelPath, metrics.leaderEpoch());
+    replace(fs, metricsTmp, metricsPath, metrics.leaderEpoch());
     return new Written(fs.makeQualified(modelPath), fs.makeQualified(metricsPath));
+  }
+
+  private static void removeStaleTemporaries(FileSystem fs, Path dir, WriterEpoch writer) {
+    try {
+      StaleTemporaries.sweep(fs, dir, name -> name.equals(MODEL_FILE) || name.equals(METRICS_FILE), writer);
+    } catch (IOException e) {
+      // Garbage, not a reason to lose the job's output: a fenced writer's rename is still refused
+      // by the check it made, or overwritten by these renames.
+      LOG.warn("Could not clear stale temporaries in {}: {}", dir, e.toString());
+    }
   }
 
   /** Reads {@code metrics.json} from a job's output directory. */
@@ -217,16 +242,52 @@ public final class ModelOutput {
     void write(OutputStream out) throws IOException;
   }
 
-  private static Path writeTemporary(FileSystem fs, Path target, Body body) throws IOException {
+  private static Path writeTemporary(FileSystem fs, Path target, WriterEpoch writer, Body body)
+      throws IOException {
     // Unique: a superseded leader writing at the same time never touches the real one's file.
-    Path tmp = new Path(target.getParent(), "." + target.getName() + "." + java.util.UUID.randomUUID() + ".tmp");
-    try (FSDataOutputStream out = fs.create(tmp, true)) {
+    Path tmp = new Path(target.getParent(), TemporaryName.of(target.getName(), writer));
+    FSDataOutputStream out = fs.create(tmp, true);
+    try {
       body.write(out);
+    } catch (IOException | RuntimeException e) {
+      FailedWrites.close(out, e);
+      throw e;
     }
+    out.close();
     return tmp;
   }
 
-  private static void replace(FileSystem fs, Path tmp, Path target) throws IOException {
+  /**
+   * Renames {@code tmp} over {@code target}. A missing {@code tmp} must leave {@code target} as it
+   * is: a newer leadership removed it, and {@code target} may be that leadership's output.
+   *
+   * @throws Superseded {@code tmp} is gone
+   */
+  private static void replace(FileSystem fs, Path tmp, Path target, long epoch) throws IOException {
+    try {
+      if (fs instanceof ChecksumFileSystem) {
+        replaceBesideChecksums(fs, tmp, target);
+      } else {
+        // HDFS checks the source and replaces the target in one step on the NameNode.
+        FileUtil.rename(fs, tmp, target, Options.Rename.OVERWRITE);
+      }
+    } catch (FileNotFoundException e) {
+      if (fs.exists(tmp)) {
+        throw e;
+      }
+      throw new Superseded("leader epoch " + epoch + " is not the newest any more: a newer leadership removed "
+          + tmp + ", so " + target + " was left as it is");
+    }
+  }
+
+  /**
+   * The local file system keeps a checksum file beside each file, which only its plain rename
+   * moves along. Not atomic, but a local output has no second writer to race with.
+   */
+  private static void replaceBesideChecksums(FileSystem fs, Path tmp, Path target) throws IOException {
+    if (!fs.exists(tmp)) {
+      throw new FileNotFoundException(tmp.toString());
+    }
     if (fs.exists(target)) {
       fs.delete(target, false);
     }

@@ -17,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 import java.util.zip.CheckedInputStream;
@@ -27,7 +26,13 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FileUtil;
+import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
+import org.edl.job.FailedWrites;
+import org.edl.job.StaleTemporaries;
+import org.edl.job.TemporaryName;
+import org.edl.job.WriterEpoch;
 import org.edl.worker.model.IncompatibleStateException;
 import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
@@ -43,14 +48,18 @@ import org.slf4j.LoggerFactory;
  *     model.bin               TrainableModel.writeState (shape header + flat parameters)
  *     checkpoint.properties   {@link CheckpointMeta}
  *     _COMPLETE               length and CRC-32 of both files; written last
- * &lt;directory&gt;/.ckpt-…-&lt;uuid&gt;.tmp/     a write in progress (or one that crashed)
+ * &lt;directory&gt;/.ckpt-….&lt;appId&gt;.e&lt;epoch&gt;.&lt;uuid&gt;.tmp/
+ *                             a write in progress (or one whose writer died or was fenced)
  * </pre>
  *
  * A write fills a hidden temporary directory, writes the marker last and then renames the
  * directory into place: a crash at any point leaves either no {@code ckpt-*} directory or a
- * complete one. Reading checks the marker, the meta-data's checksum and the model file's
- * length; {@link #restoreInto} checks the model file's checksum as it loads it. A directory of
- * several checkpoints is read through its newest one.
+ * complete one. The temporary's name carries its writer's leader epoch ({@link TemporaryName}),
+ * so that a later leadership removes what a fenced one left ({@link #removeStaleTemporaries});
+ * removing it also takes away what a fenced writer still paused before its rename would rename.
+ * Reading checks the marker, the meta-data's checksum and the model file's length;
+ * {@link #restoreInto} checks the model file's checksum as it loads it. A directory of several
+ * checkpoints is read through its newest one.
  */
 public final class Checkpoint {
   private static final Logger LOG = LoggerFactory.getLogger(Checkpoint.class);
@@ -106,17 +115,18 @@ public final class Checkpoint {
    */
   public static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
       TrainableModel model) throws IOException {
-    return write(conf, directory, meta, model, Commit.ALWAYS);
+    return write(conf, directory, meta, model, WriterEpoch.UNATTRIBUTED, Commit.ALWAYS);
   }
 
   /**
-   * As {@link #write(Configuration, String, CheckpointMeta, TrainableModel)}, renamed into place
-   * only when {@code commit} allows it. The model streams from its parameters to the file system,
-   * with no copy in memory: for a worker that does not train meanwhile (a stop), whose heap may
-   * hold little more than the model and its gradient.
+   * As {@link #write(Configuration, String, CheckpointMeta, TrainableModel)}, by a leadership of
+   * application {@code appId} (its epoch is the meta-data's), renamed into place only when
+   * {@code commit} allows it. The model streams from its parameters to the file system, with no
+   * copy in memory: for a worker that does not train meanwhile (a stop), whose heap may hold
+   * little more than the model and its gradient.
    */
   public static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
-      TrainableModel model, Commit commit) throws IOException {
+      TrainableModel model, String appId, Commit commit) throws IOException {
     if (model.parameters().length != meta.parameterCount() || !model.name().equals(meta.model())) {
       throw new IllegalArgumentException("meta-data for " + meta.model() + " (" + meta.parameterCount()
           + " parameters) does not describe " + model.name() + " (" + model.parameters().length + ")");
@@ -125,7 +135,7 @@ public final class Checkpoint {
       DataOutputStream data = new DataOutputStream(new BufferedOutputStream(out, IO_BUFFER));
       model.writeState(data);
       data.flush();
-    }, commit);
+    }, new WriterEpoch(appId, meta.leaderEpoch()), commit);
   }
 
   /**
@@ -143,35 +153,35 @@ public final class Checkpoint {
   /** Writes a {@link #snapshot} of the model {@code meta} describes as a new checkpoint. */
   public static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
       byte[] modelState) throws IOException {
-    return write(conf, directory, meta, modelState, Commit.ALWAYS);
+    return write(conf, directory, meta, modelState, WriterEpoch.UNATTRIBUTED, Commit.ALWAYS);
   }
 
-  /** Asked once the checkpoint is complete under its temporary name: may it become visible? */
+  /**
+   * Asked once the checkpoint is complete under its temporary name (may it become visible?) and
+   * again once it is in place (may it stay?).
+   */
   @FunctionalInterface
   public interface Commit {
     Commit ALWAYS = () -> true;
 
-    /** False: the writer's leadership is over; the checkpoint is dropped, never renamed into place. */
+    /** False: the writer's leadership is over; the checkpoint is dropped, or taken back if it was in place. */
     boolean allowed();
   }
 
   /**
-   * As {@link #write(Configuration, String, CheckpointMeta, byte[])}, renamed into place only
-   * when {@code commit} allows it: a leader that was superseded while it wrote leaves nothing a
+   * As {@link #write(Configuration, String, CheckpointMeta, byte[])}, by a leadership of
+   * application {@code appId} (its epoch is the meta-data's), renamed into place only when
+   * {@code commit} allows it: a leader that was superseded while it wrote leaves nothing a
    * recovery or a resubmission could take.
    */
   public static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
-      byte[] modelState, Commit commit) throws IOException {
-    return write(conf, directory, meta, out -> out.write(modelState), commit);
+      byte[] modelState, String appId, Commit commit) throws IOException {
+    return write(conf, directory, meta, out -> out.write(modelState), new WriterEpoch(appId, meta.leaderEpoch()),
+        commit);
   }
 
   private static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
-      Body modelBody) throws IOException {
-    return write(conf, directory, meta, modelBody, Commit.ALWAYS);
-  }
-
-  private static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
-      Body modelBody, Commit commit) throws IOException {
+      Body modelBody, WriterEpoch writer, Commit commit) throws IOException {
     Path root = new Path(directory);
     FileSystem fs = root.getFileSystem(conf);
     root = fs.makeQualified(root);
@@ -179,7 +189,7 @@ public final class Checkpoint {
     if (fs.exists(target)) {
       throw new FileAlreadyExistsException("checkpoint " + target + " already exists");
     }
-    Path tmp = new Path(root, "." + target.getName() + "-" + UUID.randomUUID() + ".tmp");
+    Path tmp = new Path(root, TemporaryName.of(target.getName(), writer));
     if (!fs.mkdirs(tmp)) {
       throw new IOException("could not create " + tmp);
     }
@@ -193,8 +203,14 @@ public final class Checkpoint {
         throw new IOException("checkpoint " + target + " not committed: leader epoch " + meta.leaderEpoch()
             + " is not the newest any more");
       }
-      if (!fs.rename(tmp, target)) {
-        throw new IOException("could not rename " + tmp + " to " + target);
+      rename(fs, tmp, target, meta);
+      // A writer paused past its session between the check and the rename must not leave a
+      // checkpoint in place: asked again (the check above is trusted for a second at most, so a
+      // pause that long asks ZooKeeper), it takes the checkpoint back before anyone registers it.
+      if (!commit.allowed()) {
+        withdraw(fs, target);
+        throw new IOException("checkpoint " + target + " withdrawn: leader epoch " + meta.leaderEpoch()
+            + " was superseded while it was renamed into place");
       }
       LOG.info("Checkpoint {} written: step {}, {} workers, {} bytes of model", target, meta.nextStep(),
           meta.workers(), modelSum.length());
@@ -207,6 +223,55 @@ public final class Checkpoint {
       }
       throw e;
     }
+  }
+
+  /**
+   * Renames the complete temporary into place, never onto or into an existing directory (a plain
+   * rename would move it inside one that appeared meanwhile).
+   *
+   * @throws FileAlreadyExistsException another write of the same step was put in place first
+   * @throws FileNotFoundException      the temporary is gone: a newer leadership removed it, so
+   *                                    this writer's epoch is fenced
+   */
+  private static void rename(FileSystem fs, Path tmp, Path target, CheckpointMeta meta) throws IOException {
+    try {
+      FileUtil.rename(fs, tmp, target, Options.Rename.NONE);
+    } catch (FileNotFoundException e) {
+      if (fs.exists(tmp)) {
+        throw e;
+      }
+      throw new IOException("checkpoint " + target + " not committed: its temporary " + tmp
+          + " was removed by a leadership newer than epoch " + meta.leaderEpoch(), e);
+    }
+  }
+
+  /**
+   * Takes back a checkpoint its superseded writer put in place. A failure is only a WARN: what
+   * stays is a complete checkpoint no successor registered, as a late rename would have left.
+   */
+  private static void withdraw(FileSystem fs, Path target) {
+    try {
+      if (!fs.delete(target, true)) {
+        LOG.warn("Could not withdraw checkpoint {}: delete said no", target);
+      }
+    } catch (IOException e) {
+      LOG.warn("Could not withdraw checkpoint {}: {}", target, e.toString());
+    }
+  }
+
+  /**
+   * Removes from {@code directory} the checkpoint temporaries that the leadership {@code sweeper}
+   * knows will never be committed: an older epoch's of its own application at once, another
+   * application's or an older build's once untouched for a day ({@link StaleTemporaries}). Its
+   * own epoch's and newer ones' stay: they may be writes in progress.
+   *
+   * @return those removed
+   */
+  public static List<Path> removeStaleTemporaries(Configuration conf, String directory, WriterEpoch sweeper)
+      throws IOException {
+    Path p = new Path(directory);
+    FileSystem fs = p.getFileSystem(conf);
+    return StaleTemporaries.sweep(fs, fs.makeQualified(p), name -> NAME.matcher(name).matches(), sweeper);
   }
 
   /**
@@ -451,14 +516,19 @@ public final class Checkpoint {
   private static Sum writeFile(FileSystem fs, Path file, Body body) throws IOException {
     CRC32 crc = new CRC32();
     long length;
-    try (FSDataOutputStream raw = fs.create(file, false)) {
+    FSDataOutputStream raw = fs.create(file, false);
+    try {
       CheckedOutputStream out = new CheckedOutputStream(raw, crc);
       body.write(out);
       out.flush();
       // On HDFS: on the DataNodes' disks before the marker is written and the rename publishes it.
       raw.hsync();
       length = raw.getPos();
+    } catch (IOException | RuntimeException e) {
+      FailedWrites.close(raw, e);
+      throw e;
     }
+    raw.close();
     return new Sum(length, crc.getValue());
   }
 

@@ -9,6 +9,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.edl.job.WriterEpoch;
 import org.edl.worker.coord.CheckpointRef;
 import org.edl.worker.coord.JobPosition;
 import org.edl.worker.checkpoint.Checkpoint;
@@ -28,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * a background thread writes the copy and then deletes all but the newest K. A checkpoint due
  * while the previous one is still being written waits for the next batch end, so at most one
  * write is ever in flight and the one being written is never pruned.
+ *
+ * <p>A leader killed or paused past its session mid-write leaves a hidden temporary behind. Each
+ * leadership clears what older epochs of its application left, on the same thread as its writes
+ * (so never while its own is in flight): once at its first batch end, and again after each
+ * write, for temporaries of a fenced writer that was paused until after the first pass.
  */
 public final class PeriodicCheckpoints implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PeriodicCheckpoints.class);
@@ -41,6 +47,7 @@ public final class PeriodicCheckpoints implements AutoCloseable {
   }
 
   private final Configuration conf;
+  private final String appId;
   private final String directory;
   private final int keep;
   private final CheckpointSchedule schedule;
@@ -53,11 +60,14 @@ public final class PeriodicCheckpoints implements AutoCloseable {
   private final String workerId;
   private final ExecutorService writer;
   private Future<?> inFlight;
+  /** The newest leader epoch whose takeover pass was started; 0: none yet. Training thread only. */
+  private long sweptEpoch;
 
-  PeriodicCheckpoints(Configuration conf, String output, int keep, CheckpointSchedule schedule,
+  PeriodicCheckpoints(Configuration conf, String appId, String output, int keep, CheckpointSchedule schedule,
       CoordinatorService coordinator, TrainableModel model, MetaOf metaOf, Ticker ticker, Duration timeout,
       WorkerListener listener, String workerId) {
     this.conf = conf;
+    this.appId = appId;
     this.directory = directoryUnder(output);
     this.keep = keep;
     this.schedule = schedule;
@@ -81,6 +91,7 @@ public final class PeriodicCheckpoints implements AutoCloseable {
 
   /** The leader's batch end of step {@code next.nextStep() - 1} on a ring of {@code workers}. */
   void afterStep(ModelBroadcast.Position next, int workers) throws InterruptedException {
+    takeOverTemporaries();
     if (!schedule.due(next.nextStep())) {
       return;
     }
@@ -113,12 +124,42 @@ public final class PeriodicCheckpoints implements AutoCloseable {
     inFlight = writer.submit(() -> write(cm, state, blocked));
   }
 
+  /**
+   * The first batch end of a leadership: what older epochs left goes now, not only after this
+   * leadership's first write (which may be far off, or never come).
+   */
+  private void takeOverTemporaries() {
+    long epoch = coordinator.leaderEpoch();
+    if (epoch <= sweptEpoch) {
+      return;
+    }
+    sweptEpoch = epoch;
+    writer.execute(() -> removeStaleTemporaries(epoch));
+  }
+
+  /**
+   * Removes the temporaries leaderships older than {@code epoch} left. Safe even after this one
+   * was superseded in turn: an epoch older than one that was ever claimed is fenced for good.
+   */
+  private void removeStaleTemporaries(long epoch) {
+    try {
+      List<Path> removed = Checkpoint.removeStaleTemporaries(conf, directory, new WriterEpoch(appId, epoch));
+      if (!removed.isEmpty()) {
+        LOG.info("Leader epoch {} removed {} temporaries older leaderships left in {}", epoch, removed.size(),
+            directory);
+      }
+    } catch (Exception e) {
+      // Garbage stays until the next pass; never a reason to fail a write or training.
+      LOG.warn("Could not clear stale temporaries in {}: {}", directory, e.toString());
+    }
+  }
+
   private void write(CheckpointMeta cm, byte[] state, long blockedNanos) {
     long start = ticker.nanos();
     try {
       // Renamed into place only while this leadership is the newest: a superseded leader's
       // checkpoint never becomes one a recovery or a resubmission could take.
-      Checkpoint c = Checkpoint.write(conf, directory, cm, state, coordinator::stillLeading);
+      Checkpoint c = Checkpoint.write(conf, directory, cm, state, appId, coordinator::stillLeading);
       // Complete and renamed: from now on consistent recovery may go back to it, a successor too
       // once the record names it (until then a successor goes back to the one before).
       coordinator.checkpointWritten(new CheckpointRef(c.path().toString(), cm.toPosition()));
@@ -132,6 +173,7 @@ public final class PeriodicCheckpoints implements AutoCloseable {
       // A lost checkpoint costs redone work after a failure, never the job: training goes on.
       LOG.warn("Periodic checkpoint at step {} into {} failed: {}", cm.nextStep(), directory, e.toString());
     }
+    removeStaleTemporaries(cm.leaderEpoch());
   }
 
   /**

@@ -336,7 +336,7 @@ public final class Worker implements AutoCloseable {
           }
         }, model, config.rpcTimeout(), config.ticker(), listener, this::startReportingIfLeading,
         config.spec().resources().gpusPerWorker());
-    PeriodicCheckpoints periodic = new PeriodicCheckpoints(config.hadoopConf(), config.spec().output(),
+    PeriodicCheckpoints periodic = new PeriodicCheckpoints(config.hadoopConf(), config.appId(), config.spec().output(),
         config.spec().checkpoints().kept(), CheckpointSchedule.of(config.spec(), config.ticker()), coordinator, model,
         (at, workers) -> CheckpointMeta.of(at, config.spec(), workers, model.name(), model.parameters().length,
             data.size(), Instant.now(), coordinator.leaderEpoch()),

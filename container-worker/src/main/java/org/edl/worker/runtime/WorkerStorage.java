@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import org.edl.job.ModelOutput;
 import org.edl.job.WorkerEnv;
+import org.edl.job.WriterEpoch;
 import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.StopOrder;
@@ -143,14 +144,29 @@ final class WorkerStorage {
         data.size(), Instant.now(), coordinator.leaderEpoch());
     // Streamed, not snapshot first: every worker has stopped, and a copy of a large model (100 MB
     // for the emulated ResNet-50) next to its gradient ran a 768 MB container out of heap.
-    Checkpoint c = Checkpoint.write(config.hadoopConf(), order.getDirectory(), cm, model, coordinator::stillLeading);
+    Checkpoint c = Checkpoint.write(config.hadoopConf(), order.getDirectory(), cm, model, config.appId(),
+        coordinator::stillLeading);
     try {
       coordinator.stopped(c.path().toString(), config.rpcTimeout());
     } catch (org.edl.worker.coord.Refused e) {
       throw new IOException("the stop's checkpoint " + c.path() + " is written but the record could not say so: "
           + e.getMessage(), e);
     }
+    removeStaleTemporaries(order.getDirectory(), cm.leaderEpoch());
     return c;
+  }
+
+  /**
+   * A stop's directory is written again by a successor when the stop's leader died mid-write:
+   * what the dead one left goes once the successor's checkpoint is in place.
+   */
+  private void removeStaleTemporaries(String directory, long epoch) {
+    try {
+      Checkpoint.removeStaleTemporaries(config.hadoopConf(), directory,
+          new WriterEpoch(config.appId(), epoch));
+    } catch (IOException e) {
+      LOG.warn("Could not clear stale temporaries in {}: {}", directory, e.toString());
+    }
   }
 
   /** Consistent recovery's checkpoint, read back first: one damaged since it was written gives way to the one before. */
@@ -206,7 +222,8 @@ final class WorkerStorage {
     };
     ModelOutput.Written out = ModelOutput.write(config.spec().output(), state,
         ModelOutput.Metrics.of(model.name(), s.workers(), s.steps(), s.samples(), s.firstLoss(), s.lastLoss(),
-            s.samplesPerSecond(), wall, s.leaderEpoch()), config.hadoopConf(), coordinator::stillLeading);
+            s.samplesPerSecond(), wall, s.leaderEpoch()), config.hadoopConf(), config.appId(),
+        coordinator::stillLeading);
     written = out;
     LOG.info("Model written to {}, metrics to {}; loss {} -> {} (leader epoch {})", out.model(), out.metrics(),
         s.firstLoss(), s.lastLoss(), s.leaderEpoch());

@@ -5,15 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.edl.testing.HdfsCluster;
 import org.edl.thrift.BatchRule;
+import org.edl.worker.data.Dataset;
 import org.edl.worker.model.Mlp;
+import org.edl.worker.model.TrainableModel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -61,5 +66,55 @@ class CheckpointHdfsTest {
     IOException e = assertThrows(IOException.class, () -> Checkpoint.read(conf, dir));
     assertTrue(e.getMessage().contains(renamed.toUri().getPath()) && e.getMessage().contains("incomplete"),
         e.getMessage());
+  }
+
+  @Test
+  void aWriteWhoseFileIsDeletedUnderItFailsWithTheFileSystemsOwnError() throws IOException {
+    Mlp m = new Mlp(20, 8, 3, 1);
+    String dir = root + "/job3";
+    FileSystem fs = HDFS.fileSystem();
+    // What a newer leader's removal of a fenced writer's temporary does to that writer.
+    TrainableModel deletedMidWrite = new DeletedMidWrite(m, () -> {
+      for (FileStatus s : fs.listStatus(new org.apache.hadoop.fs.Path(dir))) {
+        fs.delete(s.getPath(), true);
+      }
+    });
+    // An HDFS stream throws its write's exception again from close: not "Self-suppression not permitted".
+    IOException e = assertThrows(IOException.class, () -> Checkpoint.write(conf, dir, meta(m, 40), deletedMidWrite));
+    assertTrue(e.getMessage().contains(Checkpoint.MODEL_FILE), e.getMessage());
+    assertEquals(List.of(), Checkpoint.list(conf, dir));
+  }
+
+  /** A model whose state is written only after {@code before} ran. */
+  private record DeletedMidWrite(TrainableModel model, IoAction before) implements TrainableModel {
+    @Override
+    public void writeState(DataOutputStream out) throws IOException {
+      before.run();
+      model.writeState(out);
+    }
+
+    @Override
+    public String name() {
+      return model.name();
+    }
+
+    @Override
+    public float[] parameters() {
+      return model.parameters();
+    }
+
+    @Override
+    public double accumulateGradients(Dataset data, int[] samples, int from, int to, float[] gradSum) {
+      throw new UnsupportedOperationException("not trained");
+    }
+
+    @Override
+    public void readState(DataInputStream in) throws IOException {
+      model.readState(in);
+    }
+  }
+
+  private interface IoAction {
+    void run() throws IOException;
   }
 }

@@ -159,14 +159,14 @@ class CheckpointTest {
   void aStreamedModelIsRenamedIntoPlaceOnlyWhileTheWriterMayCommit() throws IOException {
     Mlp m = new Mlp(300, 70, 4, 1);
     IOException superseded = assertThrows(IOException.class,
-        () -> Checkpoint.write(CONF, root(), meta(m, 30), m, () -> false));
+        () -> Checkpoint.write(CONF, root(), meta(m, 30), m, "application_5_1", () -> false));
     assertTrue(superseded.getMessage().contains("not committed"), superseded.getMessage());
     assertEquals(List.of(), Checkpoint.list(CONF, root()));
     try (var left = Files.list(Path.of(java.net.URI.create(root())))) {
       assertEquals(0, left.count(), "no temporary directory is left behind");
     }
 
-    Checkpoint c = Checkpoint.write(CONF, root(), meta(m, 30), m, () -> true);
+    Checkpoint c = Checkpoint.write(CONF, root(), meta(m, 30), m, "application_5_1", () -> true);
     Mlp restored = new Mlp(300, 70, 4, 2);
     Checkpoint.read(CONF, c.path().toString()).restoreInto(restored);
     assertArrayEquals(m.parameters(), restored.parameters());
