@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.time.Instant;
@@ -14,9 +13,10 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.edl.testing.ForwardingModel;
 import org.edl.testing.HdfsCluster;
 import org.edl.thrift.BatchRule;
-import org.edl.worker.data.Dataset;
+
 import org.edl.worker.model.Mlp;
 import org.edl.worker.model.TrainableModel;
 import org.junit.jupiter.api.Test;
@@ -86,31 +86,18 @@ class CheckpointHdfsTest {
   }
 
   /** A model whose state is written only after {@code before} ran. */
-  private record DeletedMidWrite(TrainableModel model, IoAction before) implements TrainableModel {
+  private static final class DeletedMidWrite extends ForwardingModel {
+    private final IoAction before;
+
+    DeletedMidWrite(TrainableModel model, IoAction before) {
+      super(model);
+      this.before = before;
+    }
+
     @Override
     public void writeState(DataOutputStream out) throws IOException {
       before.run();
       model.writeState(out);
-    }
-
-    @Override
-    public String name() {
-      return model.name();
-    }
-
-    @Override
-    public float[] parameters() {
-      return model.parameters();
-    }
-
-    @Override
-    public double accumulateGradients(Dataset data, int[] samples, int from, int to, float[] gradSum) {
-      throw new UnsupportedOperationException("not trained");
-    }
-
-    @Override
-    public void readState(DataInputStream in) throws IOException {
-      model.readState(in);
     }
   }
 

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.time.Duration;
@@ -27,6 +26,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.edl.job.JobSpec;
 import org.edl.job.WriterEpoch;
+import org.edl.testing.ForwardingModel;
 import org.edl.testing.HdfsCluster;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
@@ -38,7 +38,7 @@ import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.JobRecord;
 import org.edl.worker.coord.LeaderStore;
 import org.edl.worker.coord.Ticker;
-import org.edl.worker.data.Dataset;
+
 import org.edl.worker.model.Mlp;
 import org.edl.worker.model.TrainableModel;
 import org.junit.jupiter.api.AfterEach;
@@ -212,13 +212,12 @@ class StaleCheckpointTemporariesTest {
   }
 
   /** The model, whose state stops after its first bytes until released: a writer stopped mid-file. */
-  private static final class Paused implements TrainableModel {
-    private final TrainableModel model;
+  private static final class Paused extends ForwardingModel {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final CountDownLatch released = new CountDownLatch(1);
 
     Paused(TrainableModel model) {
-      this.model = model;
+      super(model);
     }
 
     void awaitStopped() throws InterruptedException {
@@ -245,26 +244,6 @@ class StaleCheckpointTemporariesTest {
         throw new IOException("interrupted", e);
       }
       out.write(state, half, state.length - half);
-    }
-
-    @Override
-    public String name() {
-      return model.name();
-    }
-
-    @Override
-    public float[] parameters() {
-      return model.parameters();
-    }
-
-    @Override
-    public double accumulateGradients(Dataset data, int[] samples, int from, int to, float[] gradSum) {
-      throw new UnsupportedOperationException("not trained");
-    }
-
-    @Override
-    public void readState(DataInputStream in) throws IOException {
-      model.readState(in);
     }
   }
 

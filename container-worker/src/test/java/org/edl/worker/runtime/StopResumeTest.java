@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +19,7 @@ import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.JobSpec;
 import org.edl.job.WorkerEnv;
+import org.edl.testing.ForwardingModel;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.thrift.StopOrder;
@@ -228,24 +227,13 @@ class StopResumeTest {
   }
 
   /** The model as the worker trains it; hands over its parameters as they are at the first batch. */
-  private static final class FirstBatchWatch implements TrainableModel {
-    private final TrainableModel model;
+  private static final class FirstBatchWatch extends ForwardingModel {
     private final java.util.function.Consumer<float[]> atFirstBatch;
     private boolean seen;
 
     FirstBatchWatch(TrainableModel model, java.util.function.Consumer<float[]> atFirstBatch) {
-      this.model = model;
+      super(model);
       this.atFirstBatch = atFirstBatch;
-    }
-
-    @Override
-    public String name() {
-      return model.name();
-    }
-
-    @Override
-    public float[] parameters() {
-      return model.parameters();
     }
 
     @Override
@@ -255,21 +243,6 @@ class StopResumeTest {
         atFirstBatch.accept(model.parameters().clone());
       }
       return model.accumulateGradients(data, samples, from, to, gradSum);
-    }
-
-    @Override
-    public void applyGradients(float[] averagedGradient, float learningRate) {
-      model.applyGradients(averagedGradient, learningRate);
-    }
-
-    @Override
-    public void writeState(DataOutputStream out) throws IOException {
-      model.writeState(out);
-    }
-
-    @Override
-    public void readState(DataInputStream in) throws IOException {
-      model.readState(in);
     }
   }
 }
