@@ -122,7 +122,8 @@ final class UserShell {
 
     /** Ctrl-C in the command's terminal: SIGINT, then its exit. */
     Ran interrupt(Duration timeout) throws IOException, InterruptedException {
-      Process kill = new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).inheritIO().start();
+      // bash's own kill: a fresh machine need not have procps.
+      Process kill = new ProcessBuilder("bash", "-c", "kill -INT " + process.pid()).inheritIO().start();
       assertEquals(0, kill.waitFor(), "kill -INT " + process.pid());
       return awaitExit(timeout);
     }
