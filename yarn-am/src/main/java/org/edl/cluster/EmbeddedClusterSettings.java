@@ -169,7 +169,7 @@ public final class EmbeddedClusterSettings {
         + ",JAVA_TOOL_OPTIONS=-Djava.security.krb5.conf=" + kdc.krb5Conf());
   }
 
-  static String withoutJavaHome(String whitelist) {
+  public static String withoutJavaHome(String whitelist) {
     return Arrays.stream(whitelist.split(","))
         .map(String::trim)
         .filter(name -> !name.isEmpty() && !name.equals("JAVA_HOME"))
@@ -180,7 +180,7 @@ public final class EmbeddedClusterSettings {
    * The jar files on this JVM's class path. Left out: directories (build output) and EDL's own
    * jars, because a job ships its own and an older copy here must not shadow it.
    */
-  static String localJarClasspath() {
+  public static String localJarClasspath() {
     String classpath = System.getProperty("java.class.path", "");
     return Arrays.stream(classpath.split(File.pathSeparator))
         .filter(entry -> entry.endsWith(".jar") && Files.isRegularFile(Path.of(entry)))
