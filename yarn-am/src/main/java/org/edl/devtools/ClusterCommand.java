@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import org.edl.cluster.ClusterSize;
 import org.edl.cluster.EmbeddedCluster;
 import org.edl.cluster.FairSchedulerAllocationFile;
+import org.edl.cluster.hosts.MultiHostCluster;
 import org.edl.job.InvalidInputException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -68,6 +69,16 @@ public final class ClusterCommand implements Callable<Integer> {
       + " to watch jobs leave the first queue, and jobs of one size be paused, within seconds")
   String tiresiasQueueLimits;
 
+  @Option(names = "--hosts", paramLabel = "N", description = "instead of the embedded cluster, N hosts on this"
+      + " machine (network namespaces on a bridge, root and iproute2 needed), each running Hadoop's own daemons as"
+      + " separate processes: a 3-server ZooKeeper ensemble, NameNode, a DataNode and a NodeManager per host,"
+      + " ResourceManager; configured from the shipped conf/ files")
+  Integer hosts;
+
+  @Option(names = "--link-gbit", paramLabel = "GBIT", description = "with --hosts, each host's link rate, capped"
+      + " both ways with a token bucket (default: ${DEFAULT-VALUE}, below what two cores move over a veth)")
+  double linkGbit = 1.0;
+
   private final Consumer<EmbeddedCluster> onStarted;
   private final Future<?> stopRequested;
 
@@ -99,6 +110,9 @@ public final class ClusterCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (hosts != null) {
+      return new MultiHostRun(spec, stopRequested).run(this::multiHostCluster);
+    }
     EmbeddedCluster cluster;
     try {
       if (tokenRenewIntervalMs != null && !kerberos) {
@@ -141,6 +155,20 @@ public final class ClusterCommand implements Callable<Integer> {
     }
     spec.commandLine().getOut().println("Embedded cluster stopped.");
     return 0;
+  }
+
+  private MultiHostCluster multiHostCluster() {
+    if (kerberos || nodes != ClusterSize.DEFAULT_NODES || !"fair".equals(scheduling) || tiresiasQueueLimits != null) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--hosts=" + hosts
+          + ": not with --kerberos, --nodes, --scheduling or --tiresias-queue-limits (each host runs one NodeManager)");
+    }
+    String home = System.getProperty("edl.home", ".");
+    try {
+      return MultiHostCluster.builder().hosts(hosts).linkGbit(linkGbit).gpusPerHost(gpusPerNode)
+          .hostMemoryMb(nodeMemoryMb).hostVcores(nodeVcores).dir(dir).shippedConf(Path.of(home, "conf")).build();
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
   }
 
   private static void printWhereItIs(EmbeddedCluster cluster, PrintWriter out) {

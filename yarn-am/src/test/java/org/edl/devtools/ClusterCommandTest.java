@@ -82,6 +82,21 @@ class ClusterCommandTest {
   }
 
   @Test
+  void hostsWithAnEmbeddedClusterOnlyOptionIsRefusedNamingBoth() {
+    int exit = run(new ClusterCommand(), "--hosts", "3", "--kerberos");
+    assertNotEquals(0, exit);
+    assertTrue(err.toString().contains("--hosts=3") && err.toString().contains("--kerberos"), err.toString());
+    assertTrue(out.toString().isEmpty(), "nothing started: " + out);
+  }
+
+  @Test
+  void aZeroLinkRateIsRefusedNamingTheOption() {
+    int exit = run(new ClusterCommand(), "--hosts", "2", "--link-gbit", "0");
+    assertNotEquals(0, exit);
+    assertTrue(err.toString().contains("--link-gbit=0.0"), err.toString());
+  }
+
+  @Test
   void anUnknownOptionIsRefused() {
     int exit = run(new ClusterCommand(), "--gpus", "2");
     assertNotEquals(0, exit);

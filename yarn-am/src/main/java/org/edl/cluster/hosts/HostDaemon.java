@@ -43,6 +43,12 @@ final class HostDaemon implements AutoCloseable {
    */
   static HostDaemon start(String name, SimulatedHost host, Path confDir, Path logDir, String heap, String mainClass,
       List<String> args) throws IOException {
+    return start(name, host, confDir, logDir, heap, mainClass, args, false);
+  }
+
+  /** As above; with {@code ownSharedMemory}, the daemon and what it starts see a {@code /dev/shm} of the host's own. */
+  static HostDaemon start(String name, SimulatedHost host, Path confDir, Path logDir, String heap, String mainClass,
+      List<String> args, boolean ownSharedMemory) throws IOException {
     Files.createDirectories(logDir);
     Path log = logDir.resolve(name + ".log");
     List<String> java = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -51,8 +57,13 @@ final class HostDaemon implements AutoCloseable {
     java.addAll(JvmOptions.addOpens());
     java.addAll(List.of("-cp", confDir + File.pathSeparator + classpath(), mainClass));
     java.addAll(args);
-    Process process = new ProcessBuilder(host.command(java)).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    ProcessBuilder pb = new ProcessBuilder(ownSharedMemory ? host.commandWithOwnSharedMemory(java) : host.command(java))
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    // As Hadoop's scripts export it: a NodeManager hands it to its containers, whose class path
+    // (yarn.application.classpath) starts with it, so an AM finds its cluster as on any node.
+    pb.environment().put("HADOOP_CONF_DIR", confDir.toString());
+    Process process = pb.start();
     LOG.debug("Started {} on {} ({}), pid {}, log {}", name, host.name(), host.address(), process.pid(), log);
     return new HostDaemon(name, host, log, process);
   }

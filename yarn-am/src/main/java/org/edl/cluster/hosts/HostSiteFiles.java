@@ -62,7 +62,7 @@ final class HostSiteFiles {
     write(conf.resolve("hdfs-site.xml"), hdfs);
     Configuration yarn = new Configuration(false);
     yarn.set(YarnConfiguration.RM_HOSTNAME, layout.resourceManager().address());
-    yarn.set(YarnConfiguration.YARN_APPLICATION_CLASSPATH, EmbeddedClusterSettings.localJarClasspath());
+    yarn.set(YarnConfiguration.YARN_APPLICATION_CLASSPATH, applicationClasspath());
     write(conf.resolve("yarn-site.xml"), yarn);
     Files.copy(shippedConf.resolve("resource-types.xml"), conf.resolve("resource-types.xml"),
         StandardCopyOption.REPLACE_EXISTING);
@@ -134,8 +134,13 @@ final class HostSiteFiles {
     conf.set(YarnConfiguration.NM_ADMIN_USER_ENV, "JAVA_HOME=" + System.getProperty("java.home"));
     conf.set(YarnConfiguration.NM_ENV_WHITELIST, EmbeddedClusterSettings.withoutJavaHome(
         YarnConfiguration.DEFAULT_NM_ENV_WHITELIST));
-    conf.set(YarnConfiguration.YARN_APPLICATION_CLASSPATH, EmbeddedClusterSettings.localJarClasspath());
+    conf.set(YarnConfiguration.YARN_APPLICATION_CLASSPATH, applicationClasspath());
     return conf;
+  }
+
+  /** As Hadoop's default: the node's configuration directory, then its Hadoop jars (this machine's). */
+  private static String applicationClasspath() {
+    return "$HADOOP_CONF_DIR," + EmbeddedClusterSettings.localJarClasspath();
   }
 
   static void write(Path file, Configuration conf) throws IOException {

@@ -101,7 +101,7 @@ public final class MultiHostCluster implements AutoCloseable {
     for (SimulatedHost host : layout.hosts()) {
       daemons.push(HostDaemon.start("datanode-" + host.name(), host, conf.get(host), logs, "192m", DATANODE, List.of()));
       daemons.push(HostDaemon.start("nodemanager-" + host.name(), host, conf.get(host), logs, "384m", NODEMANAGER,
-          List.of()));
+          List.of(), true));
     }
   }
 
@@ -165,12 +165,16 @@ public final class MultiHostCluster implements AutoCloseable {
     return Optional.empty();
   }
 
-  /** Stops the daemons (together: each on SIGTERM), then removes the network and, if made here, the directory. */
+  /** Stops the daemons (each on SIGTERM), then removes the network and, if made here, the directory. */
   @Override
   public void close() {
+    // Clients of a daemon stop before it (a NodeManager stopping after the ResourceManager waits
+    // out its retries to unregister); daemons of one kind stop together.
     List<HostDaemon> stopping = new ArrayList<>(daemons);
     daemons.clear();
-    stopping.parallelStream().forEach(HostDaemon::close);
+    for (String kind : List.of("nodemanager", "resourcemanager", "datanode", "namenode", "zookeeper")) {
+      stopping.stream().filter(d -> d.name().startsWith(kind)).toList().parallelStream().forEach(HostDaemon::close);
+    }
     if (network != null) {
       network.close();
     }

@@ -9,6 +9,19 @@ import java.util.List;
  * namespace and in the client's), so every daemon binds and advertises the address itself.
  */
 public record SimulatedHost(String name, String namespace, String address) {
+  /**
+   * {@code command} run inside this host's network namespace with a {@code /dev/shm} of its own,
+   * as another machine has: a NodeManager's containers then share memory with each other but not
+   * with another host's, whose segments they cannot open. ({@code ip netns exec} gives each
+   * command a mount namespace whose mounts do not reach the machine's.)
+   */
+  public List<String> commandWithOwnSharedMemory(List<String> command) {
+    List<String> in = new ArrayList<>(List.of("ip", "netns", "exec", namespace, "sh", "-c",
+        "mount -t tmpfs -o mode=1777 edl-shm /dev/shm && exec \"$@\"", "sh"));
+    in.addAll(command);
+    return in;
+  }
+
   /** {@code command} run inside this host's network namespace. */
   public List<String> command(List<String> command) {
     List<String> in = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
