@@ -23,8 +23,10 @@ import org.apache.curator.retry.RetryOneTime;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
-import org.edl.readme.UserShell.Ran;
-import org.edl.readme.UserShell.Running;
+import org.edl.testing.HadoopClient;
+import org.edl.testing.UserShell;
+import org.edl.testing.UserShell.Ran;
+import org.edl.testing.UserShell.Running;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -69,7 +71,7 @@ class ReadmeCommandsIT {
     UserShell first = new UserShell(root, dir.resolve("commands"))
         .with("EDL_JAVA_OPTS", "-Dedl.cluster.keep-logs=" + dir.resolve("container-logs"));
     cluster = first.start("bin/edl cluster");
-    String printed = awaitOutput(cluster, CONF_DIR.asPredicate(), CLUSTER_START, "the cluster's configuration directory");
+    String printed = cluster.awaitOutput(CONF_DIR.asPredicate(), CLUSTER_START, "the cluster's configuration directory");
     Matcher m = CONF_DIR.matcher(printed);
     assertTrue(m.find());
     confDir = Path.of(m.group(1));
@@ -100,7 +102,8 @@ class ReadmeCommandsIT {
   @Test
   @Order(2)
   void yarnJarSubmitsThroughHadoopsRunJar() throws Exception {
-    List<String> lines = readme.commands("yarn jar", List.of("yarn jar " + JAR
+    // The real cluster's block (its first line continued with a backslash), not the many-hosts one.
+    List<String> lines = readme.commands("yarn jar " + JAR + " submit \\", List.of("yarn jar " + JAR
         + " submit --model mlp --workers 4 --gpus-per-worker 1 --data hdfs:///user/me/train.libsvm --steps 1000"));
     writeLibsvm("/user/me/train.libsvm", 2000, 16, 4);
 
@@ -125,7 +128,7 @@ class ReadmeCommandsIT {
         "yarn application -kill $APP",
         "bin/edl cleanup"));
     try (Running job = user.start(submitLine)) {
-      Matcher m = SUBMITTED.matcher(awaitOutput(job, SUBMITTED.asPredicate(), COMMAND, "the application id"));
+      Matcher m = SUBMITTED.matcher(job.awaitOutput(SUBMITTED.asPredicate(), COMMAND, "the application id"));
       assertTrue(m.find());
       String app = m.group(1);
       UserShell shell = user.with("APP", app);
@@ -217,22 +220,6 @@ class ReadmeCommandsIT {
     }
     return fail("waited " + COMMAND.toSeconds() + " s for " + what + "; the last `" + line + "` printed:\n"
         + (last == null ? "" : last.output()));
-  }
-
-  private static String awaitOutput(Running running, Predicate<String> done, Duration timeout, String what)
-      throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      String out = running.output();
-      if (done.test(out)) {
-        return out;
-      }
-      if (!running.isAlive()) {
-        return fail("the command ended before printing " + what + ":\n" + out);
-      }
-      Thread.sleep(500);
-    }
-    return fail("no " + what + " after " + timeout.toSeconds() + " s:\n" + running.output());
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

@@ -1,4 +1,4 @@
-package org.edl.readme;
+package org.edl.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -19,13 +19,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * typed, with the environment the user exported and nothing of the test JVM's class path. Every
  * command's output goes to a numbered log file of its own, kept after the run.
  */
-final class UserShell {
+public final class UserShell {
   private final Path root;
   private final Path logs;
   private final Map<String, String> env;
   private final AtomicInteger counter;
 
-  UserShell(Path root, Path logs) throws IOException {
+  public UserShell(Path root, Path logs) throws IOException {
     this(root, Files.createDirectories(logs), baseEnvironment(logs), new AtomicInteger());
   }
 
@@ -37,24 +37,24 @@ final class UserShell {
   }
 
   /** The terminal after {@code export name=value}. */
-  UserShell with(String name, String value) {
+  public UserShell with(String name, String value) {
     Map<String, String> next = new HashMap<>(env);
     next.put(name, value);
     return new UserShell(root, logs, next, counter);
   }
 
-  Path logs() {
+  public Path logs() {
     return logs;
   }
 
   /** Runs {@code line} to its end; fails the test past {@code timeout}, naming the line and its log. */
-  Ran run(String line, Duration timeout) throws IOException, InterruptedException {
+  public Ran run(String line, Duration timeout) throws IOException, InterruptedException {
     Running running = start(line);
     return running.awaitExit(timeout);
   }
 
   /** Starts {@code line} and returns at once, as a command left running in another terminal. */
-  Running start(String line) throws IOException {
+  public Running start(String line) throws IOException {
     Path log = logs.resolve(String.format(Locale.ROOT, "%02d-%s.log", counter.incrementAndGet(), slug(line)));
     Files.writeString(log, "$ " + line + "\n", StandardCharsets.UTF_8);
     ProcessBuilder pb = new ProcessBuilder("bash", "-c", line).directory(root.toFile())
@@ -84,15 +84,15 @@ final class UserShell {
   }
 
   /** A command's exit status and everything it printed. */
-  record Ran(String line, int exit, String output) {
-    Ran assertSucceeded() {
+  public record Ran(String line, int exit, String output) {
+    public Ran assertSucceeded() {
       assertEquals(0, exit, "`" + line + "` exited " + exit + ":\n" + output);
       return this;
     }
   }
 
   /** A command still running. */
-  static final class Running implements AutoCloseable {
+  public static final class Running implements AutoCloseable {
     private final String line;
     private final Process process;
     private final Path log;
@@ -103,16 +103,33 @@ final class UserShell {
       this.log = log;
     }
 
-    String output() throws IOException {
+    public String output() throws IOException {
       String all = Files.readString(log, StandardCharsets.UTF_8);
       return all.substring(all.indexOf('\n') + 1);
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
       return process.isAlive();
     }
 
-    Ran awaitExit(Duration timeout) throws IOException, InterruptedException {
+    /** Waits until what the command printed so far holds {@code done}; fails if it ends first or past {@code timeout}. */
+    public String awaitOutput(java.util.function.Predicate<String> done, Duration timeout, String what)
+        throws IOException, InterruptedException {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (System.nanoTime() < deadline) {
+        String out = output();
+        if (done.test(out)) {
+          return out;
+        }
+        if (!process.isAlive()) {
+          return fail("`" + line + "` ended before printing " + what + ":\n" + out);
+        }
+        Thread.sleep(500);
+      }
+      return fail("`" + line + "` printed no " + what + " in " + timeout.toSeconds() + " s:\n" + output());
+    }
+
+    public Ran awaitExit(Duration timeout) throws IOException, InterruptedException {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         close();
         fail("`" + line + "` still ran after " + timeout.toSeconds() + " s; its output (" + log + "):\n" + output());
@@ -121,7 +138,7 @@ final class UserShell {
     }
 
     /** Ctrl-C in the command's terminal: SIGINT, then its exit. */
-    Ran interrupt(Duration timeout) throws IOException, InterruptedException {
+    public Ran interrupt(Duration timeout) throws IOException, InterruptedException {
       // bash's own kill: a fresh machine need not have procps.
       Process kill = new ProcessBuilder("bash", "-c", "kill -INT " + process.pid()).inheritIO().start();
       assertEquals(0, kill.waitFor(), "kill -INT " + process.pid());

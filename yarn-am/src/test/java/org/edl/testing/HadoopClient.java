@@ -1,4 +1,4 @@
-package org.edl.readme;
+package org.edl.testing;
 
 import java.io.File;
 import java.io.IOException;
@@ -17,11 +17,11 @@ import java.util.List;
  * with {@code HADOOP_CONF_DIR} first on the class path and then Hadoop's jars (here, those of the
  * test's class path that are not EDL's or what the shaded jar carries), as {@code bin/yarn} does.
  */
-final class HadoopClient {
+public final class HadoopClient {
   private HadoopClient() {}
 
   /** Writes {@code dir/yarn}; put {@code dir} first on the PATH. */
-  static Path install(Path dir) throws IOException {
+  public static Path install(Path dir) throws IOException {
     Files.createDirectories(dir);
     Path yarn = dir.resolve("yarn");
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
