@@ -122,6 +122,10 @@ public final class PeriodicCheckpoints implements AutoCloseable {
     schedule.taken(next.nextStep());
     long blocked = ticker.nanos() - start;
     inFlight = writer.submit(() -> write(cm, state, blocked));
+    // After the write, on its thread, but not part of it: a checkpoint due next waits only for a
+    // write in flight, and a sweep listing the directory is none (a due step skipped for it was
+    // a checkpoint lost).
+    writer.execute(() -> removeStaleTemporaries(cm.leaderEpoch()));
   }
 
   /**
@@ -173,7 +177,6 @@ public final class PeriodicCheckpoints implements AutoCloseable {
       // A lost checkpoint costs redone work after a failure, never the job: training goes on.
       LOG.warn("Periodic checkpoint at step {} into {} failed: {}", cm.nextStep(), directory, e.toString());
     }
-    removeStaleTemporaries(cm.leaderEpoch());
   }
 
   /**
