@@ -6,13 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -55,9 +53,9 @@ class ModelOutputSupersededTest {
     AtomicLong newestEpoch = new AtomicLong(1);
     CountDownLatch checked = new CountDownLatch(1);
     CountDownLatch released = new CountDownLatch(1);
-    byte[] stale = bytes(1 << 16, 1);
-    Future<ModelOutput.Written> late = writers.submit(() -> ModelOutput.write(out, state(stale), metrics(1), conf,
-        APP, () -> {
+    byte[] stale = ModelOutputStates.bytes(1 << 16, 1);
+    Future<ModelOutput.Written> late = writers.submit(() -> ModelOutput.write(out, ModelOutputStates.of(stale),
+        metrics(1), conf, APP, () -> {
           boolean leading = newestEpoch.get() == 1;
           checked.countDown();
           await(released);
@@ -66,8 +64,8 @@ class ModelOutputSupersededTest {
     await(checked);
 
     newestEpoch.set(2);
-    byte[] model = bytes(1 << 16, 2);
-    ModelOutput.write(out, state(model), metrics(2), conf, APP, () -> newestEpoch.get() == 2);
+    byte[] model = ModelOutputStates.bytes(1 << 16, 2);
+    ModelOutput.write(out, ModelOutputStates.of(model), metrics(2), conf, APP, () -> newestEpoch.get() == 2);
     assertEquals(List.of(), temporaries(out), "epoch 1's temporaries went before epoch 2's renames");
 
     released.countDown();
@@ -85,11 +83,12 @@ class ModelOutputSupersededTest {
   @Test
   void aLeaderWhoseTemporariesAreGoneLeavesTheOutputAsItIs() throws Exception {
     String out = HDFS.uri("/user/edl/" + APP + "-gone");
-    byte[] first = bytes(4096, 3);
-    ModelOutput.write(out, state(first), metrics(2), conf, APP, () -> true);
+    byte[] first = ModelOutputStates.bytes(4096, 3);
+    ModelOutput.write(out, ModelOutputStates.of(first), metrics(2), conf, APP, () -> true);
     // A newer leadership's sweep between this writer's check and its renames.
+    ModelOutput.State late = ModelOutputStates.of(ModelOutputStates.bytes(4096, 4));
     ModelOutput.Superseded s = assertThrows(ModelOutput.Superseded.class,
-        () -> ModelOutput.write(out, state(bytes(4096, 4)), metrics(1), conf, APP, () -> {
+        () -> ModelOutput.write(out, late, metrics(1), conf, APP, () -> {
           removeTemporaries(out);
           return true;
         }));
@@ -121,26 +120,6 @@ class ModelOutputSupersededTest {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
-  }
-
-  private static byte[] bytes(int n, long seed) {
-    byte[] b = new byte[n];
-    new Random(seed).nextBytes(b);
-    return b;
-  }
-
-  private static ModelOutput.State state(byte[] bytes) {
-    return new ModelOutput.State() {
-      @Override
-      public int expectedBytes() {
-        return bytes.length;
-      }
-
-      @Override
-      public void writeTo(DataOutputStream out) throws IOException {
-        out.write(bytes);
-      }
-    };
   }
 
   private static ModelOutput.Metrics metrics(long leaderEpoch) {

@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.Optional;
-import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -29,26 +27,6 @@ class ModelOutputVerifyTest {
 
   private final Configuration conf = HDFS.configuration();
 
-  private static byte[] bytes(int n, long seed) {
-    byte[] b = new byte[n];
-    new Random(seed).nextBytes(b);
-    return b;
-  }
-
-  private static ModelOutput.State state(byte[] bytes) {
-    return new ModelOutput.State() {
-      @Override
-      public int expectedBytes() {
-        return bytes.length;
-      }
-
-      @Override
-      public void writeTo(DataOutputStream out) throws IOException {
-        out.write(bytes);
-      }
-    };
-  }
-
   private static ModelOutput.Metrics metrics(long steps) {
     return ModelOutput.Metrics.of("mlp", 2, steps, 640, 2.3, 0.4, 100, 6.4, 1);
   }
@@ -61,9 +39,9 @@ class ModelOutputVerifyTest {
 
   @Test
   void theModelIsVerifiedByItsFileChecksumWithoutBeingReadBack() throws Exception {
-    byte[] model = bytes(4 << 20, 1);
+    byte[] model = ModelOutputStates.bytes(4 << 20, 1);
     String out = HDFS.uri("/edl/out/a");
-    ModelOutput.write(out, state(model), metrics(50), conf);
+    ModelOutput.write(out, ModelOutputStates.of(model), metrics(50), conf);
     ModelOutput.Metrics written = ModelOutput.readMetrics(conf, out);
     assertNotNull(written.modelFileChecksum(), "HDFS keeps a checksum of the model file");
     assertEquals(model.length, written.modelBytes());
@@ -77,10 +55,10 @@ class ModelOutputVerifyTest {
   @Test
   void aModelOfTheSameLengthButOtherBytesDoesNotVerify() throws Exception {
     String out = HDFS.uri("/edl/out/b");
-    ModelOutput.write(out, state(bytes(1 << 20, 2)), metrics(50), conf);
+    ModelOutput.write(out, ModelOutputStates.of(ModelOutputStates.bytes(1 << 20, 2)), metrics(50), conf);
     // Another writer's model in its place, as long as the first.
     try (FSDataOutputStream o = HDFS.fileSystem().create(new Path(out, ModelOutput.MODEL_FILE), true)) {
-      o.write(bytes(1 << 20, 3));
+      o.write(ModelOutputStates.bytes(1 << 20, 3));
     }
     Optional<String> problem = ModelOutput.verify(conf, out, 50);
     assertTrue(problem.isPresent() && problem.get().contains("is not the model") && problem.get().contains("checksum"),
@@ -91,11 +69,11 @@ class ModelOutputVerifyTest {
   void onTheLocalFileSystemTheModelIsReadAndItsCrcCompared(@TempDir java.nio.file.Path dir) throws Exception {
     String out = dir.toUri().toString();
     Configuration local = new Configuration();
-    ModelOutput.write(out, state(bytes(1 << 16, 4)), metrics(50), local);
+    ModelOutput.write(out, ModelOutputStates.of(ModelOutputStates.bytes(1 << 16, 4)), metrics(50), local);
     assertEquals(null, ModelOutput.readMetrics(local, out).modelFileChecksum(), "the local file system keeps none");
     assertEquals(Optional.empty(), ModelOutput.verify(local, out, 50));
     try (FSDataOutputStream o = FileSystem.getLocal(local).create(new Path(out, ModelOutput.MODEL_FILE), true)) {
-      o.write(bytes(1 << 16, 5));
+      o.write(ModelOutputStates.bytes(1 << 16, 5));
     }
     Optional<String> problem = ModelOutput.verify(local, out, 50);
     assertTrue(problem.isPresent() && problem.get().contains("crc32"), problem.toString());
