@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * benchmark needs a real SIGKILL or SIGSTOP of one JVM: YARN's own {@code signalToContainer}
  * offers a forceful shutdown but no pause, and it goes through the NodeManager, which knows the
  * container is going. Every container's environment has {@code CONTAINER_ID=<id>} (the
- * NodeManager sets it), inherited by the launch shell and the JVM it starts; the JVM is the
- * deepest java process carrying it. Linux only ({@code /proc}); the processes must belong to this
+ * NodeManager sets it), inherited by the launch shell, the JVM it starts and whatever that JVM
+ * starts; the container's JVM is the shallowest java process carrying it (a worker starts a JVM of
+ * its own to write the class-data archive, which must not be taken for the worker). Linux only ({@code /proc}); the processes must belong to this
  * user, as they do on the embedded cluster.
  */
 public final class ContainerProcesses {
@@ -77,7 +78,7 @@ public final class ContainerProcesses {
     Map<Long, Integer> depth = new HashMap<>();
     long best = -1;
     for (long pid : carrying) {
-      if (isJava(pid) && (best < 0 || depthOf(pid, carrying, depth) > depthOf(best, carrying, depth))) {
+      if (isJava(pid) && (best < 0 || depthOf(pid, carrying, depth) < depthOf(best, carrying, depth))) {
         best = pid;
       }
     }

@@ -39,6 +39,16 @@ class ContainerProcessesTest {
     }
   }
 
+  /** A container's JVM that starts a JVM of its own (as a worker writing the class-data archive does), then sleeps. */
+  public static final class SleeperWithChild {
+    public static void main(String[] args) throws Exception {
+      String java = ProcessHandle.current().info().command().orElse("java");
+      new ProcessBuilder(java, "-Xmx32m", "-cp", System.getProperty("java.class.path"), Sleeper.class.getName())
+          .inheritIO().start();
+      Thread.sleep(Duration.ofMinutes(5).toMillis());
+    }
+  }
+
   @AfterEach
   void stopAll() throws Exception {
     started.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
@@ -73,6 +83,20 @@ class ContainerProcessesTest {
     Await.until("the JVM to die", () -> !processes.isAlive(jvm), SHORT);
     Await.until("the launch shell to end after its JVM", () -> !shell.isAlive(), SHORT);
     assertThrows(java.io.IOException.class, () -> processes.kill(jvm), "a dead process is not signalled");
+  }
+
+  @Test
+  void theContainersJvmIsFoundRatherThanAJvmItStarted() throws Exception {
+    String id = fakeId();
+    Process shell = start(id, "bash", "-c", javaCommand(SleeperWithChild.class) + "; true");
+    List<ProcessHandle> jvms = Await.until("the container's JVM and the JVM it started", () -> shell.descendants()
+        .filter(p -> p.info().command().map(c -> c.endsWith("java")).orElse(false)).toList(), l -> l.size() == 2, SHORT);
+    long containerJvm = jvms.stream().filter(p -> p.parent().map(ProcessHandle::pid).orElse(-1L) == shell.pid())
+        .findFirst().orElseThrow().pid();
+
+    ContainerProcesses.ContainerProcess found = processes.find(id);
+
+    assertEquals(containerJvm, found.pid(), "the container's JVM (the launch shell's child), not the JVM it started");
   }
 
   @Test
@@ -161,10 +185,14 @@ class ContainerProcessesTest {
   }
 
   private static String javaCommand() throws Exception {
+    return javaCommand(Sleeper.class);
+  }
+
+  private static String javaCommand(Class<?> main) throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
-    Path classes = Paths.get(Sleeper.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    Path classes = Paths.get(main.getProtectionDomain().getCodeSource().getLocation().toURI());
     // Quoted: unquoted, bash would expand the $Sleeper of the nested class's name to nothing.
-    return "'" + java + "' -Xmx32m -cp '" + classes + "' '" + Sleeper.class.getName() + "'";
+    return "'" + java + "' -Xmx32m -cp '" + classes + "' '" + main.getName() + "'";
   }
 
   private ContainerProcesses.ContainerProcess awaitFound(String id) throws Exception {
