@@ -35,8 +35,20 @@ import java.util.TreeSet;
  * The scheduler module also guards itself (NoHadoopImportsTest there), so that its own build
  * fails without this module.
  */
-@AnalyzeClasses(packages = "org.edl", importOptions = ImportOption.DoNotIncludeTests.class)
+@AnalyzeClasses(packages = "org.edl",
+    importOptions = {ImportOption.DoNotIncludeTests.class, ArchitectureTest.DoNotIncludeTestJars.class})
 class ArchitectureTest {
+  /**
+   * Under {@code mvn verify} the reactor hands this module edl-worker's test fixtures as its
+   * packaged {@code -tests.jar}, which DoNotIncludeTests (made for test-classes directories) lets in.
+   */
+  static final class DoNotIncludeTestJars implements ImportOption {
+    @Override
+    public boolean includes(com.tngtech.archunit.core.importer.Location location) {
+      return !location.contains("-tests.jar");
+    }
+  }
+
   /**
    * edl-am's packages that the AM rule covers. org.edl.bench and org.edl.devtools are left out:
    * the benchmark drivers run workers in this JVM (org.edl.worker.runtime.Worker and what it
