@@ -194,6 +194,17 @@ public final class HostNetwork implements AutoCloseable {
       HostProcesses.killAll(ns);
       Commands.runQuietly(List.of("ip", "netns", "del", ns));
     }
+    // The kernel takes a deleted namespace's veth pairs down in the background; deleting their
+    // ends here takes each pair down at once, so nothing of this network outlives close().
+    try {
+      for (String link : links()) {
+        if (link.startsWith(id + "v")) {
+          Commands.runQuietly(List.of("ip", "link", "del", link));
+        }
+      }
+    } catch (IOException e) {
+      LOG.debug("Could not list the links of host network {}: {}", id, e.toString());
+    }
     if (bridge) {
       Commands.runQuietly(List.of("ip", "link", "del", id + "br"));
     }
@@ -210,8 +221,16 @@ public final class HostNetwork implements AutoCloseable {
   }
 
   private static List<String> bridges() throws IOException {
+    return linkNames(List.of("ip", "-o", "link", "show", "type", "bridge"));
+  }
+
+  private static List<String> links() throws IOException {
+    return linkNames(List.of("ip", "-o", "link", "show"));
+  }
+
+  private static List<String> linkNames(List<String> command) throws IOException {
     List<String> names = new ArrayList<>();
-    for (String line : Commands.run(List.of("ip", "-o", "link", "show", "type", "bridge")).split("\n")) {
+    for (String line : Commands.run(command).split("\n")) {
       String[] fields = line.strip().split(":\\s+");
       if (fields.length > 1) {
         names.add(fields[1].split("@")[0]);
