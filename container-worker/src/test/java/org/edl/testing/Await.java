@@ -32,6 +32,11 @@ public final class Await {
   }
 
   public static <T> T until(String what, Probe<T> probe, Predicate<T> done, Duration timeout) {
+    return until(what, probe, done, timeout, POLL);
+  }
+
+  /** As above, probing every {@code poll}: for a probe that costs, such as a command run as a process. */
+  public static <T> T until(String what, Probe<T> probe, Predicate<T> done, Duration timeout, Duration poll) {
     AtomicReference<T> last = new AtomicReference<>();
     Callable<T> watched = () -> {
       T value = probe.get();
@@ -45,7 +50,7 @@ public final class Await {
       return Awaitility.await(what)
           .atMost(timeout)
           .pollDelay(Duration.ZERO)
-          .pollInterval(POLL)
+          .pollInterval(poll)
           .pollInSameThread()
           .until(watched, value -> value != null && done.test(value));
     } catch (ConditionTimeoutException e) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -23,6 +22,7 @@ import org.apache.curator.retry.RetryOneTime;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.edl.testing.Await;
 import org.edl.testing.HadoopClient;
 import org.edl.testing.UserShell;
 import org.edl.testing.UserShell.Ran;
@@ -208,18 +208,9 @@ class ReadmeCommandsIT {
   }
 
   /** Runs {@code line} every few seconds (each a process of its own, as a user retyping it) until its output says so. */
-  private static Ran awaitCommand(UserShell shell, String line, Predicate<String> done, String what) throws Exception {
-    long deadline = System.nanoTime() + COMMAND.toNanos();
-    Ran last = null;
-    while (System.nanoTime() < deadline) {
-      last = shell.run(line, COMMAND);
-      if (last.exit() == 0 && done.test(last.output())) {
-        return last;
-      }
-      Thread.sleep(2_000);
-    }
-    return fail("waited " + COMMAND.toSeconds() + " s for " + what + "; the last `" + line + "` printed:\n"
-        + (last == null ? "" : last.output()));
+  private static Ran awaitCommand(UserShell shell, String line, Predicate<String> done, String what) {
+    return Await.until(what + " (`" + line + "`)", () -> shell.run(line, COMMAND),
+        ran -> ran.exit() == 0 && done.test(ran.output()), COMMAND, Duration.ofSeconds(2));
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

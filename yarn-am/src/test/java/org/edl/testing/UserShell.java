@@ -113,20 +113,14 @@ public final class UserShell {
     }
 
     /** Waits until what the command printed so far holds {@code done}; fails if it ends first or past {@code timeout}. */
-    public String awaitOutput(java.util.function.Predicate<String> done, Duration timeout, String what)
-        throws IOException, InterruptedException {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (System.nanoTime() < deadline) {
+    public String awaitOutput(java.util.function.Predicate<String> done, Duration timeout, String what) {
+      return Await.until("`" + line + "` to print " + what, () -> {
         String out = output();
-        if (done.test(out)) {
-          return out;
+        if (!done.test(out) && !process.isAlive()) {
+          throw new AssertionError("`" + line + "` ended before printing " + what + ":\n" + out);
         }
-        if (!process.isAlive()) {
-          return fail("`" + line + "` ended before printing " + what + ":\n" + out);
-        }
-        Thread.sleep(500);
-      }
-      return fail("`" + line + "` printed no " + what + " in " + timeout.toSeconds() + " s:\n" + output());
+        return out;
+      }, done, timeout, Duration.ofMillis(250));
     }
 
     public Ran awaitExit(Duration timeout) throws IOException, InterruptedException {

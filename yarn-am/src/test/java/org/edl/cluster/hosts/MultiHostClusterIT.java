@@ -19,6 +19,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.LocatedFileStatus;
+import org.edl.testing.Await;
 import org.edl.testing.HadoopClient;
 import org.edl.testing.UserShell;
 import org.edl.testing.UserShell.Ran;
@@ -92,31 +93,35 @@ class MultiHostClusterIT {
     assertTrue(rings.stream().allMatch(l -> l.endsWith("(tcp)")), "workers on three hosts meet over TCP: " + rings);
   }
 
-  /** The workers' "all-reduces on ring" lines, from the logs YARN aggregated on the cluster's HDFS. */
+  /**
+   * The workers' "all-reduces on ring" lines, from the logs YARN aggregated on the cluster's HDFS:
+   * awaited, since aggregation finishes a little after the job.
+   */
   private static List<String> ringLines(String app) throws Exception {
     Configuration conf = new Configuration(false);
     conf.addResource(new org.apache.hadoop.fs.Path(confDir.resolve("core-site.xml").toUri()));
     conf.addResource(new org.apache.hadoop.fs.Path(confDir.resolve("hdfs-site.xml").toUri()));
+    try (FileSystem fs = FileSystem.newInstance(conf)) {
+      return Await.until("the three workers' aggregated logs", () -> ringLinesIn(fs, app), l -> l.size() >= 3,
+          Duration.ofMinutes(2), Duration.ofSeconds(1));
+    }
+  }
+
+  private static List<String> ringLinesIn(FileSystem fs, String app) throws Exception {
     Pattern ring = Pattern.compile("container_\\d+_\\d+_\\d+_\\d+ all-reduces on ring v1 as rank \\d of 3 \\(\\w+( \\w+)*\\)");
     List<String> lines = new ArrayList<>();
-    try (FileSystem fs = FileSystem.newInstance(conf)) {
-      org.apache.hadoop.fs.Path logs = new org.apache.hadoop.fs.Path("/tmp/logs");
-      long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-      while (lines.size() < 3 && System.nanoTime() < deadline) {
-        lines.clear();
-        if (fs.exists(logs)) {
-          RemoteIterator<LocatedFileStatus> files = fs.listFiles(logs, true);
-          while (files.hasNext()) {
-            FileStatus f = files.next();
-            if (f.getPath().toString().contains(app)) {
-              Matcher m = ring.matcher(read(fs, f.getPath()));
-              while (m.find()) {
-                lines.add(m.group());
-              }
-            }
-          }
+    org.apache.hadoop.fs.Path logs = new org.apache.hadoop.fs.Path("/tmp/logs");
+    if (!fs.exists(logs)) {
+      return lines;
+    }
+    RemoteIterator<LocatedFileStatus> files = fs.listFiles(logs, true);
+    while (files.hasNext()) {
+      FileStatus f = files.next();
+      if (f.getPath().toString().contains(app)) {
+        Matcher m = ring.matcher(read(fs, f.getPath()));
+        while (m.find()) {
+          lines.add(m.group());
         }
-        Thread.sleep(1000); // aggregation finishes a little after the job
       }
     }
     return lines;
