@@ -1,12 +1,10 @@
 package org.edl.client;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -427,26 +425,10 @@ public final class JobSubmitter {
    * that class path.
    */
   private static String embeddedClasspath() throws IOException {
-    return ApplicationJar.withLocalClasspath(localClasspath());
+    return ApplicationJar.withLocalClasspath(LocalClasspath.absolute());
   }
 
-  /** Absolute entries only: the containers run in other working directories. */
-  private static String localClasspath() {
-    StringBuilder cp = new StringBuilder();
-    for (String entry : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
-      if (entry.isEmpty()) {
-        continue;
-      }
-      String absolute = entry.endsWith("*")
-          ? Paths.get(entry.substring(0, entry.length() - 1)).toAbsolutePath() + File.separator + "*"
-          : Paths.get(entry).toAbsolutePath().toString();
-      if (cp.length() > 0) {
-        cp.append(File.pathSeparator);
-      }
-      cp.append(absolute);
-    }
-    return cp.toString();
-  }
+
 
   /**
    * The jar this class came from. Hadoop's {@code RunJar} ({@code yarn jar}) unpacks the jar and

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.edl.am.JvmOptions;
+import org.edl.client.LocalClasspath;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +56,7 @@ final class HostDaemon implements AutoCloseable {
         "-Xmx" + heap, "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true",
         "-Dlog4j.configuration=file:" + confDir.resolve("log4j.properties")));
     java.addAll(JvmOptions.addOpens());
-    java.addAll(List.of("-cp", confDir + File.pathSeparator + classpath(), mainClass));
+    java.addAll(List.of("-cp", confDir + File.pathSeparator + LocalClasspath.absolute(), mainClass));
     java.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(ownSharedMemory ? host.commandWithOwnSharedMemory(java) : host.command(java))
         .redirectErrorStream(true)
@@ -132,17 +133,5 @@ final class HostDaemon implements AutoCloseable {
       process.destroyForcibly();
     }
     children.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-  }
-
-  /** This JVM's class path, absolute: Hadoop's, ZooKeeper's and EDL's scheduler plugin jars are on it. */
-  private static String classpath() {
-    List<String> entries = new ArrayList<>();
-    for (String entry : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
-      if (!entry.isEmpty()) {
-        entries.add(entry.endsWith("*") ? Path.of(entry.substring(0, entry.length() - 1)).toAbsolutePath() + "/*"
-            : Path.of(entry).toAbsolutePath().toString());
-      }
-    }
-    return String.join(File.pathSeparator, entries);
   }
 }
