@@ -31,7 +31,7 @@ final class ClusterReadiness {
 
   void await(Duration timeout) throws IOException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    int hosts = cluster.hosts().size();
+    int hosts = cluster.workerHosts().size();
     Configuration conf = cluster.configuration();
     // A client gives up on a daemon that is not up yet quickly, and asks again on the next poll.
     conf.setInt("ipc.client.connect.max.retries", 0);

@@ -176,6 +176,21 @@ public final class HostNetwork implements AutoCloseable {
     }
   }
 
+  /**
+   * {@code host} goes away as a machine does when it loses power: its link goes down first, so that
+   * no peer hears a reset or a close from it (their packets to it are dropped, as on a real
+   * network), then every process on it is killed at once.
+   */
+  public void lose(SimulatedHost host) throws IOException {
+    int i = hosts.indexOf(host);
+    if (i < 0) {
+      throw new IllegalArgumentException("host " + host + " is not one of network " + id + "'s");
+    }
+    Commands.run(List.of("ip", "link", "set", id + "v" + (i + 1), "down"));
+    HostProcesses.killAllAtOnce(host.namespace());
+    LOG.info("Host {} ({}) lost: link down, every process on it killed", host.name(), host.address());
+  }
+
   /** Ends every process in the hosts, then removes the namespaces, the bridge and the owner file. */
   @Override
   public void close() {

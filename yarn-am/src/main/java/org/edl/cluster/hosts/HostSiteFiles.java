@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.edl.cluster.EmbeddedClusterSettings;
@@ -30,10 +31,12 @@ final class HostSiteFiles {
 
   private final Path shippedConf;
   private final MultiHostLayout layout;
+  private final Map<String, String> yarnSettings;
 
-  HostSiteFiles(Path shippedConf, MultiHostLayout layout) {
+  HostSiteFiles(Path shippedConf, MultiHostLayout layout, Map<String, String> yarnSettings) {
     this.shippedConf = shippedConf;
     this.layout = layout;
+    this.yarnSettings = Map.copyOf(yarnSettings);
   }
 
   /** {@code dir}/conf of {@code host}: what its daemons read, first on their class path. */
@@ -135,6 +138,7 @@ final class HostSiteFiles {
     conf.set(YarnConfiguration.NM_ENV_WHITELIST, EmbeddedClusterSettings.withoutJavaHome(
         YarnConfiguration.DEFAULT_NM_ENV_WHITELIST));
     conf.set(YarnConfiguration.YARN_APPLICATION_CLASSPATH, applicationClasspath());
+    yarnSettings.forEach(conf::set);
     return conf;
   }
 

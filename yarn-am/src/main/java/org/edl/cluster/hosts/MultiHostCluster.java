@@ -63,9 +63,9 @@ public final class MultiHostCluster implements AutoCloseable {
       }
       Path fairScheduler = dir.resolve("fair-scheduler.xml");
       Files.copy(settings.shippedConf.resolve("fair-scheduler.xml"), fairScheduler, StandardCopyOption.REPLACE_EXISTING);
-      layout = new MultiHostLayout(network.hosts(), settings.hostMemoryMb, settings.hostVcores,
-          new GpuSupply(settings.gpusPerHost), fairScheduler);
-      startDaemons(new HostSiteFiles(settings.shippedConf, layout));
+      layout = new MultiHostLayout(network.hosts(), settings.dedicatedMaster, settings.hostMemoryMb,
+          settings.hostVcores, new GpuSupply(settings.gpusPerHost), fairScheduler);
+      startDaemons(new HostSiteFiles(settings.shippedConf, layout, settings.yarnSettings));
       new ClusterReadiness(this).await(settings.startTimeout);
     } catch (IOException | RuntimeException e) {
       close();
@@ -98,7 +98,7 @@ public final class MultiHostCluster implements AutoCloseable {
     daemons.push(HostDaemon.start("namenode", nn, conf.get(nn), logs, "256m", NAMENODE, List.of()));
     SimulatedHost rm = layout.resourceManager();
     daemons.push(HostDaemon.start("resourcemanager", rm, conf.get(rm), logs, "512m", RESOURCEMANAGER, List.of()));
-    for (SimulatedHost host : layout.hosts()) {
+    for (SimulatedHost host : layout.workerHosts()) {
       daemons.push(HostDaemon.start("datanode-" + host.name(), host, conf.get(host), logs, "192m", DATANODE, List.of()));
       daemons.push(HostDaemon.start("nodemanager-" + host.name(), host, conf.get(host), logs, "384m", NODEMANAGER,
           List.of(), true));
@@ -116,6 +116,21 @@ public final class MultiHostCluster implements AutoCloseable {
 
   public List<SimulatedHost> hosts() {
     return network.hosts();
+  }
+
+  /** The hosts with a DataNode and a NodeManager (all but the master with a dedicated one). */
+  public List<SimulatedHost> workerHosts() {
+    return layout.workerHosts();
+  }
+
+  /** The host of the NameNode, the ResourceManager and the first ZooKeeper server. */
+  public SimulatedHost masterHost() {
+    return layout.nameNode();
+  }
+
+  /** The hosts that run a ZooKeeper server: losing more than one of three ends the ensemble's quorum. */
+  public List<SimulatedHost> zooKeeperHosts() {
+    return layout.zooKeeper();
   }
 
   public HostNetwork network() {
@@ -153,6 +168,21 @@ public final class MultiHostCluster implements AutoCloseable {
       conf.addResource(new org.apache.hadoop.fs.Path(confDir.resolve(file).toUri()));
     }
     return conf;
+  }
+
+  /**
+   * Loses {@code host} with everything on it (see {@link HostNetwork#lose}): its DataNode,
+   * NodeManager and containers, and its ZooKeeper server or the master daemons where it runs them.
+   */
+  public void loseHost(SimulatedHost host) throws IOException {
+    network.lose(host);
+    daemons.removeIf(d -> d.host().equals(host));
+  }
+
+  /** The host whose address is {@code address}, as YARN names a node. */
+  public SimulatedHost host(String address) {
+    return network.hosts().stream().filter(h -> h.address().equals(address)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no host of this cluster has address " + address));
   }
 
   /** A daemon that exited, with the end of its log: the reason a start failed. */
@@ -193,6 +223,8 @@ public final class MultiHostCluster implements AutoCloseable {
     private Path dir;
     private Path shippedConf;
     private Duration startTimeout = Duration.ofMinutes(3);
+    private boolean dedicatedMaster;
+    private final Map<String, String> yarnSettings = new LinkedHashMap<>();
 
     public Builder hosts(int n) {
       if (n < 1 || n > 16) {
@@ -215,6 +247,21 @@ public final class MultiHostCluster implements AutoCloseable {
         throw new IllegalArgumentException("--gpus-per-node=" + n + ": 0 or more");
       }
       this.gpusPerHost = n;
+      return this;
+    }
+
+    /** The first host runs the master daemons and ZooKeeper only: no DataNode, no NodeManager. */
+    public Builder dedicatedMaster(boolean dedicated) {
+      this.dedicatedMaster = dedicated;
+      return this;
+    }
+
+    /**
+     * A setting every daemon's {@code yarn-site.xml} gets beside the shipped file's, as an admin
+     * adds one for a cluster (a shorter NodeManager expiry, say).
+     */
+    public Builder yarnSetting(String key, String value) {
+      this.yarnSettings.put(key, value);
       return this;
     }
 
@@ -248,6 +295,9 @@ public final class MultiHostCluster implements AutoCloseable {
     public MultiHostCluster build() {
       if (shippedConf == null || !Files.isRegularFile(shippedConf.resolve("yarn-site.xml"))) {
         throw new IllegalArgumentException("conf: " + shippedConf + " holds no yarn-site.xml (the shipped conf/ directory)");
+      }
+      if (dedicatedMaster && hosts < 2) {
+        throw new IllegalArgumentException("--hosts=" + hosts + ": a dedicated master needs a second host for the workers");
       }
       return new MultiHostCluster(this);
     }

@@ -7,10 +7,12 @@ import java.util.stream.Collectors;
 /**
  * Which daemon runs on which host: the NameNode and the ResourceManager on the first, a ZooKeeper
  * server on each of the first three (an ensemble of three, or of as many hosts as there are), a
- * DataNode and a NodeManager on every host; blocks kept twice where there are two DataNodes.
+ * DataNode and a NodeManager on every host (every host but the first with a dedicated master, as
+ * clusters whose master daemons have a machine of their own); blocks kept twice where there are
+ * two DataNodes.
  */
-record MultiHostLayout(List<SimulatedHost> hosts, int hostMemoryMb, int hostVcores, GpuSupply gpus,
-    Path fairSchedulerFile) {
+record MultiHostLayout(List<SimulatedHost> hosts, boolean dedicatedMaster, int hostMemoryMb, int hostVcores,
+    GpuSupply gpus, Path fairSchedulerFile) {
   static final int ZOOKEEPER_SERVERS = 3;
 
   SimulatedHost nameNode() {
@@ -21,12 +23,17 @@ record MultiHostLayout(List<SimulatedHost> hosts, int hostMemoryMb, int hostVcor
     return hosts.get(0);
   }
 
+  /** The hosts with a DataNode and a NodeManager: where blocks are kept and containers run. */
+  List<SimulatedHost> workerHosts() {
+    return dedicatedMaster ? hosts.subList(1, hosts.size()) : hosts;
+  }
+
   List<SimulatedHost> zooKeeper() {
     return hosts.subList(0, Math.min(ZOOKEEPER_SERVERS, hosts.size()));
   }
 
   int replication() {
-    return Math.min(2, hosts.size());
+    return Math.min(2, workerHosts().size());
   }
 
   String zooKeeperConnect(int clientPort) {
