@@ -433,7 +433,10 @@ public final class CoordinatorState {
     }
     ledger.record(r, now);
     failures.reported(r.workerId());
-    changes.reported(r.workerId());
+    if (changes.reported(r.workerId())) {
+      // The record no longer names it a newcomer: a successor would count it untrained in a recovery.
+      recordVersion++;
+    }
     // Taken before completing steps: this report may complete the switch step itself, and its
     // sender still has to learn that it switches there.
     Optional<SwitchPlan> scheduled = changes.scheduled();
@@ -761,7 +764,7 @@ public final class CoordinatorState {
     return new JobRecord(String.valueOf(leaderId), leaderEpoch, changes.ring(), ledger.position(),
         failures.newestCheckpoint().orElse(null), failures.initial(), List.copyOf(failures.fenced().keySet()),
         changes.pending(leaderEpoch).orElse(null), stragglers.runs(), ledger.firstLoss(),
-        phase() == Phase.HANDED_OVER, output, stoppedInto, stop);
+        phase() == Phase.HANDED_OVER, output, stoppedInto, stop, changes.joinOrders());
   }
 
   /** What the leader reports to the ApplicationMaster. */
