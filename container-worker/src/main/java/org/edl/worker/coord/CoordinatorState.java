@@ -456,9 +456,15 @@ public final class CoordinatorState {
       if (step >= spec.training().steps()) {
         return;
       }
+      boolean firstLossKnown = !Double.isNaN(ledger.firstLoss());
       Optional<StepLedger.Completed> done = ledger.completeNext(changes.membersFor(step).ids(), now);
       if (done.isEmpty()) {
         return;
+      }
+      if (!firstLossKnown && !Double.isNaN(ledger.firstLoss())) {
+        // Into the record at once: a successor of a leader that dies before its next record would
+        // otherwise report its own first step's loss as the job's.
+        recordVersion++;
       }
       failures.detector().batchCompleted(done.get().slowestSeconds());
       Optional<SwitchPlan> applied = changes.applyIfDue(step);

@@ -266,6 +266,40 @@ class SuccessorStateTest {
     assertEquals(0.9, successor.firstLoss().orElseThrow(), "the job's first loss is the record's");
   }
 
+  /**
+   * The leader dies after the job's first step and before anything else changed its record (no
+   * checkpoint written yet, no change): the record it published carries the first loss all the
+   * same, and the successor keeps it through its recovery, so metrics.json says the job's first
+   * loss rather than NaN or the loss of the successor's own first step. Before, the record
+   * published at the first ring's formation was the last, without a first loss.
+   */
+  @Test
+  void theRecordCarriesTheFirstLossFromTheFirstStep() throws Exception {
+    Publisher zk = new Publisher();
+    CoordinatorState leader = CoordinatorState.forming(spec, now::get,
+        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(T_A), "c1", zk.store.claimEpoch(), new Lifecycle("c1"),
+        java.util.Optional.empty());
+    for (int i = 1; i <= 3; i++) {
+      leader.register(CoordTesting.member(i));
+    }
+    zk.publish(leader);
+    step(leader, 0, false);
+    zk.publish(leader);
+    assertEquals(1.0, leader.firstLoss().orElseThrow());
+    JobRecord record = zk.store.read().orElseThrow();
+    assertEquals(1.0, record.firstLoss(), "published with the step that gave it");
+
+    CoordinatorState successor = successor(spec, "c2", zk.store.claimEpoch(), record, Set.of("c2", "c3"));
+    assertEquals(Phase.RECOVERING, successor.phase());
+    successor.requestRecovery("c3", 0, 12);
+    RecoveryPlan o = successor.requestRecovery("c2", 0, 12).orElseThrow();
+    for (String id : o.ring().ids()) {
+      successor.sync(CoordTesting.report(id, o.nextStep(), 0.5, 0.010, 6, o.batchStart()));
+    }
+    assertEquals(o.nextStep() + 1, successor.position().step());
+    assertEquals(1.0, successor.firstLoss().orElseThrow(), "the job's first loss, not the successor's first step's");
+  }
+
   /** A record that names the output: the job is over, the successor only tells members so. */
   @Test
   void aFinishedJobsRecordGivesAFinishedSuccessor() throws Exception {
