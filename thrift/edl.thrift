@@ -108,7 +108,13 @@ struct LeaderRecord {
    */
   15: optional string stoppedInto,
   /** A stop for a restart the leader scheduled: a successor keeps it. */
-  16: optional StopOrder stop
+  16: optional StopOrder stop,
+  /**
+   * The order of the applied switch that admitted each newcomer which has not reported a step
+   * yet, by newcomer: one that asks a successor for its order (the leader handed over at that
+   * very switch before the newcomer asked) gets the switch and the broadcaster it was admitted by.
+   */
+  17: optional map<string, SwitchOrder> joinOrders
 }
 
 /** Reply to register: the ring the worker will join and the job meta-data. */

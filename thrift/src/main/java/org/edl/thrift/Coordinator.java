@@ -8266,13 +8266,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list122 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list122.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem123;
-                  for (int _i124 = 0; _i124 < _list122.size; ++_i124)
+                  org.apache.thrift.protocol.TList _list132 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list132.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem133;
+                  for (int _i134 = 0; _i134 < _list132.size; ++_i134)
                   {
-                    _elem123 = iprot.readString();
-                    struct.leavers.add(_elem123);
+                    _elem133 = iprot.readString();
+                    struct.leavers.add(_elem133);
                   }
                   iprot.readListEnd();
                 }
@@ -8309,9 +8309,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter125 : struct.leavers)
+            for (java.lang.String _iter135 : struct.leavers)
             {
-              oprot.writeString(_iter125);
+              oprot.writeString(_iter135);
             }
             oprot.writeListEnd();
           }
@@ -8349,9 +8349,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter126 : struct.leavers)
+            for (java.lang.String _iter136 : struct.leavers)
             {
-              oprot.writeString(_iter126);
+              oprot.writeString(_iter136);
             }
           }
         }
@@ -8366,13 +8366,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(2);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list127 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list127.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem128;
-            for (int _i129 = 0; _i129 < _list127.size; ++_i129)
+            org.apache.thrift.protocol.TList _list137 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list137.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem138;
+            for (int _i139 = 0; _i139 < _list137.size; ++_i139)
             {
-              _elem128 = iprot.readString();
-              struct.leavers.add(_elem128);
+              _elem138 = iprot.readString();
+              struct.leavers.add(_elem138);
             }
           }
           struct.setLeaversIsSet(true);
@@ -9206,13 +9206,13 @@ public class Coordinator {
             case 1: // LEAVERS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list130 = iprot.readListBegin();
-                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list130.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem131;
-                  for (int _i132 = 0; _i132 < _list130.size; ++_i132)
+                  org.apache.thrift.protocol.TList _list140 = iprot.readListBegin();
+                  struct.leavers = new java.util.ArrayList<java.lang.String>(_list140.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem141;
+                  for (int _i142 = 0; _i142 < _list140.size; ++_i142)
                   {
-                    _elem131 = iprot.readString();
-                    struct.leavers.add(_elem131);
+                    _elem141 = iprot.readString();
+                    struct.leavers.add(_elem141);
                   }
                   iprot.readListEnd();
                 }
@@ -9241,9 +9241,9 @@ public class Coordinator {
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter133 : struct.leavers)
+            for (java.lang.String _iter143 : struct.leavers)
             {
-              oprot.writeString(_iter133);
+              oprot.writeString(_iter143);
             }
             oprot.writeListEnd();
           }
@@ -9275,9 +9275,9 @@ public class Coordinator {
         if (struct.isSetLeavers()) {
           {
             oprot.writeI32(struct.leavers.size());
-            for (java.lang.String _iter134 : struct.leavers)
+            for (java.lang.String _iter144 : struct.leavers)
             {
-              oprot.writeString(_iter134);
+              oprot.writeString(_iter144);
             }
           }
         }
@@ -9289,13 +9289,13 @@ public class Coordinator {
         java.util.BitSet incoming = iprot.readBitSet(1);
         if (incoming.get(0)) {
           {
-            org.apache.thrift.protocol.TList _list135 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.leavers = new java.util.ArrayList<java.lang.String>(_list135.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem136;
-            for (int _i137 = 0; _i137 < _list135.size; ++_i137)
+            org.apache.thrift.protocol.TList _list145 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.leavers = new java.util.ArrayList<java.lang.String>(_list145.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem146;
+            for (int _i147 = 0; _i147 < _list145.size; ++_i147)
             {
-              _elem136 = iprot.readString();
-              struct.leavers.add(_elem136);
+              _elem146 = iprot.readString();
+              struct.leavers.add(_elem146);
             }
           }
           struct.setLeaversIsSet(true);
@@ -11329,13 +11329,13 @@ public class Coordinator {
             case 5: // BROKEN_LINKS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list138 = iprot.readListBegin();
-                  struct.brokenLinks = new java.util.ArrayList<java.lang.String>(_list138.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem139;
-                  for (int _i140 = 0; _i140 < _list138.size; ++_i140)
+                  org.apache.thrift.protocol.TList _list148 = iprot.readListBegin();
+                  struct.brokenLinks = new java.util.ArrayList<java.lang.String>(_list148.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem149;
+                  for (int _i150 = 0; _i150 < _list148.size; ++_i150)
                   {
-                    _elem139 = iprot.readString();
-                    struct.brokenLinks.add(_elem139);
+                    _elem149 = iprot.readString();
+                    struct.brokenLinks.add(_elem149);
                   }
                   iprot.readListEnd();
                 }
@@ -11378,9 +11378,9 @@ public class Coordinator {
           oprot.writeFieldBegin(BROKEN_LINKS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.brokenLinks.size()));
-            for (java.lang.String _iter141 : struct.brokenLinks)
+            for (java.lang.String _iter151 : struct.brokenLinks)
             {
-              oprot.writeString(_iter141);
+              oprot.writeString(_iter151);
             }
             oprot.writeListEnd();
           }
@@ -11436,9 +11436,9 @@ public class Coordinator {
         if (struct.isSetBrokenLinks()) {
           {
             oprot.writeI32(struct.brokenLinks.size());
-            for (java.lang.String _iter142 : struct.brokenLinks)
+            for (java.lang.String _iter152 : struct.brokenLinks)
             {
-              oprot.writeString(_iter142);
+              oprot.writeString(_iter152);
             }
           }
         }
@@ -11466,13 +11466,13 @@ public class Coordinator {
         }
         if (incoming.get(4)) {
           {
-            org.apache.thrift.protocol.TList _list143 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.brokenLinks = new java.util.ArrayList<java.lang.String>(_list143.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem144;
-            for (int _i145 = 0; _i145 < _list143.size; ++_i145)
+            org.apache.thrift.protocol.TList _list153 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.brokenLinks = new java.util.ArrayList<java.lang.String>(_list153.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem154;
+            for (int _i155 = 0; _i155 < _list153.size; ++_i155)
             {
-              _elem144 = iprot.readString();
-              struct.brokenLinks.add(_elem144);
+              _elem154 = iprot.readString();
+              struct.brokenLinks.add(_elem154);
             }
           }
           struct.setBrokenLinksIsSet(true);

@@ -3936,13 +3936,13 @@ public class JobControl {
             case 2: // CONTAINER_IDS
               if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
                 {
-                  org.apache.thrift.protocol.TList _list146 = iprot.readListBegin();
-                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list146.size);
-                  @org.apache.thrift.annotation.Nullable java.lang.String _elem147;
-                  for (int _i148 = 0; _i148 < _list146.size; ++_i148)
+                  org.apache.thrift.protocol.TList _list156 = iprot.readListBegin();
+                  struct.containerIds = new java.util.ArrayList<java.lang.String>(_list156.size);
+                  @org.apache.thrift.annotation.Nullable java.lang.String _elem157;
+                  for (int _i158 = 0; _i158 < _list156.size; ++_i158)
                   {
-                    _elem147 = iprot.readString();
-                    struct.containerIds.add(_elem147);
+                    _elem157 = iprot.readString();
+                    struct.containerIds.add(_elem157);
                   }
                   iprot.readListEnd();
                 }
@@ -3982,9 +3982,9 @@ public class JobControl {
           oprot.writeFieldBegin(CONTAINER_IDS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containerIds.size()));
-            for (java.lang.String _iter149 : struct.containerIds)
+            for (java.lang.String _iter159 : struct.containerIds)
             {
-              oprot.writeString(_iter149);
+              oprot.writeString(_iter159);
             }
             oprot.writeListEnd();
           }
@@ -4030,9 +4030,9 @@ public class JobControl {
         if (struct.isSetContainerIds()) {
           {
             oprot.writeI32(struct.containerIds.size());
-            for (java.lang.String _iter150 : struct.containerIds)
+            for (java.lang.String _iter160 : struct.containerIds)
             {
-              oprot.writeString(_iter150);
+              oprot.writeString(_iter160);
             }
           }
         }
@@ -4051,13 +4051,13 @@ public class JobControl {
         }
         if (incoming.get(1)) {
           {
-            org.apache.thrift.protocol.TList _list151 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list151.size);
-            @org.apache.thrift.annotation.Nullable java.lang.String _elem152;
-            for (int _i153 = 0; _i153 < _list151.size; ++_i153)
+            org.apache.thrift.protocol.TList _list161 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+            struct.containerIds = new java.util.ArrayList<java.lang.String>(_list161.size);
+            @org.apache.thrift.annotation.Nullable java.lang.String _elem162;
+            for (int _i163 = 0; _i163 < _list161.size; ++_i163)
             {
-              _elem152 = iprot.readString();
-              struct.containerIds.add(_elem152);
+              _elem162 = iprot.readString();
+              struct.containerIds.add(_elem162);
             }
           }
           struct.setContainerIdsIsSet(true);

@@ -1787,13 +1787,13 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           case 12: // EVENTS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list58 = iprot.readListBegin();
-                struct.events = new java.util.ArrayList<java.lang.String>(_list58.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem59;
-                for (int _i60 = 0; _i60 < _list58.size; ++_i60)
+                org.apache.thrift.protocol.TList _list68 = iprot.readListBegin();
+                struct.events = new java.util.ArrayList<java.lang.String>(_list68.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem69;
+                for (int _i70 = 0; _i70 < _list68.size; ++_i70)
                 {
-                  _elem59 = iprot.readString();
-                  struct.events.add(_elem59);
+                  _elem69 = iprot.readString();
+                  struct.events.add(_elem69);
                 }
                 iprot.readListEnd();
               }
@@ -1821,13 +1821,13 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           case 15: // MEMBERS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list61 = iprot.readListBegin();
-                struct.members = new java.util.ArrayList<java.lang.String>(_list61.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem62;
-                for (int _i63 = 0; _i63 < _list61.size; ++_i63)
+                org.apache.thrift.protocol.TList _list71 = iprot.readListBegin();
+                struct.members = new java.util.ArrayList<java.lang.String>(_list71.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem72;
+                for (int _i73 = 0; _i73 < _list71.size; ++_i73)
                 {
-                  _elem62 = iprot.readString();
-                  struct.members.add(_elem62);
+                  _elem72 = iprot.readString();
+                  struct.members.add(_elem72);
                 }
                 iprot.readListEnd();
               }
@@ -1839,13 +1839,13 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           case 16: // FAILED
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list64 = iprot.readListBegin();
-                struct.failed = new java.util.ArrayList<java.lang.String>(_list64.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem65;
-                for (int _i66 = 0; _i66 < _list64.size; ++_i66)
+                org.apache.thrift.protocol.TList _list74 = iprot.readListBegin();
+                struct.failed = new java.util.ArrayList<java.lang.String>(_list74.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem75;
+                for (int _i76 = 0; _i76 < _list74.size; ++_i76)
                 {
-                  _elem65 = iprot.readString();
-                  struct.failed.add(_elem65);
+                  _elem75 = iprot.readString();
+                  struct.failed.add(_elem75);
                 }
                 iprot.readListEnd();
               }
@@ -1947,9 +1947,9 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           oprot.writeFieldBegin(EVENTS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.events.size()));
-            for (java.lang.String _iter67 : struct.events)
+            for (java.lang.String _iter77 : struct.events)
             {
-              oprot.writeString(_iter67);
+              oprot.writeString(_iter77);
             }
             oprot.writeListEnd();
           }
@@ -1971,9 +1971,9 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           oprot.writeFieldBegin(MEMBERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.members.size()));
-            for (java.lang.String _iter68 : struct.members)
+            for (java.lang.String _iter78 : struct.members)
             {
-              oprot.writeString(_iter68);
+              oprot.writeString(_iter78);
             }
             oprot.writeListEnd();
           }
@@ -1985,9 +1985,9 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
           oprot.writeFieldBegin(FAILED_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.failed.size()));
-            for (java.lang.String _iter69 : struct.failed)
+            for (java.lang.String _iter79 : struct.failed)
             {
-              oprot.writeString(_iter69);
+              oprot.writeString(_iter79);
             }
             oprot.writeListEnd();
           }
@@ -2083,9 +2083,9 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (struct.isSetEvents()) {
         {
           oprot.writeI32(struct.events.size());
-          for (java.lang.String _iter70 : struct.events)
+          for (java.lang.String _iter80 : struct.events)
           {
-            oprot.writeString(_iter70);
+            oprot.writeString(_iter80);
           }
         }
       }
@@ -2098,18 +2098,18 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       if (struct.isSetMembers()) {
         {
           oprot.writeI32(struct.members.size());
-          for (java.lang.String _iter71 : struct.members)
+          for (java.lang.String _iter81 : struct.members)
           {
-            oprot.writeString(_iter71);
+            oprot.writeString(_iter81);
           }
         }
       }
       if (struct.isSetFailed()) {
         {
           oprot.writeI32(struct.failed.size());
-          for (java.lang.String _iter72 : struct.failed)
+          for (java.lang.String _iter82 : struct.failed)
           {
-            oprot.writeString(_iter72);
+            oprot.writeString(_iter82);
           }
         }
       }
@@ -2158,13 +2158,13 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       }
       if (incoming.get(6)) {
         {
-          org.apache.thrift.protocol.TList _list73 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.events = new java.util.ArrayList<java.lang.String>(_list73.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem74;
-          for (int _i75 = 0; _i75 < _list73.size; ++_i75)
+          org.apache.thrift.protocol.TList _list83 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.events = new java.util.ArrayList<java.lang.String>(_list83.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem84;
+          for (int _i85 = 0; _i85 < _list83.size; ++_i85)
           {
-            _elem74 = iprot.readString();
-            struct.events.add(_elem74);
+            _elem84 = iprot.readString();
+            struct.events.add(_elem84);
           }
         }
         struct.setEventsIsSet(true);
@@ -2179,26 +2179,26 @@ public class JobProgress implements org.apache.thrift.TBase<JobProgress, JobProg
       }
       if (incoming.get(9)) {
         {
-          org.apache.thrift.protocol.TList _list76 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.members = new java.util.ArrayList<java.lang.String>(_list76.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem77;
-          for (int _i78 = 0; _i78 < _list76.size; ++_i78)
+          org.apache.thrift.protocol.TList _list86 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.members = new java.util.ArrayList<java.lang.String>(_list86.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem87;
+          for (int _i88 = 0; _i88 < _list86.size; ++_i88)
           {
-            _elem77 = iprot.readString();
-            struct.members.add(_elem77);
+            _elem87 = iprot.readString();
+            struct.members.add(_elem87);
           }
         }
         struct.setMembersIsSet(true);
       }
       if (incoming.get(10)) {
         {
-          org.apache.thrift.protocol.TList _list79 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.failed = new java.util.ArrayList<java.lang.String>(_list79.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem80;
-          for (int _i81 = 0; _i81 < _list79.size; ++_i81)
+          org.apache.thrift.protocol.TList _list89 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.failed = new java.util.ArrayList<java.lang.String>(_list89.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem90;
+          for (int _i91 = 0; _i91 < _list89.size; ++_i91)
           {
-            _elem80 = iprot.readString();
-            struct.failed.add(_elem80);
+            _elem90 = iprot.readString();
+            struct.failed.add(_elem90);
           }
         }
         struct.setFailedIsSet(true);

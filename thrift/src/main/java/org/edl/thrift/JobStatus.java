@@ -1143,13 +1143,13 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
           case 4: // CONTAINERS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list90 = iprot.readListBegin();
-                struct.containers = new java.util.ArrayList<java.lang.String>(_list90.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem91;
-                for (int _i92 = 0; _i92 < _list90.size; ++_i92)
+                org.apache.thrift.protocol.TList _list100 = iprot.readListBegin();
+                struct.containers = new java.util.ArrayList<java.lang.String>(_list100.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem101;
+                for (int _i102 = 0; _i102 < _list100.size; ++_i102)
                 {
-                  _elem91 = iprot.readString();
-                  struct.containers.add(_elem91);
+                  _elem101 = iprot.readString();
+                  struct.containers.add(_elem101);
                 }
                 iprot.readListEnd();
               }
@@ -1202,14 +1202,14 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
           case 10: // PLACEMENTS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list93 = iprot.readListBegin();
-                struct.placements = new java.util.ArrayList<WorkerPlacement>(_list93.size);
-                @org.apache.thrift.annotation.Nullable WorkerPlacement _elem94;
-                for (int _i95 = 0; _i95 < _list93.size; ++_i95)
+                org.apache.thrift.protocol.TList _list103 = iprot.readListBegin();
+                struct.placements = new java.util.ArrayList<WorkerPlacement>(_list103.size);
+                @org.apache.thrift.annotation.Nullable WorkerPlacement _elem104;
+                for (int _i105 = 0; _i105 < _list103.size; ++_i105)
                 {
-                  _elem94 = new WorkerPlacement();
-                  _elem94.read(iprot);
-                  struct.placements.add(_elem94);
+                  _elem104 = new WorkerPlacement();
+                  _elem104.read(iprot);
+                  struct.placements.add(_elem104);
                 }
                 iprot.readListEnd();
               }
@@ -1254,9 +1254,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
         oprot.writeFieldBegin(CONTAINERS_FIELD_DESC);
         {
           oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.containers.size()));
-          for (java.lang.String _iter96 : struct.containers)
+          for (java.lang.String _iter106 : struct.containers)
           {
-            oprot.writeString(_iter96);
+            oprot.writeString(_iter106);
           }
           oprot.writeListEnd();
         }
@@ -1298,9 +1298,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
           oprot.writeFieldBegin(PLACEMENTS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRUCT, struct.placements.size()));
-            for (WorkerPlacement _iter97 : struct.placements)
+            for (WorkerPlacement _iter107 : struct.placements)
             {
-              _iter97.write(oprot);
+              _iter107.write(oprot);
             }
             oprot.writeListEnd();
           }
@@ -1330,9 +1330,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       oprot.writeI32(struct.targetWorkers);
       {
         oprot.writeI32(struct.containers.size());
-        for (java.lang.String _iter98 : struct.containers)
+        for (java.lang.String _iter108 : struct.containers)
         {
-          oprot.writeString(_iter98);
+          oprot.writeString(_iter108);
         }
       }
       java.util.BitSet optionals = new java.util.BitSet();
@@ -1373,9 +1373,9 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       if (struct.isSetPlacements()) {
         {
           oprot.writeI32(struct.placements.size());
-          for (WorkerPlacement _iter99 : struct.placements)
+          for (WorkerPlacement _iter109 : struct.placements)
           {
-            _iter99.write(oprot);
+            _iter109.write(oprot);
           }
         }
       }
@@ -1391,13 +1391,13 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       struct.targetWorkers = iprot.readI32();
       struct.setTargetWorkersIsSet(true);
       {
-        org.apache.thrift.protocol.TList _list100 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-        struct.containers = new java.util.ArrayList<java.lang.String>(_list100.size);
-        @org.apache.thrift.annotation.Nullable java.lang.String _elem101;
-        for (int _i102 = 0; _i102 < _list100.size; ++_i102)
+        org.apache.thrift.protocol.TList _list110 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+        struct.containers = new java.util.ArrayList<java.lang.String>(_list110.size);
+        @org.apache.thrift.annotation.Nullable java.lang.String _elem111;
+        for (int _i112 = 0; _i112 < _list110.size; ++_i112)
         {
-          _elem101 = iprot.readString();
-          struct.containers.add(_elem101);
+          _elem111 = iprot.readString();
+          struct.containers.add(_elem111);
         }
       }
       struct.setContainersIsSet(true);
@@ -1425,14 +1425,14 @@ public class JobStatus implements org.apache.thrift.TBase<JobStatus, JobStatus._
       }
       if (incoming.get(5)) {
         {
-          org.apache.thrift.protocol.TList _list103 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
-          struct.placements = new java.util.ArrayList<WorkerPlacement>(_list103.size);
-          @org.apache.thrift.annotation.Nullable WorkerPlacement _elem104;
-          for (int _i105 = 0; _i105 < _list103.size; ++_i105)
+          org.apache.thrift.protocol.TList _list113 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
+          struct.placements = new java.util.ArrayList<WorkerPlacement>(_list113.size);
+          @org.apache.thrift.annotation.Nullable WorkerPlacement _elem114;
+          for (int _i115 = 0; _i115 < _list113.size; ++_i115)
           {
-            _elem104 = new WorkerPlacement();
-            _elem104.read(iprot);
-            struct.placements.add(_elem104);
+            _elem114 = new WorkerPlacement();
+            _elem114.read(iprot);
+            struct.placements.add(_elem114);
           }
         }
         struct.setPlacementsIsSet(true);

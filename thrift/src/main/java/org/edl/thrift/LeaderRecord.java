@@ -33,6 +33,7 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
   private static final org.apache.thrift.protocol.TField METRICS_PATH_FIELD_DESC = new org.apache.thrift.protocol.TField("metricsPath", org.apache.thrift.protocol.TType.STRING, (short)14);
   private static final org.apache.thrift.protocol.TField STOPPED_INTO_FIELD_DESC = new org.apache.thrift.protocol.TField("stoppedInto", org.apache.thrift.protocol.TType.STRING, (short)15);
   private static final org.apache.thrift.protocol.TField STOP_FIELD_DESC = new org.apache.thrift.protocol.TField("stop", org.apache.thrift.protocol.TType.STRUCT, (short)16);
+  private static final org.apache.thrift.protocol.TField JOIN_ORDERS_FIELD_DESC = new org.apache.thrift.protocol.TField("joinOrders", org.apache.thrift.protocol.TType.MAP, (short)17);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new LeaderRecordStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new LeaderRecordTupleSchemeFactory();
@@ -89,6 +90,12 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
    * A stop for a restart the leader scheduled: a successor keeps it.
    */
   public @org.apache.thrift.annotation.Nullable StopOrder stop; // optional
+  /**
+   * The order of the applied switch that admitted each newcomer which has not reported a step
+   * yet, by newcomer: one that asks a successor for its order (the leader handed over at that
+   * very switch before the newcomer asked) gets the switch and the broadcaster it was admitted by.
+   */
+  public @org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,SwitchOrder> joinOrders; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -143,7 +150,13 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     /**
      * A stop for a restart the leader scheduled: a successor keeps it.
      */
-    STOP((short)16, "stop");
+    STOP((short)16, "stop"),
+    /**
+     * The order of the applied switch that admitted each newcomer which has not reported a step
+     * yet, by newcomer: one that asks a successor for its order (the leader handed over at that
+     * very switch before the newcomer asked) gets the switch and the broadcaster it was admitted by.
+     */
+    JOIN_ORDERS((short)17, "joinOrders");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -191,6 +204,8 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
           return STOPPED_INTO;
         case 16: // STOP
           return STOP;
+        case 17: // JOIN_ORDERS
+          return JOIN_ORDERS;
         default:
           return null;
       }
@@ -238,7 +253,7 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
   private static final int __FIRSTLOSS_ISSET_ID = 1;
   private static final int __DEPARTED_ISSET_ID = 2;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.CHECKPOINT,_Fields.CHECKPOINT_META,_Fields.INITIAL_META,_Fields.FENCED,_Fields.LEADER_EPOCH,_Fields.PENDING,_Fields.STRAGGLER_RUNS,_Fields.FIRST_LOSS,_Fields.DEPARTED,_Fields.MODEL_PATH,_Fields.METRICS_PATH,_Fields.STOPPED_INTO,_Fields.STOP};
+  private static final _Fields optionals[] = {_Fields.CHECKPOINT,_Fields.CHECKPOINT_META,_Fields.INITIAL_META,_Fields.FENCED,_Fields.LEADER_EPOCH,_Fields.PENDING,_Fields.STRAGGLER_RUNS,_Fields.FIRST_LOSS,_Fields.DEPARTED,_Fields.MODEL_PATH,_Fields.METRICS_PATH,_Fields.STOPPED_INTO,_Fields.STOP,_Fields.JOIN_ORDERS};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -277,6 +292,10 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
     tmpMap.put(_Fields.STOP, new org.apache.thrift.meta_data.FieldMetaData("stop", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, StopOrder.class)));
+    tmpMap.put(_Fields.JOIN_ORDERS, new org.apache.thrift.meta_data.FieldMetaData("joinOrders", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.MapMetaData(org.apache.thrift.protocol.TType.MAP, 
+            new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING), 
+            new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, SwitchOrder.class))));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(LeaderRecord.class, metaDataMap);
   }
@@ -346,6 +365,21 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     if (other.isSetStop()) {
       this.stop = new StopOrder(other.stop);
     }
+    if (other.isSetJoinOrders()) {
+      java.util.Map<java.lang.String,SwitchOrder> __this__joinOrders = new java.util.HashMap<java.lang.String,SwitchOrder>(other.joinOrders.size());
+      for (java.util.Map.Entry<java.lang.String, SwitchOrder> other_element : other.joinOrders.entrySet()) {
+
+        java.lang.String other_element_key = other_element.getKey();
+        SwitchOrder other_element_value = other_element.getValue();
+
+        java.lang.String __this__joinOrders_copy_key = other_element_key;
+
+        SwitchOrder __this__joinOrders_copy_value = new SwitchOrder(other_element_value);
+
+        __this__joinOrders.put(__this__joinOrders_copy_key, __this__joinOrders_copy_value);
+      }
+      this.joinOrders = __this__joinOrders;
+    }
   }
 
   @Override
@@ -374,6 +408,7 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     this.metricsPath = null;
     this.stoppedInto = null;
     this.stop = null;
+    this.joinOrders = null;
   }
 
   @org.apache.thrift.annotation.Nullable
@@ -869,6 +904,52 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     }
   }
 
+  public int getJoinOrdersSize() {
+    return (this.joinOrders == null) ? 0 : this.joinOrders.size();
+  }
+
+  public void putToJoinOrders(java.lang.String key, SwitchOrder val) {
+    if (this.joinOrders == null) {
+      this.joinOrders = new java.util.HashMap<java.lang.String,SwitchOrder>();
+    }
+    this.joinOrders.put(key, val);
+  }
+
+  /**
+   * The order of the applied switch that admitted each newcomer which has not reported a step
+   * yet, by newcomer: one that asks a successor for its order (the leader handed over at that
+   * very switch before the newcomer asked) gets the switch and the broadcaster it was admitted by.
+   */
+  @org.apache.thrift.annotation.Nullable
+  public java.util.Map<java.lang.String,SwitchOrder> getJoinOrders() {
+    return this.joinOrders;
+  }
+
+  /**
+   * The order of the applied switch that admitted each newcomer which has not reported a step
+   * yet, by newcomer: one that asks a successor for its order (the leader handed over at that
+   * very switch before the newcomer asked) gets the switch and the broadcaster it was admitted by.
+   */
+  public LeaderRecord setJoinOrders(@org.apache.thrift.annotation.Nullable java.util.Map<java.lang.String,SwitchOrder> joinOrders) {
+    this.joinOrders = joinOrders;
+    return this;
+  }
+
+  public void unsetJoinOrders() {
+    this.joinOrders = null;
+  }
+
+  /** Returns true if field joinOrders is set (has been assigned a value) and false otherwise */
+  public boolean isSetJoinOrders() {
+    return this.joinOrders != null;
+  }
+
+  public void setJoinOrdersIsSet(boolean value) {
+    if (!value) {
+      this.joinOrders = null;
+    }
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -1000,6 +1081,14 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       }
       break;
 
+    case JOIN_ORDERS:
+      if (value == null) {
+        unsetJoinOrders();
+      } else {
+        setJoinOrders((java.util.Map<java.lang.String,SwitchOrder>)value);
+      }
+      break;
+
     }
   }
 
@@ -1055,6 +1144,9 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     case STOP:
       return getStop();
 
+    case JOIN_ORDERS:
+      return getJoinOrders();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -1099,6 +1191,8 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       return isSetStoppedInto();
     case STOP:
       return isSetStop();
+    case JOIN_ORDERS:
+      return isSetJoinOrders();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -1260,6 +1354,15 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
         return false;
     }
 
+    boolean this_present_joinOrders = true && this.isSetJoinOrders();
+    boolean that_present_joinOrders = true && that.isSetJoinOrders();
+    if (this_present_joinOrders || that_present_joinOrders) {
+      if (!(this_present_joinOrders && that_present_joinOrders))
+        return false;
+      if (!this.joinOrders.equals(that.joinOrders))
+        return false;
+    }
+
     return true;
   }
 
@@ -1330,6 +1433,10 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
     hashCode = hashCode * 8191 + ((isSetStop()) ? 131071 : 524287);
     if (isSetStop())
       hashCode = hashCode * 8191 + stop.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetJoinOrders()) ? 131071 : 524287);
+    if (isSetJoinOrders())
+      hashCode = hashCode * 8191 + joinOrders.hashCode();
 
     return hashCode;
   }
@@ -1502,6 +1609,16 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetJoinOrders(), other.isSetJoinOrders());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetJoinOrders()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.joinOrders, other.joinOrders);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -1664,6 +1781,16 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
         sb.append("null");
       } else {
         sb.append(this.stop);
+      }
+      first = false;
+    }
+    if (isSetJoinOrders()) {
+      if (!first) sb.append(", ");
+      sb.append("joinOrders:");
+      if (this.joinOrders == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.joinOrders);
       }
       first = false;
     }
@@ -1897,6 +2024,27 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 17: // JOIN_ORDERS
+            if (schemeField.type == org.apache.thrift.protocol.TType.MAP) {
+              {
+                org.apache.thrift.protocol.TMap _map23 = iprot.readMapBegin();
+                struct.joinOrders = new java.util.HashMap<java.lang.String,SwitchOrder>(2*_map23.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _key24;
+                @org.apache.thrift.annotation.Nullable SwitchOrder _val25;
+                for (int _i26 = 0; _i26 < _map23.size; ++_i26)
+                {
+                  _key24 = iprot.readString();
+                  _val25 = new SwitchOrder();
+                  _val25.read(iprot);
+                  struct.joinOrders.put(_key24, _val25);
+                }
+                iprot.readMapEnd();
+              }
+              struct.setJoinOrdersIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -1954,9 +2102,9 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
           oprot.writeFieldBegin(FENCED_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.fenced.size()));
-            for (java.lang.String _iter23 : struct.fenced)
+            for (java.lang.String _iter27 : struct.fenced)
             {
-              oprot.writeString(_iter23);
+              oprot.writeString(_iter27);
             }
             oprot.writeListEnd();
           }
@@ -1980,10 +2128,10 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
           oprot.writeFieldBegin(STRAGGLER_RUNS_FIELD_DESC);
           {
             oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I32, struct.stragglerRuns.size()));
-            for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter24 : struct.stragglerRuns.entrySet())
+            for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter28 : struct.stragglerRuns.entrySet())
             {
-              oprot.writeString(_iter24.getKey());
-              oprot.writeI32(_iter24.getValue());
+              oprot.writeString(_iter28.getKey());
+              oprot.writeI32(_iter28.getValue());
             }
             oprot.writeMapEnd();
           }
@@ -2025,6 +2173,21 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
         if (struct.isSetStop()) {
           oprot.writeFieldBegin(STOP_FIELD_DESC);
           struct.stop.write(oprot);
+          oprot.writeFieldEnd();
+        }
+      }
+      if (struct.joinOrders != null) {
+        if (struct.isSetJoinOrders()) {
+          oprot.writeFieldBegin(JOIN_ORDERS_FIELD_DESC);
+          {
+            oprot.writeMapBegin(new org.apache.thrift.protocol.TMap(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.STRUCT, struct.joinOrders.size()));
+            for (java.util.Map.Entry<java.lang.String, SwitchOrder> _iter29 : struct.joinOrders.entrySet())
+            {
+              oprot.writeString(_iter29.getKey());
+              _iter29.getValue().write(oprot);
+            }
+            oprot.writeMapEnd();
+          }
           oprot.writeFieldEnd();
         }
       }
@@ -2089,7 +2252,10 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       if (struct.isSetStop()) {
         optionals.set(12);
       }
-      oprot.writeBitSet(optionals, 13);
+      if (struct.isSetJoinOrders()) {
+        optionals.set(13);
+      }
+      oprot.writeBitSet(optionals, 14);
       if (struct.isSetCheckpoint()) {
         oprot.writeString(struct.checkpoint);
       }
@@ -2102,9 +2268,9 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       if (struct.isSetFenced()) {
         {
           oprot.writeI32(struct.fenced.size());
-          for (java.lang.String _iter25 : struct.fenced)
+          for (java.lang.String _iter30 : struct.fenced)
           {
-            oprot.writeString(_iter25);
+            oprot.writeString(_iter30);
           }
         }
       }
@@ -2117,10 +2283,10 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       if (struct.isSetStragglerRuns()) {
         {
           oprot.writeI32(struct.stragglerRuns.size());
-          for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter26 : struct.stragglerRuns.entrySet())
+          for (java.util.Map.Entry<java.lang.String, java.lang.Integer> _iter31 : struct.stragglerRuns.entrySet())
           {
-            oprot.writeString(_iter26.getKey());
-            oprot.writeI32(_iter26.getValue());
+            oprot.writeString(_iter31.getKey());
+            oprot.writeI32(_iter31.getValue());
           }
         }
       }
@@ -2142,6 +2308,16 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       if (struct.isSetStop()) {
         struct.stop.write(oprot);
       }
+      if (struct.isSetJoinOrders()) {
+        {
+          oprot.writeI32(struct.joinOrders.size());
+          for (java.util.Map.Entry<java.lang.String, SwitchOrder> _iter32 : struct.joinOrders.entrySet())
+          {
+            oprot.writeString(_iter32.getKey());
+            _iter32.getValue().write(oprot);
+          }
+        }
+      }
     }
 
     @Override
@@ -2155,7 +2331,7 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       struct.meta = new JobMeta();
       struct.meta.read(iprot);
       struct.setMetaIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(13);
+      java.util.BitSet incoming = iprot.readBitSet(14);
       if (incoming.get(0)) {
         struct.checkpoint = iprot.readString();
         struct.setCheckpointIsSet(true);
@@ -2172,13 +2348,13 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       }
       if (incoming.get(3)) {
         {
-          org.apache.thrift.protocol.TList _list27 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.fenced = new java.util.ArrayList<java.lang.String>(_list27.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem28;
-          for (int _i29 = 0; _i29 < _list27.size; ++_i29)
+          org.apache.thrift.protocol.TList _list33 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.fenced = new java.util.ArrayList<java.lang.String>(_list33.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem34;
+          for (int _i35 = 0; _i35 < _list33.size; ++_i35)
           {
-            _elem28 = iprot.readString();
-            struct.fenced.add(_elem28);
+            _elem34 = iprot.readString();
+            struct.fenced.add(_elem34);
           }
         }
         struct.setFencedIsSet(true);
@@ -2194,15 +2370,15 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
       }
       if (incoming.get(6)) {
         {
-          org.apache.thrift.protocol.TMap _map30 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I32); 
-          struct.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(2*_map30.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _key31;
-          int _val32;
-          for (int _i33 = 0; _i33 < _map30.size; ++_i33)
+          org.apache.thrift.protocol.TMap _map36 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.I32); 
+          struct.stragglerRuns = new java.util.HashMap<java.lang.String,java.lang.Integer>(2*_map36.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _key37;
+          int _val38;
+          for (int _i39 = 0; _i39 < _map36.size; ++_i39)
           {
-            _key31 = iprot.readString();
-            _val32 = iprot.readI32();
-            struct.stragglerRuns.put(_key31, _val32);
+            _key37 = iprot.readString();
+            _val38 = iprot.readI32();
+            struct.stragglerRuns.put(_key37, _val38);
           }
         }
         struct.setStragglerRunsIsSet(true);
@@ -2231,6 +2407,22 @@ public class LeaderRecord implements org.apache.thrift.TBase<LeaderRecord, Leade
         struct.stop = new StopOrder();
         struct.stop.read(iprot);
         struct.setStopIsSet(true);
+      }
+      if (incoming.get(13)) {
+        {
+          org.apache.thrift.protocol.TMap _map40 = iprot.readMapBegin(org.apache.thrift.protocol.TType.STRING, org.apache.thrift.protocol.TType.STRUCT); 
+          struct.joinOrders = new java.util.HashMap<java.lang.String,SwitchOrder>(2*_map40.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _key41;
+          @org.apache.thrift.annotation.Nullable SwitchOrder _val42;
+          for (int _i43 = 0; _i43 < _map40.size; ++_i43)
+          {
+            _key41 = iprot.readString();
+            _val42 = new SwitchOrder();
+            _val42.read(iprot);
+            struct.joinOrders.put(_key41, _val42);
+          }
+        }
+        struct.setJoinOrdersIsSet(true);
       }
     }
   }

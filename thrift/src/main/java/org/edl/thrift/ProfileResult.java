@@ -608,14 +608,14 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
           case 1: // POINTS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list106 = iprot.readListBegin();
-                struct.points = new java.util.ArrayList<ProfilePoint>(_list106.size);
-                @org.apache.thrift.annotation.Nullable ProfilePoint _elem107;
-                for (int _i108 = 0; _i108 < _list106.size; ++_i108)
+                org.apache.thrift.protocol.TList _list116 = iprot.readListBegin();
+                struct.points = new java.util.ArrayList<ProfilePoint>(_list116.size);
+                @org.apache.thrift.annotation.Nullable ProfilePoint _elem117;
+                for (int _i118 = 0; _i118 < _list116.size; ++_i118)
                 {
-                  _elem107 = new ProfilePoint();
-                  _elem107.read(iprot);
-                  struct.points.add(_elem107);
+                  _elem117 = new ProfilePoint();
+                  _elem117.read(iprot);
+                  struct.points.add(_elem117);
                 }
                 iprot.readListEnd();
               }
@@ -668,9 +668,9 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
         oprot.writeFieldBegin(POINTS_FIELD_DESC);
         {
           oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRUCT, struct.points.size()));
-          for (ProfilePoint _iter109 : struct.points)
+          for (ProfilePoint _iter119 : struct.points)
           {
-            _iter109.write(oprot);
+            _iter119.write(oprot);
           }
           oprot.writeListEnd();
         }
@@ -715,9 +715,9 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
       org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       {
         oprot.writeI32(struct.points.size());
-        for (ProfilePoint _iter110 : struct.points)
+        for (ProfilePoint _iter120 : struct.points)
         {
-          _iter110.write(oprot);
+          _iter120.write(oprot);
         }
       }
       java.util.BitSet optionals = new java.util.BitSet();
@@ -746,14 +746,14 @@ public class ProfileResult implements org.apache.thrift.TBase<ProfileResult, Pro
     public void read(org.apache.thrift.protocol.TProtocol prot, ProfileResult struct) throws org.apache.thrift.TException {
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       {
-        org.apache.thrift.protocol.TList _list111 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
-        struct.points = new java.util.ArrayList<ProfilePoint>(_list111.size);
-        @org.apache.thrift.annotation.Nullable ProfilePoint _elem112;
-        for (int _i113 = 0; _i113 < _list111.size; ++_i113)
+        org.apache.thrift.protocol.TList _list121 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRUCT);
+        struct.points = new java.util.ArrayList<ProfilePoint>(_list121.size);
+        @org.apache.thrift.annotation.Nullable ProfilePoint _elem122;
+        for (int _i123 = 0; _i123 < _list121.size; ++_i123)
         {
-          _elem112 = new ProfilePoint();
-          _elem112.read(iprot);
-          struct.points.add(_elem112);
+          _elem122 = new ProfilePoint();
+          _elem122.read(iprot);
+          struct.points.add(_elem122);
         }
       }
       struct.setPointsIsSet(true);

@@ -1067,13 +1067,13 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
           case 4: // FAILED
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list50 = iprot.readListBegin();
-                struct.failed = new java.util.ArrayList<java.lang.String>(_list50.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem51;
-                for (int _i52 = 0; _i52 < _list50.size; ++_i52)
+                org.apache.thrift.protocol.TList _list60 = iprot.readListBegin();
+                struct.failed = new java.util.ArrayList<java.lang.String>(_list60.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem61;
+                for (int _i62 = 0; _i62 < _list60.size; ++_i62)
                 {
-                  _elem51 = iprot.readString();
-                  struct.failed.add(_elem51);
+                  _elem61 = iprot.readString();
+                  struct.failed.add(_elem61);
                 }
                 iprot.readListEnd();
               }
@@ -1163,9 +1163,9 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
           oprot.writeFieldBegin(FAILED_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.failed.size()));
-            for (java.lang.String _iter53 : struct.failed)
+            for (java.lang.String _iter63 : struct.failed)
             {
-              oprot.writeString(_iter53);
+              oprot.writeString(_iter63);
             }
             oprot.writeListEnd();
           }
@@ -1255,9 +1255,9 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       if (struct.isSetFailed()) {
         {
           oprot.writeI32(struct.failed.size());
-          for (java.lang.String _iter54 : struct.failed)
+          for (java.lang.String _iter64 : struct.failed)
           {
-            oprot.writeString(_iter54);
+            oprot.writeString(_iter64);
           }
         }
       }
@@ -1295,13 +1295,13 @@ public class RecoveryOrder implements org.apache.thrift.TBase<RecoveryOrder, Rec
       }
       if (incoming.get(2)) {
         {
-          org.apache.thrift.protocol.TList _list55 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.failed = new java.util.ArrayList<java.lang.String>(_list55.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem56;
-          for (int _i57 = 0; _i57 < _list55.size; ++_i57)
+          org.apache.thrift.protocol.TList _list65 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.failed = new java.util.ArrayList<java.lang.String>(_list65.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem66;
+          for (int _i67 = 0; _i67 < _list65.size; ++_i67)
           {
-            _elem56 = iprot.readString();
-            struct.failed.add(_elem56);
+            _elem66 = iprot.readString();
+            struct.failed.add(_elem66);
           }
         }
         struct.setFailedIsSet(true);

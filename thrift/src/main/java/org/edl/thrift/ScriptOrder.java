@@ -875,13 +875,13 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
           case 3: // SAMPLES
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list114 = iprot.readListBegin();
-                struct.samples = new java.util.ArrayList<java.lang.Integer>(_list114.size);
-                int _elem115;
-                for (int _i116 = 0; _i116 < _list114.size; ++_i116)
+                org.apache.thrift.protocol.TList _list124 = iprot.readListBegin();
+                struct.samples = new java.util.ArrayList<java.lang.Integer>(_list124.size);
+                int _elem125;
+                for (int _i126 = 0; _i126 < _list124.size; ++_i126)
                 {
-                  _elem115 = iprot.readI32();
-                  struct.samples.add(_elem115);
+                  _elem125 = iprot.readI32();
+                  struct.samples.add(_elem125);
                 }
                 iprot.readListEnd();
               }
@@ -954,9 +954,9 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
           oprot.writeFieldBegin(SAMPLES_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.samples.size()));
-            for (int _iter117 : struct.samples)
+            for (int _iter127 : struct.samples)
             {
-              oprot.writeI32(_iter117);
+              oprot.writeI32(_iter127);
             }
             oprot.writeListEnd();
           }
@@ -1032,9 +1032,9 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
       if (struct.isSetSamples()) {
         {
           oprot.writeI32(struct.samples.size());
-          for (int _iter118 : struct.samples)
+          for (int _iter128 : struct.samples)
           {
-            oprot.writeI32(_iter118);
+            oprot.writeI32(_iter128);
           }
         }
       }
@@ -1064,13 +1064,13 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
       }
       if (incoming.get(1)) {
         {
-          org.apache.thrift.protocol.TList _list119 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
-          struct.samples = new java.util.ArrayList<java.lang.Integer>(_list119.size);
-          int _elem120;
-          for (int _i121 = 0; _i121 < _list119.size; ++_i121)
+          org.apache.thrift.protocol.TList _list129 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+          struct.samples = new java.util.ArrayList<java.lang.Integer>(_list129.size);
+          int _elem130;
+          for (int _i131 = 0; _i131 < _list129.size; ++_i131)
           {
-            _elem120 = iprot.readI32();
-            struct.samples.add(_elem120);
+            _elem130 = iprot.readI32();
+            struct.samples.add(_elem130);
           }
         }
         struct.setSamplesIsSet(true);

@@ -1167,13 +1167,13 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           case 4: // JOINERS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list34 = iprot.readListBegin();
-                struct.joiners = new java.util.ArrayList<java.lang.String>(_list34.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem35;
-                for (int _i36 = 0; _i36 < _list34.size; ++_i36)
+                org.apache.thrift.protocol.TList _list44 = iprot.readListBegin();
+                struct.joiners = new java.util.ArrayList<java.lang.String>(_list44.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem45;
+                for (int _i46 = 0; _i46 < _list44.size; ++_i46)
                 {
-                  _elem35 = iprot.readString();
-                  struct.joiners.add(_elem35);
+                  _elem45 = iprot.readString();
+                  struct.joiners.add(_elem45);
                 }
                 iprot.readListEnd();
               }
@@ -1185,13 +1185,13 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           case 5: // LEAVERS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list37 = iprot.readListBegin();
-                struct.leavers = new java.util.ArrayList<java.lang.String>(_list37.size);
-                @org.apache.thrift.annotation.Nullable java.lang.String _elem38;
-                for (int _i39 = 0; _i39 < _list37.size; ++_i39)
+                org.apache.thrift.protocol.TList _list47 = iprot.readListBegin();
+                struct.leavers = new java.util.ArrayList<java.lang.String>(_list47.size);
+                @org.apache.thrift.annotation.Nullable java.lang.String _elem48;
+                for (int _i49 = 0; _i49 < _list47.size; ++_i49)
                 {
-                  _elem38 = iprot.readString();
-                  struct.leavers.add(_elem38);
+                  _elem48 = iprot.readString();
+                  struct.leavers.add(_elem48);
                 }
                 iprot.readListEnd();
               }
@@ -1281,9 +1281,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           oprot.writeFieldBegin(JOINERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.joiners.size()));
-            for (java.lang.String _iter40 : struct.joiners)
+            for (java.lang.String _iter50 : struct.joiners)
             {
-              oprot.writeString(_iter40);
+              oprot.writeString(_iter50);
             }
             oprot.writeListEnd();
           }
@@ -1295,9 +1295,9 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
           oprot.writeFieldBegin(LEAVERS_FIELD_DESC);
           {
             oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.STRING, struct.leavers.size()));
-            for (java.lang.String _iter41 : struct.leavers)
+            for (java.lang.String _iter51 : struct.leavers)
             {
-              oprot.writeString(_iter41);
+              oprot.writeString(_iter51);
             }
             oprot.writeListEnd();
           }
@@ -1383,18 +1383,18 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       if (struct.isSetJoiners()) {
         {
           oprot.writeI32(struct.joiners.size());
-          for (java.lang.String _iter42 : struct.joiners)
+          for (java.lang.String _iter52 : struct.joiners)
           {
-            oprot.writeString(_iter42);
+            oprot.writeString(_iter52);
           }
         }
       }
       if (struct.isSetLeavers()) {
         {
           oprot.writeI32(struct.leavers.size());
-          for (java.lang.String _iter43 : struct.leavers)
+          for (java.lang.String _iter53 : struct.leavers)
           {
-            oprot.writeString(_iter43);
+            oprot.writeString(_iter53);
           }
         }
       }
@@ -1429,26 +1429,26 @@ public class SwitchOrder implements org.apache.thrift.TBase<SwitchOrder, SwitchO
       }
       if (incoming.get(1)) {
         {
-          org.apache.thrift.protocol.TList _list44 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.joiners = new java.util.ArrayList<java.lang.String>(_list44.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem45;
-          for (int _i46 = 0; _i46 < _list44.size; ++_i46)
+          org.apache.thrift.protocol.TList _list54 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.joiners = new java.util.ArrayList<java.lang.String>(_list54.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem55;
+          for (int _i56 = 0; _i56 < _list54.size; ++_i56)
           {
-            _elem45 = iprot.readString();
-            struct.joiners.add(_elem45);
+            _elem55 = iprot.readString();
+            struct.joiners.add(_elem55);
           }
         }
         struct.setJoinersIsSet(true);
       }
       if (incoming.get(2)) {
         {
-          org.apache.thrift.protocol.TList _list47 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
-          struct.leavers = new java.util.ArrayList<java.lang.String>(_list47.size);
-          @org.apache.thrift.annotation.Nullable java.lang.String _elem48;
-          for (int _i49 = 0; _i49 < _list47.size; ++_i49)
+          org.apache.thrift.protocol.TList _list57 = iprot.readListBegin(org.apache.thrift.protocol.TType.STRING);
+          struct.leavers = new java.util.ArrayList<java.lang.String>(_list57.size);
+          @org.apache.thrift.annotation.Nullable java.lang.String _elem58;
+          for (int _i59 = 0; _i59 < _list57.size; ++_i59)
           {
-            _elem48 = iprot.readString();
-            struct.leavers.add(_elem48);
+            _elem58 = iprot.readString();
+            struct.leavers.add(_elem58);
           }
         }
         struct.setLeaversIsSet(true);

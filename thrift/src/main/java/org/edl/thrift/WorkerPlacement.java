@@ -525,13 +525,13 @@ public class WorkerPlacement implements org.apache.thrift.TBase<WorkerPlacement,
           case 3: // GPUS
             if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
               {
-                org.apache.thrift.protocol.TList _list82 = iprot.readListBegin();
-                struct.gpus = new java.util.ArrayList<java.lang.Integer>(_list82.size);
-                int _elem83;
-                for (int _i84 = 0; _i84 < _list82.size; ++_i84)
+                org.apache.thrift.protocol.TList _list92 = iprot.readListBegin();
+                struct.gpus = new java.util.ArrayList<java.lang.Integer>(_list92.size);
+                int _elem93;
+                for (int _i94 = 0; _i94 < _list92.size; ++_i94)
                 {
-                  _elem83 = iprot.readI32();
-                  struct.gpus.add(_elem83);
+                  _elem93 = iprot.readI32();
+                  struct.gpus.add(_elem93);
                 }
                 iprot.readListEnd();
               }
@@ -570,9 +570,9 @@ public class WorkerPlacement implements org.apache.thrift.TBase<WorkerPlacement,
         oprot.writeFieldBegin(GPUS_FIELD_DESC);
         {
           oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, struct.gpus.size()));
-          for (int _iter85 : struct.gpus)
+          for (int _iter95 : struct.gpus)
           {
-            oprot.writeI32(_iter85);
+            oprot.writeI32(_iter95);
           }
           oprot.writeListEnd();
         }
@@ -600,9 +600,9 @@ public class WorkerPlacement implements org.apache.thrift.TBase<WorkerPlacement,
       oprot.writeString(struct.host);
       {
         oprot.writeI32(struct.gpus.size());
-        for (int _iter86 : struct.gpus)
+        for (int _iter96 : struct.gpus)
         {
-          oprot.writeI32(_iter86);
+          oprot.writeI32(_iter96);
         }
       }
     }
@@ -615,13 +615,13 @@ public class WorkerPlacement implements org.apache.thrift.TBase<WorkerPlacement,
       struct.host = iprot.readString();
       struct.setHostIsSet(true);
       {
-        org.apache.thrift.protocol.TList _list87 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
-        struct.gpus = new java.util.ArrayList<java.lang.Integer>(_list87.size);
-        int _elem88;
-        for (int _i89 = 0; _i89 < _list87.size; ++_i89)
+        org.apache.thrift.protocol.TList _list97 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+        struct.gpus = new java.util.ArrayList<java.lang.Integer>(_list97.size);
+        int _elem98;
+        for (int _i99 = 0; _i99 < _list97.size; ++_i99)
         {
-          _elem88 = iprot.readI32();
-          struct.gpus.add(_elem88);
+          _elem98 = iprot.readI32();
+          struct.gpus.add(_elem98);
         }
       }
       struct.setGpusIsSet(true);

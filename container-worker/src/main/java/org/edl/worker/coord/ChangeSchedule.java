@@ -104,7 +104,10 @@ final class ChangeSchedule {
   private Change change;
   private Change queued;
   private final Set<String> ready = new LinkedHashSet<>();
-  /** Orders that added a worker, kept until its first report: a newcomer may ask after the switch. */
+  /**
+   * Orders that added a worker, kept until its first report: a newcomer may ask after the switch,
+   * even after a hand-over at it (the record carries them to the successor).
+   */
   private final Map<String, SwitchPlan> joinedBy = new LinkedHashMap<>();
 
   /**
@@ -118,12 +121,23 @@ final class ChangeSchedule {
     this.lastStep = lastStep;
   }
 
-  /** A successor's schedule: the ring it inherits and the change on its way, if any. */
+  /**
+   * A successor's schedule: the ring it inherits, the change on its way, if any, and the orders
+   * that admitted the ring's untrained newcomers ({@code joinOrders}, by newcomer). A newcomer
+   * may ask for its order only after the leader handed over at that very switch; the successor
+   * (leader epoch {@code leaderEpoch}) hands it out as its own answer, since a member drops an
+   * answer naming an older epoch than one it has heard.
+   */
   static ChangeSchedule inherited(String leaderId, int maxWorkers, long lastStep, MemberRing ring,
-      Optional<SwitchPlan> pending) {
+      Optional<SwitchPlan> pending, Map<String, SwitchPlan> joinOrders, long leaderEpoch) {
     ChangeSchedule s = new ChangeSchedule(leaderId, ring.size(), maxWorkers, lastStep);
     s.ring = ring;
     ring.members().forEach(m -> s.registered.put(m.id(), m));
+    joinOrders.forEach((id, o) -> {
+      if (ring.contains(id)) {
+        s.joinedBy.put(id, o.handedOutBy(leaderEpoch));
+      }
+    });
     pending.ifPresent(s::resume);
     return s;
   }
@@ -423,9 +437,18 @@ final class ChangeSchedule {
     return Optional.of(o);
   }
 
-  /** A newcomer's first report: it no longer needs its order. */
-  void reported(String id) {
-    joinedBy.remove(id);
+  /**
+   * A newcomer's first report: it no longer needs its order.
+   *
+   * @return whether {@code id} was such a newcomer
+   */
+  boolean reported(String id) {
+    return joinedBy.remove(id) != null;
+  }
+
+  /** The orders of applied switches kept for newcomers that have not reported a step yet, by newcomer. */
+  Map<String, SwitchPlan> joinOrders() {
+    return Map.copyOf(joinedBy);
   }
 
   /** Joiners of applied switches that have not reported a step yet. */

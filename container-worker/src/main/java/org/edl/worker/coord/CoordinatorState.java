@@ -433,7 +433,10 @@ public final class CoordinatorState {
     }
     ledger.record(r, now);
     failures.reported(r.workerId());
-    changes.reported(r.workerId());
+    if (changes.reported(r.workerId())) {
+      // The record no longer names it a newcomer: a successor would count it untrained in a recovery.
+      recordVersion++;
+    }
     // Taken before completing steps: this report may complete the switch step itself, and its
     // sender still has to learn that it switches there.
     Optional<SwitchPlan> scheduled = changes.scheduled();
@@ -453,9 +456,15 @@ public final class CoordinatorState {
       if (step >= spec.training().steps()) {
         return;
       }
+      boolean firstLossKnown = !Double.isNaN(ledger.firstLoss());
       Optional<StepLedger.Completed> done = ledger.completeNext(changes.membersFor(step).ids(), now);
       if (done.isEmpty()) {
         return;
+      }
+      if (!firstLossKnown && !Double.isNaN(ledger.firstLoss())) {
+        // Into the record at once: a successor of a leader that dies before its next record would
+        // otherwise report its own first step's loss as the job's.
+        recordVersion++;
       }
       failures.detector().batchCompleted(done.get().slowestSeconds());
       Optional<SwitchPlan> applied = changes.applyIfDue(step);
@@ -761,7 +770,7 @@ public final class CoordinatorState {
     return new JobRecord(String.valueOf(leaderId), leaderEpoch, changes.ring(), ledger.position(),
         failures.newestCheckpoint().orElse(null), failures.initial(), List.copyOf(failures.fenced().keySet()),
         changes.pending(leaderEpoch).orElse(null), stragglers.runs(), ledger.firstLoss(),
-        phase() == Phase.HANDED_OVER, output, stoppedInto, stop);
+        phase() == Phase.HANDED_OVER, output, stoppedInto, stop, changes.joinOrders());
   }
 
   /** What the leader reports to the ApplicationMaster. */

@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>The record names the output: the job is over; the successor only tells members so.</li>
  *   <li>The record says its leader departed at a switch: every member completed the recorded step
- *   with the same model, so the job goes on from it, with the change it held.</li>
+ *   with the same model, so the job goes on from it, with the change it held. A newcomer that
+ *   switch admitted may not have asked for its order yet: it gets the same order (its step and
+ *   broadcaster) from the successor.</li>
  *   <li>Otherwise the leader stopped leading without a word. If its ZooKeeper session still lives
  *   (it was deposed by a connection blip) every member recovers to one position and it trains on
  *   as a member; if not it is declared failed. Either way the recovery starts from the newest
@@ -87,8 +89,7 @@ public final class Succession {
   public static CoordinatorState takeOver(JobSpec spec, Ticker ticker, CoordinatorState.Settings settings,
       String leaderId, long leaderEpoch, Lifecycle lifecycle, JobRecord r, Set<String> present) {
     ChangeSchedule changes = ChangeSchedule.inherited(leaderId, spec.scale().maxWorkers(),
-        spec.training().steps() - 1, r.ring(),
-        Optional.ofNullable(r.pending()));
+        spec.training().steps() - 1, r.ring(), Optional.ofNullable(r.pending()), r.joinOrders(), leaderEpoch);
     CoordinatorState s = new CoordinatorState(spec, ticker, settings, leaderId, leaderEpoch, lifecycle, changes,
         r.position(), r.initial(), r.firstLoss());
     s.failures.fencedEarlier(r.fenced());

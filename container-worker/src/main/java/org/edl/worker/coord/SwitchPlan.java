@@ -33,4 +33,10 @@ public record SwitchPlan(long atStep, MemberRing next, List<String> joiners, Lis
   public long version() {
     return next.version();
   }
+
+  /** The same switch as leadership {@code epoch} hands it out. */
+  public SwitchPlan handedOutBy(long epoch) {
+    return new SwitchPlan(atStep, next, joiners, leavers, broadcasterId, leaderLeaves, awaitedJoiners, epoch,
+        joinerShare);
+  }
 }

@@ -259,6 +259,11 @@ public final class Wire {
     if (r.stop() != null) {
       l.setStop(stopOrder(r.stop()));
     }
+    if (!r.joinOrders().isEmpty()) {
+      Map<String, SwitchOrder> orders = new HashMap<>();
+      r.joinOrders().forEach((id, p) -> orders.put(id, switchOrder(p)));
+      l.setJoinOrders(orders);
+    }
     return l;
   }
 
@@ -271,7 +276,16 @@ public final class Wire {
         l.isSetStragglerRuns() ? l.getStragglerRuns() : Map.of(), l.isSetFirstLoss() ? l.getFirstLoss() : Double.NaN,
         l.isDeparted(), l.isSetModelPath() ? new JobOutput(l.getModelPath(), l.getMetricsPath()) : null,
         l.getStoppedInto(), l.isSetStop() ? new StopPlan(l.getStop().getAtStep(), l.getStop().getDirectory(),
-            l.getStop().isSetLeaderEpoch() ? l.getStop().getLeaderEpoch() : 0) : null);
+            l.getStop().isSetLeaderEpoch() ? l.getStop().getLeaderEpoch() : 0) : null,
+        joinOrders(l));
+  }
+
+  private static Map<String, SwitchPlan> joinOrders(LeaderRecord l) {
+    Map<String, SwitchPlan> orders = new HashMap<>();
+    if (l.isSetJoinOrders()) {
+      l.getJoinOrders().forEach((id, o) -> orders.put(id, switchPlan(o)));
+    }
+    return orders;
   }
 
   /** The record as ZooKeeper holds it (Thrift compact protocol). */

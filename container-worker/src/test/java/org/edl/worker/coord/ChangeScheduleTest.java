@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -137,7 +138,7 @@ class ChangeScheduleTest {
     MemberRing ring = new MemberRing(2, List.of(member(2), member(3)));
     SwitchPlan waiting = new SwitchPlan(-1, new MemberRing(3, List.of(member(2), member(4))), List.of("c4"),
         List.of("c3"), null, false, 0, 1);
-    ChangeSchedule c = ChangeSchedule.inherited("c2", 4, 99, ring, Optional.of(waiting));
+    ChangeSchedule c = ChangeSchedule.inherited("c2", 4, 99, ring, Optional.of(waiting), Map.of(), 2);
     assertEquals(ring, c.ring());
     assertEquals(List.of("c2", "c4"), c.latest().ids());
     assertFalse(c.schedulable(), "c4 reports ready to the successor again");

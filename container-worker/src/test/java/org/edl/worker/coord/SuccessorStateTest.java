@@ -208,6 +208,43 @@ class SuccessorStateTest {
     assertEquals(2, order.leaderEpoch());
   }
 
+  /**
+   * A migration that moves the leader, with the newcomer's order not taken before the hand-over
+   * (it said ready, the switch was scheduled, and the leader completed the switch step before the
+   * newcomer asked): the successor, from the record as ZooKeeper holds it, hands the newcomer the
+   * order it was admitted by, with the same step and broadcaster, under the successor's epoch.
+   * Before, the successor knew no order for a member of the ring it inherited and refused its
+   * ready call.
+   */
+  @Test
+  void aNewcomerWhoseOrderWasNotTakenBeforeTheHandOverGetsItFromTheSuccessor() throws Exception {
+    CoordinatorState leader = running();
+    step(leader, 0, false);
+    leader.replace(List.of("c1"), 1);
+    leader.register(CoordTesting.member(4));
+    SwitchPlan admitted = leader.ready("c4").orElseThrow();
+    assertTrue(admitted.leaderLeaves());
+    for (long i = 1; i <= admitted.atStep(); i++) {
+      step(leader, i, false);
+    }
+    assertTrue(leader.handedOver());
+    JobRecord record = Wire.jobRecord(Wire.bytes(leader.record(), spec));
+    assertEquals(List.of("c2", "c3", "c4"), record.ring().ids());
+
+    CoordinatorState successor = successor(spec, "c2", 2, record, Set.of("c2", "c3", "c4"));
+    assertEquals(Phase.RUNNING, successor.phase());
+    SwitchPlan handed = successor.ready("c4").orElseThrow(() -> new AssertionError("no order for the newcomer"));
+    assertEquals(admitted.version(), handed.version());
+    assertEquals(admitted.atStep(), handed.atStep());
+    assertEquals("c2", handed.broadcasterId(), "the model comes from the survivor that sent it");
+    assertEquals(List.of("c4"), handed.joiners());
+    assertEquals(record.ring().ids(), handed.next().ids());
+    assertEquals(2, handed.leaderEpoch(), "the successor answers under its own epoch");
+    step(successor, admitted.atStep() + 1, false);
+    assertEquals(admitted.atStep() + 2, successor.position().step(), "the newcomer trains in the successor's ring");
+    assertTrue(successor.orderFor("c4").isEmpty(), "its first report: it no longer needs the order");
+  }
+
   /** A departed record that holds a scheduled switch: the successor is CHANGING and applies it at its step. */
   @Test
   void aScheduledSwitchInADepartedRecordIsAppliedByTheSuccessor() throws Exception {
@@ -215,7 +252,7 @@ class SuccessorStateTest {
     MemberRing next = new MemberRing(3, List.of(CoordTesting.member(2), CoordTesting.member(3), CoordTesting.member(4)));
     SwitchPlan pending = new SwitchPlan(12, next, List.of("c4"), List.of(), "c2", false, 0, 1);
     JobRecord record = new JobRecord("c1", 1, ring, new JobPosition(10, 0, 120, 0, 0.5), null, JobPosition.START,
-        List.of(), pending, Map.of(), 0.9, true, null, null, null);
+        List.of(), pending, Map.of(), 0.9, true, null, null, null, Map.of());
     CoordinatorState successor = successor(spec4, "c2", 2, record, Set.of("c2", "c3", "c4"));
     assertEquals(Phase.CHANGING, successor.phase());
     assertEquals(12, successor.scheduled().orElseThrow().atStep());
@@ -227,6 +264,40 @@ class SuccessorStateTest {
     assertEquals(3, successor.ring().version());
     assertEquals(Phase.RUNNING, successor.phase());
     assertEquals(0.9, successor.firstLoss().orElseThrow(), "the job's first loss is the record's");
+  }
+
+  /**
+   * The leader dies after the job's first step and before anything else changed its record (no
+   * checkpoint written yet, no change): the record it published carries the first loss all the
+   * same, and the successor keeps it through its recovery, so metrics.json says the job's first
+   * loss rather than NaN or the loss of the successor's own first step. Before, the record
+   * published at the first ring's formation was the last, without a first loss.
+   */
+  @Test
+  void theRecordCarriesTheFirstLossFromTheFirstStep() throws Exception {
+    Publisher zk = new Publisher();
+    CoordinatorState leader = CoordinatorState.forming(spec, now::get,
+        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(T_A), "c1", zk.store.claimEpoch(), new Lifecycle("c1"),
+        java.util.Optional.empty());
+    for (int i = 1; i <= 3; i++) {
+      leader.register(CoordTesting.member(i));
+    }
+    zk.publish(leader);
+    step(leader, 0, false);
+    zk.publish(leader);
+    assertEquals(1.0, leader.firstLoss().orElseThrow());
+    JobRecord record = zk.store.read().orElseThrow();
+    assertEquals(1.0, record.firstLoss(), "published with the step that gave it");
+
+    CoordinatorState successor = successor(spec, "c2", zk.store.claimEpoch(), record, Set.of("c2", "c3"));
+    assertEquals(Phase.RECOVERING, successor.phase());
+    successor.requestRecovery("c3", 0, 12);
+    RecoveryPlan o = successor.requestRecovery("c2", 0, 12).orElseThrow();
+    for (String id : o.ring().ids()) {
+      successor.sync(CoordTesting.report(id, o.nextStep(), 0.5, 0.010, 6, o.batchStart()));
+    }
+    assertEquals(o.nextStep() + 1, successor.position().step());
+    assertEquals(1.0, successor.firstLoss().orElseThrow(), "the job's first loss, not the successor's first step's");
   }
 
   /** A record that names the output: the job is over, the successor only tells members so. */

@@ -35,7 +35,9 @@ class WireTest {
         new JobPosition(40, 0, 480, 0, 0.9), List.of("c1", "c4"),
         new SwitchPlan(125, NEXT, List.of("c6"), List.of("c3"), "c2", false, 0, 7),
         Map.of("c5", 2, "c2", 0), 2.5, true, new JobOutput("hdfs:///out/model", "hdfs:///out/metrics.json"),
-        "hdfs:///stop/step-130", new StopPlan(130, "hdfs:///stop", 7));
+        "hdfs:///stop/step-130", new StopPlan(130, "hdfs:///stop", 7),
+        Map.of("c5", new SwitchPlan(118, RING, List.of("c5", "c7"), List.of("c1"), "c2", true, 0, 6, 0.6),
+            "c7", new SwitchPlan(118, RING, List.of("c5", "c7"), List.of("c1"), "c2", true, 0, 6, 0.6)));
     assertEquals(r, roundTrip(r));
   }
 
@@ -53,11 +55,11 @@ class WireTest {
   @Test
   void aSparseRecordComesBackEqualFromItsBytes() {
     JobRecord r = new JobRecord("c1", 1, RING, new JobPosition(3, 0, 36, 0, Double.NaN), null, JobPosition.START,
-        List.of(), null, Map.of(), Double.NaN, false, null, null, null);
+        List.of(), null, Map.of(), Double.NaN, false, null, null, null, Map.of());
     assertEquals(r, roundTrip(r));
     JobRecord waiting = new JobRecord("c1", 2, RING, new JobPosition(3, 0, 36, 0, 1.5), null, JobPosition.START,
         List.of(), new SwitchPlan(-1, NEXT, List.of("c6"), List.of("c3"), null, false, 2, 2), Map.of(), 1.5,
-        false, null, null, null);
+        false, null, null, null, Map.of());
     assertEquals(waiting, roundTrip(waiting), "an unscheduled replacement waiting for two newcomers");
   }
 
@@ -121,8 +123,9 @@ class WireTest {
     assertEquals("0", e.getValue());
     assertTrue(e.getMessage().contains("not a TCP port"), e.getMessage());
     LeaderRecord l = Wire.leaderRecord(new JobRecord("c1", 3, RING, JobPosition.START, null, JobPosition.START,
-        List.of(), null, Map.of(), Double.NaN, false, null, null, null), SPEC);
+        List.of(), null, Map.of(), Double.NaN, false, null, null, null, Map.of()), SPEC);
     assertEquals(3, l.getLeaderEpoch());
     assertFalse(l.isSetCheckpoint());
+    assertFalse(l.isSetJoinOrders(), "no newcomer waits for an order: nothing written");
   }
 }

@@ -42,7 +42,7 @@ class ZooKeeperLeaderStoreTest {
   private static JobRecord record(long epoch) {
     return new JobRecord("c1", epoch, new MemberRing(1, List.of(new Member("c1", "h", 1), new Member("c2", "h", 2))),
         new JobPosition(5, 0, 60, 0, 1.5), null, JobPosition.START, List.of(), null, Map.of(), 2.0, false, null,
-        null, null);
+        null, null, Map.of());
   }
 
   /** A candidate in the job's election, and its store. */

@@ -72,6 +72,8 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   private long gate = Long.MAX_VALUE;
   /** Runs on the leader's training thread just before it writes the model (a test kills it there). */
   volatile ThrowingConsumer onWritingOutput = workerId -> { };
+  /** Runs on a newcomer's main thread after it said ready, before it asks for its order. */
+  volatile ThrowingConsumer onReadyToJoin = workerId -> { };
   /** Runs on a member's training thread when a switch order reaches it. */
   volatile java.util.function.BiConsumer<String, SwitchOrder> onSwitchOrdered = (workerId, order) -> { };
 
@@ -302,6 +304,11 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
   @Override
   public void readyToJoin(String workerId, long topologyVersion, long atNanos) {
     signal(() -> readyNanos.put(workerId, atNanos));
+    try {
+      onReadyToJoin.accept(workerId);
+    } catch (Exception e) {
+      throw new IllegalStateException(workerId + " was held after its ready call and gave up: " + e, e);
+    }
   }
 
   @Override

@@ -388,6 +388,55 @@ class ElasticScalingTest {
   }
 
   /**
+   * The race in a migration that moves the leader, made certain: the newcomer said ready and its
+   * switch was scheduled, but it asks for its order only after the leader handed over at that
+   * switch. The successor hands it the order it was admitted by, the model comes from that
+   * order's broadcaster, and nobody recovers; before, the successor knew no order for it and the
+   * survivor waited out its ring link to the newcomer.
+   */
+  @Test
+  void aNewcomerThatAsksForItsOrderAfterTheHandOverGetsItFromTheSuccessor() throws Exception {
+    try (ElasticJob job = job(2, 2, BatchRule.FIXED_GLOBAL, 24, Duration.ofMillis(5))) {
+      List<String> first = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2));
+      String newcomer = ElasticJob.id(job.appId, 3);
+      job.holdBefore(15);
+      first.forEach(job::start);
+      for (String w : first) {
+        job.awaitTrained(w, 14);
+      }
+      String leader = first.stream().filter(w -> job.worker(w).isLeading()).findFirst().orElseThrow();
+      String stays = first.stream().filter(w -> !w.equals(leader)).findFirst().orElseThrow();
+      job.onReadyToJoin = id -> {
+        if (id.equals(newcomer)) {
+          job.outcome(leader);
+        }
+      };
+      job.replace(List.of(leader), 1);
+      job.start(newcomer);
+      job.awaitReady(newcomer);
+      job.release();
+
+      Worker.Outcome gone = job.outcome(leader);
+      assertEquals(Worker.Ending.LEFT, gone.ending());
+      long atStep = gone.nextStep() - 1;
+      Worker.Outcome on = job.outcome(newcomer);
+      Worker.Outcome os = job.outcome(stays);
+      assertEquals(atStep, job.switchOf(newcomer, 2).atStep(), "the switch the newcomer was admitted by");
+      assertEquals(SwitchRecord.Role.JOINER, job.switchOf(newcomer, 2).role());
+      assertEquals(SwitchRecord.Role.BROADCASTER, job.switchOf(stays, 2).role());
+      assertEquals(atStep + 1, on.firstStep(), "the newcomer starts at the step after the switch");
+      assertEquals(Map.of(), job.recoveries, "nobody recovered");
+      for (Worker.Outcome o : List.of(os, on)) {
+        assertEquals(Worker.Ending.FINISHED, o.ending());
+        assertEquals(STEPS, o.nextStep());
+        assertEquals(2, o.workers());
+      }
+      assertIdentical(List.of(os, on));
+      assertEveryPositionOnce(job, STEPS * 24L);
+    }
+  }
+
+  /**
    * 2 -> 3 -> 2 -> 3 workers within the first epoch, with a fixed per-worker batch (so the global
    * batch changes with every switch): every sample of the epoch is trained exactly once.
    */

@@ -1957,10 +1957,10 @@ class replace_args(object):
             if fid == 1:
                 if ftype == TType.LIST:
                     self.leavers = []
-                    (_etype110, _size107) = iprot.readListBegin()
-                    for _i111 in range(_size107):
-                        _elem112 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.leavers.append(_elem112)
+                    (_etype119, _size116) = iprot.readListBegin()
+                    for _i120 in range(_size116):
+                        _elem121 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.leavers.append(_elem121)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -1982,8 +1982,8 @@ class replace_args(object):
         if self.leavers is not None:
             oprot.writeFieldBegin('leavers', TType.LIST, 1)
             oprot.writeListBegin(TType.STRING, len(self.leavers))
-            for iter113 in self.leavers:
-                oprot.writeString(iter113.encode('utf-8') if sys.version_info[0] == 2 else iter113)
+            for iter122 in self.leavers:
+                oprot.writeString(iter122.encode('utf-8') if sys.version_info[0] == 2 else iter122)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.joiners is not None:
@@ -2111,10 +2111,10 @@ class cancelReplace_args(object):
             if fid == 1:
                 if ftype == TType.LIST:
                     self.leavers = []
-                    (_etype117, _size114) = iprot.readListBegin()
-                    for _i118 in range(_size114):
-                        _elem119 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.leavers.append(_elem119)
+                    (_etype126, _size123) = iprot.readListBegin()
+                    for _i127 in range(_size123):
+                        _elem128 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.leavers.append(_elem128)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2131,8 +2131,8 @@ class cancelReplace_args(object):
         if self.leavers is not None:
             oprot.writeFieldBegin('leavers', TType.LIST, 1)
             oprot.writeListBegin(TType.STRING, len(self.leavers))
-            for iter120 in self.leavers:
-                oprot.writeString(iter120.encode('utf-8') if sys.version_info[0] == 2 else iter120)
+            for iter129 in self.leavers:
+                oprot.writeString(iter129.encode('utf-8') if sys.version_info[0] == 2 else iter129)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
@@ -2418,10 +2418,10 @@ class awaitRecovery_args(object):
             elif fid == 5:
                 if ftype == TType.LIST:
                     self.brokenLinks = []
-                    (_etype124, _size121) = iprot.readListBegin()
-                    for _i125 in range(_size121):
-                        _elem126 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.brokenLinks.append(_elem126)
+                    (_etype133, _size130) = iprot.readListBegin()
+                    for _i134 in range(_size130):
+                        _elem135 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.brokenLinks.append(_elem135)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2454,8 +2454,8 @@ class awaitRecovery_args(object):
         if self.brokenLinks is not None:
             oprot.writeFieldBegin('brokenLinks', TType.LIST, 5)
             oprot.writeListBegin(TType.STRING, len(self.brokenLinks))
-            for iter127 in self.brokenLinks:
-                oprot.writeString(iter127.encode('utf-8') if sys.version_info[0] == 2 else iter127)
+            for iter136 in self.brokenLinks:
+                oprot.writeString(iter136.encode('utf-8') if sys.version_info[0] == 2 else iter136)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         oprot.writeFieldStop()

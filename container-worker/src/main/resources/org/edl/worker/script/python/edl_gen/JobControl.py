@@ -877,10 +877,10 @@ class scaleIn_args(object):
             elif fid == 2:
                 if ftype == TType.LIST:
                     self.containerIds = []
-                    (_etype131, _size128) = iprot.readListBegin()
-                    for _i132 in range(_size128):
-                        _elem133 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.containerIds.append(_elem133)
+                    (_etype140, _size137) = iprot.readListBegin()
+                    for _i141 in range(_size137):
+                        _elem142 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.containerIds.append(_elem142)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -906,8 +906,8 @@ class scaleIn_args(object):
         if self.containerIds is not None:
             oprot.writeFieldBegin('containerIds', TType.LIST, 2)
             oprot.writeListBegin(TType.STRING, len(self.containerIds))
-            for iter134 in self.containerIds:
-                oprot.writeString(iter134.encode('utf-8') if sys.version_info[0] == 2 else iter134)
+            for iter143 in self.containerIds:
+                oprot.writeString(iter143.encode('utf-8') if sys.version_info[0] == 2 else iter143)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.mode is not None:

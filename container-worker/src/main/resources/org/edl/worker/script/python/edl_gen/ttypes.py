@@ -618,11 +618,14 @@ class LeaderRecord(object):
      - stoppedInto: The job stopped for a restart (stop-resume) with its checkpoint here: this incarnation is
     over, and the restarted job's first ring forms afresh under a newer epoch.
      - stop: A stop for a restart the leader scheduled: a successor keeps it.
+     - joinOrders: The order of the applied switch that admitted each newcomer which has not reported a step
+    yet, by newcomer: one that asks a successor for its order (the leader handed over at that
+    very switch before the newcomer asked) gets the switch and the broadcaster it was admitted by.
 
     """
 
 
-    def __init__(self, leaderId=None, topology=None, meta=None, checkpoint=None, checkpointMeta=None, initialMeta=None, fenced=None, leaderEpoch=None, pending=None, stragglerRuns=None, firstLoss=None, departed=False, modelPath=None, metricsPath=None, stoppedInto=None, stop=None,):
+    def __init__(self, leaderId=None, topology=None, meta=None, checkpoint=None, checkpointMeta=None, initialMeta=None, fenced=None, leaderEpoch=None, pending=None, stragglerRuns=None, firstLoss=None, departed=False, modelPath=None, metricsPath=None, stoppedInto=None, stop=None, joinOrders=None,):
         self.leaderId = leaderId
         self.topology = topology
         self.meta = meta
@@ -639,6 +642,7 @@ class LeaderRecord(object):
         self.metricsPath = metricsPath
         self.stoppedInto = stoppedInto
         self.stop = stop
+        self.joinOrders = joinOrders
 
     def read(self, iprot):
         if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
@@ -746,6 +750,18 @@ class LeaderRecord(object):
                     self.stop.read(iprot)
                 else:
                     iprot.skip(ftype)
+            elif fid == 17:
+                if ftype == TType.MAP:
+                    self.joinOrders = {}
+                    (_ktype28, _vtype29, _size27) = iprot.readMapBegin()
+                    for _i31 in range(_size27):
+                        _key32 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        _val33 = SwitchOrder()
+                        _val33.read(iprot)
+                        self.joinOrders[_key32] = _val33
+                    iprot.readMapEnd()
+                else:
+                    iprot.skip(ftype)
             else:
                 iprot.skip(ftype)
             iprot.readFieldEnd()
@@ -783,8 +799,8 @@ class LeaderRecord(object):
         if self.fenced is not None:
             oprot.writeFieldBegin('fenced', TType.LIST, 7)
             oprot.writeListBegin(TType.STRING, len(self.fenced))
-            for iter27 in self.fenced:
-                oprot.writeString(iter27.encode('utf-8') if sys.version_info[0] == 2 else iter27)
+            for iter34 in self.fenced:
+                oprot.writeString(iter34.encode('utf-8') if sys.version_info[0] == 2 else iter34)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.leaderEpoch is not None:
@@ -798,9 +814,9 @@ class LeaderRecord(object):
         if self.stragglerRuns is not None:
             oprot.writeFieldBegin('stragglerRuns', TType.MAP, 10)
             oprot.writeMapBegin(TType.STRING, TType.I32, len(self.stragglerRuns))
-            for kiter28, viter29 in self.stragglerRuns.items():
-                oprot.writeString(kiter28.encode('utf-8') if sys.version_info[0] == 2 else kiter28)
-                oprot.writeI32(viter29)
+            for kiter35, viter36 in self.stragglerRuns.items():
+                oprot.writeString(kiter35.encode('utf-8') if sys.version_info[0] == 2 else kiter35)
+                oprot.writeI32(viter36)
             oprot.writeMapEnd()
             oprot.writeFieldEnd()
         if self.firstLoss is not None:
@@ -826,6 +842,14 @@ class LeaderRecord(object):
         if self.stop is not None:
             oprot.writeFieldBegin('stop', TType.STRUCT, 16)
             self.stop.write(oprot)
+            oprot.writeFieldEnd()
+        if self.joinOrders is not None:
+            oprot.writeFieldBegin('joinOrders', TType.MAP, 17)
+            oprot.writeMapBegin(TType.STRING, TType.STRUCT, len(self.joinOrders))
+            for kiter37, viter38 in self.joinOrders.items():
+                oprot.writeString(kiter37.encode('utf-8') if sys.version_info[0] == 2 else kiter37)
+                viter38.write(oprot)
+            oprot.writeMapEnd()
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
         oprot.writeStructEnd()
@@ -1025,20 +1049,20 @@ class SwitchOrder(object):
             elif fid == 4:
                 if ftype == TType.LIST:
                     self.joiners = []
-                    (_etype33, _size30) = iprot.readListBegin()
-                    for _i34 in range(_size30):
-                        _elem35 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.joiners.append(_elem35)
+                    (_etype42, _size39) = iprot.readListBegin()
+                    for _i43 in range(_size39):
+                        _elem44 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.joiners.append(_elem44)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
             elif fid == 5:
                 if ftype == TType.LIST:
                     self.leavers = []
-                    (_etype39, _size36) = iprot.readListBegin()
-                    for _i40 in range(_size36):
-                        _elem41 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.leavers.append(_elem41)
+                    (_etype48, _size45) = iprot.readListBegin()
+                    for _i49 in range(_size45):
+                        _elem50 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.leavers.append(_elem50)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -1093,15 +1117,15 @@ class SwitchOrder(object):
         if self.joiners is not None:
             oprot.writeFieldBegin('joiners', TType.LIST, 4)
             oprot.writeListBegin(TType.STRING, len(self.joiners))
-            for iter42 in self.joiners:
-                oprot.writeString(iter42.encode('utf-8') if sys.version_info[0] == 2 else iter42)
+            for iter51 in self.joiners:
+                oprot.writeString(iter51.encode('utf-8') if sys.version_info[0] == 2 else iter51)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.leavers is not None:
             oprot.writeFieldBegin('leavers', TType.LIST, 5)
             oprot.writeListBegin(TType.STRING, len(self.leavers))
-            for iter43 in self.leavers:
-                oprot.writeString(iter43.encode('utf-8') if sys.version_info[0] == 2 else iter43)
+            for iter52 in self.leavers:
+                oprot.writeString(iter52.encode('utf-8') if sys.version_info[0] == 2 else iter52)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.topology is not None:
@@ -1566,10 +1590,10 @@ class RecoveryOrder(object):
             elif fid == 4:
                 if ftype == TType.LIST:
                     self.failed = []
-                    (_etype47, _size44) = iprot.readListBegin()
-                    for _i48 in range(_size44):
-                        _elem49 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.failed.append(_elem49)
+                    (_etype56, _size53) = iprot.readListBegin()
+                    for _i57 in range(_size53):
+                        _elem58 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.failed.append(_elem58)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -1623,8 +1647,8 @@ class RecoveryOrder(object):
         if self.failed is not None:
             oprot.writeFieldBegin('failed', TType.LIST, 4)
             oprot.writeListBegin(TType.STRING, len(self.failed))
-            for iter50 in self.failed:
-                oprot.writeString(iter50.encode('utf-8') if sys.version_info[0] == 2 else iter50)
+            for iter59 in self.failed:
+                oprot.writeString(iter59.encode('utf-8') if sys.version_info[0] == 2 else iter59)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.nextStep is not None:
@@ -1974,10 +1998,10 @@ class JobProgress(object):
             elif fid == 12:
                 if ftype == TType.LIST:
                     self.events = []
-                    (_etype54, _size51) = iprot.readListBegin()
-                    for _i55 in range(_size51):
-                        _elem56 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.events.append(_elem56)
+                    (_etype63, _size60) = iprot.readListBegin()
+                    for _i64 in range(_size60):
+                        _elem65 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.events.append(_elem65)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -1994,20 +2018,20 @@ class JobProgress(object):
             elif fid == 15:
                 if ftype == TType.LIST:
                     self.members = []
-                    (_etype60, _size57) = iprot.readListBegin()
-                    for _i61 in range(_size57):
-                        _elem62 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.members.append(_elem62)
+                    (_etype69, _size66) = iprot.readListBegin()
+                    for _i70 in range(_size66):
+                        _elem71 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.members.append(_elem71)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
             elif fid == 16:
                 if ftype == TType.LIST:
                     self.failed = []
-                    (_etype66, _size63) = iprot.readListBegin()
-                    for _i67 in range(_size63):
-                        _elem68 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.failed.append(_elem68)
+                    (_etype75, _size72) = iprot.readListBegin()
+                    for _i76 in range(_size72):
+                        _elem77 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.failed.append(_elem77)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2073,8 +2097,8 @@ class JobProgress(object):
         if self.events is not None:
             oprot.writeFieldBegin('events', TType.LIST, 12)
             oprot.writeListBegin(TType.STRING, len(self.events))
-            for iter69 in self.events:
-                oprot.writeString(iter69.encode('utf-8') if sys.version_info[0] == 2 else iter69)
+            for iter78 in self.events:
+                oprot.writeString(iter78.encode('utf-8') if sys.version_info[0] == 2 else iter78)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.leaderEpoch is not None:
@@ -2088,15 +2112,15 @@ class JobProgress(object):
         if self.members is not None:
             oprot.writeFieldBegin('members', TType.LIST, 15)
             oprot.writeListBegin(TType.STRING, len(self.members))
-            for iter70 in self.members:
-                oprot.writeString(iter70.encode('utf-8') if sys.version_info[0] == 2 else iter70)
+            for iter79 in self.members:
+                oprot.writeString(iter79.encode('utf-8') if sys.version_info[0] == 2 else iter79)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.failed is not None:
             oprot.writeFieldBegin('failed', TType.LIST, 16)
             oprot.writeListBegin(TType.STRING, len(self.failed))
-            for iter71 in self.failed:
-                oprot.writeString(iter71.encode('utf-8') if sys.version_info[0] == 2 else iter71)
+            for iter80 in self.failed:
+                oprot.writeString(iter80.encode('utf-8') if sys.version_info[0] == 2 else iter80)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.phase is not None:
@@ -2170,10 +2194,10 @@ class WorkerPlacement(object):
             elif fid == 3:
                 if ftype == TType.LIST:
                     self.gpus = []
-                    (_etype75, _size72) = iprot.readListBegin()
-                    for _i76 in range(_size72):
-                        _elem77 = iprot.readI32()
-                        self.gpus.append(_elem77)
+                    (_etype84, _size81) = iprot.readListBegin()
+                    for _i85 in range(_size81):
+                        _elem86 = iprot.readI32()
+                        self.gpus.append(_elem86)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2198,8 +2222,8 @@ class WorkerPlacement(object):
         if self.gpus is not None:
             oprot.writeFieldBegin('gpus', TType.LIST, 3)
             oprot.writeListBegin(TType.I32, len(self.gpus))
-            for iter78 in self.gpus:
-                oprot.writeI32(iter78)
+            for iter87 in self.gpus:
+                oprot.writeI32(iter87)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
@@ -2282,10 +2306,10 @@ class JobStatus(object):
             elif fid == 4:
                 if ftype == TType.LIST:
                     self.containers = []
-                    (_etype82, _size79) = iprot.readListBegin()
-                    for _i83 in range(_size79):
-                        _elem84 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
-                        self.containers.append(_elem84)
+                    (_etype91, _size88) = iprot.readListBegin()
+                    for _i92 in range(_size88):
+                        _elem93 = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
+                        self.containers.append(_elem93)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2318,11 +2342,11 @@ class JobStatus(object):
             elif fid == 10:
                 if ftype == TType.LIST:
                     self.placements = []
-                    (_etype88, _size85) = iprot.readListBegin()
-                    for _i89 in range(_size85):
-                        _elem90 = WorkerPlacement()
-                        _elem90.read(iprot)
-                        self.placements.append(_elem90)
+                    (_etype97, _size94) = iprot.readListBegin()
+                    for _i98 in range(_size94):
+                        _elem99 = WorkerPlacement()
+                        _elem99.read(iprot)
+                        self.placements.append(_elem99)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2351,8 +2375,8 @@ class JobStatus(object):
         if self.containers is not None:
             oprot.writeFieldBegin('containers', TType.LIST, 4)
             oprot.writeListBegin(TType.STRING, len(self.containers))
-            for iter91 in self.containers:
-                oprot.writeString(iter91.encode('utf-8') if sys.version_info[0] == 2 else iter91)
+            for iter100 in self.containers:
+                oprot.writeString(iter100.encode('utf-8') if sys.version_info[0] == 2 else iter100)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.progress is not None:
@@ -2378,8 +2402,8 @@ class JobStatus(object):
         if self.placements is not None:
             oprot.writeFieldBegin('placements', TType.LIST, 10)
             oprot.writeListBegin(TType.STRUCT, len(self.placements))
-            for iter92 in self.placements:
-                iter92.write(oprot)
+            for iter101 in self.placements:
+                iter101.write(oprot)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
@@ -2522,11 +2546,11 @@ class ProfileResult(object):
             if fid == 1:
                 if ftype == TType.LIST:
                     self.points = []
-                    (_etype96, _size93) = iprot.readListBegin()
-                    for _i97 in range(_size93):
-                        _elem98 = ProfilePoint()
-                        _elem98.read(iprot)
-                        self.points.append(_elem98)
+                    (_etype105, _size102) = iprot.readListBegin()
+                    for _i106 in range(_size102):
+                        _elem107 = ProfilePoint()
+                        _elem107.read(iprot)
+                        self.points.append(_elem107)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2558,8 +2582,8 @@ class ProfileResult(object):
         if self.points is not None:
             oprot.writeFieldBegin('points', TType.LIST, 1)
             oprot.writeListBegin(TType.STRUCT, len(self.points))
-            for iter99 in self.points:
-                iter99.write(oprot)
+            for iter108 in self.points:
+                iter108.write(oprot)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.tablePath is not None:
@@ -2752,10 +2776,10 @@ class ScriptOrder(object):
             elif fid == 3:
                 if ftype == TType.LIST:
                     self.samples = []
-                    (_etype103, _size100) = iprot.readListBegin()
-                    for _i104 in range(_size100):
-                        _elem105 = iprot.readI32()
-                        self.samples.append(_elem105)
+                    (_etype112, _size109) = iprot.readListBegin()
+                    for _i113 in range(_size109):
+                        _elem114 = iprot.readI32()
+                        self.samples.append(_elem114)
                     iprot.readListEnd()
                 else:
                     iprot.skip(ftype)
@@ -2801,8 +2825,8 @@ class ScriptOrder(object):
         if self.samples is not None:
             oprot.writeFieldBegin('samples', TType.LIST, 3)
             oprot.writeListBegin(TType.I32, len(self.samples))
-            for iter106 in self.samples:
-                oprot.writeI32(iter106)
+            for iter115 in self.samples:
+                oprot.writeI32(iter115)
             oprot.writeListEnd()
             oprot.writeFieldEnd()
         if self.learningRate is not None:
@@ -3086,6 +3110,7 @@ LeaderRecord.thrift_spec = (
     (14, TType.STRING, 'metricsPath', 'UTF8', None, ),  # 14
     (15, TType.STRING, 'stoppedInto', 'UTF8', None, ),  # 15
     (16, TType.STRUCT, 'stop', [StopOrder, None], None, ),  # 16
+    (17, TType.MAP, 'joinOrders', (TType.STRING, 'UTF8', TType.STRUCT, [SwitchOrder, None], False), None, ),  # 17
 )
 all_structs.append(Registration)
 Registration.thrift_spec = (
