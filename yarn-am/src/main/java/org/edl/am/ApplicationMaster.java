@@ -26,6 +26,7 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.edl.job.AmAddressRecord;
 import org.edl.job.ContainerLogging;
+import org.edl.job.GpuIndexRecord;
 import org.edl.job.HostPort;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
