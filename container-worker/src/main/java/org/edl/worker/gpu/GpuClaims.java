@@ -125,8 +125,18 @@ public final class GpuClaims {
     return new GpuClaim(dir, indices, files);
   }
 
-  /** Whether this process now holds {@code file}'s lock (and has written itself into it). */
+  /**
+   * Whether this process now holds {@code file}'s lock (and has written itself into it). One
+   * claimant of this process at a time: a second one opening and closing the file between
+   * another's lock and its entry in {@link #HELD_HERE} would release that lock.
+   */
   private boolean lock(Path file) throws IOException {
+    synchronized (HELD_HERE) {
+      return lockAlone(file);
+    }
+  }
+
+  private boolean lockAlone(Path file) throws IOException {
     if (HELD_HERE.containsKey(file)) {
       return false;
     }
@@ -137,7 +147,7 @@ public final class GpuClaims {
       lock = channel.tryLock();
     } catch (OverlappingFileLockException | IOException e) {
       channel.close();
-      throw e instanceof IOException io ? io : new IOException("locking " + file, e);
+      throw e instanceof IOException io ? io : new IOException("locking " + file + " (locked elsewhere in this process)", e);
     }
     if (lock == null) {
       channel.close();
@@ -152,9 +162,11 @@ public final class GpuClaims {
   }
 
   static void release(Path file) throws IOException {
-    FileChannel channel = HELD_HERE.remove(file);
-    if (channel != null) {
-      channel.close();
+    synchronized (HELD_HERE) {
+      FileChannel channel = HELD_HERE.remove(file);
+      if (channel != null) {
+        channel.close();
+      }
     }
   }
 
@@ -189,23 +201,33 @@ public final class GpuClaims {
     return dir.resolve("gpu-" + index + ".lock");
   }
 
-  /** "gpu-0 held by container_..._02 (pid 4711), gpu-1 held by this process" for the message. */
+  /** "gpu-0 held by container_..._02 (pid 4711), gpu-1 held by this process, gpu-2 free" for the message. */
   private String holders(List<Integer> candidates) {
     List<String> out = new ArrayList<>();
     for (int i : candidates) {
-      Path file = fileOf(i);
-      String who;
-      if (HELD_HERE.containsKey(file)) {
-        who = "this process";
-      } else {
-        try {
-          who = Files.readString(file, StandardCharsets.UTF_8).strip();
-        } catch (IOException e) {
-          who = "";
-        }
-      }
-      out.add("gpu-" + i + " held by " + (who.isEmpty() ? "an unknown process" : who));
+      out.add("gpu-" + i + " " + stateOf(fileOf(i)));
     }
     return String.join(", ", out);
+  }
+
+  /** A free file still names its last holder: only a file whose lock is taken names its holder. */
+  private static String stateOf(Path file) {
+    synchronized (HELD_HERE) {
+      if (HELD_HERE.containsKey(file)) {
+        return "held by this process";
+      }
+      try (FileChannel c = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+          StandardOpenOption.WRITE)) {
+        if (c.tryLock() != null) {
+          return "free";
+        }
+        ByteBuffer b = ByteBuffer.allocate(512);
+        c.read(b, 0);
+        String who = new String(b.array(), 0, b.position(), StandardCharsets.UTF_8).strip();
+        return "held by " + (who.isEmpty() ? "an unknown process" : who);
+      } catch (IOException | OverlappingFileLockException e) {
+        return "held by an unknown process (" + e + ")";
+      }
+    }
   }
 }

@@ -77,6 +77,13 @@ class GpuClaimsTest {
           e.getMessage());
       assertTrue(e.getMessage().contains("gpu-0 held by this process, gpu-1 held by this process"), e.getMessage());
     }
+    try (GpuClaim one = new GpuClaims(dir, "a").claim(List.of(0), 2, 1, Duration.ZERO)) {
+      GpuClaimException e = assertThrows(GpuClaimException.class,
+          () -> new GpuClaims(dir, "b").claim(List.of(0), 2, 2, Duration.ZERO));
+      assertTrue(e.getMessage().contains("only 1 of the 2 GPU(s)"), e.getMessage());
+      assertTrue(e.getMessage().contains("gpu-0 held by this process, gpu-1 free"), "a free file's last holder"
+          + " is not named: " + e.getMessage());
+    }
   }
 
   @Test
