@@ -6,10 +6,12 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.edl.job.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,8 +76,8 @@ public final class GpuClaims {
     List<Integer> candidates = candidates(preferred, nodeGpus);
     if (count > candidates.size()) {
       throw new GpuClaimException("cannot claim " + count + " GPU(s) in " + dir + ": the node has "
-          + (nodeGpus > 0 ? nodeGpus + " (" + org.edl.job.WorkerEnv.NODE_GPUS + ")"
-              : "an unknown number (no " + org.edl.job.WorkerEnv.NODE_GPUS + "), and the AM suggested "
+          + (nodeGpus > 0 ? nodeGpus + " (" + WorkerEnv.NODE_GPUS + ")"
+              : "an unknown number (no " + WorkerEnv.NODE_GPUS + "), and the AM suggested "
                   + preferred));
     }
     createDirectory();
@@ -173,7 +176,7 @@ public final class GpuClaims {
   private void createDirectory() throws IOException {
     // Every directory made here, not only the node's: every job's containers (any user's) must
     // create files in them, and the sticky bit keeps one user from deleting another's lock file.
-    java.util.ArrayDeque<Path> missing = new java.util.ArrayDeque<>();
+    ArrayDeque<Path> missing = new ArrayDeque<>();
     for (Path d = dir.toAbsolutePath(); d != null && !Files.isDirectory(d); d = d.getParent()) {
       missing.push(d);
     }
@@ -181,7 +184,7 @@ public final class GpuClaims {
       try {
         Files.createDirectory(d);
         Files.setAttribute(d, "unix:mode", 01777);
-      } catch (java.nio.file.FileAlreadyExistsException raced) {
+      } catch (FileAlreadyExistsException raced) {
         // another container created it meanwhile
       } catch (UnsupportedOperationException e) {
         LOG.warn("Could not open {} to every user ({}); other users' workers may not claim GPUs there", d, e.toString());
