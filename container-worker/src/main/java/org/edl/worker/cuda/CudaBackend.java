@@ -2,8 +2,8 @@ package org.edl.worker.cuda;
 
 import jcuda.jcublas.JCublas2;
 import jcuda.runtime.JCuda;
-import org.edl.worker.model.BatchedModel;
 import org.edl.worker.gpu.GpuDevices;
+import org.edl.worker.model.BatchedModel;
 import org.edl.worker.model.ClassifierModel;
 
 /**
