@@ -56,9 +56,10 @@ public final class HostsAllReduceBench {
     Thread hook = new Thread(network::close, "edl-bench-hosts-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try (network) {
-      progress.printf("%d hosts %s, each link capped at %s Gbit/s (%.4f GB/s)%n", options.hosts(),
-          network.hosts().stream().map(h -> h.name() + "=" + h.address()).toList(), options.linkGbit(),
-          options.linkGbps());
+      progress.printf(Locale.ROOT, "%d hosts, each link capped at %s Gbit/s (%.4f GB/s):%n", options.hosts(),
+          options.linkGbit(), options.linkGbps());
+      network.hosts().forEach(h -> progress.printf("  %s  %s  (ip netns exec %s ...)%n", h.name(), h.address(),
+          h.namespace()));
       progress.flush();
       for (int perHost : options.membersPerHost()) {
         int members = perHost * options.hosts();
