@@ -49,7 +49,7 @@ public final class HostsAllReduceBench {
     Path work = Files.createTempDirectory("edl-bench-hosts-");
     Path script = work.resolve("gloo_allreduce.py");
     GlooPeer.writeScript(script);
-    progress.printf("Member logs in %s; gloo with %s%n", work, gloo.python());
+    progress.printf("Member logs in %s; gloo with %s; load average %s%n", work, gloo.python(), loadAverage());
 
     List<HostsBandwidthRow> rows = new ArrayList<>();
     HostNetwork network = HostNetwork.create(options.hosts(), options.linkGbit());
@@ -86,8 +86,19 @@ public final class HostsAllReduceBench {
         // The hook runs: it removes the network.
       }
     }
+    progress.printf("Load average at the end: %s%n", loadAverage());
     write(rows);
     return rows;
+  }
+
+  /** The machine's load average, for the record: this benchmark shares its cores with everything else. */
+  private static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg"), StandardCharsets.UTF_8).split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
   }
 
   private void write(List<HostsBandwidthRow> rows) throws IOException {
