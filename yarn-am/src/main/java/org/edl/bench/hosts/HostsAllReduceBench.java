@@ -49,7 +49,8 @@ public final class HostsAllReduceBench {
     Path work = Files.createTempDirectory("edl-bench-hosts-");
     Path script = work.resolve("gloo_allreduce.py");
     GlooPeer.writeScript(script);
-    progress.printf("Member logs in %s; gloo with %s; load average %s%n", work, gloo.python(), loadAverage());
+    progress.printf("Member logs in %s (removed after a run without errors); gloo with %s; load average %s%n", work,
+        gloo.python(), loadAverage());
 
     List<HostsBandwidthRow> rows = new ArrayList<>();
     HostNetwork network = HostNetwork.create(options.hosts(), options.linkGbit());
@@ -88,7 +89,17 @@ public final class HostsAllReduceBench {
     }
     progress.printf("Load average at the end: %s%n", loadAverage());
     write(rows);
+    // The members' logs only matter when something failed; then the error names them.
+    deleteTree(work);
     return rows;
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 
   /** The machine's load average, for the record: this benchmark shares its cores with everything else. */

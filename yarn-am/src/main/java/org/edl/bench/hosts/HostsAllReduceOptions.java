@@ -39,6 +39,12 @@ public record HostsAllReduceOptions(int hosts, List<Integer> membersPerHost, dou
     if (iterations < 1) {
       throw new InvalidInputException("iterations", iterations, "must be at least 1");
     }
+    if (warmup < 0) {
+      throw new InvalidInputException("warmup", warmup, "must be 0 or more");
+    }
+    if (sizes.isEmpty()) {
+      throw new InvalidInputException("sizes", "", "needs at least one size");
+    }
   }
 
   /** Timed iterations at {@code bytes}: small messages are cheap and noisy, so run more (as gloo_allreduce.py). */

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code tc} and {@code nsenter}, our ring's members as JVMs and gloo's as Python processes in their
  * namespaces, one and then two per host. Speeds are the benchmark's business; this checks that
  * each layout gives a row for each implementation, that two members of a host share memory and
- * talk TCP to the other host, and that the network is gone afterwards.
+ * talk TCP to the other host, and that the network and the members' logs are gone afterwards.
  */
 class HostsAllReduceBenchTest {
   private static final long BYTES = 64 << 10;
@@ -69,6 +69,9 @@ class HostsAllReduceBenchTest {
     Set<String> left = namespaces();
     left.retainAll(used);
     assertEquals(Set.of(), left, "the hosts' namespaces are removed");
+    Path logs = Path.of(Pattern.compile("Member logs in (\\S+) ").matcher(progress.toString()).results()
+        .findFirst().orElseThrow().group(1));
+    assertTrue(Files.notExists(logs), "the members' logs go after a run without errors: " + logs);
   }
 
   private static Set<String> namespaces() throws IOException, InterruptedException {
