@@ -21,6 +21,9 @@ import org.edl.worker.bench.RingMemberProcess;
  * agrees on shared memory inside a host and TCP between hosts.
  */
 final class HostRingMembers implements AutoCloseable {
+  private static final long WARM_UP_BYTES = 16 << 20;
+  private static final int WARM_UP_ITERATIONS = 5;
+
   private final List<MemberProcess> members = new ArrayList<>();
   private final Map<String, String> transports = new LinkedHashMap<>();
 
@@ -73,6 +76,15 @@ final class HostRingMembers implements AutoCloseable {
     java.addAll(JvmOptions.addOpens());
     java.addAll(List.of("-cp", LocalClasspath.absolute(), RingMemberProcess.class.getName(), id, address, "/dev/shm"));
     return java;
+  }
+
+  /**
+   * Untimed all-reduces of up to {@link #WARM_UP_BYTES} until the members' JVMs have compiled the
+   * ring's loops: without them the first size measured ran interpreted (one run's 6-member ring
+   * at 1 MiB: 0.27 of the link first, 1.06 after a 16 MiB point).
+   */
+  void warmUp(long largest) throws IOException {
+    medianSeconds(Math.min(largest, WARM_UP_BYTES), WARM_UP_ITERATIONS, 1);
   }
 
   /** How each member's ring links carry frames ("tcp", "shared memory", or each direction's). */

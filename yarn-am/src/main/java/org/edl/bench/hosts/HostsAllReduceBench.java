@@ -69,6 +69,7 @@ public final class HostsAllReduceBench {
             work)) {
           progress.printf("ring, %d per host (%d members) formed: %s%n", perHost, members, describe(ring.transports()));
           progress.flush();
+          ring.warmUp(largest);
           for (long bytes : options.sizes()) {
             double seconds = ring.medianSeconds(bytes, options.warmup(), options.iterationsFor(bytes));
             rows.add(report(HostsBandwidthRow.of(members, options.hosts(), bytes, RING, options.linkGbit(), seconds)));
