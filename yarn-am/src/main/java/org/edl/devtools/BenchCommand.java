@@ -27,14 +27,29 @@ public final class BenchCommand implements Runnable {
    */
   @Command(name = "allreduce", mixinStandardHelpOptions = true, sortOptions = false, sortSynopsis = false,
       description = "Ring all-reduce against gather-broadcast and the loopback limit; writes allreduce.csv"
-          + " and allreduce.png.")
+          + " and allreduce.png. With --hosts N: our ring against gloo between N simulated hosts at a capped"
+          + " link rate; writes allreduce-hosts.csv and allreduce-hosts.png.")
   static final class AllReduce implements Callable<Integer> {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
     @Mixin
     AllReduceBenchOptions.Flags options;
+    @Mixin
+    HostsAllReduceFlags hosts;
 
     @Override
     public Integer call() throws Exception {
-      AllReduceBench.run(options.toOptions(), System.out);
+      if (!hosts.betweenHosts()) {
+        hosts.checkUnused(spec);
+        AllReduceBench.run(options.toOptions(), System.out);
+        return 0;
+      }
+      org.edl.bench.hosts.HostsAllReduceOptions between = hosts.toOptions(spec, options.toOptions());
+      var why = org.edl.cluster.hosts.HostNetwork.unavailable();
+      if (why.isPresent()) {
+        throw new org.edl.job.InvalidInputException("hosts", hosts.hosts, why.get());
+      }
+      new org.edl.bench.hosts.HostsAllReduceBench(between, spec.commandLine().getOut()).run();
       return 0;
     }
   }

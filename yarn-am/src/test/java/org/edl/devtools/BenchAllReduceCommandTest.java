@@ -34,4 +34,36 @@ class BenchAllReduceCommandTest {
     Path file = Files.writeString(dir.resolve("not-a-dir"), "x");
     ToolRun.of("bench", "allreduce", "--out-dir", file.toString()).assertUsageError("exists and is not a directory");
   }
+
+  @Test
+  void helpListsTheFlagsBetweenHosts() {
+    ToolRun r = ToolRun.of("bench", "allreduce", "--help");
+    for (String s : new String[] {"--hosts=N", "--members-per-host=N,N,...", "(default 1,2)", "--link-gbit=G",
+        "--sizes=SIZE,...", "(default 1MiB,16MiB,"}) {
+      assertTrue(r.out().contains(s), "'" + s + "' in:\n" + r.out());
+    }
+  }
+
+  /** Every bad flag of the benchmark between hosts is refused before any network is made, root or not. */
+  @Test
+  void badFlagsBetweenHostsNameTheFlagAndValue() {
+    ToolRun.of("bench", "allreduce", "--hosts", "1").assertUsageError("hosts=1: must be between 2 and 16");
+    ToolRun.of("bench", "allreduce", "--hosts", "two").assertUsageError("hosts=two: not a whole number");
+    ToolRun.of("bench", "allreduce", "--hosts", "2", "--members-per-host", "0")
+        .assertUsageError("members-per-host=0: must be between 1 and 4");
+    ToolRun.of("bench", "allreduce", "--hosts", "2", "--members-per-host", "1,x")
+        .assertUsageError("members-per-host=1,x: not a list of whole numbers");
+    ToolRun.of("bench", "allreduce", "--hosts", "2", "--link-gbit", "fast")
+        .assertUsageError("link-gbit=fast: not a number");
+    ToolRun.of("bench", "allreduce", "--hosts", "2", "--link-gbit", "0")
+        .assertUsageError("link-gbit=0.0: must be above 0");
+    ToolRun.of("bench", "allreduce", "--hosts", "2", "--sizes", "64KiB,lots")
+        .assertUsageError("sizes=lots: not a whole number");
+    ToolRun.of("bench", "allreduce", "--hosts", "2", "--sizes", "100")
+        .assertUsageError("sizes=100: each must be a whole number of floats between 1KiB and 1GiB");
+    ToolRun.of("bench", "allreduce", "--hosts", "2", "--members", "4")
+        .assertUsageError("members=4: is for the one-host benchmark");
+    ToolRun.of("bench", "allreduce", "--link-gbit", "2").assertUsageError("link-gbit=2: needs --hosts N");
+    ToolRun.of("bench", "allreduce", "--members-per-host", "2").assertUsageError("members-per-host=2: needs --hosts N");
+  }
 }

@@ -136,7 +136,7 @@ public record AllReduceBenchOptions(long maxBytes, int iterations, Path outDir, 
   }
 
   /** A byte count such as {@code 65536}, {@code 64KiB}, {@code 256MiB}, {@code 1GiB}, {@code 64M}. */
-  static long bytes(String field, String text) {
+  public static long bytes(String field, String text) {
     String t = text.trim().toLowerCase(Locale.ROOT);
     long unit = 1;
     for (String[] suffix : new String[][] {{"kib", "1024"}, {"mib", "1048576"}, {"gib", "1073741824"},

@@ -17,8 +17,11 @@ import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
-/** Bus bandwidth against message size (log axis), one line per implementation and member count. */
-final class BandwidthPlot {
+/**
+ * Bus bandwidth against message size (log axis), one line per implementation and member count;
+ * an implementation named {@code ...-limit...} is a bound, drawn dashed as one line.
+ */
+public final class BandwidthPlot {
   /** Distinct on white and in grey print; JFreeChart's default includes a pale yellow. */
   private static final Color[] PALETTE = {
       new Color(0x000000), new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
@@ -29,7 +32,7 @@ final class BandwidthPlot {
       new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f);
   private BandwidthPlot() {}
 
-  static void write(List<BandwidthPoint> points, String title, Path png) throws IOException {
+  public static void write(List<BandwidthPoint> points, String title, Path png) throws IOException {
     System.setProperty("java.awt.headless", "true");
     Map<String, XYSeries> series = new LinkedHashMap<>();
     for (BandwidthPoint p : points) {
@@ -58,7 +61,7 @@ final class BandwidthPlot {
   }
 
   private static boolean isLimit(String impl) {
-    return impl.equals(AllReduceBench.P2P) || impl.equals(AllReduceBench.P2P_SHARED_MEMORY);
+    return impl.contains("-limit");
   }
 
   /** Axis labels as 1K, 64K, 1M, 256M. */

@@ -71,12 +71,7 @@ public final class GlooPeer {
   public List<BandwidthPoint> run(int members, List<Long> sizes, int iterations, int warmup) throws IOException {
     Path script = Files.createTempFile("edl-gloo-allreduce-", ".py");
     try {
-      try (InputStream in = GlooPeer.class.getResourceAsStream(SCRIPT)) {
-        if (in == null) {
-          throw new IllegalStateException(SCRIPT + " missing from the class path next to " + GlooPeer.class.getName());
-        }
-        Files.copy(in, script, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-      }
+      writeScript(script);
       Process p = new ProcessBuilder(python, script.toString(), "--members", Integer.toString(members),
           "--sizes", sizes.stream().map(String::valueOf).collect(Collectors.joining(",")),
           "--iterations", Integer.toString(iterations), "--warmup", Integer.toString(warmup)).start();
@@ -96,6 +91,19 @@ public final class GlooPeer {
       throw new IOException("interrupted while timing gloo", e);
     } finally {
       Files.deleteIfExists(script);
+    }
+  }
+
+  /**
+   * Writes {@code gloo_allreduce.py} to {@code file}, for processes this class does not start (its
+   * {@code --rank} mode: one member per process, as the multi-host benchmark runs it).
+   */
+  public static void writeScript(Path file) throws IOException {
+    try (InputStream in = GlooPeer.class.getResourceAsStream(SCRIPT)) {
+      if (in == null) {
+        throw new IllegalStateException(SCRIPT + " missing from the class path next to " + GlooPeer.class.getName());
+      }
+      Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
   }
 

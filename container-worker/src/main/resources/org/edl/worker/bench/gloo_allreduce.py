@@ -1,6 +1,8 @@
 """torch.distributed's gloo all_reduce, timed as `edl bench allreduce` times its own ring.
 
-One process per member, one thread each, over loopback TCP; every member starts with ones, so
+One process per member, one thread each, over loopback TCP; or, with --rank, this process is that
+one member of a group whose rank 0 serves the rendezvous at --master-addr (the multi-host
+benchmark starts one per simulated host this way). Every member starts with ones, so
 after each all_reduce every element must equal the member count (checked, exit 3 otherwise).
 Prints one line per size, `bytes,median_seconds`, where an iteration's time is the slowest
 member's, from a barrier to the end of its all_reduce. Run by org.edl.worker.bench.GlooPeer.
@@ -22,9 +24,9 @@ def timed_iterations(size, iterations):
     return iterations * 10 if size < (1 << 20) else iterations
 
 
-def member(rank, members, port, sizes, iterations, warmup, out):
+def member(rank, members, port, sizes, iterations, warmup, out, master_addr="127.0.0.1"):
     torch.set_num_threads(1)
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_ADDR"] = master_addr
     os.environ["MASTER_PORT"] = str(port)
     dist.init_process_group("gloo", rank=rank, world_size=members)
     try:
@@ -50,6 +52,13 @@ def member(rank, members, port, sizes, iterations, warmup, out):
         dist.destroy_process_group()
 
 
+class Printed:
+    """The queue rank 0 puts its lines into, when it is a process of its own: standard output."""
+
+    def put(self, line):
+        print(line, flush=True)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -62,8 +71,14 @@ def main():
     p.add_argument("--sizes", required=True, help="message sizes in bytes, comma-separated")
     p.add_argument("--iterations", type=int, required=True, help="timed iterations (10x under 1 MiB)")
     p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--rank", type=int, help="be this one member only (with --master-addr and --master-port)")
+    p.add_argument("--master-addr", help="where rank 0 serves the rendezvous")
+    p.add_argument("--master-port", type=int)
     a = p.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
+    if a.rank is not None:
+        member(a.rank, a.members, a.master_port, sizes, a.iterations, a.warmup, Printed(), a.master_addr)
+        return
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     port = free_port()

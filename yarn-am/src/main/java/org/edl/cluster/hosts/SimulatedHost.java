@@ -22,6 +22,17 @@ public record SimulatedHost(String name, String namespace, String address) {
     return in;
   }
 
+  /**
+   * {@code command} run beside process {@code pid} of this host, one started with {@link
+   * #commandWithOwnSharedMemory}: in its network namespace and with its {@code /dev/shm}, as a
+   * second container of one NodeManager shares memory with the first.
+   */
+  public List<String> commandBeside(long pid, List<String> command) {
+    List<String> in = new ArrayList<>(List.of("nsenter", "--target", Long.toString(pid), "--mount", "--net", "--"));
+    in.addAll(command);
+    return in;
+  }
+
   /** {@code command} run inside this host's network namespace. */
   public List<String> command(List<String> command) {
     List<String> in = new ArrayList<>(List.of("ip", "netns", "exec", namespace));
