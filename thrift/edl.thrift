@@ -377,7 +377,10 @@ enum JobState {
   KILLED = 6
 }
 
-/** Where one worker container runs: its host and the GPU indices the AM gave it. */
+/**
+ * Where one worker container runs: its host and the GPU indices it uses, as its worker reported
+ * them (claimed on its node, or given by YARN); the AM's suggestion until the worker has said.
+ */
 struct WorkerPlacement {
   1: required string container,
   2: required string host,

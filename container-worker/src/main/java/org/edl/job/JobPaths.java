@@ -11,7 +11,7 @@ package org.edl.job;
  * /edl/&lt;appId&gt;/members/&lt;id&gt; each worker's presence (ephemeral)
  * /edl/&lt;appId&gt;/am           the ApplicationMaster's address (ephemeral)
  * /edl/&lt;appId&gt;/fleet        the AM's intent for a later attempt
- * /edl/&lt;appId&gt;/gpus/&lt;id&gt;    GPU indices each container was launched with
+ * /edl/&lt;appId&gt;/gpus/&lt;id&gt;    GPU indices each container uses (the AM's suggestion until the worker holds its own)
  * </pre>
  */
 public final class JobPaths {

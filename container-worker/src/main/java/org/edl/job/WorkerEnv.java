@@ -16,8 +16,24 @@ public final class WorkerEnv {
   public static final String ZK_CONNECT = "EDL_ZK_CONNECT";
   /** {@code host:port} of the AM's job-control endpoint; the leader reports progress there. */
   public static final String AM_ADDRESS = "EDL_AM_ADDRESS";
-  /** GPU device indices the AM assigned to this container, comma separated; may be empty. */
+  /**
+   * GPU device indices the AM suggests to this container, comma separated; may be empty. Where
+   * YARN does not isolate devices the worker claims these on its node first, then any other free
+   * one ({@code org.edl.worker.gpu.ContainerGpus}); the AM knows only its own job's containers.
+   */
   public static final String GPU_INDICES = "EDL_GPU_INDICES";
+  /**
+   * The {@code yarn.io/gpu} the container's node advertises, as the AM read it from the
+   * ResourceManager: the indices a worker may claim are those below it. Absent when unknown.
+   */
+  public static final String NODE_GPUS = "EDL_NODE_GPUS";
+  /**
+   * Optional, for a node's administrator ({@code yarn.nodemanager.admin-env}): the directory where
+   * the workers of every job on this node claim GPU indices (one lock file per index, in a
+   * sub-directory per NodeManager); {@code none}: YARN isolates the devices on this node, claim
+   * nothing. Default {@code /tmp/edl-gpu-claims}.
+   */
+  public static final String GPU_CLAIM_DIR = "EDL_GPU_CLAIM_DIR";
   /** Optional: T_a, how far ahead (ms) the leader schedules a topology switch; default 500. */
   public static final String SWITCH_ALLOWANCE_MS = "EDL_SWITCH_ALLOWANCE_MS";
   /**

@@ -7,7 +7,8 @@
 package org.edl.thrift;
 
 /**
- * Where one worker container runs: its host and the GPU indices the AM gave it.
+ * Where one worker container runs: its host and the GPU indices it uses, as its worker reported
+ * them (claimed on its node, or given by YARN); the AM's suggestion until the worker has said.
  */
 @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
 public class WorkerPlacement implements org.apache.thrift.TBase<WorkerPlacement, WorkerPlacement._Fields>, java.io.Serializable, Cloneable, Comparable<WorkerPlacement> {

@@ -26,6 +26,7 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.edl.job.AmAddressRecord;
 import org.edl.job.ContainerLogging;
+import org.edl.job.GpuIndexRecord;
 import org.edl.job.HostPort;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
@@ -134,7 +135,8 @@ public final class ApplicationMaster {
           driver.reportProgress(fraction(p));
           measured.onProgress(p);
         }, new HdfsProfileStore(conf, spec.output(),
-            "EDL profile of " + appId + ": " + spec.training().model() + ", backend " + spec.training().backend()));
+            "EDL profile of " + appId + ": " + spec.training().model() + ", backend " + spec.training().backend()),
+        gpuRecord::read);
     try (zk; removal; RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
         // The leader's reports and the users' edl commands: a few connections at a time.
         "0.0.0.0", 0, secret, RpcServer.HANDSHAKE_TIMEOUT, 32,

@@ -12,7 +12,7 @@ import java.util.Set;
 /**
  * The fleet's book of its worker containers: which it holds (in launch order), which have
  * started, which are newcomers the leader has not yet shown in the ring, how many requested
- * containers are still to be allocated, and the GPU indices each was given. It records what the
+ * containers are still to be allocated, and the GPU indices suggested to each. It records what the
  * fleet did and what YARN said; {@link WorkerFleet} decides. Main thread only, like the fleet.
  */
 final class FleetBook {
@@ -30,7 +30,7 @@ final class FleetBook {
     gpus.take(c, indices);
   }
 
-  /** Books {@code c} as launched and returns the GPU indices it gets. */
+  /** Books {@code c} as launched and returns the GPU indices suggested to it. */
   List<Integer> launch(WorkerContainer c, boolean newcomer, int gpusPerWorker) {
     live.put(c.id(), c);
     if (newcomer) {

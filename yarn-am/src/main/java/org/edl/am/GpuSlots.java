@@ -7,9 +7,11 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * GPU device indices handed out per host: the lowest free ones first, given back when the
- * container ends. YARN counts {@code yarn.io/gpu} per node but, without its GPU plugin, does not
- * say which devices a container got, so the AM keeps this book for its own containers.
+ * The GPU device indices the AM suggests per host: the lowest its own job does not hold first,
+ * given back when the container ends. Only a suggestion: the AM knows nothing of other jobs'
+ * containers, so where YARN does not isolate devices the workers claim indices on the node itself
+ * and take these first (then any free one), and where YARN does they use YARN's and ignore these.
+ * Suggesting distinct indices for the job's own workers keeps them from contending for one lock.
  */
 final class GpuSlots {
   private final Map<String, TreeSet<Integer>> takenByHost = new HashMap<>();

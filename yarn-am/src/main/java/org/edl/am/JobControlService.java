@@ -39,6 +39,7 @@ public final class JobControlService implements JobControl.Iface {
   private final WorkerFleet fleet;
   private final Consumer<JobProgress> onProgress;
   private final ProfileStore profiles;
+  private final WorkerGpus workerGpus;
   private JobProgress latest;
   /** The newest leader epoch that reported: a report of an older one comes from a superseded leader. */
   private long newestEpoch;
@@ -56,6 +57,13 @@ public final class JobControlService implements JobControl.Iface {
   /** @param profiles where a finished profile's table and chart are kept */
   public JobControlService(String appId, JobSpec spec, Executor mainThread, WorkerFleet fleet,
       Consumer<JobProgress> onProgress, ProfileStore profiles) {
+    this(appId, spec, mainThread, fleet, onProgress, profiles, WorkerGpus.NONE);
+  }
+
+  /** @param workerGpus what each worker reports it uses; the status shows it instead of the AM's suggestion */
+  public JobControlService(String appId, JobSpec spec, Executor mainThread, WorkerFleet fleet,
+      Consumer<JobProgress> onProgress, ProfileStore profiles, WorkerGpus workerGpus) {
+    this.workerGpus = workerGpus;
     this.appId = appId;
     this.spec = spec;
     this.mainThread = mainThread;
@@ -72,7 +80,25 @@ public final class JobControlService implements JobControl.Iface {
 
   @Override
   public JobStatus status() throws TException {
-    return onMainThread("read the job status", this::snapshot);
+    return withReportedGpus(onMainThread("read the job status", this::snapshot));
+  }
+
+  /**
+   * Each placement's GPUs as its worker reported them, where it has. Here on the caller's thread,
+   * not the main one: each is a ZooKeeper read, and the fleet's book holds only the suggestion.
+   */
+  private JobStatus withReportedGpus(JobStatus s) {
+    if (!s.isSetPlacements()) {
+      return s;
+    }
+    for (org.edl.thrift.WorkerPlacement p : s.getPlacements()) {
+      try {
+        workerGpus.of(p.getContainer()).ifPresent(p::setGpus);
+      } catch (Exception e) {
+        LOG.warn("Could not read the GPUs {} reported; showing the AM's suggestion: {}", p.getContainer(), e.toString());
+      }
+    }
+    return s;
   }
 
   @Override

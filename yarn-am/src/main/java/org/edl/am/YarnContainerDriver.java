@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import org.apache.hadoop.conf.Configuration;
@@ -33,6 +34,7 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
 import org.apache.hadoop.yarn.client.api.async.NMClientAsync;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.edl.job.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,6 +78,7 @@ public final class YarnContainerDriver implements ContainerDriver {
   private AMRMClientAsync<ContainerRequest> resourceManager;
   private NMClientAsync nodeManagers;
   private YarnClient cluster;
+  private final NodeGpuCounts gpusPerNode = new NodeGpuCounts(() -> cluster.getNodeReports(NodeState.RUNNING));
   private String trackingUrl = "";
 
   /** Builds the launch context of one worker; the job-wide parts are fixed when it is made. */
@@ -192,7 +195,10 @@ public final class YarnContainerDriver implements ContainerDriver {
     if (yarnContainer == null) {
       throw new IllegalStateException("not an allocated container: " + container.id());
     }
-    nodeManagers.startContainerAsync(yarnContainer, launchContexts.create(container, launch));
+    OptionalLong nodeGpus = gpusPerNode.of(yarnContainer.getNodeId());
+    WorkerLaunch withNode = nodeGpus.isPresent()
+        ? launch.withEnv(WorkerEnv.NODE_GPUS, Long.toString(nodeGpus.getAsLong())) : launch;
+    nodeManagers.startContainerAsync(yarnContainer, launchContexts.create(container, withNode));
   }
 
   @Override

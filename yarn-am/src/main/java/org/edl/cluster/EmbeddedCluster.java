@@ -308,6 +308,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     Configuration base = new Configuration(secure);
     base.set(CommonConfigurationKeysPublic.FS_DEFAULT_NAME_KEY, hdfsUri.toString());
     YarnConfiguration conf = EmbeddedClusterSettings.yarn(base, size, allocationFile);
+    EmbeddedClusterSettings.gpuClaimsIn(conf, baseDir.resolve("gpu-claims"));
     if (kdc != null) {
       EmbeddedClusterSettings.containersUse(conf, kdc);
     }

@@ -9,6 +9,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.edl.job.WorkerEnv;
 import org.edl.scheduler.rm.EdlFairScheduler;
 import org.edl.scheduler.rm.GpuFairPreemptionPolicy;
 
@@ -157,6 +158,16 @@ public final class EmbeddedClusterSettings {
       conf.set(YarnConfiguration.YARN_APPLICATION_CLASSPATH, classpath);
     }
     return conf;
+  }
+
+  /**
+   * Workers claim GPU indices in {@code dir}, the cluster's own, as a node's administrator sets
+   * {@link WorkerEnv#GPU_CLAIM_DIR}: the fake devices of two embedded clusters on one machine are
+   * not each other's, and nothing of a test's claims is left in {@code /tmp}.
+   */
+  public static void gpuClaimsIn(YarnConfiguration conf, Path dir) {
+    conf.set(YarnConfiguration.NM_ADMIN_USER_ENV, conf.get(YarnConfiguration.NM_ADMIN_USER_ENV)
+        + "," + WorkerEnv.GPU_CLAIM_DIR + "=" + dir.toAbsolutePath());
   }
 
   /**

@@ -119,6 +119,19 @@ class JobControlServiceTest {
     assertFalse(s.getState() == JobState.RUNNING);
   }
 
+  /**
+   * The AM suggested 0 and 1 on h1 (its own book); c2's worker found 1 taken by another job's and
+   * claimed 3. The status shows what the workers hold, the suggestion where one has not said.
+   */
+  @Test
+  void theStatusShowsTheGpusEachWorkerReportsNotTheSuggestion() throws Exception {
+    control = new JobControlService("application_1_0001", spec(), mainThread, fleet, p -> {}, ProfileStore.NONE,
+        id -> "c2".equals(id) ? Optional.of(List.of(3)) : Optional.empty());
+    java.util.Map<String, List<Integer>> gpus = new java.util.HashMap<>();
+    control.status().getPlacements().forEach(p -> gpus.put(p.getContainer(), p.getGpus()));
+    assertEquals(java.util.Map.of("c1", List.of(0), "c2", List.of(3)), gpus);
+  }
+
   @Test
   void aProfileAnswersWhenItIsDoneStoresItsTableAndRefusesOtherChangesMeanwhile() throws Exception {
     List<ProfileResult> stored = new java.util.concurrent.CopyOnWriteArrayList<>();

@@ -51,6 +51,7 @@ import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
 import org.apache.hadoop.yarn.client.api.async.NMClientAsync;
 import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.edl.job.WorkerEnv;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,6 +78,7 @@ class YarnContainerDriverTest {
   private final YarnClient cluster = mock(YarnClient.class);
   private final RecordingHandler events = new RecordingHandler();
   private final List<WorkerContainer> launchedContexts = new ArrayList<>();
+  private final List<WorkerLaunch> launches = new ArrayList<>();
   private AMRMClientAsync.AbstractCallbackHandler fromResourceManager;
   private NMClientAsync.AbstractCallbackHandler fromNodeManagers;
   private YarnContainerDriver driver;
@@ -100,6 +102,7 @@ class YarnContainerDriverTest {
     driver = new YarnContainerDriver(new Configuration(false), factory(), mainThread, 100);
     driver.start(events, (container, launch) -> {
       launchedContexts.add(container);
+      launches.add(launch);
       return Records.newRecord(ContainerLaunchContext.class);
     }, "am-host", 4321, "http://am-host:8088/");
     verify(resourceManager).registerApplicationMaster("am-host", 4321, "http://am-host:8088/");
@@ -260,6 +263,40 @@ class YarnContainerDriverTest {
     assertTrue(gone.getMessage().contains(id(3)), gone.getMessage());
     assertThrows(IllegalStateException.class, () -> driver.launch(
         new WorkerContainer(id(99), "node-a"), launch), "never allocated");
+  }
+
+  /**
+   * The worker claims GPU indices below its node's count: the driver reads it from the node's
+   * report, asking the ResourceManager once per node.
+   */
+  @Test
+  void aLaunchCarriesItsNodesGpuCount() throws Exception {
+    Container a = container(6, "node-a", Priority.newInstance(1));
+    Container b = container(7, "node-a", Priority.newInstance(1));
+    Resource eight = Resource.newInstance(8192, 8);
+    eight.setResourceValue(ResourceInformation.GPU_URI, 8);
+    when(cluster.getNodeReports(NodeState.RUNNING)).thenReturn(List.of(NodeReport.newInstance(a.getNodeId(),
+        NodeState.RUNNING, "node-a:8042", "/default-rack", Resource.newInstance(0, 0), eight, 0, "", 0)));
+    driver.requestContainers(2, ONE_GPU);
+    fromYarnThread(() -> fromResourceManager.onContainersAllocated(List.of(a, b)));
+    events.next();
+
+    onMain(() -> driver.launch(new WorkerContainer(id(6), "node-a"), new WorkerLaunch(List.of(1))));
+    onMain(() -> driver.launch(new WorkerContainer(id(7), "node-a"), new WorkerLaunch(List.of(2))));
+    assertEquals("8", launches.get(0).env().get(WorkerEnv.NODE_GPUS));
+    assertEquals(List.of(1), launches.get(0).gpuIndices());
+    assertEquals("8", launches.get(1).env().get(WorkerEnv.NODE_GPUS));
+    verify(cluster, times(1)).getNodeReports(NodeState.RUNNING);
+  }
+
+  @Test
+  void aNodeTheResourceManagerDoesNotReportGivesNoCount() throws Exception {
+    Container c = container(8, "node-z", Priority.newInstance(1));
+    driver.requestContainers(1, ONE_GPU);
+    fromYarnThread(() -> fromResourceManager.onContainersAllocated(List.of(c)));
+    events.next();
+    onMain(() -> driver.launch(new WorkerContainer(id(8), "node-z"), new WorkerLaunch(List.of(0))));
+    assertFalse(launches.get(0).env().containsKey(WorkerEnv.NODE_GPUS), launches.get(0).env().toString());
   }
 
   @Test

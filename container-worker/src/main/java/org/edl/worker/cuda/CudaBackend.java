@@ -2,12 +2,13 @@ package org.edl.worker.cuda;
 
 import jcuda.jcublas.JCublas2;
 import jcuda.runtime.JCuda;
+import org.edl.worker.gpu.GpuDevices;
 import org.edl.worker.model.BatchedModel;
 import org.edl.worker.model.ClassifierModel;
 
 /**
- * {@code --backend cuda}: a built-in model whose matrix products run on the GPU YARN gave this
- * worker ({@code EDL_GPU_INDICES}, its first index), through JCuda's cuBLAS. JCuda and its
+ * {@code --backend cuda}: a built-in model whose matrix products run on the worker's GPU (the first
+ * of those its container holds, {@link GpuDevices}), through JCuda's cuBLAS. JCuda and its
  * natives load only here, when a job asks for this backend; without a CUDA driver or without the
  * device, the worker fails at once with a message naming the host and the device.
  */
@@ -32,22 +33,18 @@ public final class CudaBackend {
   /**
    * {@code model} with its gradients computed on the device.
    *
-   * @param gpuIndices the container's GPU indices as the AM gives them ({@code 2} or {@code 2,3})
-   * @param host       this host's name, for the message
+   * @param gpus the worker's GPUs as its container holds them; the first is used
+   * @param host this host's name, for the message
    * @throws Unavailable when no GPU was assigned, CUDA cannot be loaded, or the device is not there
    */
-  public static ClassifierModel on(ClassifierModel model, String gpuIndices, String host) {
-    String first = gpuIndices == null ? "" : gpuIndices.split(",")[0].trim();
-    if (first.isEmpty()) {
+  public static ClassifierModel on(ClassifierModel model, GpuDevices gpus, String host) {
+    if (gpus.isEmpty()) {
       throw new Unavailable("host " + host + ": --backend cuda needs a GPU, and YARN assigned this worker none"
-          + " (EDL_GPU_INDICES is empty)", null);
+          + " (gpus-per-worker is 0)", null);
     }
-    int device;
-    try {
-      device = Integer.parseInt(first);
-    } catch (NumberFormatException e) {
-      throw new Unavailable("host " + host + ": EDL_GPU_INDICES=" + gpuIndices + " names no GPU index", null);
-    }
+    int device = gpus.cudaOrdinals().get(0);
+    String named = device == gpus.first() ? "CUDA device " + device
+        : "GPU " + gpus.first() + " (CUDA device " + device + " in this container)";
     int count;
     try {
       JCuda.setExceptionsEnabled(true);
@@ -56,17 +53,17 @@ public final class CudaBackend {
       JCuda.cudaGetDeviceCount(devices);
       count = devices[0];
     } catch (LinkageError | RuntimeException e) {
-      throw new Unavailable("host " + host + ": CUDA device " + device + " is not available: the CUDA runtime"
+      throw new Unavailable("host " + host + ": " + named + " is not available: the CUDA runtime"
           + " does not load here (" + reasonOf(e) + "); --backend cuda needs an NVIDIA driver and the CUDA 12"
           + " runtime and cuBLAS libraries (libcudart.so.12, libcublas.so.12) on the node", logged(e));
     }
     if (device >= count) {
-      throw new Unavailable("host " + host + ": no CUDA device " + device + " (this host has " + count + ")", null);
+      throw new Unavailable("host " + host + ": no " + named + " (this host has " + count + ")", null);
     }
     try {
       return new BatchedModel(model, new CublasGemm(device));
     } catch (LinkageError | RuntimeException e) {
-      throw new Unavailable("host " + host + ": cuBLAS on CUDA device " + device + " failed to start: "
+      throw new Unavailable("host " + host + ": cuBLAS on " + named + " failed to start: "
           + reasonOf(e), logged(e));
     }
   }

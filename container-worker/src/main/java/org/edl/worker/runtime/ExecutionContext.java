@@ -3,7 +3,6 @@ package org.edl.worker.runtime;
 import java.nio.file.Path;
 import java.util.function.Supplier;
 import org.edl.job.Script;
-import org.edl.job.WorkerEnv;
 import org.edl.worker.cuda.CudaBackend;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.emulated.EmulatedModel;
@@ -73,7 +72,7 @@ public record ExecutionContext(Dataset data, TrainableModel model, Supplier<floa
     }
     if ("cuda".equals(config.spec().training().backend())) {
       return new ExecutionContext(data, CudaBackend.on(ModelFactory.create(config.spec(), data),
-          System.getenv(WorkerEnv.GPU_INDICES), java.net.InetAddress.getLocalHost().getHostName()),
+          config.gpus(), java.net.InetAddress.getLocalHost().getHostName()),
           () -> ModelFactory.create(config.spec(), data).parameters());
     }
     return new ExecutionContext(data, ModelFactory.create(config.spec(), data),

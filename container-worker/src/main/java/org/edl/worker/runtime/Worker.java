@@ -411,6 +411,7 @@ public final class Worker implements AutoCloseable {
       }
     });
     selfAddress = config.host() + ":" + rpcServer.port();
+    recordGpus(curator);
     // Before registering: a member the leader knows always has its presence node.
     resources.push(MemberPresence.start(curator, config.appId(), config.workerId(), selfAddress, coordinator::presence));
     ZooKeeperLeaderStore s = new ZooKeeperLeaderStore(curator, config.appId(), config.spec(),
@@ -429,6 +430,9 @@ public final class Worker implements AutoCloseable {
     resources.push(connection);
     connection.attachToCurrent(Duration.ofMillis(left(deadline)));
     WorkerInfo self = new WorkerInfo(config.workerId(), config.host(), dataPlane.port());
+    if (!config.gpus().isEmpty()) {
+      self.setGpuIndex(config.gpus().first());
+    }
     if (!config.node().equals(config.host())) {
       self.setNode(config.node());
     }
@@ -442,6 +446,21 @@ public final class Worker implements AutoCloseable {
     listener.registered(config.workerId(), reg.isPending());
     Topology t = reg.isPending() ? reg.getTopology() : awaitRing(connection, self, reg.getTopology(), deadline);
     return new Membership(connection, reg, t);
+  }
+
+  /**
+   * Replaces the AM's suggestion in ZooKeeper with the GPUs this worker holds, for {@code edl
+   * status} and for an AM attempt that adopts it. Best effort: training does not depend on it.
+   */
+  private void recordGpus(CuratorFramework client) {
+    if (config.gpus().isEmpty()) {
+      return;
+    }
+    try {
+      new org.edl.job.GpuIndexRecord(client, config.appId()).write(config.workerId(), config.gpus().indices());
+    } catch (Exception e) {
+      LOG.warn("Could not record this worker's GPUs {} in ZooKeeper: {}", config.gpus().indices(), e.toString());
+    }
   }
 
   /**

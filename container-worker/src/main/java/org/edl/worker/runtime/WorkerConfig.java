@@ -13,6 +13,7 @@ import org.edl.job.Recovery;
 import org.edl.job.WorkerEnv;
 import org.edl.worker.coord.CoordinatorState;
 import org.edl.worker.coord.Ticker;
+import org.edl.worker.gpu.GpuDevices;
 
 /**
  * Everything one worker needs, explicit, so that tests run several workers as threads of one
@@ -42,6 +43,8 @@ import org.edl.worker.coord.Ticker;
  *                         vanishes after it, and the leader declares it failed
  * @param sharedMemoryDir  the host's directory (a tmpfs) where ring links to workers on the same
  *                         host may share memory; null: TCP only
+ * @param gpus             the GPUs this worker trains on, as its container holds them (see
+ *                         {@link org.edl.worker.gpu.ContainerGpus}); none in tests and cpu jobs
  */
 public record WorkerConfig(
     String appId,
@@ -61,7 +64,8 @@ public record WorkerConfig(
     Path profilesDir,
     String restoreFrom,
     Duration zkSessionTimeout,
-    Path sharedMemoryDir) {
+    Path sharedMemoryDir,
+    GpuDevices gpus) {
 
   public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofMinutes(5);
   public static final Duration DEFAULT_RPC_TIMEOUT = Duration.ofSeconds(60);
@@ -81,6 +85,7 @@ public record WorkerConfig(
     Objects.requireNonNull(hadoopConf, "hadoopConf");
     Objects.requireNonNull(ticker, "ticker");
     Objects.requireNonNull(switchAllowance, "switchAllowance");
+    Objects.requireNonNull(gpus, "gpus");
     if (restoreFrom != null && restoreFrom.isBlank()) {
       throw new InvalidInputException(WorkerEnv.RESTORE_FROM, restoreFrom, "must name a checkpoint directory");
     }
@@ -99,58 +104,64 @@ public record WorkerConfig(
     return new WorkerConfig(appId, workerId, host, host, zkConnect, amAddress, spec, secret, hadoopConf,
         DEFAULT_STARTUP_TIMEOUT, DEFAULT_RPC_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, Ticker.SYSTEM,
         DEFAULT_SWITCH_ALLOWANCE, null, null,
-        DEFAULT_ZK_SESSION_TIMEOUT, DEFAULT_SHARED_MEMORY_DIR);
+        DEFAULT_ZK_SESSION_TIMEOUT, DEFAULT_SHARED_MEMORY_DIR, GpuDevices.NONE);
   }
 
   public WorkerConfig withStartupTimeout(Duration timeout) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
+        timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
   }
 
   public WorkerConfig withNode(String nodeId) {
     return new WorkerConfig(appId, workerId, host, nodeId, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
   }
 
   public WorkerConfig withProgressInterval(Duration interval) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
+        startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
   }
 
   public WorkerConfig withSwitchAllowance(Duration allowance) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
+        startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
   }
 
   public WorkerConfig withProfilesDir(Path dir) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
   }
 
   public WorkerConfig withTicker(Ticker clock) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
+        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
   }
 
   public WorkerConfig withRestoreFrom(String checkpoint) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, checkpoint, zkSessionTimeout, sharedMemoryDir);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, checkpoint, zkSessionTimeout, sharedMemoryDir, gpus);
   }
 
   public WorkerConfig withRpcTimeout(Duration timeout) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, timeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
+        startupTimeout, timeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
   }
 
   public WorkerConfig withZkSessionTimeout(Duration timeout) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, timeout, sharedMemoryDir);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, timeout, sharedMemoryDir, gpus);
   }
 
   public WorkerConfig withSharedMemoryDir(Path dir) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
         startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout,
-        dir);
+        dir, gpus);
+  }
+
+  public WorkerConfig withGpus(GpuDevices devices) {
+    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout,
+        sharedMemoryDir, devices);
   }
 
   /** Where this worker's rings share memory with peers on its host: null where the job or the host says TCP. */
@@ -160,7 +171,7 @@ public record WorkerConfig(
 
   public WorkerConfig withSpec(JobSpec job) {
     return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, job, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir);
+        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
   }
 
   /**

@@ -16,6 +16,7 @@ import org.edl.job.JobSpec;
 import org.edl.job.ShippedConfiguration;
 import org.edl.job.WorkerEnv;
 import org.edl.worker.data.BatchSlicer;
+import org.edl.worker.gpu.ContainerGpus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,15 @@ public final class WorkerMain {
     JobSecret secret = readSecret();
     WorkerConfig config = WorkerConfig.fromEnvironment(System.getenv(), spec, secret,
         ShippedConfiguration.load(Path.of("")));
+    // Held until the process ends: the kernel releases the node's claim then, however it ends.
+    try (ContainerGpus.Held gpus = ContainerGpus.acquire(System.getenv(), spec.resources().gpusPerWorker(),
+        ContainerGpus.PROC_CGROUP, ContainerGpus.CLAIM_WAIT)) {
+      return run(config.withGpus(gpus.devices()));
+    }
+  }
+
+  private static int run(WorkerConfig config) throws Exception {
+    JobSpec spec = config.spec();
     // Only where asked for: copying it to HDFS at the end holds the container, and its GPU, ~2 s.
     Timeline timeline = spec.timeline() ? new Timeline() : null;
     String how = "failed";

@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
 import org.edl.worker.data.Dataset;
+import org.edl.worker.gpu.GpuDevices;
 import org.edl.worker.model.ClassifierModel;
 import org.edl.worker.model.Mlp;
 import org.edl.worker.model.SoftmaxRegression;
@@ -31,7 +33,7 @@ class CudaBackendTest {
   @Test
   void aWorkerWithoutAGpuIsRefusedNamingItsHost() {
     CudaBackend.Unavailable e = assertThrows(CudaBackend.Unavailable.class,
-        () -> CudaBackend.on(new SoftmaxRegression(4, 2, 1), "", "node-7"));
+        () -> CudaBackend.on(new SoftmaxRegression(4, 2, 1), GpuDevices.NONE, "node-7"));
     assertTrue(e.getMessage().contains("host node-7") && e.getMessage().contains("assigned this worker none"),
         e.getMessage());
   }
@@ -40,7 +42,7 @@ class CudaBackendTest {
   @DisabledIf("cudaPresent")
   void withoutADriverTheErrorNamesTheHostAndTheMissingDevice() {
     CudaBackend.Unavailable e = assertThrows(CudaBackend.Unavailable.class,
-        () -> CudaBackend.on(new SoftmaxRegression(4, 2, 1), "3", "node-7"));
+        () -> CudaBackend.on(new SoftmaxRegression(4, 2, 1), claimed(3), "node-7"));
     assertTrue(e.getMessage().contains("host node-7: CUDA device 3 is not available"), e.getMessage());
     assertTrue(e.getMessage().contains("NVIDIA driver"), e.getMessage());
   }
@@ -67,12 +69,29 @@ class CudaBackendTest {
   @EnabledIf("cudaPresent")
   void aDeviceThisHostDoesNotHaveIsNamed() {
     CudaBackend.Unavailable e = assertThrows(CudaBackend.Unavailable.class,
-        () -> CudaBackend.on(new SoftmaxRegression(4, 2, 1), "4096", "node-7"));
+        () -> CudaBackend.on(new SoftmaxRegression(4, 2, 1), claimed(4096), "node-7"));
     assertTrue(e.getMessage().contains("host node-7: no CUDA device 4096"), e.getMessage());
   }
 
+  /**
+   * Under YARN's Docker runtime the node's GPU 5 is the container's CUDA device 0: the message
+   * names both, and the device opened is the container's.
+   */
+  @Test
+  @DisabledIf("cudaPresent")
+  void aDeviceYarnsDockerRuntimeGaveIsNamedByBothNumbers() {
+    CudaBackend.Unavailable e = assertThrows(CudaBackend.Unavailable.class,
+        () -> CudaBackend.on(new SoftmaxRegression(4, 2, 1), new GpuDevices(List.of(5), List.of(0), "docker"), "node-7"));
+    assertTrue(e.getMessage().contains("host node-7: GPU 5 (CUDA device 0 in this container) is not available"),
+        e.getMessage());
+  }
+
+  private static GpuDevices claimed(int index) {
+    return new GpuDevices(List.of(index), List.of(index), "claimed");
+  }
+
   private static void trainsLikeTheCpu(ClassifierModel cpu, ClassifierModel twin) {
-    ClassifierModel cuda = CudaBackend.on(twin, "0", "this host");
+    ClassifierModel cuda = CudaBackend.on(twin, claimed(0), "this host");
     Dataset data = dataset(512, 64, 10);
     int[] order = new int[data.size()];
     for (int i = 0; i < order.length; i++) {

@@ -2157,7 +2157,8 @@ class JobProgress(object):
 
 class WorkerPlacement(object):
     """
-    Where one worker container runs: its host and the GPU indices the AM gave it.
+    Where one worker container runs: its host and the GPU indices it uses, as its worker reported
+    them (claimed on its node, or given by YARN); the AM's suggestion until the worker has said.
 
     Attributes:
      - container

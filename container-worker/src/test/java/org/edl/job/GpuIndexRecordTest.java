@@ -1,4 +1,4 @@
-package org.edl.am;
+package org.edl.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

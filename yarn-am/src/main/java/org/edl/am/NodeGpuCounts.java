@@ -1,0 +1,62 @@
+package org.edl.am;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeReport;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code yarn.io/gpu} each node advertises, from the ResourceManager's node reports: a worker
+ * claims indices below it on its node. The reports are asked for again only when a container
+ * lands on a node not seen yet, so a launch costs no call to the ResourceManager but the first on
+ * each node. Main thread only.
+ */
+final class NodeGpuCounts {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeGpuCounts.class);
+
+  /** The running nodes' reports (the cluster client's). */
+  @FunctionalInterface
+  interface NodeReports {
+    List<NodeReport> running() throws Exception;
+  }
+
+  private final NodeReports reports;
+  private final Map<NodeId, Long> byNode = new HashMap<>();
+
+  NodeGpuCounts(NodeReports reports) {
+    this.reports = reports;
+  }
+
+  /** Empty when the ResourceManager cannot say: the worker then claims only the AM's suggestion. */
+  OptionalLong of(NodeId node) {
+    if (!byNode.containsKey(node)) {
+      try {
+        for (NodeReport r : reports.running()) {
+          byNode.put(r.getNodeId(), gpusOf(r.getCapability()));
+        }
+      } catch (Exception e) {
+        LOG.warn("Could not list the cluster's nodes for the GPUs of {}: {}", node, e.toString());
+      }
+    }
+    Long n = byNode.get(node);
+    return n == null ? OptionalLong.empty() : OptionalLong.of(n);
+  }
+
+  private static long gpusOf(Resource capability) {
+    if (capability == null) {
+      return 0;
+    }
+    for (ResourceInformation ri : capability.getResources()) {
+      if (ResourceInformation.GPU_URI.equals(ri.getName())) {
+        return ri.getValue();
+      }
+    }
+    return 0;
+  }
+}
