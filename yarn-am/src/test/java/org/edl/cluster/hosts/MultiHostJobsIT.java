@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -53,9 +54,9 @@ import org.slf4j.LoggerFactory;
  * Elastic jobs on the multi-host cluster as their user runs them, with {@code yarn jar} and the
  * shaded jar and {@code HADOOP_CONF_DIR} set: every worker on a host of its own (one GPU per
  * host), the ring between hosts over TCP. A scale-out, a migration that moves the leader to
- * another host, a leader killed, a follower's whole host lost. Each job must end SUCCEEDED with
+ * another host, a leader killed; a follower's, the leader's and the AM's whole host lost. Each job must end SUCCEEDED with
  * its model, every step's samples counted once, and exactly the failures it suffered counted.
- * The master daemons have a host of their own (a host lost is never the NameNode's);
+ * The master daemons and the ZooKeeper servers have hosts of their own (a host lost is a worker's only);
  * NodeManagers expire after 20 s, so YARN too reports a lost host's containers while the job
  * still runs, and they must not be counted twice. Logs stay under {@code target/it/multihost-jobs}.
  */
@@ -71,6 +72,8 @@ class MultiHostJobsIT {
   private static Configuration conf;
   private static YarnClient yarn;
   private static UserShell user;
+  /** Hosts the tests lost: no job goes there again. */
+  private static final Set<String> lost = new HashSet<>();
 
   @BeforeAll
   static void start() throws Exception {
@@ -79,7 +82,7 @@ class MultiHostJobsIT {
     Path root = Path.of(System.getProperty("edl.home")).toAbsolutePath();
     Path dir = Path.of(System.getProperty("edl.it.dir")).resolve("multihost-jobs").toAbsolutePath();
     org.apache.hadoop.fs.FileUtil.fullyDelete(dir.toFile());
-    cluster = MultiHostCluster.builder().hosts(5).dedicatedMaster(true).gpusPerHost(1).hostMemoryMb(4096)
+    cluster = MultiHostCluster.builder().hosts(8).masterHosts(3).gpusPerHost(1).hostMemoryMb(4096)
         .yarnSetting("yarn.nm.liveness-monitor.expiry-interval-ms", "20000")
         // Container logs stay on their hosts (hosts/<host>/nm-logs), where a failed run leaves them.
         .yarnSetting("yarn.log-aggregation-enable", "false").dir(dir.resolve("cluster"))
@@ -118,7 +121,7 @@ class MultiHostJobsIT {
     String leader = job.leader();
     String from = hostOf(three, leader);
     String to = cluster.workerHosts().stream().map(SimulatedHost::address)
-        .filter(h -> !hostsOf(three).contains(h)).findFirst().orElseThrow();
+        .filter(h -> !hostsOf(three).contains(h) && !lost.contains(h)).findFirst().orElseThrow();
     long versionBefore = three.getProgress().getTopologyVersion();
     user.run(YARN_JAR + "migrate " + job.id() + " --from " + from + " --to " + to, Duration.ofMinutes(1))
         .assertSucceeded();
@@ -142,23 +145,64 @@ class MultiHostJobsIT {
     JobStatus training = job.await("three workers training",
         s -> s.getProgress().getWorkers() == 3 && s.getProgress().getStep() >= 20);
     String leader = job.leader();
-    String amHost = yarn.getApplicationReport(ApplicationId.fromString(job.id())).getHost();
-    Set<String> zooKeeper = new HashSet<>(cluster.zooKeeperHosts().stream().map(SimulatedHost::address).toList());
-    // A host without a ZooKeeper server first: the ensemble keeps its quorum for the tests after.
+    String amHost = job.amHost();
     WorkerPlacement victim = training.getPlacements().stream()
-        .filter(p -> !p.getContainer().equals(leader) && !p.getHost().equals(amHost))
-        .sorted((a, b) -> Boolean.compare(zooKeeper.contains(a.getHost()), zooKeeper.contains(b.getHost())))
-        .findFirst().orElseThrow(() -> new AssertionError("no follower apart from the AM's host: "
-            + training.getPlacements() + ", AM on " + amHost));
-    long stepAtCut = job.status().getProgress().getStep();
+        .filter(p -> !p.getContainer().equals(leader) && !p.getHost().equals(amHost)).findFirst()
+        .orElseThrow(() -> new AssertionError("no follower apart from the AM's host: " + training.getPlacements()));
+
     long cut = System.nanoTime();
-    cluster.loseHost(cluster.host(victim.getHost()));
-    JobStatus again = job.await("training again without " + victim.getContainer(),
-        s -> !s.getProgress().getMembers().contains(victim.getContainer()) && s.getProgress().getWorkers() >= 2
-            && s.getProgress().getStep() > stepAtCut + 5);
-    LOG.info("Training again {} ms after host {} was cut: {}", (System.nanoTime() - cut) / 1_000_000,
-        victim.getHost(), again.getProgress());
+    lose(victim.getHost());
+    JobStatus recovered = job.awaitRingWithout(victim.getContainer(), 2);
+    LOG.info("A ring without {} {} ms after its host {} was cut: {}", victim.getContainer(),
+        (System.nanoTime() - cut) / 1_000_000, victim.getHost(), recovered.getProgress());
+    assertEquals(1, recovered.getProgress().getLeaderEpoch(), "the leader stayed: " + recovered.getProgress());
     job.awaitSucceeded(1);
+  }
+
+  @Test
+  @Order(3)
+  void theLeadersHostLostMidTrainingIsSucceededAfterItsSessionAndTheJobGoesOn() throws Exception {
+    Job job = submit("leader-host-loss", "--workers 2 --min-workers 1 --max-workers 2 --steps 2500");
+    JobStatus training = job.await("two workers training",
+        s -> s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 20);
+    // The AM's own host is another case (below): no worker there.
+    moveWorkersOffTheAmsHost(job, training);
+    String leader = job.leader();
+    JobStatus before = job.status();
+    String leaderHost = hostOf(before, leader);
+
+    long cut = System.nanoTime();
+    lose(leaderHost);
+    JobStatus recovered = job.awaitRingWithout(leader, 1);
+    LOG.info("A ring without the leader {} {} ms after its host {} was cut: {}", leader,
+        (System.nanoTime() - cut) / 1_000_000, leaderHost, recovered.getProgress());
+    assertTrue(recovered.getProgress().getLeaderEpoch() > before.getProgress().getLeaderEpoch(),
+        "a successor leads: " + recovered.getProgress());
+    job.awaitSucceeded(1);
+  }
+
+  @Test
+  @Order(4)
+  void theAmsHostLostMidTrainingIsFollowedByAnAttemptElsewhereThatAdoptsTheWorkers() throws Exception {
+    Job job = submit("am-host-loss", "--workers 2 --min-workers 1 --max-workers 2 --steps 3000");
+    JobStatus training = job.await("two workers training",
+        s -> s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 20);
+    // A worker lost with the AM is another case (above): no worker there.
+    String amHost = job.amHost();
+    moveWorkersOffTheAmsHost(job, training);
+    List<String> workers = job.status().getContainers();
+
+    long cut = System.nanoTime();
+    lose(amHost);
+    ApplicationReport second = Await.until("a second AM attempt", () -> yarn.getApplicationReport(
+        ApplicationId.fromString(job.id())), r -> r.getCurrentApplicationAttemptId().getAttemptId() >= 2
+            && r.getRpcPort() > 0 && !r.getHost().equals(amHost), JOB_TIMEOUT, Duration.ofSeconds(1));
+    job.disconnect();
+    JobStatus adopted = job.await("the second attempt's status", s -> true);
+    LOG.info("The AM's next attempt answered on {} {} ms after its host {} was cut: {}", second.getHost(),
+        (System.nanoTime() - cut) / 1_000_000, amHost, adopted);
+    assertEquals(Set.copyOf(workers), Set.copyOf(adopted.getContainers()), "the new attempt adopted the workers");
+    job.awaitSucceeded(0);
   }
 
   // ------------------------------------------------------------------ the job as its user sees it
@@ -180,11 +224,54 @@ class MultiHostJobsIT {
     return job;
   }
 
-  private record Job(String id, Running client, String output, long steps) {
+  /**
+   * A job being followed. Its control connection stays open between polls, as a follower's does:
+   * opening one reads the job's secret from HDFS, and after a host is lost every new HDFS client
+   * first tries the lost DataNode.
+   */
+  private static final class Job {
+    private final String id;
+    private final Running client;
+    private final String output;
+    private final long steps;
+    private JobControlConnection am;
+
+    Job(String id, Running client, String output, long steps) {
+      this.id = id;
+      this.client = client;
+      this.output = output;
+      this.steps = steps;
+    }
+
+    String id() {
+      return id;
+    }
+
     JobStatus status() throws Exception {
-      try (JobControlConnection am = new JobControlLocator(conf, yarn).connect(id, Duration.ofSeconds(30))) {
-        return am.control().status();
+      if (am == null) {
+        am = new JobControlLocator(conf, yarn).connect(id, Duration.ofSeconds(30));
       }
+      try {
+        return am.control().status();
+      } catch (Exception e) {
+        am.close();
+        am = null;
+        throw e;
+      }
+    }
+
+    String amHost() throws Exception {
+      return yarn.getApplicationReport(ApplicationId.fromString(id)).getHost();
+    }
+
+    /**
+     * Until the leader reports a ring of at least {@code members} that no longer holds
+     * {@code container}, whatever the AM's state.
+     */
+    JobStatus awaitRingWithout(String container, int members) {
+      return Await.until("a ring without " + container, this::status, s -> s.isSetProgress()
+          && s.getProgress().isSetMembers() && !s.getProgress().getMembers().contains(container)
+          && s.getProgress().getMembersSize() >= members, JOB_TIMEOUT, Duration.ofMillis(100));
     }
 
     JobStatus await(String what, Predicate<JobStatus> done) {
@@ -204,12 +291,22 @@ class MultiHostJobsIT {
     }
 
     /** SUCCEEDED with its model at the last step, each step's samples counted once, {@code failures} counted. */
+    /** The next status opens a new connection (to the AM attempt the application report names). */
+    void disconnect() {
+      if (am != null) {
+        am.close();
+        am = null;
+      }
+    }
+
     void awaitSucceeded(int failures) throws Exception {
+      disconnect();
       Ran followed = client.awaitExit(JOB_TIMEOUT);
       assertTrue(followed.output().contains(id + " SUCCEEDED"), followed.output());
       ApplicationReport end = yarn.getApplicationReport(ApplicationId.fromString(id));
       assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
-      assertTrue(end.getDiagnostics().contains("worker failures: " + failures + " of"), end.getDiagnostics());
+      assertTrue(failures == 0 ? !end.getDiagnostics().contains("worker failures")
+          : end.getDiagnostics().contains("worker failures: " + failures + " of"), end.getDiagnostics());
       try (FileSystem fs = FileSystem.newInstance(conf)) {
         assertTrue(fs.getFileStatus(new org.apache.hadoop.fs.Path(output, ModelOutput.MODEL_FILE)).getLen() > 0);
       }
@@ -218,6 +315,26 @@ class MultiHostJobsIT {
       assertEquals(steps * BATCH, metrics.samplesSeen(), metrics.toString());
       assertEquals(Optional.empty(), ModelOutput.verify(conf, output, steps));
     }
+  }
+
+  /** With {@code yarn jar ... migrate}, when a worker of {@code job} runs on its AM's host. */
+  private static void moveWorkersOffTheAmsHost(Job job, JobStatus training) throws Exception {
+    String amHost = job.amHost();
+    if (!hostsOf(training).contains(amHost)) {
+      return;
+    }
+    String free = cluster.workerHosts().stream().map(SimulatedHost::address)
+        .filter(h -> !hostsOf(training).contains(h) && !lost.contains(h)).findFirst().orElseThrow();
+    user.run(YARN_JAR + "migrate " + job.id() + " --from " + amHost + " --to " + free, Duration.ofMinutes(1))
+        .assertSucceeded();
+    int workers = training.getProgress().getWorkers();
+    job.await("no worker on the AM's host", s -> s.getProgress().getWorkers() == workers
+        && !hostsOf(s).contains(amHost) && s.getPlacementsSize() == workers);
+  }
+
+  private static void lose(String host) throws Exception {
+    lost.add(host);
+    cluster.loseHost(cluster.host(host));
   }
 
   private static Set<String> hostsOf(JobStatus s) {
