@@ -36,6 +36,20 @@ public interface ContainerDriver {
   /** Gives an allocated or running container back; YARN reports its completion afterwards. */
   void release(String containerId);
 
+  /**
+   * Asks whether the node manager of {@code containerId}'s node still answers (a connection to its
+   * address, off the main thread); when it does not, {@link ContainerEventHandler#onNodeUnreachable}
+   * follows. A node that answers says nothing: its own report of the container will come.
+   */
+  void probeNode(String containerId);
+
+  /**
+   * Keeps new containers off {@code host} for a while (the application's blacklist), so that a
+   * node the resource manager still counts as running, but that is gone, is not given a
+   * replacement that could never start.
+   */
+  void avoidHost(String host);
+
   /** Training progress in [0, 1], sent to the resource manager with the next heartbeat. */
   void reportProgress(float progress);
 

@@ -21,6 +21,12 @@ public interface ContainerEventHandler {
   void onContainerCompleted(String containerId, int exitStatus, String diagnostics);
 
   /**
+   * The node manager of {@code containerId}'s node did not answer {@link ContainerDriver#probeNode}:
+   * the node is presumed lost with the container, which YARN reports only once the node expires.
+   */
+  void onNodeUnreachable(String containerId, String why);
+
+  /**
    * The resource manager will take containers back ({@code PreemptionMessage}); only messages
    * that ask for something come here, again on every heartbeat while they stand.
    */

@@ -1,5 +1,6 @@
 package org.edl.am;
 
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
@@ -66,7 +67,23 @@ final class FleetExits {
 
   /** A container that could not be started: given back, then judged like an exit. */
   void startFailed(String containerId, Throwable cause) {
-    ContainerExit exit = ContainerExit.notStarted(cause);
+    endNow(containerId, ContainerExit.notStarted(cause));
+  }
+
+  /**
+   * A container the leader declared failed on a node whose node manager does not answer: judged
+   * now as YARN reports such a container once the node expires (ABORTED), minutes later by
+   * default, and given back, so that YARN's own report of it then finds it gone and counts
+   * nothing twice.
+   */
+  void lostWithNode(String containerId, String why) {
+    if (book.isLive(containerId)) {
+      endNow(containerId, ContainerExit.exited(ContainerExitStatus.ABORTED, why));
+    }
+  }
+
+  /** Ends {@code containerId} before YARN reports it: given back, then judged like an exit. */
+  private void endNow(String containerId, ContainerExit exit) {
     ContainerFacts facts = factsOf(containerId);
     ExitVerdict verdict = ExitRules.judge(exit, facts, fleetFactsBesides(containerId));
     if (verdict.kind() == ExitVerdict.Kind.IGNORE) {

@@ -6,13 +6,19 @@ import org.edl.thrift.JobProgress;
 
 /**
  * What the fleet takes from one of the leader's progress reports: the running ring's size and,
- * when the leader names them, its members. A failed container is known to be recovered from
- * once the ring the leader reports no longer holds it; nothing is read out of event text.
+ * when the leader names them, its members, and the workers it declared failed in the job so far.
+ * A failed container is known to be recovered from once the ring the leader reports no longer
+ * holds it; nothing is read out of event text.
  */
-public record LeaderReport(int workers, Optional<List<String>> members, long leaderEpoch) {
+public record LeaderReport(int workers, Optional<List<String>> members, long leaderEpoch, List<String> failed) {
 
   public LeaderReport {
     members = members.map(List::copyOf);
+    failed = List.copyOf(failed);
+  }
+
+  public LeaderReport(int workers, Optional<List<String>> members, long leaderEpoch) {
+    this(workers, members, leaderEpoch, List.of());
   }
 
   /** A report that gives only the ring's size (an older leader, or a test). */
@@ -22,7 +28,7 @@ public record LeaderReport(int workers, Optional<List<String>> members, long lea
 
   public static LeaderReport of(JobProgress p) {
     return new LeaderReport(p.getWorkers(), p.isSetMembers() ? Optional.of(p.getMembers()) : Optional.empty(),
-        p.isSetLeaderEpoch() ? p.getLeaderEpoch() : 0);
+        p.isSetLeaderEpoch() ? p.getLeaderEpoch() : 0, p.isSetFailed() ? p.getFailed() : List.of());
   }
 
   /**

@@ -1,9 +1,11 @@
 package org.edl.am;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.edl.am.FleetChange.Migration;
 import org.edl.am.FleetChange.Restart;
@@ -82,6 +84,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   private final PreemptionResponse preemption;
   private final CompletableFuture<JobOutcome> outcome = new CompletableFuture<>();
   private final FleetExits ends;
+  /** Workers the leader declared failed whose node was asked after ({@link #onNodeUnreachable}). */
+  private final Set<String> probed = new HashSet<>();
   private String diagnostics = "";
 
   /** A fleet that never changes size (min = max = target): scale calls are refused. */
@@ -348,6 +352,13 @@ public final class WorkerFleet implements ContainerEventHandler {
   /** As {@link #onProgressReport(int)}, with the members the leader names (they show its recoveries). */
   public void onProgressReport(LeaderReport report) {
     state.latest = report;
+    // A worker the leader declared failed that YARN still holds as running may be on a node that
+    // is gone: YARN says so only when the node expires (10 minutes by default), so ask the node.
+    for (String id : report.failed()) {
+      if (book.isLive(id) && probed.add(id)) {
+        state.driver.probeNode(id);
+      }
+    }
     if (state.change != null) {
       state.change = state.change.after(report);
     }
@@ -406,6 +417,19 @@ public final class WorkerFleet implements ContainerEventHandler {
   @Override
   public void onContainerCompleted(String containerId, int exitStatus, String yarnDiagnostics) {
     ends.completed(containerId, exitStatus, yarnDiagnostics);
+  }
+
+  /** The leader declared it failed and its node does not answer: lost with its node, not waited for. */
+  @Override
+  public void onNodeUnreachable(String containerId, String why) {
+    WorkerContainer c = book.get(containerId);
+    if (c == null || state.isDone()) {
+      return;
+    }
+    LOG.warn("Worker {} on {}: declared failed by the leader, and {}; counting it lost with its node", c.id(),
+        c.host(), why);
+    state.driver.avoidHost(c.host());
+    ends.lostWithNode(containerId, "declared failed by the leader, and " + why);
   }
 
   /** See {@link PreemptionResponse}: the workers the resource manager wants leave by scale-in. */

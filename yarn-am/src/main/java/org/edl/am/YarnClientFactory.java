@@ -26,7 +26,12 @@ public interface YarnClientFactory {
 
       @Override
       public NMClientAsync nodeManagerClient(NMClientAsync.AbstractCallbackHandler handler) {
-        return NMClientAsync.createNMClientAsync(handler);
+        NMClientAsync client = NMClientAsync.createNMClientAsync(handler);
+        // Stopping the client must not stop the containers it started: the ResourceManager ends
+        // a finished application's containers itself, and a container on a lost node would hold
+        // the AM's exit for the node managers' connect timeout (minutes) while its stop is retried.
+        client.getClient().cleanupRunningContainersOnStop(false);
+        return client;
       }
 
       @Override

@@ -1,6 +1,7 @@
 package org.edl.am;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,6 +18,7 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.PreemptionContainer;
@@ -31,6 +33,7 @@ import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
 import org.apache.hadoop.yarn.client.api.async.NMClientAsync;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.edl.job.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +57,8 @@ public final class YarnContainerDriver implements ContainerDriver {
    * migration's) are served before any extra it asks for.
    */
   private static final Priority EXTRA_PRIORITY = Priority.newInstance(3);
+  /** Long beside a busy node's accept, short beside the node expiry it saves waiting for. */
+  private static final Duration NODE_PROBE_TIMEOUT = Duration.ofSeconds(5);
 
   private final Configuration conf;
   private final YarnClientFactory clients;
@@ -64,6 +69,9 @@ public final class YarnContainerDriver implements ContainerDriver {
   private final List<ContainerRequest> pinned = new ArrayList<>();
   private final ArrayDeque<ContainerRequest> extras = new ArrayDeque<>();
   private final Map<String, Container> allocated = new HashMap<>();
+  /** Hosts on the application's blacklist, with when each may be used again (nanoTime). */
+  private final Map<String, Long> avoided = new HashMap<>();
+  private final NodeProbe nodes = new NodeProbe(NODE_PROBE_TIMEOUT);
   private volatile float progress;
   private java.util.function.IntConsumer halt = status -> Runtime.getRuntime().halt(status);
   private ContainerEventHandler handler;
@@ -200,6 +208,40 @@ public final class YarnContainerDriver implements ContainerDriver {
   }
 
   @Override
+  public void probeNode(String containerId) {
+    Container c = allocated.get(containerId);
+    if (c == null) {
+      return;
+    }
+    NodeId node = c.getNodeId();
+    nodes.probe(node.getHost(), node.getPort(), why -> onMainThread("node probe", () -> handler.onNodeUnreachable(
+        containerId, "its node manager at " + node + " does not answer (" + why + ")")));
+  }
+
+  /**
+   * Blacklists {@code host} until the resource manager could have expired its node manager
+   * ({@code yarn.nm.liveness-monitor.expiry-interval-ms}): by then it schedules nothing there if
+   * the node is lost, and the node is back if it is not.
+   */
+  @Override
+  public void avoidHost(String host) {
+    Duration period = Duration.ofMillis(conf.getLong(YarnConfiguration.RM_NM_EXPIRY_INTERVAL_MS,
+        YarnConfiguration.DEFAULT_RM_NM_EXPIRY_INTERVAL_MS));
+    if (avoided.put(host, System.nanoTime() + period.toNanos()) == null) {
+      resourceManager.updateBlacklist(new ArrayList<>(List.of(host)), new ArrayList<>());
+      LOG.info("Keeping new containers off {} for {} s", host, period.toSeconds());
+    }
+    nodes.after(period, () -> onMainThread("end of avoiding " + host, () -> {
+      Long until = avoided.get(host);
+      if (until != null && System.nanoTime() - until >= 0) {
+        avoided.remove(host);
+        resourceManager.updateBlacklist(new ArrayList<>(), new ArrayList<>(List.of(host)));
+        LOG.info("Containers may go to {} again", host);
+      }
+    }));
+  }
+
+  @Override
   public void reportProgress(float fraction) {
     progress = Math.max(0f, Math.min(1f, fraction));
   }
@@ -227,6 +269,7 @@ public final class YarnContainerDriver implements ContainerDriver {
     if (nodeManagers != null) {
       nodeManagers.stop();
     }
+    nodes.close();
   }
 
   private void onMainThread(String what, Runnable action) {

@@ -16,6 +16,8 @@ final class TestingContainerDriver implements ContainerDriver {
   Consumer<String> onRelease = id -> {};
   Consumer<Float> onProgress = p -> {};
   Consumer<JobOutcome> onUnregister = o -> {};
+  Consumer<String> onProbeNode = id -> {};
+  Consumer<String> onAvoidHost = host -> {};
 
   @Override
   public void requestContainers(int count, WorkerResource resource) {
@@ -55,6 +57,16 @@ final class TestingContainerDriver implements ContainerDriver {
   @Override
   public void release(String containerId) {
     onRelease.accept(containerId);
+  }
+
+  @Override
+  public void probeNode(String containerId) {
+    onProbeNode.accept(containerId);
+  }
+
+  @Override
+  public void avoidHost(String host) {
+    onAvoidHost.accept(host);
   }
 
   @Override

@@ -87,6 +87,51 @@ class WorkerFleetFailureTest {
   }
 
   @Test
+  void aWorkerDeclaredFailedOnANodeThatIsGoneIsCountedOnceAndReplacedWithoutWaitingForTheNodeExpiry() {
+    List<String> probed = new ArrayList<>();
+    List<String> avoided = new ArrayList<>();
+    driver.onProbeNode = probed::add;
+    driver.onAvoidHost = avoided::add;
+    WorkerFleet fleet = running(3, 1, 3, 2);
+    LeaderReport withoutC2 = new LeaderReport(2, Optional.of(List.of("c1", "c3")), 1, List.of("c2"));
+    fleet.onProgressReport(withoutC2);
+    fleet.onProgressReport(withoutC2);
+    assertEquals(List.of("c2"), probed, "its node is asked once");
+    assertTrue(requested.isEmpty(), "nothing before the node's answer");
+
+    fleet.onNodeUnreachable("c2", "its node manager at h1:8041 does not answer (NoRouteToHostException)");
+    assertEquals(List.of("h1"), avoided, "no replacement on the node that is gone");
+    assertEquals(List.of("c2"), released);
+    assertEquals(List.of(1), requested, "one replacement");
+    String status = fleet.status().diagnostics();
+    assertTrue(status.contains("c2 on h1 (exit status -100"), status);
+    assertTrue(status.contains("worker failures: 1 of 2 allowed"), status);
+
+    // YARN's own report once the node expired, and the leader's next reports: nothing counted twice.
+    fleet.onContainerCompleted("c2", ContainerExitStatus.ABORTED, "Container released on a *lost* node");
+    fleet.onProgressReport(withoutC2);
+    fleet.onNodeUnreachable("c2", "again");
+    assertEquals(List.of(1), requested);
+    assertEquals(List.of("c2"), probed);
+    assertTrue(fleet.status().diagnostics().contains("worker failures: 1 of 2 allowed"), fleet.status().diagnostics());
+  }
+
+  @Test
+  void aWorkerDeclaredFailedWhoseNodeAnswersIsCountedFromYarnsReport() {
+    List<String> probed = new ArrayList<>();
+    driver.onProbeNode = probed::add;
+    WorkerFleet fleet = running(3, 1, 3, 2);
+    fleet.onProgressReport(new LeaderReport(2, Optional.of(List.of("c1", "c3")), 1, List.of("c2")));
+    assertEquals(List.of("c2"), probed);
+    // The node answered (no onNodeUnreachable): its node manager reports the exit itself.
+    fleet.onContainerCompleted("c2", 137, KILLED);
+    assertEquals(List.of(1), requested);
+    assertTrue(fleet.status().diagnostics().contains("c2 on h1 (exit status 137 (killed)) failed"),
+        fleet.status().diagnostics());
+    assertTrue(released.isEmpty(), "YARN ended it: nothing to give back");
+  }
+
+  @Test
   void aLostNodeAndAnUnaskedPreemptionAreFailuresAndTheOneBeyondTheLimitFailsTheJobNamingEach() {
     WorkerFleet fleet = running(4, 1, 4, 2);
     fleet.onContainerCompleted("c1", ContainerExitStatus.ABORTED, "Container released on a *lost* node");

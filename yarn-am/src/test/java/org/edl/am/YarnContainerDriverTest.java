@@ -3,6 +3,7 @@ package org.edl.am;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.same;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.timeout;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
@@ -97,7 +99,17 @@ class YarnContainerDriverTest {
 
   @BeforeEach
   void start() throws Exception {
-    YarnClientFactory factory = new YarnClientFactory() {
+    driver = new YarnContainerDriver(new Configuration(false), factory(), mainThread, 100);
+    driver.start(events, (container, launch) -> {
+      launchedContexts.add(container);
+      launches.add(launch);
+      return Records.newRecord(ContainerLaunchContext.class);
+    }, "am-host", 4321, "http://am-host:8088/");
+    verify(resourceManager).registerApplicationMaster("am-host", 4321, "http://am-host:8088/");
+  }
+
+  private YarnClientFactory factory() {
+    return new YarnClientFactory() {
       @Override
       public AMRMClientAsync<ContainerRequest> resourceManagerClient(int heartbeatMs,
           AMRMClientAsync.AbstractCallbackHandler handler) {
@@ -116,13 +128,6 @@ class YarnContainerDriverTest {
         return cluster;
       }
     };
-    driver = new YarnContainerDriver(new Configuration(false), factory, mainThread, 100);
-    driver.start(events, (container, launch) -> {
-      launchedContexts.add(container);
-      launches.add(launch);
-      return Records.newRecord(ContainerLaunchContext.class);
-    }, "am-host", 4321, "http://am-host:8088/");
-    verify(resourceManager).registerApplicationMaster("am-host", 4321, "http://am-host:8088/");
   }
 
   @AfterEach
@@ -195,6 +200,43 @@ class YarnContainerDriverTest {
     verify(resourceManager, never()).removeContainerRequest(same(plain));
     onMain(driver::withdrawRequests);
     verify(resourceManager).removeContainerRequest(same(plain));
+  }
+
+  @Test
+  void aNodeThatRefusesTheProbeIsReportedUnreachableAndOneThatAcceptsItIsNot() throws Exception {
+    try (java.net.ServerSocket listening = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        java.net.ServerSocket closed = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      int closedPort = closed.getLocalPort();
+      closed.close();
+      driver.requestContainers(2, ONE_GPU);
+      Container up = Container.newInstance(ContainerId.newContainerId(ATTEMPT, 11),
+          NodeId.newInstance("127.0.0.1", listening.getLocalPort()), "up:8042", Resource.newInstance(2048, 2),
+          Priority.newInstance(1), null);
+      Container down = Container.newInstance(ContainerId.newContainerId(ATTEMPT, 12),
+          NodeId.newInstance("127.0.0.1", closedPort), "down:8042", Resource.newInstance(2048, 2),
+          Priority.newInstance(1), null);
+      fromYarnThread(() -> fromResourceManager.onContainersAllocated(List.of(up, down)));
+      events.next();
+
+      onMain(() -> driver.probeNode(id(11)));
+      onMain(() -> driver.probeNode(id(12)));
+      assertEquals(new Event("unreachable " + id(12), MAIN), events.next());
+      assertNull(events.events.poll(1, TimeUnit.SECONDS), "the node that accepted says nothing");
+    }
+  }
+
+  @Test
+  void anAvoidedHostIsBlacklistedOnceAndAllowedAgainAfterTheNodeExpiry() throws Exception {
+    driver.stop();
+    Configuration conf = new Configuration(false);
+    conf.setLong(org.apache.hadoop.yarn.conf.YarnConfiguration.RM_NM_EXPIRY_INTERVAL_MS, 300);
+    driver = new YarnContainerDriver(conf, factory(), mainThread, 100);
+    driver.start(events, (container, launch) -> Records.newRecord(ContainerLaunchContext.class), "am-host", 4321, "");
+
+    onMain(() -> driver.avoidHost("node-a"));
+    onMain(() -> driver.avoidHost("node-a"));
+    verify(resourceManager, times(1)).updateBlacklist(List.of("node-a"), List.of());
+    verify(resourceManager, timeout(10_000)).updateBlacklist(List.of(), List.of("node-a"));
   }
 
   @Test
@@ -435,6 +477,11 @@ class YarnContainerDriverTest {
     @Override
     public void onContainerCompleted(String containerId, int exitStatus, String diagnostics) {
       record("completed " + containerId + " " + exitStatus + " " + diagnostics);
+    }
+
+    @Override
+    public void onNodeUnreachable(String containerId, String why) {
+      record("unreachable " + containerId);
     }
 
     @Override

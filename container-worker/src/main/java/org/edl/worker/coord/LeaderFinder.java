@@ -2,6 +2,10 @@ package org.edl.worker.coord;
 
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
 import org.edl.job.JobPaths;
 
 /**
@@ -11,15 +15,55 @@ import org.edl.job.JobPaths;
 public final class LeaderFinder {
   private final CuratorFramework client;
   private final String latchPath;
+  /** The leader read last, while no change of the election was seen since; null: read again. */
+  private String known;
+  private long changes;
 
   public LeaderFinder(CuratorFramework client, String appId) {
     this.client = client;
     this.latchPath = JobPaths.leader(appId);
   }
 
-  /** The elected leader's coordinator address, waiting (on watches) until one is elected. */
+  /**
+   * The elected leader's coordinator address, waiting (on watches) until one is elected; answered
+   * from memory while the election has not changed since it was read (a watch on it forgets the
+   * answer). A member whose ZooKeeper server is cut off learns so only when its client's read
+   * timeout (two thirds of the session timeout) passes, and until then every read waits: its
+   * heartbeats would stop, and the leader would declare a live member failed.
+   */
   public String leaderAddress(Duration timeout) throws Exception {
-    return LeaderElection.leaderAddress(client, latchPath, timeout);
+    long seen;
+    synchronized (this) {
+      if (known != null) {
+        return known;
+      }
+      seen = changes;
+    }
+    boolean watched;
+    try {
+      // Watched before reading: a change after the watch is set forgets what is read.
+      client.getChildren().usingWatcher((CuratorWatcher) this::electionChanged).forPath(latchPath);
+      watched = true;
+    } catch (KeeperException.NoNodeException e) {
+      watched = false; // nobody has joined yet: read (and wait) without remembering
+    }
+    String leader = LeaderElection.leaderAddress(client, latchPath, timeout);
+    synchronized (this) {
+      if (watched && changes == seen) {
+        known = leader;
+      }
+    }
+    return leader;
+  }
+
+  /** A connection event (type None) changes nothing: the watch stays set across reconnects. */
+  private void electionChanged(WatchedEvent event) {
+    if (event.getType() != Watcher.Event.EventType.None) {
+      synchronized (this) {
+        changes++;
+        known = null;
+      }
+    }
   }
 
   /** The address of a leader other than {@code previous}: its successor, once elected. */

@@ -103,6 +103,32 @@ class LeaderElectionTest {
     assertThrows(IllegalStateException.class, e::start);
   }
 
+  @Test
+  void aFinderAnswersFromMemoryWhileItsServerIsGoneAndFollowsASuccessorAfterwards() throws Exception {
+    LeaderElection first = candidate("host0:9000");
+    first.start();
+    assertEquals("leader host0:9000", events.poll(WAIT.toSeconds(), TimeUnit.SECONDS));
+    CuratorFramework member = CuratorFrameworkFactory.builder().connectString(zk.connectString())
+        .sessionTimeoutMs(10_000).connectionTimeoutMs(2_000).retryPolicy(new RetryOneTime(100)).build();
+    member.start();
+    clients.add(member);
+    LeaderFinder finder = new LeaderFinder(member, APP);
+    assertEquals("host0:9000", finder.leaderAddress(WAIT));
+
+    // A cut server answers nothing: the member keeps heart-beating to the leader it knows.
+    zk.server().stop();
+    assertEquals("host0:9000", finder.leaderAddress(Duration.ofMillis(200)));
+    zk.server().restart();
+
+    candidate("host1:9001").start();
+    first.close();
+    assertEquals("not-leader host0:9000", events.poll(WAIT.toSeconds(), TimeUnit.SECONDS));
+    assertEquals("leader host1:9001", events.poll(WAIT.toSeconds(), TimeUnit.SECONDS));
+    String followed = org.edl.testing.Await.until("the finder to follow the successor",
+        () -> finder.leaderAddress(WAIT), "host1:9001"::equals, WAIT);
+    assertEquals("host1:9001", followed);
+  }
+
   private LeaderElection candidate(String address) {
     CuratorFramework client = CuratorFrameworkFactory.builder()
         .connectString(zk.connectString())

@@ -63,7 +63,7 @@ public final class MultiHostCluster implements AutoCloseable {
       }
       Path fairScheduler = dir.resolve("fair-scheduler.xml");
       Files.copy(settings.shippedConf.resolve("fair-scheduler.xml"), fairScheduler, StandardCopyOption.REPLACE_EXISTING);
-      layout = new MultiHostLayout(network.hosts(), settings.dedicatedMaster, settings.hostMemoryMb,
+      layout = new MultiHostLayout(network.hosts(), settings.masterHosts, settings.hostMemoryMb,
           settings.hostVcores, new GpuSupply(settings.gpusPerHost), fairScheduler);
       startDaemons(new HostSiteFiles(settings.shippedConf, layout, settings.yarnSettings));
       new ClusterReadiness(this).await(settings.startTimeout);
@@ -118,7 +118,7 @@ public final class MultiHostCluster implements AutoCloseable {
     return network.hosts();
   }
 
-  /** The hosts with a DataNode and a NodeManager (all but the master with a dedicated one). */
+  /** The hosts with a DataNode and a NodeManager (all but the dedicated master hosts). */
   public List<SimulatedHost> workerHosts() {
     return layout.workerHosts();
   }
@@ -223,7 +223,7 @@ public final class MultiHostCluster implements AutoCloseable {
     private Path dir;
     private Path shippedConf;
     private Duration startTimeout = Duration.ofMinutes(3);
-    private boolean dedicatedMaster;
+    private int masterHosts;
     private final Map<String, String> yarnSettings = new LinkedHashMap<>();
 
     public Builder hosts(int n) {
@@ -250,9 +250,12 @@ public final class MultiHostCluster implements AutoCloseable {
       return this;
     }
 
-    /** The first host runs the master daemons and ZooKeeper only: no DataNode, no NodeManager. */
-    public Builder dedicatedMaster(boolean dedicated) {
-      this.dedicatedMaster = dedicated;
+    /**
+     * The first {@code n} hosts run the master daemons and the ZooKeeper servers only, no DataNode
+     * and no NodeManager: then losing a worker's host loses no ZooKeeper server.
+     */
+    public Builder masterHosts(int n) {
+      this.masterHosts = n;
       return this;
     }
 
@@ -296,8 +299,9 @@ public final class MultiHostCluster implements AutoCloseable {
       if (shippedConf == null || !Files.isRegularFile(shippedConf.resolve("yarn-site.xml"))) {
         throw new IllegalArgumentException("conf: " + shippedConf + " holds no yarn-site.xml (the shipped conf/ directory)");
       }
-      if (dedicatedMaster && hosts < 2) {
-        throw new IllegalArgumentException("--hosts=" + hosts + ": a dedicated master needs a second host for the workers");
+      if (masterHosts < 0 || masterHosts >= hosts) {
+        throw new IllegalArgumentException("master hosts: " + masterHosts + " of " + hosts
+            + " (0 or more, and at least one host left for the workers)");
       }
       return new MultiHostCluster(this);
     }

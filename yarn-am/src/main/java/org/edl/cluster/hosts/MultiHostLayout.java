@@ -7,11 +7,11 @@ import java.util.stream.Collectors;
 /**
  * Which daemon runs on which host: the NameNode and the ResourceManager on the first, a ZooKeeper
  * server on each of the first three (an ensemble of three, or of as many hosts as there are), a
- * DataNode and a NodeManager on every host (every host but the first with a dedicated master, as
- * clusters whose master daemons have a machine of their own); blocks kept twice where there are
- * two DataNodes.
+ * DataNode and a NodeManager on every host but the first {@code masterHosts} (0 by default; as
+ * clusters whose master daemons and ZooKeeper servers have machines of their own); blocks kept
+ * twice where there are two DataNodes.
  */
-record MultiHostLayout(List<SimulatedHost> hosts, boolean dedicatedMaster, int hostMemoryMb, int hostVcores,
+record MultiHostLayout(List<SimulatedHost> hosts, int masterHosts, int hostMemoryMb, int hostVcores,
     GpuSupply gpus, Path fairSchedulerFile) {
   static final int ZOOKEEPER_SERVERS = 3;
 
@@ -25,7 +25,7 @@ record MultiHostLayout(List<SimulatedHost> hosts, boolean dedicatedMaster, int h
 
   /** The hosts with a DataNode and a NodeManager: where blocks are kept and containers run. */
   List<SimulatedHost> workerHosts() {
-    return dedicatedMaster ? hosts.subList(1, hosts.size()) : hosts;
+    return hosts.subList(masterHosts, hosts.size());
   }
 
   List<SimulatedHost> zooKeeper() {

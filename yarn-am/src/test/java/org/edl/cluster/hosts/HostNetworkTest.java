@@ -67,17 +67,26 @@ class HostNetworkTest {
   }
 
   @Test
-  void aNetworkWhoseOwnerDiedIsRemovedAtTheNextStart() throws Exception {
-    HostNetwork left = HostNetwork.create(2, 1.0);
-    SimulatedHost host = left.hosts().get(0);
-    String id = host.namespace().substring(0, host.namespace().indexOf('-'));
-    // As a run killed with kill -9 leaves it: an owner file naming a process that is gone.
-    Process gone = new ProcessBuilder("true").start();
-    gone.waitFor();
-    Files.writeString(NetworkOwner.DIR.resolve(id), gone.pid() + " " + gone.info().startInstant().orElse(null) + "\n");
+  void aNetworkLeftByARunKilledWithKillNineIsRemovedAtTheNextStart() throws Exception {
+    Process run = new ProcessBuilder(java(), "-cp", System.getProperty("java.class.path"),
+        NetworkHolder.class.getName()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    String[] ready;
+    try (var out = new BufferedReader(new InputStreamReader(run.getInputStream(),
+        StandardCharsets.UTF_8))) {
+      String line = out.readLine();
+      assertTrue(line != null && line.startsWith("ready "), "the run did not make its network: " + line);
+      ready = line.split(" ");
+    }
+    run.destroyForcibly(); // kill -9: no shutdown hook, nothing removed
+    run.waitFor();
+    String namespace = ready[1];
+    ProcessHandle sleeper = ProcessHandle.of(Long.parseLong(ready[2])).orElseThrow();
+    assertTrue(HostNetwork.namespaces().contains(namespace), "the killed run left its network");
+    assertTrue(sleeper.isAlive(), "and the process it started in a host");
 
     try (HostNetwork next = HostNetwork.create(1, 1.0)) {
-      assertNothingLeftOf(host);
+      assertNothingLeftOf(new SimulatedHost("h1", namespace, ""));
+      assertTrue(sleeper.onExit().get(30, TimeUnit.SECONDS) != null && !sleeper.isAlive(), "the host's process ended");
       assertTrue(HostNetwork.namespaces().contains(next.hosts().get(0).namespace()), "the new run's own host stays");
     }
   }

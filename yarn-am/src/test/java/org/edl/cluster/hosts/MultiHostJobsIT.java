@@ -1,0 +1,350 @@
+package org.edl.cluster.hosts;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
+import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.apache.thrift.TDeserializer;
+import org.apache.thrift.protocol.TCompactProtocol;
+import org.edl.client.JobControlConnection;
+import org.edl.client.JobControlLocator;
+import org.edl.job.JobPaths;
+import org.edl.job.ModelOutput;
+import org.edl.testing.Await;
+import org.edl.testing.HadoopClient;
+import org.edl.testing.UserShell;
+import org.edl.testing.UserShell.Ran;
+import org.edl.testing.UserShell.Running;
+import org.edl.thrift.JobState;
+import org.edl.thrift.JobStatus;
+import org.edl.thrift.LeaderRecord;
+import org.edl.thrift.WorkerPlacement;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Elastic jobs on the multi-host cluster as their user runs them, with {@code yarn jar} and the
+ * shaded jar and {@code HADOOP_CONF_DIR} set: every worker on a host of its own (one GPU per
+ * host), the ring between hosts over TCP. A scale-out, a migration that moves the leader to
+ * another host, a leader killed; a follower's, the leader's and the AM's whole host lost. Each job must end SUCCEEDED with
+ * its model, every step's samples counted once, and exactly the failures it suffered counted.
+ * The master daemons and the ZooKeeper servers have hosts of their own (a host lost is a worker's only);
+ * NodeManagers expire after 20 s, so YARN too reports a lost host's containers while the job
+ * still runs, and they must not be counted twice. Logs stay under {@code target/it/multihost-jobs}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class MultiHostJobsIT {
+  private static final Logger LOG = LoggerFactory.getLogger(MultiHostJobsIT.class);
+  private static final String YARN_JAR = "yarn jar yarn-am/target/dist/edl-am-0.1.0-SNAPSHOT.jar ";
+  private static final Pattern APP_ID = Pattern.compile("application_\\d+_\\d+");
+  private static final int BATCH = 256;
+  private static final Duration JOB_TIMEOUT = Duration.ofMinutes(8);
+
+  private static MultiHostCluster cluster;
+  private static Configuration conf;
+  private static YarnClient yarn;
+  private static UserShell user;
+  /** Hosts the tests lost: no job goes there again. */
+  private static final Set<String> lost = new HashSet<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    var why = HostNetwork.unavailable();
+    assumeTrue(why.isEmpty(), () -> "skipped: " + why.orElse(""));
+    Path root = Path.of(System.getProperty("edl.home")).toAbsolutePath();
+    Path dir = Path.of(System.getProperty("edl.it.dir")).resolve("multihost-jobs").toAbsolutePath();
+    org.apache.hadoop.fs.FileUtil.fullyDelete(dir.toFile());
+    cluster = MultiHostCluster.builder().hosts(8).masterHosts(3).gpusPerHost(1).hostMemoryMb(4096)
+        .yarnSetting("yarn.nm.liveness-monitor.expiry-interval-ms", "20000")
+        // Container logs stay on their hosts (hosts/<host>/nm-logs), where a failed run leaves them.
+        .yarnSetting("yarn.log-aggregation-enable", "false").dir(dir.resolve("cluster"))
+        .shippedConf(root.resolve("conf")).build().start();
+    conf = cluster.configuration();
+    ResourceUtils.resetResourceTypes(conf);
+    yarn = YarnClient.createYarnClient();
+    yarn.init(conf);
+    yarn.start();
+    Path hadoop = HadoopClient.install(dir.resolve("hadoop-client")).getParent();
+    user = new UserShell(root, dir.resolve("commands")).with("HADOOP_CONF_DIR", cluster.confDir().toString())
+        .with("PATH", hadoop + ":" + System.getenv("PATH"));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (yarn != null) {
+      yarn.stop();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void aJobScalesOutMovesItsLeaderToAnotherHostAndOutlivesItsKill() throws Exception {
+    Job job = submit("move", "--workers 2 --min-workers 2 --max-workers 3 --steps 2000");
+    job.await("two workers training", s -> s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 5);
+
+    user.run(YARN_JAR + "scale-out " + job.id() + " -n 1", Duration.ofMinutes(1)).assertSucceeded();
+    JobStatus three = job.await("three workers training on three hosts",
+        s -> s.getProgress().getWorkers() == 3 && s.getPlacementsSize() == 3);
+    assertEquals(3, hostsOf(three).size(), "one worker per host: " + three.getPlacements());
+
+    String leader = job.leader();
+    String from = hostOf(three, leader);
+    String to = cluster.workerHosts().stream().map(SimulatedHost::address)
+        .filter(h -> !hostsOf(three).contains(h) && !lost.contains(h)).findFirst().orElseThrow();
+    long versionBefore = three.getProgress().getTopologyVersion();
+    user.run(YARN_JAR + "migrate " + job.id() + " --from " + from + " --to " + to, Duration.ofMinutes(1))
+        .assertSucceeded();
+    JobStatus moved = job.await("the leader's worker replaced by one on " + to,
+        s -> !s.getContainers().contains(leader) && s.getProgress().getWorkers() == 3
+            && hostsOf(s).contains(to) && !hostsOf(s).contains(from));
+    assertEquals(versionBefore + 1, moved.getProgress().getTopologyVersion(),
+        "one topology switch moved the leader: " + moved.getProgress());
+    assertTrue(moved.getProgress().getLeaderEpoch() >= 2, "the leader handed over: " + moved.getProgress());
+    assertEquals(0, moved.getProgress().getFailedSize(), "nobody failed in the migration: " + moved.getProgress());
+
+    String successor = job.leader();
+    yarn.signalToContainer(ContainerId.fromString(successor), SignalContainerCommand.FORCEFUL_SHUTDOWN);
+    job.awaitSucceeded(1);
+  }
+
+  @Test
+  @Order(2)
+  void aFollowersHostLostMidTrainingCostsOneWorkerAndTheJobGoesOn() throws Exception {
+    Job job = submit("host-loss", "--workers 3 --min-workers 2 --max-workers 3 --steps 1500 --sync-timeout-ms 4000");
+    JobStatus training = job.await("three workers training",
+        s -> s.getProgress().getWorkers() == 3 && s.getProgress().getStep() >= 20);
+    String leader = job.leader();
+    String amHost = job.amHost();
+    WorkerPlacement victim = training.getPlacements().stream()
+        .filter(p -> !p.getContainer().equals(leader) && !p.getHost().equals(amHost)).findFirst()
+        .orElseThrow(() -> new AssertionError("no follower apart from the AM's host: " + training.getPlacements()));
+
+    long cut = System.nanoTime();
+    lose(victim.getHost());
+    JobStatus recovered = job.awaitRingWithout(victim.getContainer(), 2);
+    LOG.info("A ring without {} {} ms after its host {} was cut: {}", victim.getContainer(),
+        (System.nanoTime() - cut) / 1_000_000, victim.getHost(), recovered.getProgress());
+    assertEquals(1, recovered.getProgress().getLeaderEpoch(), "the leader stayed: " + recovered.getProgress());
+    job.awaitSucceeded(1);
+  }
+
+  @Test
+  @Order(3)
+  void theLeadersHostLostMidTrainingIsSucceededAfterItsSessionAndTheJobGoesOn() throws Exception {
+    Job job = submit("leader-host-loss", "--workers 2 --min-workers 1 --max-workers 2 --steps 2500");
+    JobStatus training = job.await("two workers training",
+        s -> s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 20);
+    // The AM's own host is another case (below): no worker there.
+    moveWorkersOffTheAmsHost(job, training);
+    String leader = job.leader();
+    JobStatus before = job.status();
+    String leaderHost = hostOf(before, leader);
+
+    long cut = System.nanoTime();
+    lose(leaderHost);
+    JobStatus recovered = job.awaitRingWithout(leader, 1);
+    LOG.info("A ring without the leader {} {} ms after its host {} was cut: {}", leader,
+        (System.nanoTime() - cut) / 1_000_000, leaderHost, recovered.getProgress());
+    assertTrue(recovered.getProgress().getLeaderEpoch() > before.getProgress().getLeaderEpoch(),
+        "a successor leads: " + recovered.getProgress());
+    job.awaitSucceeded(1);
+  }
+
+  @Test
+  @Order(4)
+  void theAmsHostLostMidTrainingIsFollowedByAnAttemptElsewhereThatAdoptsTheWorkers() throws Exception {
+    Job job = submit("am-host-loss", "--workers 2 --min-workers 1 --max-workers 2 --steps 3000");
+    JobStatus training = job.await("two workers training",
+        s -> s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 20);
+    // A worker lost with the AM is another case (above): no worker there.
+    String amHost = job.amHost();
+    moveWorkersOffTheAmsHost(job, training);
+    List<String> workers = job.status().getContainers();
+
+    long cut = System.nanoTime();
+    lose(amHost);
+    ApplicationReport second = Await.until("a second AM attempt", () -> yarn.getApplicationReport(
+        ApplicationId.fromString(job.id())), r -> r.getCurrentApplicationAttemptId().getAttemptId() >= 2
+            && r.getRpcPort() > 0 && !r.getHost().equals(amHost), JOB_TIMEOUT, Duration.ofSeconds(1));
+    job.disconnect();
+    JobStatus adopted = job.await("the second attempt's status", s -> true);
+    LOG.info("The AM's next attempt answered on {} {} ms after its host {} was cut: {}", second.getHost(),
+        (System.nanoTime() - cut) / 1_000_000, amHost, adopted);
+    assertEquals(Set.copyOf(workers), Set.copyOf(adopted.getContainers()), "the new attempt adopted the workers");
+    job.awaitSucceeded(0);
+  }
+
+  // ------------------------------------------------------------------ the job as its user sees it
+
+  /** {@code yarn jar ... submit} in a terminal of its own, following the job to its end. */
+  private static Job submit(String name, String sizeAndSteps) throws Exception {
+    String output = "/user/edl/multihost/" + name;
+    Running client = user.start(YARN_JAR + "submit --name " + name + " --model mlp --grow off --straggler-factor off"
+        + " --data synthetic:samples=8192,features=256,classes=4,seed=3 --batch-size " + BATCH + " --hidden 512"
+        + " --gpus-per-worker 1 --worker-memory 512 --checkpoint-every-batches 200 --output " + output + " "
+        + sizeAndSteps);
+    String printed = client.awaitOutput(APP_ID.asPredicate(), Duration.ofMinutes(2), "the application id");
+    Matcher m = APP_ID.matcher(printed);
+    assertTrue(m.find());
+    Job job = new Job(m.group(), client, output, Long.parseLong(sizeAndSteps.replaceAll(".*--steps (\\d+).*", "$1")));
+    Await.until("the AM of " + job.id() + " to take calls", () -> yarn.getApplicationReport(ApplicationId.fromString(job.id())),
+        r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0, Duration.ofMinutes(3),
+        Duration.ofMillis(500));
+    return job;
+  }
+
+  /**
+   * A job being followed. Its control connection stays open between polls, as a follower's does:
+   * opening one reads the job's secret from HDFS, and after a host is lost every new HDFS client
+   * first tries the lost DataNode.
+   */
+  private static final class Job {
+    private final String id;
+    private final Running client;
+    private final String output;
+    private final long steps;
+    private JobControlConnection am;
+
+    Job(String id, Running client, String output, long steps) {
+      this.id = id;
+      this.client = client;
+      this.output = output;
+      this.steps = steps;
+    }
+
+    String id() {
+      return id;
+    }
+
+    JobStatus status() throws Exception {
+      if (am == null) {
+        am = new JobControlLocator(conf, yarn).connect(id, Duration.ofSeconds(30));
+      }
+      try {
+        return am.control().status();
+      } catch (Exception e) {
+        am.close();
+        am = null;
+        throw e;
+      }
+    }
+
+    String amHost() throws Exception {
+      return yarn.getApplicationReport(ApplicationId.fromString(id)).getHost();
+    }
+
+    /**
+     * Until the leader reports a ring of at least {@code members} that no longer holds
+     * {@code container}, whatever the AM's state.
+     */
+    JobStatus awaitRingWithout(String container, int members) {
+      return Await.until("a ring without " + container, this::status, s -> s.isSetProgress()
+          && s.getProgress().isSetMembers() && !s.getProgress().getMembers().contains(container)
+          && s.getProgress().getMembersSize() >= members, JOB_TIMEOUT, Duration.ofMillis(100));
+    }
+
+    JobStatus await(String what, Predicate<JobStatus> done) {
+      return Await.until(what, this::status, s -> s.getState() == JobState.RUNNING && s.isSetProgress() && done.test(s),
+          JOB_TIMEOUT, Duration.ofMillis(250));
+    }
+
+    /** The leader, as it last published itself in ZooKeeper. */
+    String leader() throws Exception {
+      try (CuratorFramework zk = CuratorFrameworkFactory.newClient(cluster.zooKeeperConnect(),
+          new ExponentialBackoffRetry(200, 5))) {
+        zk.start();
+        LeaderRecord record = new LeaderRecord();
+        new TDeserializer(new TCompactProtocol.Factory()).deserialize(record, zk.getData().forPath(JobPaths.job(id)));
+        return record.getLeaderId();
+      }
+    }
+
+    /** SUCCEEDED with its model at the last step, each step's samples counted once, {@code failures} counted. */
+    /** The next status opens a new connection (to the AM attempt the application report names). */
+    void disconnect() {
+      if (am != null) {
+        am.close();
+        am = null;
+      }
+    }
+
+    void awaitSucceeded(int failures) throws Exception {
+      disconnect();
+      Ran followed = client.awaitExit(JOB_TIMEOUT);
+      assertTrue(followed.output().contains(id + " SUCCEEDED"), followed.output());
+      ApplicationReport end = yarn.getApplicationReport(ApplicationId.fromString(id));
+      assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
+      assertTrue(failures == 0 ? !end.getDiagnostics().contains("worker failures")
+          : end.getDiagnostics().contains("worker failures: " + failures + " of"), end.getDiagnostics());
+      try (FileSystem fs = FileSystem.newInstance(conf)) {
+        assertTrue(fs.getFileStatus(new org.apache.hadoop.fs.Path(output, ModelOutput.MODEL_FILE)).getLen() > 0);
+      }
+      ModelOutput.Metrics metrics = ModelOutput.readMetrics(conf, output);
+      assertEquals(steps, metrics.steps(), metrics.toString());
+      assertEquals(steps * BATCH, metrics.samplesSeen(), metrics.toString());
+      assertEquals(Optional.empty(), ModelOutput.verify(conf, output, steps));
+    }
+  }
+
+  /** With {@code yarn jar ... migrate}, when a worker of {@code job} runs on its AM's host. */
+  private static void moveWorkersOffTheAmsHost(Job job, JobStatus training) throws Exception {
+    String amHost = job.amHost();
+    if (!hostsOf(training).contains(amHost)) {
+      return;
+    }
+    String free = cluster.workerHosts().stream().map(SimulatedHost::address)
+        .filter(h -> !hostsOf(training).contains(h) && !lost.contains(h)).findFirst().orElseThrow();
+    user.run(YARN_JAR + "migrate " + job.id() + " --from " + amHost + " --to " + free, Duration.ofMinutes(1))
+        .assertSucceeded();
+    int workers = training.getProgress().getWorkers();
+    job.await("no worker on the AM's host", s -> s.getProgress().getWorkers() == workers
+        && !hostsOf(s).contains(amHost) && s.getPlacementsSize() == workers);
+  }
+
+  private static void lose(String host) throws Exception {
+    lost.add(host);
+    cluster.loseHost(cluster.host(host));
+  }
+
+  private static Set<String> hostsOf(JobStatus s) {
+    Set<String> hosts = new HashSet<>();
+    s.getPlacements().forEach(p -> hosts.add(p.getHost()));
+    return hosts;
+  }
+
+  private static String hostOf(JobStatus s, String container) {
+    return s.getPlacements().stream().filter(p -> p.getContainer().equals(container)).map(WorkerPlacement::getHost)
+        .findFirst().orElseThrow(() -> new AssertionError(container + " not among " + s.getPlacements()));
+  }
+}
