@@ -28,20 +28,27 @@ final class NodeGpuCounts {
 
   private final NodeReports reports;
   private final Map<NodeId, Long> byNode = new HashMap<>();
+  private boolean unavailable;
 
   NodeGpuCounts(NodeReports reports) {
     this.reports = reports;
   }
 
-  /** Empty when the ResourceManager cannot say: the worker then claims only the AM's suggestion. */
+  /**
+   * Empty when the ResourceManager cannot say: the worker then claims only the AM's suggestion.
+   * A failed listing is not tried again: on a secure cluster the AM holds no credentials for the
+   * client protocol, and every try waits out the RPC client's retries on the AM's main thread.
+   */
   OptionalLong of(NodeId node) {
-    if (!byNode.containsKey(node)) {
+    if (!byNode.containsKey(node) && !unavailable) {
       try {
         for (NodeReport r : reports.running()) {
           byNode.put(r.getNodeId(), gpusOf(r.getCapability()));
         }
       } catch (Exception e) {
-        LOG.warn("Could not list the cluster's nodes for the GPUs of {}: {}", node, e.toString());
+        unavailable = true;
+        LOG.warn("Could not list the cluster's nodes for their GPUs ({}); workers claim only the indices the AM"
+            + " suggests", e.toString());
       }
     }
     Long n = byNode.get(node);

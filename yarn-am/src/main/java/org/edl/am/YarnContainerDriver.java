@@ -13,6 +13,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.protocolrecords.RegisterApplicationMasterResponse;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -34,6 +35,7 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.async.AMRMClientAsync;
 import org.apache.hadoop.yarn.client.api.async.NMClientAsync;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.security.client.RMDelegationTokenIdentifier;
 import org.edl.job.WorkerEnv;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,7 +80,7 @@ public final class YarnContainerDriver implements ContainerDriver {
   private AMRMClientAsync<ContainerRequest> resourceManager;
   private NMClientAsync nodeManagers;
   private YarnClient cluster;
-  private final NodeGpuCounts gpusPerNode = new NodeGpuCounts(() -> cluster.getNodeReports(NodeState.RUNNING));
+  private final NodeGpuCounts gpusPerNode = new NodeGpuCounts(this::runningNodeReports);
   private String trackingUrl = "";
 
   /** Builds the launch context of one worker; the job-wide parts are fixed when it is made. */
@@ -187,6 +189,20 @@ public final class YarnContainerDriver implements ContainerDriver {
           ResourceInformation.newInstance(ResourceInformation.GPU_URI, "", resource.gpus()));
     }
     return capability;
+  }
+
+  /**
+   * The running nodes, from the client protocol: on a secure cluster only with an RM delegation
+   * token among the AM's credentials (the AM has no Kerberos login of its own); without one the
+   * call would only wait out the RPC client's retries, so it is not made.
+   */
+  private List<NodeReport> runningNodeReports() throws Exception {
+    if (UserGroupInformation.isSecurityEnabled() && UserGroupInformation.getCurrentUser().getCredentials()
+        .getAllTokens().stream().noneMatch(t -> RMDelegationTokenIdentifier.KIND_NAME.equals(t.getKind()))) {
+      throw new java.io.IOException("a secure cluster, and no ResourceManager delegation token among the AM's"
+          + " credentials");
+    }
+    return cluster.getNodeReports(NodeState.RUNNING);
   }
 
   @Override
