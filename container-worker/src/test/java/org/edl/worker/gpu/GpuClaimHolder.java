@@ -18,6 +18,9 @@ final class GpuClaimHolder {
         .claim(List.of(Integer.parseInt(args[1])), Integer.parseInt(args[2]), 1, Duration.ZERO);
     System.out.println("claimed " + claim.indices());
     System.out.flush();
-    Thread.sleep(Long.MAX_VALUE);
+    // Until it is killed, or its parent goes and its standard input closes.
+    while (System.in.read() >= 0) {
+      // input means nothing
+    }
   }
 }

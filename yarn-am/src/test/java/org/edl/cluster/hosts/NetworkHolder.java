@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * A run that makes a host network of two hosts, starts {@code sleep} in the first, prints
- * "ready NAMESPACE SLEEPER_PID" and waits to be killed: what {@code bin/edl cluster --hosts}
+ * "ready NAMESPACE SLEEPER_PID" and waits to be killed (or for its parent to go): what {@code bin/edl cluster --hosts}
  * leaves when it is ended with {@code kill -9}.
  */
 public final class NetworkHolder {
@@ -16,6 +16,9 @@ public final class NetworkHolder {
     Process sleeper = new ProcessBuilder(host.command(List.of("sleep", "600"))).start();
     System.out.println("ready " + host.namespace() + " " + sleeper.pid());
     System.out.flush();
-    Thread.sleep(600_000);
+    // Until it is killed, or its parent goes and its standard input closes.
+    while (System.in.read() >= 0) {
+      // input means nothing
+    }
   }
 }
