@@ -702,9 +702,15 @@ public final class CoordinatorService implements Coordinator.Iface {
     }
   }
 
-  /** A call's wait ended by the server stopping: the caller sees an error, not a reply. */
-  private static TApplicationException interrupted() {
+  /**
+   * A call's wait ended by the server stopping: this worker leads no more, and the caller hears it
+   * as from any worker that does not lead, so it looks for the successor. An internal error here
+   * made a member waiting at the end for a leader that died give up with the job (a clean-clone
+   * run of ProtocolFaultTest).
+   */
+  private static EdlError interrupted() {
     Thread.currentThread().interrupt();
-    return new TApplicationException(TApplicationException.INTERNAL_ERROR, "interrupted");
+    return Wire.error(new Refused(Refused.Kind.NOT_LEADER, "coordinator", "this worker",
+        "is stopping its coordinator"));
   }
 }

@@ -70,6 +70,27 @@ class HeartbeatHoldTest {
   }
 
   @Test
+  void aHeldCallEndedByTheServerStoppingTellsTheMemberToLookForAnotherLeader() throws Exception {
+    runningWithANewcomer();
+    java.util.concurrent.atomic.AtomicReference<Exception> answer = new java.util.concurrent.atomic.AtomicReference<>();
+    Thread serverThread = new Thread(() -> {
+      try {
+        service.heartbeatAwaiting("c2", 1, 1, -1, 60_000);
+      } catch (Exception e) {
+        answer.set(e);
+      }
+    });
+    serverThread.start();
+    // What the RPC server's stop does to its pool's threads.
+    org.edl.testing.Await.until("the beat to be held", serverThread::getState,
+        st -> st == Thread.State.TIMED_WAITING || st == Thread.State.WAITING);
+    serverThread.interrupt();
+    serverThread.join(10_000);
+    assertTrue(org.edl.job.rpc.LeaderClient.isNotLeader(answer.get()),
+        "a member retries elsewhere on this, and gives up on an internal error: " + answer.get());
+  }
+
+  @Test
   void aBeatThatAsksNotToBeHeldAnswersAtOnce() throws Exception {
     runningWithANewcomer();
     HeartbeatReply r = service.heartbeatAwaiting("c2", 1, 1, -1, 0);
