@@ -329,12 +329,18 @@ public final class CoordinatorState {
   /** A newcomer's execution context is prepared; the switch is scheduled once every newcomer is. */
   public Optional<SwitchPlan> ready(String id) throws Refused {
     requireLeading();
+    failures.requireNotFenced(id);
     changes.ready(id);
     scheduleIfReady();
     return changes.orderFor(id);
   }
 
-  public Optional<SwitchPlan> orderFor(String id) {
+  /**
+   * A newcomer declared failed while it waited (its session ended, its switch failed) hears so
+   * here and exits, instead of asking for an order that will never come until its start-up timeout.
+   */
+  public Optional<SwitchPlan> orderFor(String id) throws Refused {
+    failures.requireNotFenced(id);
     return changes.orderFor(id);
   }
 

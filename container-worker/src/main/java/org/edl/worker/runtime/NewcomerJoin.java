@@ -58,10 +58,14 @@ final class NewcomerJoin {
    */
   Joined join(LeaderConnection leader, long version, TrainableModel model,
       Function<TrainingRing, ElasticMembership> membershipBuilder) throws Exception {
-    leader.call(c -> {
-      c.ready(config.workerId(), version);
-      return null;
-    });
+    try {
+      leader.call(c -> {
+        c.ready(config.workerId(), version);
+        return null;
+      });
+    } catch (org.edl.thrift.EdlError e) {
+      throw ElasticMembership.fencedOr(e);
+    }
     listener.readyToJoin(config.workerId(), version, config.ticker().nanos());
     LOG.info("Ready to join topology v{}", version);
     SwitchOrder order = awaitOrder(leader, version);
@@ -138,13 +142,18 @@ final class NewcomerJoin {
     boolean sayReady = sayReadyFirst;
     while (Worker.left(deadline) > 0) {
       boolean ready = sayReady;
-      SwitchOrder order = leader.call(c -> {
-        if (ready) {
-          c.ready(config.workerId(), version);
-        }
-        int pollMs = ready ? Worker.POLL_MS : FIRST_POLL_MS;
-        return c.awaitSwitch(config.workerId(), version, (int) Math.min(pollMs, Worker.left(deadline)));
-      });
+      SwitchOrder order;
+      try {
+        order = leader.call(c -> {
+          if (ready) {
+            c.ready(config.workerId(), version);
+          }
+          int pollMs = ready ? Worker.POLL_MS : FIRST_POLL_MS;
+          return c.awaitSwitch(config.workerId(), version, (int) Math.min(pollMs, Worker.left(deadline)));
+        });
+      } catch (org.edl.thrift.EdlError e) {
+        throw ElasticMembership.fencedOr(e);
+      }
       if (order.getAtStep() >= 0 && order.getTopologyVersion() != notVersion) {
         return Optional.of(order);
       }

@@ -628,7 +628,8 @@ public final class Worker implements AutoCloseable {
   /**
    * Dies as a process does that is killed: its ZooKeeper session ends first (as the server
    * sees a killed process's connection drop), then every socket closes, and nothing is handed
-   * over. The run's thread ends with an error.
+   * over. The run's thread ends with an error: it is interrupted too, since a thread that only
+   * polls the leader (a newcomer waiting for its switch) holds nothing the closing ends.
    */
   void crash() {
     CuratorFramework client = zk;
@@ -636,6 +637,10 @@ public final class Worker implements AutoCloseable {
       client.close();
     }
     close();
+    Thread t = runner;
+    if (t != null) {
+      t.interrupt();
+    }
   }
 
   /** Closes everything this worker opened, newest first. */

@@ -505,6 +505,12 @@ class RecoveryDecisionTest {
         "the last report of the switch step still learns the switch");
     assertEquals(Phase.RECOVERING, s.phase(), "switched, and D declared failed");
     assertEquals(Set.of(D), s.fenced().keySet());
+    // A newcomer that still runs (it only lost its session) hears it at its next ask, and exits.
+    for (Refused r : List.of(assertThrows(Refused.class, () -> s.ready(D)),
+        assertThrows(Refused.class, () -> s.orderFor(D)))) {
+      assertEquals(Refused.Kind.FENCED, r.kind());
+      assertTrue(CoordinatorClient.isFenced(Wire.error(r)), r.getMessage());
+    }
     s.requestRecovery(A, 3, 48);
     s.requestRecovery(B, 3, 48);
     RecoveryPlan o = s.requestRecovery(C, 3, 48).orElseThrow();
