@@ -473,7 +473,12 @@ struct ScriptOrder {
   5: optional ScriptGroup group,
   6: optional binary state,
   /** The step's global batch: a member's loss sum counts `size / globalBatch` of the mean. */
-  7: optional i32 globalBatch
+  7: optional i32 globalBatch,
+  /**
+   * What the batch rule multiplies the job's learning rate by at this ring's size (the workers
+   * under fixed-per-worker, 1 under fixed-global): offered to the script, which sets its own rates.
+   */
+  8: optional double learningRateScale
 }
 
 /** What the script did on the last order. */

@@ -27,7 +27,12 @@ public record Training(String model, String backend, long steps, int batchSize, 
 
   /** The per-worker learning rate under this batch rule. */
   public double learningRateFor(int workerCount) {
-    return batchRule == BatchRule.FIXED_PER_WORKER ? learningRate * workerCount : learningRate;
+    return learningRate * learningRateScaleFor(workerCount);
+  }
+
+  /** What this batch rule multiplies the base learning rate by at {@code workerCount} workers. */
+  public double learningRateScaleFor(int workerCount) {
+    return batchRule == BatchRule.FIXED_PER_WORKER ? workerCount : 1;
   }
 
   /** The global batch at {@code workerCount} workers under this batch rule. */

@@ -17,6 +17,7 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
   private static final org.apache.thrift.protocol.TField GROUP_FIELD_DESC = new org.apache.thrift.protocol.TField("group", org.apache.thrift.protocol.TType.STRUCT, (short)5);
   private static final org.apache.thrift.protocol.TField STATE_FIELD_DESC = new org.apache.thrift.protocol.TField("state", org.apache.thrift.protocol.TType.STRING, (short)6);
   private static final org.apache.thrift.protocol.TField GLOBAL_BATCH_FIELD_DESC = new org.apache.thrift.protocol.TField("globalBatch", org.apache.thrift.protocol.TType.I32, (short)7);
+  private static final org.apache.thrift.protocol.TField LEARNING_RATE_SCALE_FIELD_DESC = new org.apache.thrift.protocol.TField("learningRateScale", org.apache.thrift.protocol.TType.DOUBLE, (short)8);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new ScriptOrderStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new ScriptOrderTupleSchemeFactory();
@@ -35,6 +36,11 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
    * The step's global batch: a member's loss sum counts `size / globalBatch` of the mean.
    */
   public int globalBatch; // optional
+  /**
+   * What the batch rule multiplies the job's learning rate by at this ring's size (the workers
+   * under fixed-per-worker, 1 under fixed-global): offered to the script, which sets its own rates.
+   */
+  public double learningRateScale; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -51,7 +57,12 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
     /**
      * The step's global batch: a member's loss sum counts `size / globalBatch` of the mean.
      */
-    GLOBAL_BATCH((short)7, "globalBatch");
+    GLOBAL_BATCH((short)7, "globalBatch"),
+    /**
+     * What the batch rule multiplies the job's learning rate by at this ring's size (the workers
+     * under fixed-per-worker, 1 under fixed-global): offered to the script, which sets its own rates.
+     */
+    LEARNING_RATE_SCALE((short)8, "learningRateScale");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -81,6 +92,8 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
           return STATE;
         case 7: // GLOBAL_BATCH
           return GLOBAL_BATCH;
+        case 8: // LEARNING_RATE_SCALE
+          return LEARNING_RATE_SCALE;
         default:
           return null;
       }
@@ -127,8 +140,9 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
   private static final int __STEP_ISSET_ID = 0;
   private static final int __LEARNINGRATE_ISSET_ID = 1;
   private static final int __GLOBALBATCH_ISSET_ID = 2;
+  private static final int __LEARNINGRATESCALE_ISSET_ID = 3;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.STEP,_Fields.SAMPLES,_Fields.LEARNING_RATE,_Fields.GROUP,_Fields.STATE,_Fields.GLOBAL_BATCH};
+  private static final _Fields optionals[] = {_Fields.STEP,_Fields.SAMPLES,_Fields.LEARNING_RATE,_Fields.GROUP,_Fields.STATE,_Fields.GLOBAL_BATCH,_Fields.LEARNING_RATE_SCALE};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -147,6 +161,8 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING        , true)));
     tmpMap.put(_Fields.GLOBAL_BATCH, new org.apache.thrift.meta_data.FieldMetaData("globalBatch", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+    tmpMap.put(_Fields.LEARNING_RATE_SCALE, new org.apache.thrift.meta_data.FieldMetaData("learningRateScale", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(ScriptOrder.class, metaDataMap);
   }
@@ -182,6 +198,7 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
       this.state = org.apache.thrift.TBaseHelper.copyBinary(other.state);
     }
     this.globalBatch = other.globalBatch;
+    this.learningRateScale = other.learningRateScale;
   }
 
   @Override
@@ -201,6 +218,8 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
     this.state = null;
     setGlobalBatchIsSet(false);
     this.globalBatch = 0;
+    setLearningRateScaleIsSet(false);
+    this.learningRateScale = 0.0;
   }
 
   /**
@@ -411,6 +430,37 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __GLOBALBATCH_ISSET_ID, value);
   }
 
+  /**
+   * What the batch rule multiplies the job's learning rate by at this ring's size (the workers
+   * under fixed-per-worker, 1 under fixed-global): offered to the script, which sets its own rates.
+   */
+  public double getLearningRateScale() {
+    return this.learningRateScale;
+  }
+
+  /**
+   * What the batch rule multiplies the job's learning rate by at this ring's size (the workers
+   * under fixed-per-worker, 1 under fixed-global): offered to the script, which sets its own rates.
+   */
+  public ScriptOrder setLearningRateScale(double learningRateScale) {
+    this.learningRateScale = learningRateScale;
+    setLearningRateScaleIsSet(true);
+    return this;
+  }
+
+  public void unsetLearningRateScale() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LEARNINGRATESCALE_ISSET_ID);
+  }
+
+  /** Returns true if field learningRateScale is set (has been assigned a value) and false otherwise */
+  public boolean isSetLearningRateScale() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LEARNINGRATESCALE_ISSET_ID);
+  }
+
+  public void setLearningRateScaleIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LEARNINGRATESCALE_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -474,6 +524,14 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
       }
       break;
 
+    case LEARNING_RATE_SCALE:
+      if (value == null) {
+        unsetLearningRateScale();
+      } else {
+        setLearningRateScale((java.lang.Double)value);
+      }
+      break;
+
     }
   }
 
@@ -502,6 +560,9 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
     case GLOBAL_BATCH:
       return getGlobalBatch();
 
+    case LEARNING_RATE_SCALE:
+      return getLearningRateScale();
+
     }
     throw new java.lang.IllegalStateException();
   }
@@ -528,6 +589,8 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
       return isSetState();
     case GLOBAL_BATCH:
       return isSetGlobalBatch();
+    case LEARNING_RATE_SCALE:
+      return isSetLearningRateScale();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -608,6 +671,15 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
         return false;
     }
 
+    boolean this_present_learningRateScale = true && this.isSetLearningRateScale();
+    boolean that_present_learningRateScale = true && that.isSetLearningRateScale();
+    if (this_present_learningRateScale || that_present_learningRateScale) {
+      if (!(this_present_learningRateScale && that_present_learningRateScale))
+        return false;
+      if (this.learningRateScale != that.learningRateScale)
+        return false;
+    }
+
     return true;
   }
 
@@ -642,6 +714,10 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
     hashCode = hashCode * 8191 + ((isSetGlobalBatch()) ? 131071 : 524287);
     if (isSetGlobalBatch())
       hashCode = hashCode * 8191 + globalBatch;
+
+    hashCode = hashCode * 8191 + ((isSetLearningRateScale()) ? 131071 : 524287);
+    if (isSetLearningRateScale())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(learningRateScale);
 
     return hashCode;
   }
@@ -724,6 +800,16 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetLearningRateScale(), other.isSetLearningRateScale());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLearningRateScale()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.learningRateScale, other.learningRateScale);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -801,6 +887,12 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
       if (!first) sb.append(", ");
       sb.append("globalBatch:");
       sb.append(this.globalBatch);
+      first = false;
+    }
+    if (isSetLearningRateScale()) {
+      if (!first) sb.append(", ");
+      sb.append("learningRateScale:");
+      sb.append(this.learningRateScale);
       first = false;
     }
     sb.append(")");
@@ -923,6 +1015,14 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 8: // LEARNING_RATE_SCALE
+            if (schemeField.type == org.apache.thrift.protocol.TType.DOUBLE) {
+              struct.learningRateScale = iprot.readDouble();
+              struct.setLearningRateScaleIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -987,6 +1087,11 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
         oprot.writeI32(struct.globalBatch);
         oprot.writeFieldEnd();
       }
+      if (struct.isSetLearningRateScale()) {
+        oprot.writeFieldBegin(LEARNING_RATE_SCALE_FIELD_DESC);
+        oprot.writeDouble(struct.learningRateScale);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -1025,7 +1130,10 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
       if (struct.isSetGlobalBatch()) {
         optionals.set(5);
       }
-      oprot.writeBitSet(optionals, 6);
+      if (struct.isSetLearningRateScale()) {
+        optionals.set(6);
+      }
+      oprot.writeBitSet(optionals, 7);
       if (struct.isSetStep()) {
         oprot.writeI64(struct.step);
       }
@@ -1050,6 +1158,9 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
       if (struct.isSetGlobalBatch()) {
         oprot.writeI32(struct.globalBatch);
       }
+      if (struct.isSetLearningRateScale()) {
+        oprot.writeDouble(struct.learningRateScale);
+      }
     }
 
     @Override
@@ -1057,7 +1168,7 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
       struct.action = org.edl.thrift.ScriptAction.findByValue(iprot.readI32());
       struct.setActionIsSet(true);
-      java.util.BitSet incoming = iprot.readBitSet(6);
+      java.util.BitSet incoming = iprot.readBitSet(7);
       if (incoming.get(0)) {
         struct.step = iprot.readI64();
         struct.setStepIsSet(true);
@@ -1091,6 +1202,10 @@ public class ScriptOrder implements org.apache.thrift.TBase<ScriptOrder, ScriptO
       if (incoming.get(5)) {
         struct.globalBatch = iprot.readI32();
         struct.setGlobalBatchIsSet(true);
+      }
+      if (incoming.get(6)) {
+        struct.learningRateScale = iprot.readDouble();
+        struct.setLearningRateScaleIsSet(true);
       }
     }
   }

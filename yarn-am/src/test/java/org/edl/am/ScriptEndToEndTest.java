@@ -48,7 +48,7 @@ class ScriptEndToEndTest {
       assert job.data == os.environ["EDL_DATA"]
       torch.manual_seed(job.seed)
       model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
-      opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=0.9)
+      opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
       job.attach(model, opt)
       for step in job.steps():
           opt.zero_grad()

@@ -181,6 +181,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
       order.setSamples(mine);
       order.setGlobalBatch(training.globalBatchFor(ringSize));
       order.setLearningRate(training.learningRateFor(ringSize));
+      order.setLearningRateScale(training.learningRateScaleFor(ringSize));
       return lostMember(channel.exchange(order, ScriptChannelService.NO_TIMEOUT)).getLossSum();
     } catch (ScriptFailedException e) {
       throw new IllegalStateException(e.getMessage(), e);

@@ -41,7 +41,7 @@ class ScriptJobTest {
       job = edl.init(dataset_size=len(x))
       torch.manual_seed(int(sys.argv[1]))
       model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
-      opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=0.9)
+      opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
       job.attach(model, opt)
       for step in job.steps():
           opt.zero_grad()

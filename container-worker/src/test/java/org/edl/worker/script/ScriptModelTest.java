@@ -40,7 +40,7 @@ class ScriptModelTest {
       job = edl.init(dataset_size=len(x))
       torch.manual_seed(job.seed)
       model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
-      opt = torch.optim.SGD(model.parameters(), lr=0.0, momentum=0.9)
+      opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
       job.attach(model, opt)
       for step in job.steps():
           if sys.argv[2] == "fail" and step.number == 0:
@@ -80,9 +80,9 @@ class ScriptModelTest {
     return ScriptModel.start(PYTHON, script, List.of(seed, mode), work, SECRET, name, TRAINING, "gloo", java.util.Map.of());
   }
 
-  private static final JobSecret SECRET = JobSecret.generate();
+  static final JobSecret SECRET = JobSecret.generate();
 
-  private static int[] batch(int step) {
+  static int[] batch(int step) {
     int[] b = new int[GLOBAL];
     for (int i = 0; i < GLOBAL; i++) {
       b[i] = (step * GLOBAL + i) % SAMPLES;
@@ -90,7 +90,7 @@ class ScriptModelTest {
     return b;
   }
 
-  private static RingTopology ring(long version, ScriptModel... members) {
+  static RingTopology ring(long version, ScriptModel... members) {
     List<RingTopology.Member> m = new ArrayList<>();
     for (ScriptModel s : members) {
       m.add(new RingTopology.Member(s.name() + m.size(), "127.0.0.1", 1, "n", s.storePort()));
@@ -99,7 +99,7 @@ class ScriptModelTest {
   }
 
   /** Every member trains its share of each step, concurrently, as the workers of one ring do. */
-  private static void train(int fromStep, int toStep, ScriptModel... ring) throws Exception {
+  static void train(int fromStep, int toStep, ScriptModel... ring) throws Exception {
     for (int step = fromStep; step < toStep; step++) {
       int[] b = batch(step);
       List<Future<Double>> done = new ArrayList<>();
@@ -107,7 +107,11 @@ class ScriptModelTest {
         int from = r * GLOBAL / ring.length;
         int to = (r + 1) * GLOBAL / ring.length;
         ScriptModel m = ring[r];
-        done.add(threads.submit(() -> m.accumulateGradients(null, b, from, to, new float[1])));
+        long jobStep = step;
+        done.add(threads.submit(() -> {
+          m.stepStarting(jobStep);
+          return m.accumulateGradients(null, b, from, to, new float[1]);
+        }));
       }
       for (Future<Double> d : done) {
         assertTrue(Double.isFinite(d.get(120, TimeUnit.SECONDS)));
@@ -125,7 +129,7 @@ class ScriptModelTest {
     return v;
   }
 
-  private static void assertClose(double[] expected, double[] actual, String what) {
+  static void assertClose(double[] expected, double[] actual, String what) {
     assertEquals(expected.length, actual.length, what);
     for (int i = 0; i < expected.length; i++) {
       assertEquals(expected[i], actual[i], 1e-5, what + ": parameter " + i);
@@ -187,7 +191,7 @@ class ScriptModelTest {
     Process p = pb.start();
     String printed = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
     assertEquals(0, p.waitFor(), printed);
-    assertEquals("['model', 'optimizer'] 4", printed);
+    assertEquals("['model', 'optimizer', 'state'] 4", printed);
   }
 
   @Test

@@ -5,15 +5,21 @@ A script uses it in a few lines::
 
     import edl
     job = edl.init(dataset_size=len(data))      # connects to the worker that started this script
-    model, optimizer = Net(), torch.optim.SGD(...)
-    job.attach(model, optimizer)                 # the state EDL saves, restores and broadcasts
+    model, optimizer = Net(), torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=1000)
+    job.attach(model, optimizer, scheduler=scheduler)  # the state EDL saves, restores and broadcasts
     for step in job.steps():                     # ends when this member's part of the job is over
         x, y = data[step.samples]
         optimizer.zero_grad()
         loss_sum = F.cross_entropy(job.model(x), y, reduction="sum")
         step.backward(loss_sum)                  # the global batch's mean gradient, on every member
         optimizer.step()
+        scheduler.step()
         step.done(loss_sum.item())
+
+EDL never sets a learning rate: the optimizer trains at the rates the script and its schedulers
+give it. ``step.learning_rate`` and ``step.lr_scale`` offer the job's ``--learning-rate`` as the
+batch rule scales it with the ring's size, for a script that wants it.
 
 Between two steps the package asks the worker what to do next: train the next step on the samples
 the leader assigned to this member, join a new process group (torch.distributed: gloo on the CPU,
@@ -29,7 +35,7 @@ import traceback
 
 from edl import _channel
 
-__all__ = ["init", "read_state", "Job", "Step"]
+__all__ = ["init", "read_state", "Job", "Step", "RngState"]
 
 
 def init(dataset_size):
@@ -74,7 +80,9 @@ def _exit_with_parent():
 def read_state(path):
     """The state a script job's ``model.bin`` (or a checkpoint's ``model.bin``) holds, copied from
     HDFS first (``hdfs dfs -get``): a dict with the ``"model"`` and ``"optimizer"`` state dicts as
-    torch.save wrote them. Runs without a worker: ``model.load_state_dict(read_state(p)["model"])``."""
+    torch.save wrote them, and under ``"state"`` each keyword ``job.attach`` was given (absent in
+    checkpoints of EDL before it kept them). Runs without a worker:
+    ``model.load_state_dict(read_state(p)["model"])``."""
     import io
     import struct
 
@@ -93,11 +101,14 @@ def read_state(path):
 class Step:
     """One step of this member: the job's step number, its samples and what it reports back."""
 
-    def __init__(self, job, number, samples, learning_rate, global_batch_share):
+    def __init__(self, job, number, samples, learning_rate, lr_scale, global_batch_share):
         self._job = job
         self.number = number
         self.samples = samples
+        # Offered, never applied: the job's --learning-rate as the batch rule scales it now, and
+        # the factor (the ring's size under fixed-per-worker, 1 under fixed-global).
         self.learning_rate = learning_rate
+        self.lr_scale = lr_scale
         self._scale = global_batch_share
         self._loss_sum = None
         self._lost = None
@@ -141,13 +152,25 @@ class Job:
         # Whether the script's failure was already reported to the worker.
         self._reported = False
 
-    def attach(self, model, optimizer=None):
-        """The model (an nn.Module) and its optimizer whose state EDL keeps consistent."""
+    def attach(self, model, optimizer=None, **state):
+        """The model (an nn.Module), its optimizer and any other state the script trains with,
+        which EDL saves in every checkpoint, restores at a recovery and gives to newcomers.
+
+        Each keyword is either an object with ``state_dict()`` and ``load_state_dict()`` (an LR
+        scheduler, a ``GradScaler``, :class:`RngState`, anything following PyTorch's
+        checkpointing protocol) or a ``dict`` (a script's counters: restored in place)."""
         from edl import _groups
+        for name, value in state.items():
+            if isinstance(value, dict):
+                continue
+            if not (callable(getattr(value, "state_dict", None)) and callable(getattr(value, "load_state_dict", None))):
+                raise TypeError("edl: job.attach(%s=...): a %s has no state_dict() and load_state_dict(); pass an "
+                                "object that has both (a scheduler, a GradScaler, edl.RngState()) or a dict"
+                                % (name, type(value).__name__))
         self._module = model
         self._optimizer = optimizer
         self.model = model
-        self._groups = _groups.Groups(self._backend, self._store, model, optimizer)
+        self._groups = _groups.Groups(self._backend, self._store, model, optimizer, _groups.Extras(state))
 
     def steps(self):
         """This member's steps, one at a time, until its part of the job is over."""
@@ -176,10 +199,9 @@ class Job:
             report = ScriptReport()
             if order.action == ScriptAction.STEP:
                 step = Step(self, order.step, list(order.samples), order.learningRate,
+                            order.learningRateScale if order.learningRateScale is not None else 1.0,
                             self.size / float(order.globalBatch))
-                if self._optimizer is not None:
-                    for g in self._optimizer.param_groups:
-                        g["lr"] = order.learningRate
+                self._groups.begin_step()
                 yield step
                 if step._loss_sum is None:
                     raise RuntimeError("edl: step %d ended without step.done(loss_sum)" % step.number)
@@ -187,6 +209,7 @@ class Job:
                 report.lossSum = step._loss_sum
                 if step._lost is not None:
                     report.lost = step._lost
+                    self._groups.drop_step()
                     self._groups.lost()
             elif order.action == ScriptAction.FORM_GROUP:
                 g = order.group
@@ -222,3 +245,31 @@ class Job:
         except Exception:
             pass
         sys.__excepthook__(kind, value, tb)
+
+
+class RngState:
+    """The random number generators a script draws from (torch's CPU generator, Python's ``random``
+    and, where installed, NumPy's), as one piece of state for ``job.attach(..., rng=edl.RngState())``:
+    dropout masks and augmentations after a recovery continue where the checkpoint left them."""
+
+    def state_dict(self):
+        import random
+
+        import torch
+        saved = {"torch": torch.get_rng_state(), "python": random.getstate()}
+        try:
+            import numpy
+            saved["numpy"] = numpy.random.get_state()
+        except ImportError:
+            pass
+        return saved
+
+    def load_state_dict(self, saved):
+        import random
+
+        import torch
+        torch.set_rng_state(saved["torch"])
+        random.setstate(saved["python"])
+        if "numpy" in saved:
+            import numpy
+            numpy.random.set_state(saved["numpy"])

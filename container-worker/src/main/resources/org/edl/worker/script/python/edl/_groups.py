@@ -1,5 +1,6 @@
 """torch.distributed process groups, one per ring version, and the state that moves between them."""
 
+import copy
 import datetime
 import gc
 import io
@@ -19,11 +20,33 @@ def serve_store():
     return dist.TCPStore("0.0.0.0", 0, None, True, TIMEOUT, wait_for_workers=False)
 
 
+class Extras:
+    """The state a script attached besides its model and optimizer, by the keyword it gave."""
+
+    def __init__(self, state):
+        self._state = dict(state)
+
+    def state_dict(self):
+        return {name: dict(v) if isinstance(v, dict) else v.state_dict() for name, v in self._state.items()}
+
+    def load_state_dict(self, saved):
+        """Loads what a checkpoint holds; a keyword it lacks (attached since) keeps its value."""
+        for name, v in self._state.items():
+            if name not in saved:
+                continue
+            if isinstance(v, dict):
+                v.clear()
+                v.update(saved[name])
+            else:
+                v.load_state_dict(saved[name])
+
+
 class Groups:
-    def __init__(self, backend, store, module, optimizer):
+    def __init__(self, backend, store, module, optimizer, extras):
         self._backend = backend
         self._module = module
         self._optimizer = optimizer
+        self._extras = extras
         self._server = store
         self._ddp = None
         # True while this member holds the job's current state: newcomers, and every member sent
@@ -59,14 +82,40 @@ class Groups:
         with torch.no_grad():
             for t in self._module.state_dict().values():
                 dist.broadcast(t, source)
-        if self._optimizer is not None:
-            box = [self._optimizer.state_dict() if rank == source else None]
-            dist.broadcast_object_list(box, source)
-            if rank != source:
-                self._optimizer.load_state_dict(box[0])
+        box = [self._others() if rank == source else None]
+        dist.broadcast_object_list(box, source)
+        if rank != source:
+            self._load_others(box[0])
+
+    def _others(self):
+        """Everything but the model's own tensors (which go as tensors)."""
+        return {"optimizer": self._optimizer.state_dict() if self._optimizer is not None else None,
+                "state": self._extras.state_dict()}
+
+    def _load_others(self, saved):
+        if self._optimizer is not None and saved.get("optimizer") is not None:
+            self._optimizer.load_state_dict(saved["optimizer"])
+        # Absent in checkpoints written before EDL kept a script's other state.
+        self._extras.load_state_dict(saved.get("state", {}))
 
     def formed(self):
         return dist.is_initialized()
+
+    def begin_step(self):
+        """Remembers what a dropped step must leave as it was: the attached state (a scheduler's
+        position, counters) and the optimizer's hyperparameters, which a scheduler's step sets."""
+        groups = [] if self._optimizer is None else [
+            {k: copy.deepcopy(v) for k, v in g.items() if k != "params"} for g in self._optimizer.param_groups]
+        self._before_step = (copy.deepcopy(self._extras.state_dict()), groups)
+
+    def drop_step(self):
+        """The step was not applied (a member was lost): the script's own steps of its schedulers
+        and counters in it are undone, as the worker retrains or skips it with the others."""
+        extras, groups = self._before_step
+        self._extras.load_state_dict(extras)
+        if self._optimizer is not None:
+            for g, saved in zip(self._optimizer.param_groups, groups):
+                g.update(saved)
 
     def lost(self):
         """A collective failed: this member's state may not be the others' (it takes theirs at the
@@ -85,8 +134,7 @@ class Groups:
 
     def _snapshot(self):
         buf = io.BytesIO()
-        torch.save({"model": self._module.state_dict(),
-                    "optimizer": self._optimizer.state_dict() if self._optimizer is not None else None}, buf)
+        torch.save(dict(self._others(), model=self._module.state_dict()), buf)
         return buf.getvalue()
 
     def save(self):
@@ -97,8 +145,7 @@ class Groups:
         starting = not state
         saved = torch.load(io.BytesIO(self._starting if starting else state))
         self._module.load_state_dict(saved["model"])
-        if self._optimizer is not None and saved["optimizer"] is not None:
-            self._optimizer.load_state_dict(saved["optimizer"])
+        self._load_others(saved)
         # Members sent back to the start may have started differently: they take one member's.
         self._has_state = not starting
 

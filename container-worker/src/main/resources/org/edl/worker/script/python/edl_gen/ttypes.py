@@ -2742,11 +2742,13 @@ class ScriptOrder(object):
      - group
      - state
      - globalBatch: The step's global batch: a member's loss sum counts `size / globalBatch` of the mean.
+     - learningRateScale: What the batch rule multiplies the job's learning rate by at this ring's size (the workers
+    under fixed-per-worker, 1 under fixed-global): offered to the script, which sets its own rates.
 
     """
 
 
-    def __init__(self, action=None, step=None, samples=None, learningRate=None, group=None, state=None, globalBatch=None,):
+    def __init__(self, action=None, step=None, samples=None, learningRate=None, group=None, state=None, globalBatch=None, learningRateScale=None,):
         self.action = action
         self.step = step
         self.samples = samples
@@ -2754,6 +2756,7 @@ class ScriptOrder(object):
         self.group = group
         self.state = state
         self.globalBatch = globalBatch
+        self.learningRateScale = learningRateScale
 
     def read(self, iprot):
         if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
@@ -2805,6 +2808,11 @@ class ScriptOrder(object):
                     self.globalBatch = iprot.readI32()
                 else:
                     iprot.skip(ftype)
+            elif fid == 8:
+                if ftype == TType.DOUBLE:
+                    self.learningRateScale = iprot.readDouble()
+                else:
+                    iprot.skip(ftype)
             else:
                 iprot.skip(ftype)
             iprot.readFieldEnd()
@@ -2845,6 +2853,10 @@ class ScriptOrder(object):
         if self.globalBatch is not None:
             oprot.writeFieldBegin('globalBatch', TType.I32, 7)
             oprot.writeI32(self.globalBatch)
+            oprot.writeFieldEnd()
+        if self.learningRateScale is not None:
+            oprot.writeFieldBegin('learningRateScale', TType.DOUBLE, 8)
+            oprot.writeDouble(self.learningRateScale)
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
         oprot.writeStructEnd()
@@ -3271,6 +3283,7 @@ ScriptOrder.thrift_spec = (
     (5, TType.STRUCT, 'group', [ScriptGroup, None], None, ),  # 5
     (6, TType.STRING, 'state', 'BINARY', None, ),  # 6
     (7, TType.I32, 'globalBatch', None, None, ),  # 7
+    (8, TType.DOUBLE, 'learningRateScale', None, None, ),  # 8
 )
 all_structs.append(ScriptReport)
 ScriptReport.thrift_spec = (
