@@ -29,6 +29,7 @@ that does not (newcomers), so the members that train on stop only for that broad
 """
 
 import atexit
+import contextlib
 import os
 import sys
 import traceback
@@ -117,15 +118,28 @@ class Step:
         """Backpropagates ``loss_sum`` (the sum over this member's samples) so that, once the
         process group has averaged it, every member holds the global batch's mean gradient.
 
-        Where the group's all-reduce fails because a member is gone, the gradients are dropped
-        (the optimizer's step then changes nothing: it skips parameters without one) and the
-        worker is told; it recovers the job and orders a new group before the next step."""
-        try:
+        Then it gives every member rank 0's buffers (BatchNorm's running statistics), which DDP
+        would otherwise broadcast at the next forward pass (not before the backward: autograd
+        checks that the forward's buffers were not changed in place). Where the group fails in
+        either because a member is gone, the gradients are dropped (the optimizer's step then
+        changes nothing: it skips parameters without one) and the worker is told; it recovers the
+        job and orders a new group before the next step."""
+        with self.collective():
             (loss_sum * self._scale).backward()
+            self._job._groups.sync_buffers()
+
+    @contextlib.contextmanager
+    def collective(self):
+        """For the script's own collectives in a step (a metric's all_reduce, a ZeRO optimizer's
+        step): where the group fails inside because a member is gone, the step is dropped as in
+        ``backward``, and the script goes on to ``step.done``; any other error is raised."""
+        try:
+            yield
         except RuntimeError as e:
             if not self._job._member_lost(e):
                 raise
-            self._lost = str(e).splitlines()[0] if str(e) else repr(e)
+            if self._lost is None:
+                self._lost = str(e).splitlines()[0] if str(e) else repr(e)
             for p in self._job._module.parameters():
                 p.grad = None
 

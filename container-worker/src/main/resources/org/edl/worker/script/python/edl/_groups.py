@@ -63,8 +63,28 @@ class Groups:
         if source >= 0:
             self._broadcast(source, rank)
         self._has_state = True
-        self._ddp = DistributedDataParallel(self._module) if size > 1 else None
+        # Without DDP's buffer broadcast at the top of every forward: a member lost then would fail
+        # the others inside the script's own code, outside anything EDL can drop. sync_buffers
+        # does it in step.backward instead.
+        self._ddp = DistributedDataParallel(self._module, broadcast_buffers=False) if size > 1 else None
         return self._ddp if self._ddp is not None else self._module
+
+    def sync_buffers(self):
+        """Rank 0's buffers (BatchNorm's running statistics) to every member, one broadcast per
+        dtype, as DDP would have done at the forward: the members' models stay identical."""
+        if self._ddp is None:
+            return
+        by_dtype = {}
+        for b in self._module.buffers():
+            by_dtype.setdefault(b.dtype, []).append(b)
+        for buffers in by_dtype.values():
+            flat = torch.cat([b.detach().reshape(-1) for b in buffers])
+            dist.broadcast(flat, 0)
+            offset = 0
+            with torch.no_grad():
+                for b in buffers:
+                    b.copy_(flat[offset:offset + b.numel()].view_as(b))
+                    offset += b.numel()
 
     def _source(self, size):
         """The lowest rank that holds the job's state, rank 0 if none does (the first ring), or -1
