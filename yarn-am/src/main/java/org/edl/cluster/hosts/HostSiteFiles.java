@@ -28,15 +28,20 @@ final class HostSiteFiles {
   static final int RM_WEB_PORT = 8088;
   static final int NM_PORT = 45454;
   static final int ZK_CLIENT_PORT = 2181;
+  /** Each NodeManager's log directory under its host's, where container logs stay with aggregation off. */
+  static final String NM_LOGS = "nm-logs";
 
   private final Path shippedConf;
   private final MultiHostLayout layout;
   private final Map<String, String> yarnSettings;
+  private final Map<String, String> hdfsSettings;
 
-  HostSiteFiles(Path shippedConf, MultiHostLayout layout, Map<String, String> yarnSettings) {
+  HostSiteFiles(Path shippedConf, MultiHostLayout layout, Map<String, String> yarnSettings,
+      Map<String, String> hdfsSettings) {
     this.shippedConf = shippedConf;
     this.layout = layout;
     this.yarnSettings = Map.copyOf(yarnSettings);
+    this.hdfsSettings = Map.copyOf(hdfsSettings);
   }
 
   /** {@code dir}/conf of {@code host}: what its daemons read, first on their class path. */
@@ -106,6 +111,13 @@ final class HostSiteFiles {
     // An empty file system has nothing to wait for; and the machine's disk is shared.
     conf.setInt("dfs.namenode.safemode.extension", 0);
     conf.setLong("dfs.namenode.resource.du.reserved", 0L);
+    // What an admin sets where hosts can vanish: a DataNode silent for 30 s is read last and not
+    // written to, long before the NameNode declares it dead (10.5 minutes by default). Without it
+    // a client's new block goes to a lost host's DataNode, and after three such picks the write
+    // fails ("Unable to create new block").
+    conf.setBoolean("dfs.namenode.avoid.read.stale.datanode", true);
+    conf.setBoolean("dfs.namenode.avoid.write.stale.datanode", true);
+    hdfsSettings.forEach(conf::set);
     return conf;
   }
 
@@ -122,7 +134,7 @@ final class HostSiteFiles {
     conf.set(YarnConfiguration.NM_ADDRESS, host.address() + ":" + NM_PORT);
     conf.set("yarn.nodemanager.hostname", host.address());
     conf.set(YarnConfiguration.NM_LOCAL_DIRS, hostDir.resolve("nm-local").toString());
-    conf.set(YarnConfiguration.NM_LOG_DIRS, hostDir.resolve("nm-logs").toString());
+    conf.set(YarnConfiguration.NM_LOG_DIRS, hostDir.resolve(NM_LOGS).toString());
     conf.setInt(YarnConfiguration.NM_PMEM_MB, layout.hostMemoryMb());
     conf.setInt(YarnConfiguration.NM_VCORES, layout.hostVcores());
     conf.setBoolean(YarnConfiguration.LOG_AGGREGATION_ENABLED, true);

@@ -65,7 +65,8 @@ public final class MultiHostCluster implements AutoCloseable {
       Files.copy(settings.shippedConf.resolve("fair-scheduler.xml"), fairScheduler, StandardCopyOption.REPLACE_EXISTING);
       layout = new MultiHostLayout(network.hosts(), settings.masterHosts, settings.hostMemoryMb,
           settings.hostVcores, new GpuSupply(settings.gpusPerHost), fairScheduler);
-      startDaemons(new HostSiteFiles(settings.shippedConf, layout, settings.yarnSettings));
+      startDaemons(new HostSiteFiles(settings.shippedConf, layout, settings.yarnSettings,
+          settings.hdfsSettings));
       new ClusterReadiness(this).await(settings.startTimeout);
     } catch (IOException | RuntimeException e) {
       close();
@@ -107,6 +108,11 @@ public final class MultiHostCluster implements AutoCloseable {
 
   private Path hostDir(SimulatedHost host) {
     return dir.resolve("hosts").resolve(host.name());
+  }
+
+  /** {@code host}'s NodeManager log directory: {@code <application>/<container>/stdout} and the rest. */
+  public Path nodeManagerLogs(SimulatedHost host) {
+    return hostDir(host).resolve(HostSiteFiles.NM_LOGS);
   }
 
   /** The client configuration directory: point {@code HADOOP_CONF_DIR} here. */
@@ -225,6 +231,7 @@ public final class MultiHostCluster implements AutoCloseable {
     private Duration startTimeout = Duration.ofMinutes(3);
     private int masterHosts;
     private final Map<String, String> yarnSettings = new LinkedHashMap<>();
+    private final Map<String, String> hdfsSettings = new LinkedHashMap<>();
 
     public Builder hosts(int n) {
       if (n < 1 || n > 16) {
@@ -265,6 +272,12 @@ public final class MultiHostCluster implements AutoCloseable {
      */
     public Builder yarnSetting(String key, String value) {
       this.yarnSettings.put(key, value);
+      return this;
+    }
+
+    /** The same for every daemon's {@code hdfs-site.xml} (a shorter DataNode expiry, say). */
+    public Builder hdfsSetting(String key, String value) {
+      this.hdfsSettings.put(key, value);
       return this;
     }
 

@@ -41,6 +41,8 @@ import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.LeaderRecord;
 import org.edl.thrift.WorkerPlacement;
+import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.runtime.PeriodicCheckpoints;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -54,7 +56,8 @@ import org.slf4j.LoggerFactory;
  * Elastic jobs on the multi-host cluster as their user runs them, with {@code yarn jar} and the
  * shaded jar and {@code HADOOP_CONF_DIR} set: every worker on a host of its own (one GPU per
  * host), the ring between hosts over TCP. A scale-out, a migration that moves the leader to
- * another host, a leader killed; a follower's, the leader's and the AM's whole host lost. Each job must end SUCCEEDED with
+ * another host, a leader killed; whole hosts lost: a follower's mid-training, the leader's while it
+ * writes a checkpoint, the AM's, and a newcomer's while it joins. Each job must end SUCCEEDED with
  * its model, every step's samples counted once, and exactly the failures it suffered counted.
  * The master daemons and the ZooKeeper servers have hosts of their own (a host lost is a worker's only);
  * NodeManagers expire after 20 s, so YARN too reports a lost host's containers while the job
@@ -84,6 +87,11 @@ class MultiHostJobsIT {
     org.apache.hadoop.fs.FileUtil.fullyDelete(dir.toFile());
     cluster = MultiHostCluster.builder().hosts(8).masterHosts(3).gpusPerHost(1).hostMemoryMb(4096)
         .yarnSetting("yarn.nm.liveness-monitor.expiry-interval-ms", "20000")
+        // Every test but the first loses a host, four of the five with DataNodes by the last one:
+        // the NameNode must have declared the lost DataNodes dead (2 x 10 s + 10 heartbeats of
+        // 3 s) before the last job writes its model, or its stale-node avoidance (which stops
+        // above half the DataNodes stale) no longer keeps new blocks off them.
+        .hdfsSetting("dfs.namenode.heartbeat.recheck-interval", "10000")
         // Container logs stay on their hosts (hosts/<host>/nm-logs), where a failed run leaves them.
         .yarnSetting("yarn.log-aggregation-enable", "false").dir(dir.resolve("cluster"))
         .shippedConf(root.resolve("conf")).build().start();
@@ -161,7 +169,7 @@ class MultiHostJobsIT {
 
   @Test
   @Order(3)
-  void theLeadersHostLostMidTrainingIsSucceededAfterItsSessionAndTheJobGoesOn() throws Exception {
+  void theLeadersHostLostMidCheckpointWriteIsSucceededAfterItsSessionAndNoCheckpointIsLost() throws Exception {
     Job job = submit("leader-host-loss", "--workers 2 --min-workers 1 --max-workers 2 --steps 2500");
     JobStatus training = job.await("two workers training",
         s -> s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 20);
@@ -171,14 +179,34 @@ class MultiHostJobsIT {
     JobStatus before = job.status();
     String leaderHost = hostOf(before, leader);
 
+    // The leader writes each checkpoint, its host's DataNode the first replica of every block: the
+    // cut comes once one checkpoint is complete, while the leader is writing the next.
+    org.apache.hadoop.fs.Path checkpoints = new org.apache.hadoop.fs.Path(PeriodicCheckpoints.directoryUnder(job.output));
+    List<String> complete;
+    try (FileSystem fs = FileSystem.newInstance(conf)) {
+      complete = Await.until("a checkpoint complete and the next being written", () -> fs.exists(checkpoints)
+          ? List.of(fs.listStatus(checkpoints)) : List.<org.apache.hadoop.fs.FileStatus>of(),
+          l -> l.stream().anyMatch(f -> isTemporary(f.getPath())) && l.stream().anyMatch(f -> !isTemporary(f.getPath())),
+          JOB_TIMEOUT, Duration.ofMillis(20))
+          .stream().map(f -> f.getPath()).filter(f -> !isTemporary(f)).map(Object::toString).sorted().toList();
+    }
     long cut = System.nanoTime();
     lose(leaderHost);
     JobStatus recovered = job.awaitRingWithout(leader, 1);
-    LOG.info("A ring without the leader {} {} ms after its host {} was cut: {}", leader,
+    LOG.info("A ring without the leader {} {} ms after its host {} was cut mid-write: {}", leader,
         (System.nanoTime() - cut) / 1_000_000, leaderHost, recovered.getProgress());
     assertTrue(recovered.getProgress().getLeaderEpoch() > before.getProgress().getLeaderEpoch(),
         "a successor leads: " + recovered.getProgress());
+    // The newest complete checkpoint lost a replica with the host, never the checkpoint.
+    String newest = complete.get(complete.size() - 1);
+    Checkpoint.read(readerConf(), newest).verify();
     job.awaitSucceeded(1);
+    try (FileSystem fs = FileSystem.newInstance(readerConf())) {
+      List<org.apache.hadoop.fs.Path> left = java.util.Arrays.stream(fs.listStatus(checkpoints))
+          .map(org.apache.hadoop.fs.FileStatus::getPath).toList();
+      assertTrue(left.stream().noneMatch(MultiHostJobsIT::isTemporary), "the write the cut broke was cleared: " + left);
+      assertTrue(left.stream().anyMatch(c -> c.toString().compareTo(newest) > 0), "the successor wrote on: " + left);
+    }
   }
 
   @Test
@@ -203,6 +231,45 @@ class MultiHostJobsIT {
         (System.nanoTime() - cut) / 1_000_000, amHost, adopted);
     assertEquals(Set.copyOf(workers), Set.copyOf(adopted.getContainers()), "the new attempt adopted the workers");
     job.awaitSucceeded(0);
+  }
+
+  @Test
+  @Order(5)
+  void aNewcomersHostLostWhileItJoinsCostsOneWorkerAndTheRingGoesOnWithoutIt() throws Exception {
+    Job job = submit("join-host-loss", "--workers 1 --min-workers 1 --max-workers 2 --steps 2500 --sync-timeout-ms 4000");
+    JobStatus training;
+    training = job.await("one worker training",
+        s -> s.getProgress().getWorkers() == 1 && s.getProgress().getStep() >= 20);
+    // The first worker takes the AM's host's one GPU, so that the newcomer goes to another host.
+    String amHost = job.amHost();
+    String at = hostOf(training, training.getContainers().get(0));
+    if (!at.equals(amHost)) {
+      user.run(YARN_JAR + "migrate " + job.id() + " --from " + at + " --to " + amHost, Duration.ofMinutes(1))
+          .assertSucceeded();
+      training = job.await("the worker on the AM's host", s -> s.getProgress().getWorkers() == 1
+          && s.getPlacementsSize() == 1 && hostsOf(s).equals(Set.of(amHost)));
+    }
+    String first = training.getContainers().get(0);
+    user.run(YARN_JAR + "scale-out " + job.id() + " -n 1", Duration.ofMinutes(1)).assertSucceeded();
+    // Cut once it said ready: the leader then schedules the switch that takes it in at the end of
+    // a step, some 0.4 s later here. Its log is read on its host directly: found through the AM's
+    // status (polled every 250 ms), a run cut it 1.4 s after it was ready, after the switch.
+    ReadyNewcomer newcomer = Await.until("a newcomer ready to join", () -> readyNewcomer(job.id(), first),
+        java.util.Objects::nonNull, JOB_TIMEOUT, Duration.ofMillis(10));
+    long cut = System.nanoTime();
+    lose(newcomer.host());
+    // Whether the cut came before the switch or after it, the newcomer ends up declared failed.
+    JobStatus alone = Await.until("the first worker training alone", job::status, s -> s.isSetProgress()
+        && s.getProgress().getMembers().equals(List.of(first)) && s.getProgress().isSetFailed()
+        && s.getProgress().getFailed().contains(newcomer.container()), JOB_TIMEOUT, Duration.ofMillis(100));
+    long stepAfter = alone.getProgress().getStep();
+    JobStatus goesOn = job.await("training on after the cut", s -> s.getProgress().getStep() > stepAfter + 20);
+    String joined = java.nio.file.Files.readString(newcomer.log()).contains("Joined topology") ? "after" : "before";
+    LOG.info("Training without the newcomer {} {} ms after its host {} was cut while it joined ({} its log said it"
+        + " joined): {}", newcomer.container(), (System.nanoTime() - cut) / 1_000_000, newcomer.host(), joined,
+        goesOn.getProgress());
+    assertTrue(goesOn.getProgress().getTopologyVersion() >= 2, "what the ring went through: " + goesOn.getProgress());
+    job.awaitSucceeded(1);
   }
 
   // ------------------------------------------------------------------ the job as its user sees it
@@ -330,6 +397,43 @@ class MultiHostJobsIT {
     int workers = training.getProgress().getWorkers();
     job.await("no worker on the AM's host", s -> s.getProgress().getWorkers() == workers
         && !hostsOf(s).contains(amHost) && s.getPlacementsSize() == workers);
+  }
+
+  /** A newcomer's container, its host and its log, once the log says it is ready to join. */
+  private record ReadyNewcomer(String container, String host, Path log) {}
+
+  /** The container of {@code app} other than {@code first} whose log on its host says it is ready. */
+  private static ReadyNewcomer readyNewcomer(String app, String first) throws java.io.IOException {
+    for (SimulatedHost h : cluster.workerHosts()) {
+      Path logs = cluster.nodeManagerLogs(h).resolve(app);
+      if (lost.contains(h.address()) || !java.nio.file.Files.isDirectory(logs)) {
+        continue;
+      }
+      try (var containers = java.nio.file.Files.list(logs)) {
+        for (Path c : containers.toList()) {
+          Path log = c.resolve("stdout");
+          if (!c.getFileName().toString().equals(first) && java.nio.file.Files.exists(log)
+              && java.nio.file.Files.readString(log).contains("Ready to join topology")) {
+            return new ReadyNewcomer(c.getFileName().toString(), h.address(), log);
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  private static boolean isTemporary(org.apache.hadoop.fs.Path p) {
+    return p.getName().endsWith(".tmp");
+  }
+
+  /**
+   * The test's own HDFS client after a host loss: a DataNode whose host is gone takes its connect
+   * timeout to give up on, and this one waits 5 s, not the default 60, before the next replica.
+   */
+  private static Configuration readerConf() {
+    Configuration c = new Configuration(conf);
+    c.setInt("dfs.client.socket-timeout", 5_000);
+    return c;
   }
 
   private static void lose(String host) throws Exception {
