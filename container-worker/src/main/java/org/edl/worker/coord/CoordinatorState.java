@@ -478,6 +478,10 @@ public final class CoordinatorState {
         recordVersion++;
         // The first batches on the new ring include the broadcast and new connections.
         graceUntilStep = Math.max(graceUntilStep, step + GRACE_STEPS);
+        // A joiner heartbeats from its switch on: one lost right there (its host cut) would
+        // otherwise be judged by nothing until its ZooKeeper session ended, its first step's sync
+        // never being opened by a leader that waits for it inside the all-reduce.
+        applied.get().joiners().forEach(id -> failures.joined(id, now));
         if (applied.get().leaderLeaves()) {
           // From here on the successor answers; reports sent here now would be lost.
           to(Phase.HANDED_OVER);

@@ -139,6 +139,11 @@ final class FailureRecovery {
     heartbeats.put(id, now);
   }
 
+  /** {@code id} became a member at {@code now}: from then on its silence counts as a heartbeat's. */
+  void joined(String id, long now) {
+    heartbeats.putIfAbsent(id, now);
+  }
+
   /**
    * The leader itself was paused (a long GC, SIGSTOP, a starved machine) until {@code now}: the
    * members' silence meanwhile says nothing about them, so every wait starts again from here.

@@ -519,6 +519,36 @@ class RecoveryDecisionTest {
   }
 
   /**
+   * A newcomer lost right after the switch that took it in, before its first heartbeat (its host
+   * cut): its silence counts from the switch, so it is declared failed after the sync timeout
+   * even though nobody can open its first step (a two-member ring's leader waits for it inside the
+   * all-reduce) and its ZooKeeper session has not ended yet.
+   */
+  @Test
+  void aNewcomerSilentFromItsSwitchOnIsDeclaredFailedAfterTheSyncTimeout() throws Exception {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 4,
+        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
+    trainThrough(s, 2);
+    s.register(member(D));
+    s.presence(Set.of(A, B, C, D));
+    assertEquals(3, s.ready(D).orElseThrow().atStep());
+    s.heartbeat(B, 1);
+    s.heartbeat(C, 1);
+    train(s, 3, 3);
+    assertEquals(List.of(A, B, C, D), s.ring().ids(), "switched after step 3");
+    now.addAndGet(2 * S);
+    s.heartbeat(B, 1);
+    s.heartbeat(C, 1);
+    s.tick(now.get());
+    assertFalse(s.recoveryPending(), "exactly the sync timeout since its switch");
+    now.addAndGet(1);
+    s.tick(now.get());
+    assertTrue(s.recoveryPending());
+    assertEquals(Set.of(D), s.fenced().keySet());
+    assertTrue(s.fenced().get(D).contains("no heartbeat"), s.fenced().get(D));
+  }
+
+  /**
    * A member fails while a switch that adds a newcomer is scheduled: the switch cannot happen on
    * the old ring; after the recovery it is scheduled again, on the survivors' ring.
    */
