@@ -85,7 +85,7 @@ public final class ModelOutput {
   public static final class Superseded extends IOException {
     private static final long serialVersionUID = 1L;
 
-    Superseded(String message) {
+    public Superseded(String message) {
       super(message);
     }
   }

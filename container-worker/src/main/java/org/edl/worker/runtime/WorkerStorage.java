@@ -220,10 +220,10 @@ final class WorkerStorage {
         model.writeState(out);
       }
     };
-    ModelOutput.Written out = ModelOutput.write(config.spec().output(), state,
-        ModelOutput.Metrics.of(model.name(), s.workers(), s.steps(), s.samples(), s.firstLoss(), s.lastLoss(),
-            s.samplesPerSecond(), wall, s.leaderEpoch()), config.hadoopConf(), config.appId(),
-        coordinator::stillLeading);
+    ModelOutput.Metrics metrics = ModelOutput.Metrics.of(model.name(), s.workers(), s.steps(), s.samples(),
+        s.firstLoss(), s.lastLoss(), s.samplesPerSecond(), wall, s.leaderEpoch());
+    ModelOutput.Written out = OutputRetry.standard().write(() -> ModelOutput.write(config.spec().output(), state,
+        metrics, config.hadoopConf(), config.appId(), coordinator::stillLeading), coordinator::stillLeading);
     written = out;
     LOG.info("Model written to {}, metrics to {}; loss {} -> {} (leader epoch {})", out.model(), out.metrics(),
         s.firstLoss(), s.lastLoss(), s.leaderEpoch());
