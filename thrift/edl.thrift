@@ -519,5 +519,10 @@ service ScriptChannel {
    */
   ScriptOrder nextOrder(1: ScriptReport report) throws (1: EdlError e),
   /** The script failed: its error (a Python traceback), before it exits. */
-  void failed(1: string error)
+  void failed(1: string error),
+  /**
+   * A sign of life, every second from a thread of the script's own on a second connection: a
+   * script that gives none for a few seconds is paused or hung, and its worker ends it.
+   */
+  void alive()
 }

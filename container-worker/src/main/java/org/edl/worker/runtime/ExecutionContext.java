@@ -47,8 +47,11 @@ public record ExecutionContext(Dataset data, TrainableModel model, Supplier<floa
     Script script = config.spec().script();
     if (script.isSet()) {
       Path dir = Path.of("").toAbsolutePath();
-      java.util.Map<String, String> env = ScriptData.fetch(config.spec().data().source(), dir, config.hadoopConf())
-          .map(local -> java.util.Map.of(ScriptData.ENV, local.toString())).orElse(java.util.Map.of());
+      java.util.Map<String, String> env = new java.util.HashMap<>();
+      ScriptData.fetch(config.spec().data().source(), dir, config.hadoopConf())
+          .ifPresent(local -> env.put(ScriptData.ENV, local.toString()));
+      // The script's rendezvous store listens on the ring's address only, where the others dial it.
+      env.put(ScriptModel.STORE_HOST_ENV, config.host());
       ScriptModel model = ScriptModel.start(script.python(), dir.resolve(script.file()), script.args(), dir,
           config.secret(), config.workerId(), config.spec().training(),
           "cuda".equals(config.spec().training().backend()) ? "nccl" : "gloo", env);

@@ -35,6 +35,8 @@ final class ScriptChannelService implements ScriptChannel.Iface {
   private volatile Exchange delivered;
   /** Why the script cannot go on (it failed, exited, or the worker gave up on it); null while it can. */
   private volatile String broken;
+  /** Hears the script's signs of life ({@link ScriptLiveness#sign}). */
+  private volatile Runnable signsOfLife = () -> { };
 
   ScriptChannelService(ScriptHello hello) {
     this.hello = hello;
@@ -82,6 +84,15 @@ final class ScriptChannelService implements ScriptChannel.Iface {
       Thread.currentThread().interrupt();
       throw new EdlError("the worker is shutting down");
     }
+  }
+
+  void signsOfLifeTo(Runnable listener) {
+    signsOfLife = listener;
+  }
+
+  @Override
+  public void alive() {
+    signsOfLife.run();
   }
 
   @Override

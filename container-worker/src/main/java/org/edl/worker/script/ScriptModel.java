@@ -43,6 +43,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ScriptModel implements TrainableModel, RingAware, StepAware, StartsOverItself, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ScriptModel.class);
+  /** Where the script binds its rendezvous store (the ring's address; loopback when unset). */
+  public static final String STORE_HOST_ENV = "EDL_SCRIPT_STORE_HOST";
   /** How long a script's process may run before it calls edl.init(): interpreter, torch import, data. */
   static final Duration HELLO_TIMEOUT = Duration.ofMinutes(5);
 
@@ -51,6 +53,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
   private final ScriptChannelService channel;
   private final RpcServer server;
   private final ScriptProcess process;
+  private final ScriptLiveness liveness;
   private final int storePort;
   private final long datasetSize;
   private final float[] token = new float[1];
@@ -60,12 +63,13 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
   private long step;
 
   private ScriptModel(String name, Training training, ScriptChannelService channel, RpcServer server,
-      ScriptProcess process, int storePort, long datasetSize) {
+      ScriptProcess process, ScriptLiveness liveness, int storePort, long datasetSize) {
     this.name = name;
     this.training = training;
     this.channel = channel;
     this.server = server;
     this.process = process;
+    this.liveness = liveness;
     this.storePort = storePort;
     this.datasetSize = datasetSize;
   }
@@ -88,8 +92,9 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
     Files.write(secretFile, secret.bytes());
     ScriptChannelService channel = new ScriptChannelService(new ScriptHello(workerId, training.seed(),
         training.batchSize(), backend));
+    // The script's orders and its signs of life, each on a connection of its own, and one spare.
     RpcServer server = RpcServer.start("script", new ScriptChannel.Processor<>(channel), "127.0.0.1", 0, secret,
-        RpcServer.HANDSHAKE_TIMEOUT, 2, RefusalListener.NONE);
+        RpcServer.HANDSHAKE_TIMEOUT, 3, RefusalListener.NONE);
     List<String> command = new ArrayList<>(List.of(python, "-u", script.toString()));
     command.addAll(args);
     String path = packageDir.toString();
@@ -105,10 +110,19 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
       server.close();
       throw new ScriptFailedException("cannot start " + python + " " + script + ": " + e.getMessage());
     }
+    ScriptProcess started = process;
+    ScriptLiveness liveness = new ScriptLiveness(System::nanoTime, ScriptLiveness.TIMEOUT, () -> {
+      channel.fail("the script gave no sign of life for " + ScriptLiveness.TIMEOUT.toSeconds() + " s: it is paused"
+          + " (SIGSTOP, a debugger) or stuck in native code that holds Python's lock; its worker killed it (pid "
+          + started.pid() + ")");
+      started.close();
+    });
+    channel.signsOfLifeTo(liveness::sign);
     try {
       ScriptChannelService.Announced hello = channel.awaitHello(HELLO_TIMEOUT.toMillis());
       String name = "script:" + script.getFileName();
-      return new ScriptModel(name, training, channel, server, process, hello.storePort(), hello.datasetSize());
+      return new ScriptModel(name, training, channel, server, process, liveness.watch(workerId), hello.storePort(),
+          hello.datasetSize());
     } catch (Exception e) {
       process.close();
       server.close();
@@ -256,6 +270,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
+      liveness.close();
       channel.fail("the worker closed the script");
       process.close();
       server.close();

@@ -118,7 +118,16 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
         .withZkSessionTimeout(zkSessionTimeout);
     Worker w = new Worker(config, context, this);
     workers.put(workerId, w);
-    Future<Worker.Outcome> f = threads.submit(w::run);
+    // As a worker's process does (WorkerMain): a run that fails closes the worker before the
+    // process exits, ending its ZooKeeper session and its leadership at once.
+    Future<Worker.Outcome> f = threads.submit(() -> {
+      try {
+        return w.run();
+      } catch (Exception | Error e) {
+        w.close();
+        throw e;
+      }
+    });
     outcomes.put(workerId, f);
     return f;
   }

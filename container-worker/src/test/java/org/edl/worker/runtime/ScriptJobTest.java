@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
 import org.edl.job.Script;
@@ -135,6 +136,13 @@ class ScriptJobTest {
   }
 
   private List<String> killOneOfThree(ElasticJob job, String text) throws Exception {
+    return loseOneOfThree(job, text, ids -> ids.get(2), victim -> kill(job, victim));
+  }
+
+  /** As {@link #killOneOfThree}, the member {@code pick} names lost as {@code lose} does it. */
+  private List<String> loseOneOfThree(ElasticJob job, String text,
+      java.util.function.Function<List<String>, String> pick, java.util.function.Consumer<String> lose)
+      throws Exception {
     List<String> ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2), ElasticJob.id(job.appId, 3));
     job.holdBefore(15);
     for (int i = 0; i < ids.size(); i++) {
@@ -144,10 +152,10 @@ class ScriptJobTest {
     for (String id : ids) {
       job.awaitTrained(id, 14);
     }
-    String victim = ids.get(2);
-    kill(job, victim);
+    String victim = pick.apply(ids);
+    lose.accept(victim);
     job.release();
-    List<String> survivors = ids.subList(0, 2);
+    List<String> survivors = ids.stream().filter(id -> !id.equals(victim)).toList();
     for (String id : survivors) {
       Worker.Outcome o = job.outcome(id);
       assertEquals(Worker.Ending.FINISHED, o.ending(), id);
@@ -181,6 +189,32 @@ class ScriptJobTest {
       assertEquals("approximate", job.recoveries.get(survivors.get(0)).get(0).mode());
     }
     assertClose(params(survivors.get(0)), params(survivors.get(1)), survivors.get(1));
+  }
+
+  /**
+   * The leader's script paused (SIGSTOP) between two steps: its worker ends it once it has given no
+   * sign of life for 5 s and fails; the others, whose group then breaks, recover without it and
+   * count one failure, instead of waiting in their all-reduce for the group's 60 s timeout.
+   */
+  @Test
+  void aLeaderWhoseScriptIsPausedIsEndedByItsWorkerAndTheOthersRecoverWithoutIt() throws Exception {
+    try (ElasticJob job = job(3, Recovery.Mode.APPROXIMATE)) {
+      AtomicReference<String> paused = new AtomicReference<>();
+      loseOneOfThree(job, SCRIPT, ids -> ids.stream().filter(id -> job.worker(id).isLeading()).findFirst()
+          .orElseThrow(), victim -> {
+        paused.set(victim);
+        try {
+          assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(scripts.get(victim).pid())).start()
+              .waitFor());
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      String victim = paused.get();
+      java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+          java.util.concurrent.ExecutionException.class, () -> job.outcome(victim));
+      assertTrue(e.getCause().getMessage().contains("the script gave no sign of life for 5 s"), e.getCause().toString());
+    }
   }
 
   /**

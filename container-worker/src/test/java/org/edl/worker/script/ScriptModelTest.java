@@ -74,10 +74,15 @@ class ScriptModelTest {
   }
 
   private ScriptModel start(String name, String seed, String mode) throws Exception {
+    return start(dir, name, SCRIPT, List.of(seed, mode));
+  }
+
+  /** {@code text} as the script {@code train.py} of member {@code name}, in {@code dir/name}. */
+  static ScriptModel start(Path dir, String name, String text, List<String> args) throws Exception {
     Path work = Files.createDirectories(dir.resolve(name));
     Path script = work.resolve("train.py");
-    Files.writeString(script, SCRIPT);
-    return ScriptModel.start(PYTHON, script, List.of(seed, mode), work, SECRET, name, TRAINING, "gloo", java.util.Map.of());
+    Files.writeString(script, text);
+    return ScriptModel.start(PYTHON, script, args, work, SECRET, name, TRAINING, "gloo", java.util.Map.of());
   }
 
   static final JobSecret SECRET = JobSecret.generate();
@@ -245,6 +250,28 @@ class ScriptModelTest {
       }
       assertThrows(java.net.BindException.class, () -> new java.net.ServerSocket(m.storePort()).close());
     }
+  }
+
+  /**
+   * A paused script (SIGSTOP) gives no sign of life: its worker ends it after the liveness timeout
+   * instead of waiting for its step, which its group's other members would wait for too.
+   */
+  @Test
+  void aPausedScriptIsEndedAfterTheLivenessTimeoutWithAMessageSayingSo() throws Exception {
+    ScriptModel m = start("paused", "1", "ok");
+    m.ringFormed(ring(1, m), 0);
+    train(0, 2, m);
+    Thread.sleep(1_500); // its signs of life have begun
+    assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(m.pid())).start().waitFor());
+    long paused = System.nanoTime();
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> m.accumulateGradients(null, batch(2), 0, GLOBAL, new float[1]));
+    long ms = (System.nanoTime() - paused) / 1_000_000;
+    assertTrue(e.getMessage().contains("the script gave no sign of life for 5 s: it is paused"), e.getMessage());
+    java.util.Optional<ProcessHandle> left = ProcessHandle.of(m.pid());
+    assertTrue(left.isEmpty() || left.get().onExit().get(10, TimeUnit.SECONDS) != null, "killed");
+    org.slf4j.LoggerFactory.getLogger(ScriptModelTest.class).info("A paused script was ended {} ms after SIGSTOP", ms);
+    m.close();
   }
 
   @Test

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.edl.worker.script.ScriptModelTest.PYTHON;
-import static org.edl.worker.script.ScriptModelTest.SECRET;
-import static org.edl.worker.script.ScriptModelTest.TRAINING;
 import static org.edl.worker.script.ScriptModelTest.assertClose;
 import static org.edl.worker.script.ScriptModelTest.ring;
 import static org.edl.worker.script.ScriptModelTest.train;
@@ -61,6 +59,8 @@ class ScriptStateTest {
       scaler, counters = Scaler(), {"steps": 0}
       if sys.argv[2] == "bad":
           job.attach(model, opt, scheduler=sched, epochs=3)
+      if sys.argv[2] == "unsendable":
+          job.attach(model, opt, seen={"ids": {1, 2}})
       job.attach(model, opt, scheduler=sched, scaler=scaler, counters=counters, rng=edl.RngState())
       with open("steps.txt", "a") as log:
           for step in job.steps():
@@ -93,10 +93,7 @@ class ScriptStateTest {
   }
 
   private ScriptModel start(String name, String seed, String mode) throws Exception {
-    Path work = Files.createDirectories(dir.resolve(name));
-    Files.writeString(work.resolve("train.py"), SCRIPT);
-    return ScriptModel.start(PYTHON, work.resolve("train.py"), List.of(seed, mode), work, SECRET, name, TRAINING,
-        "gloo", Map.of());
+    return ScriptModelTest.start(dir, name, SCRIPT, List.of(seed, mode));
   }
 
   /** Step -> what the script logged for it last (a step trained again after a load replaces it). */
@@ -204,6 +201,18 @@ class ScriptStateTest {
     IllegalStateException e = assertThrows(IllegalStateException.class,
         () -> m.accumulateGradients(null, ScriptModelTest.batch(0), 0, ScriptModelTest.GLOBAL, new float[1]));
     assertTrue(e.getMessage().contains("job.attach(epochs=...): a int has no state_dict() and load_state_dict()"),
+        e.getMessage());
+    m.close();
+  }
+
+  /** What newcomers could not receive as tensors and plain values is refused where the script attaches it. */
+  @Test
+  void stateThatCannotBeSentAsTensorsAndPlainValuesIsRefusedAtAttachNamingWhere() throws Exception {
+    ScriptModel m = start("unsendable", "1", "unsendable");
+    m.ringFormed(ring(1, m), 0);
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> m.accumulateGradients(null, ScriptModelTest.batch(0), 0, ScriptModelTest.GLOBAL, new float[1]));
+    assertTrue(e.getMessage().contains("job.attach(seen=...)['ids'] is a set, which cannot be sent to other members"),
         e.getMessage());
     m.close();
   }

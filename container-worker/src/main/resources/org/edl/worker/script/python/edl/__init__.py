@@ -54,12 +54,43 @@ def init(dataset_size):
     from edl import _groups
     # The store is bound (on a port the system picks) before the worker learns of it: a port chosen
     # first and bound later could be taken in between by another process on the node.
-    store = _groups.serve_store()
+    store = _groups.serve_store(os.environ.get("EDL_SCRIPT_STORE_HOST", "127.0.0.1"))
     hello = channel.hello(os.getpid(), int(dataset_size), store.port)
     job = Job(channel, hello, store)
     sys.excepthook = job._excepthook
     _exit_with_parent()
+    _signs_of_life(int(port), secret)
     return job
+
+
+def _signs_of_life(port, secret):
+    """Tells the worker every second, on a connection of its own, that this process runs: one that
+    is paused or hung gives no sign for a few seconds, and its worker ends it so that its group's
+    other members do not wait for it until the group's timeout."""
+    import threading
+    import time
+
+    def beat():
+        try:
+            channel = _channel.connect("127.0.0.1", port, secret)
+            while True:
+                channel.alive()
+                time.sleep(1)
+        except Exception:
+            pass  # the worker is gone or closed the script: nothing to tell
+
+    threading.Thread(target=beat, name="edl-signs-of-life", daemon=True).start()
+
+
+def _export_group(g):
+    """torchrun's variables for the group just formed, for library code that reads them: one
+    process per container, so the local rank is 0 and the node's rank is the member's.
+    MASTER_ADDR and MASTER_PORT name the group's rendezvous store (its first member's)."""
+    os.environ.update({
+        "RANK": str(g.rank), "WORLD_SIZE": str(g.size), "GROUP_RANK": str(g.rank),
+        "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1",
+        "MASTER_ADDR": g.storeHost, "MASTER_PORT": str(g.storePort),
+    })
 
 
 def _exit_with_parent():
@@ -173,14 +204,15 @@ class Job:
         Each keyword is either an object with ``state_dict()`` and ``load_state_dict()`` (an LR
         scheduler, a ``GradScaler``, :class:`RngState`, anything following PyTorch's
         checkpointing protocol) or a ``dict`` (a script's counters: restored in place)."""
-        from edl import _groups
+        from edl import _groups, _wire
         for name, value in state.items():
-            if isinstance(value, dict):
-                continue
-            if not (callable(getattr(value, "state_dict", None)) and callable(getattr(value, "load_state_dict", None))):
+            if not isinstance(value, dict) and not (callable(getattr(value, "state_dict", None))
+                                                    and callable(getattr(value, "load_state_dict", None))):
                 raise TypeError("edl: job.attach(%s=...): a %s has no state_dict() and load_state_dict(); pass an "
                                 "object that has both (a scheduler, a GradScaler, edl.RngState()) or a dict"
                                 % (name, type(value).__name__))
+            # Sent to newcomers as tensors and plain values: what cannot be is refused now.
+            _wire.check(value if isinstance(value, dict) else value.state_dict(), "job.attach(%s=...)" % name)
         self._module = model
         self._optimizer = optimizer
         self.model = model
@@ -230,6 +262,7 @@ class Job:
                 try:
                     self.model = self._groups.form(g.version, g.rank, g.size, g.storeHost, g.storePort)
                     self.rank, self.size = g.rank, g.size
+                    _export_group(g)
                 except RuntimeError as e:
                     if not self._member_lost(e):
                         raise
@@ -273,7 +306,9 @@ class RngState:
         saved = {"torch": torch.get_rng_state(), "python": random.getstate()}
         try:
             import numpy
-            saved["numpy"] = numpy.random.get_state()
+            kind, keys, pos, has_gauss, gauss = numpy.random.get_state()
+            # As a tensor: newcomers receive state as tensors and plain values only.
+            saved["numpy"] = (kind, torch.from_numpy(keys.astype(numpy.int64)), pos, has_gauss, gauss)
         except ImportError:
             pass
         return saved
@@ -286,4 +321,5 @@ class RngState:
         random.setstate(saved["python"])
         if "numpy" in saved:
             import numpy
-            numpy.random.set_state(saved["numpy"])
+            kind, keys, pos, has_gauss, gauss = saved["numpy"]
+            numpy.random.set_state((kind, keys.numpy().astype(numpy.uint32), pos, has_gauss, gauss))

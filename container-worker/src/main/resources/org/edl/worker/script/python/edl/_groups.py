@@ -9,15 +9,18 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
+from edl import _wire
+
 # How long a group's gathering or collective may wait for a member: the worker's failure
 # detection acts within seconds, so this only bounds a script stuck on a member that hangs.
 TIMEOUT = datetime.timedelta(seconds=60)
 
 
-def serve_store():
-    """The rendezvous store this member serves for its life, on a port the system picks (its
-    ``port`` says which); a group gathers at its first member's."""
-    return dist.TCPStore("0.0.0.0", 0, None, True, TIMEOUT, wait_for_workers=False)
+def serve_store(host):
+    """The rendezvous store this member serves for its life, on the ring's own address ``host``
+    (the only one the other members dial) and a port the system picks (its ``port`` says which);
+    a group gathers at its first member's."""
+    return dist.TCPStore(host, 0, None, True, TIMEOUT, wait_for_workers=False)
 
 
 class Extras:
@@ -102,10 +105,12 @@ class Groups:
         with torch.no_grad():
             for t in self._module.state_dict().values():
                 dist.broadcast(t, source)
-        box = [self._others() if rank == source else None]
-        dist.broadcast_object_list(box, source)
-        if rank != source:
-            self._load_others(box[0])
+        # As tensors and a JSON outline, never pickled: what a member receives is data.
+        device = torch.device("cuda", torch.cuda.current_device()) if self._backend == "nccl" else torch.device("cpu")
+        if rank == source:
+            _wire.send(self._others(), source, device, "the optimizer's or the attached state")
+        else:
+            self._load_others(_wire.receive(source, device))
 
     def _others(self):
         """Everything but the model's own tensors (which go as tensors)."""
