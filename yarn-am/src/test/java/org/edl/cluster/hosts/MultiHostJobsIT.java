@@ -8,38 +8,23 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
-import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ContainerId;
-import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.SignalContainerCommand;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
-import org.apache.thrift.TDeserializer;
-import org.apache.thrift.protocol.TCompactProtocol;
-import org.edl.client.JobControlConnection;
-import org.edl.client.JobControlLocator;
-import org.edl.job.JobPaths;
-import org.edl.job.ModelOutput;
 import org.edl.testing.Await;
 import org.edl.testing.HadoopClient;
 import org.edl.testing.UserShell;
-import org.edl.testing.UserShell.Ran;
 import org.edl.testing.UserShell.Running;
-import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
-import org.edl.thrift.LeaderRecord;
 import org.edl.thrift.WorkerPlacement;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.runtime.PeriodicCheckpoints;
@@ -69,7 +54,7 @@ class MultiHostJobsIT {
   private static final String YARN_JAR = "yarn jar yarn-am/target/dist/edl-am-0.1.0-SNAPSHOT.jar ";
   private static final Pattern APP_ID = Pattern.compile("application_\\d+_\\d+");
   private static final int BATCH = 256;
-  private static final Duration JOB_TIMEOUT = Duration.ofMinutes(8);
+  private static final Duration JOB_TIMEOUT = FollowedJob.TIMEOUT;
 
   private static MultiHostCluster cluster;
   private static Configuration conf;
@@ -118,7 +103,7 @@ class MultiHostJobsIT {
   @Test
   @Order(1)
   void aJobScalesOutMovesItsLeaderToAnotherHostAndOutlivesItsKill() throws Exception {
-    Job job = submit("move", "--workers 2 --min-workers 2 --max-workers 3 --steps 2000");
+    FollowedJob job = submit("move", "--workers 2 --min-workers 2 --max-workers 3 --steps 2000");
     job.await("two workers training", s -> s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 5);
 
     user.run(YARN_JAR + "scale-out " + job.id() + " -n 1", Duration.ofMinutes(1)).assertSucceeded();
@@ -149,7 +134,7 @@ class MultiHostJobsIT {
   @Test
   @Order(2)
   void aFollowersHostLostMidTrainingCostsOneWorkerAndTheJobGoesOn() throws Exception {
-    Job job = submit("host-loss", "--workers 3 --min-workers 2 --max-workers 3 --steps 1500 --sync-timeout-ms 4000");
+    FollowedJob job = submit("host-loss", "--workers 3 --min-workers 2 --max-workers 3 --steps 1500 --sync-timeout-ms 4000");
     JobStatus training = job.await("three workers training",
         s -> s.getProgress().getWorkers() == 3 && s.getProgress().getStep() >= 20);
     String leader = job.leader();
@@ -170,7 +155,7 @@ class MultiHostJobsIT {
   @Test
   @Order(3)
   void theLeadersHostLostMidCheckpointWriteIsSucceededAfterItsSessionAndNoCheckpointIsLost() throws Exception {
-    Job job = submit("leader-host-loss", "--workers 2 --min-workers 1 --max-workers 2 --steps 2500");
+    FollowedJob job = submit("leader-host-loss", "--workers 2 --min-workers 1 --max-workers 2 --steps 2500");
     JobStatus training = job.await("two workers training",
         s -> s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 20);
     // The AM's own host is another case (below): no worker there.
@@ -181,7 +166,7 @@ class MultiHostJobsIT {
 
     // The leader writes each checkpoint, its host's DataNode the first replica of every block: the
     // cut comes once one checkpoint is complete, while the leader is writing the next.
-    org.apache.hadoop.fs.Path checkpoints = new org.apache.hadoop.fs.Path(PeriodicCheckpoints.directoryUnder(job.output));
+    org.apache.hadoop.fs.Path checkpoints = new org.apache.hadoop.fs.Path(PeriodicCheckpoints.directoryUnder(job.output()));
     List<String> complete;
     try (FileSystem fs = FileSystem.newInstance(conf)) {
       complete = Await.until("a checkpoint complete and the next being written", () -> fs.exists(checkpoints)
@@ -212,7 +197,7 @@ class MultiHostJobsIT {
   @Test
   @Order(4)
   void theAmsHostLostMidTrainingIsFollowedByAnAttemptElsewhereThatAdoptsTheWorkers() throws Exception {
-    Job job = submit("am-host-loss", "--workers 2 --min-workers 1 --max-workers 2 --steps 3000");
+    FollowedJob job = submit("am-host-loss", "--workers 2 --min-workers 1 --max-workers 2 --steps 3000");
     JobStatus training = job.await("two workers training",
         s -> s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 20);
     // A worker lost with the AM is another case (above): no worker there.
@@ -236,7 +221,7 @@ class MultiHostJobsIT {
   @Test
   @Order(5)
   void aNewcomersHostLostWhileItJoinsCostsOneWorkerAndTheRingGoesOnWithoutIt() throws Exception {
-    Job job = submit("join-host-loss", "--workers 1 --min-workers 1 --max-workers 2 --steps 2500 --sync-timeout-ms 4000");
+    FollowedJob job = submit("join-host-loss", "--workers 1 --min-workers 1 --max-workers 2 --steps 2500 --sync-timeout-ms 4000");
     JobStatus training;
     training = job.await("one worker training",
         s -> s.getProgress().getWorkers() == 1 && s.getProgress().getStep() >= 20);
@@ -277,7 +262,7 @@ class MultiHostJobsIT {
   // ------------------------------------------------------------------ the job as its user sees it
 
   /** {@code yarn jar ... submit} in a terminal of its own, following the job to its end. */
-  private static Job submit(String name, String sizeAndSteps) throws Exception {
+  private static FollowedJob submit(String name, String sizeAndSteps) throws Exception {
     String output = "/user/edl/multihost/" + name;
     Running client = user.start(YARN_JAR + "submit --name " + name + " --model mlp --grow off --straggler-factor off"
         + " --data synthetic:samples=8192,features=256,classes=4,seed=3 --batch-size " + BATCH + " --hidden 512"
@@ -286,108 +271,16 @@ class MultiHostJobsIT {
     String printed = client.awaitOutput(APP_ID.asPredicate(), Duration.ofMinutes(2), "the application id");
     Matcher m = APP_ID.matcher(printed);
     assertTrue(m.find());
-    Job job = new Job(m.group(), client, output, Long.parseLong(sizeAndSteps.replaceAll(".*--steps (\\d+).*", "$1")));
+    FollowedJob job = new FollowedJob(m.group(), client, output,
+        Long.parseLong(sizeAndSteps.replaceAll(".*--steps (\\d+).*", "$1")), BATCH, conf, yarn, cluster.zooKeeperConnect());
     Await.until("the AM of " + job.id() + " to take calls", () -> yarn.getApplicationReport(ApplicationId.fromString(job.id())),
         r -> r.getYarnApplicationState() == YarnApplicationState.RUNNING && r.getRpcPort() > 0, Duration.ofMinutes(3),
         Duration.ofMillis(500));
     return job;
   }
 
-  /**
-   * A job being followed. Its control connection stays open between polls, as a follower's does:
-   * opening one reads the job's secret from HDFS, and after a host is lost every new HDFS client
-   * first tries the lost DataNode.
-   */
-  private static final class Job {
-    private final String id;
-    private final Running client;
-    private final String output;
-    private final long steps;
-    private JobControlConnection am;
-
-    Job(String id, Running client, String output, long steps) {
-      this.id = id;
-      this.client = client;
-      this.output = output;
-      this.steps = steps;
-    }
-
-    String id() {
-      return id;
-    }
-
-    JobStatus status() throws Exception {
-      if (am == null) {
-        am = new JobControlLocator(conf, yarn).connect(id, Duration.ofSeconds(30));
-      }
-      try {
-        return am.control().status();
-      } catch (Exception e) {
-        am.close();
-        am = null;
-        throw e;
-      }
-    }
-
-    String amHost() throws Exception {
-      return yarn.getApplicationReport(ApplicationId.fromString(id)).getHost();
-    }
-
-    /**
-     * Until the leader reports a ring of at least {@code members} that no longer holds
-     * {@code container}, whatever the AM's state.
-     */
-    JobStatus awaitRingWithout(String container, int members) {
-      return Await.until("a ring without " + container, this::status, s -> s.isSetProgress()
-          && s.getProgress().isSetMembers() && !s.getProgress().getMembers().contains(container)
-          && s.getProgress().getMembersSize() >= members, JOB_TIMEOUT, Duration.ofMillis(100));
-    }
-
-    JobStatus await(String what, Predicate<JobStatus> done) {
-      return Await.until(what, this::status, s -> s.getState() == JobState.RUNNING && s.isSetProgress() && done.test(s),
-          JOB_TIMEOUT, Duration.ofMillis(250));
-    }
-
-    /** The leader, as it last published itself in ZooKeeper. */
-    String leader() throws Exception {
-      try (CuratorFramework zk = CuratorFrameworkFactory.newClient(cluster.zooKeeperConnect(),
-          new ExponentialBackoffRetry(200, 5))) {
-        zk.start();
-        LeaderRecord record = new LeaderRecord();
-        new TDeserializer(new TCompactProtocol.Factory()).deserialize(record, zk.getData().forPath(JobPaths.job(id)));
-        return record.getLeaderId();
-      }
-    }
-
-    /** SUCCEEDED with its model at the last step, each step's samples counted once, {@code failures} counted. */
-    /** The next status opens a new connection (to the AM attempt the application report names). */
-    void disconnect() {
-      if (am != null) {
-        am.close();
-        am = null;
-      }
-    }
-
-    void awaitSucceeded(int failures) throws Exception {
-      disconnect();
-      Ran followed = client.awaitExit(JOB_TIMEOUT);
-      assertTrue(followed.output().contains(id + " SUCCEEDED"), followed.output());
-      ApplicationReport end = yarn.getApplicationReport(ApplicationId.fromString(id));
-      assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
-      assertTrue(failures == 0 ? !end.getDiagnostics().contains("worker failures")
-          : end.getDiagnostics().contains("worker failures: " + failures + " of"), end.getDiagnostics());
-      try (FileSystem fs = FileSystem.newInstance(conf)) {
-        assertTrue(fs.getFileStatus(new org.apache.hadoop.fs.Path(output, ModelOutput.MODEL_FILE)).getLen() > 0);
-      }
-      ModelOutput.Metrics metrics = ModelOutput.readMetrics(conf, output);
-      assertEquals(steps, metrics.steps(), metrics.toString());
-      assertEquals(steps * BATCH, metrics.samplesSeen(), metrics.toString());
-      assertEquals(Optional.empty(), ModelOutput.verify(conf, output, steps));
-    }
-  }
-
   /** With {@code yarn jar ... migrate}, when a worker of {@code job} runs on its AM's host. */
-  private static void moveWorkersOffTheAmsHost(Job job, JobStatus training) throws Exception {
+  private static void moveWorkersOffTheAmsHost(FollowedJob job, JobStatus training) throws Exception {
     String amHost = job.amHost();
     if (!hostsOf(training).contains(amHost)) {
       return;
