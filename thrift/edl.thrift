@@ -493,7 +493,12 @@ struct ScriptReport {
    * The step's (or the group's) collective failed: a member is gone. The script did not apply the
    * step (its model holds the one before); the worker recovers the ring and orders a new group.
    */
-  4: optional string lost
+  4: optional string lost,
+  /**
+   * The step's computing time in seconds (STEP): from the order to the last gradient bucket handed
+   * to the group's all-reduce, so without the wait for the slowest member that follows.
+   */
+  5: optional double computeSeconds
 }
 
 /** What the worker tells a script on its first call. */

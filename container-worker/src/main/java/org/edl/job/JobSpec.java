@@ -206,11 +206,6 @@ public record JobSpec(
       throw new InvalidInputException("recovery", null, "missing");
     }
     recovery.validate();
-    if (script.isSet() && stragglerFactor != 0) {
-      throw new InvalidInputException("straggler-factor", stragglerFactor, "a script's step time includes the wait in"
-          + " its group's all-reduce, where the fast members wait for the slow one, so a straggler cannot be told"
-          + " apart; use off with --script");
-    }
     if (stragglers.batches() < 0) {
       throw new InvalidInputException("straggler-batches", stragglers.batches(),
           "must be at least 1, or 0 to turn detection off");

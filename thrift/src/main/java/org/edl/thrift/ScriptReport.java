@@ -17,6 +17,7 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
   private static final org.apache.thrift.protocol.TField LOSS_SUM_FIELD_DESC = new org.apache.thrift.protocol.TField("lossSum", org.apache.thrift.protocol.TType.DOUBLE, (short)2);
   private static final org.apache.thrift.protocol.TField STATE_FIELD_DESC = new org.apache.thrift.protocol.TField("state", org.apache.thrift.protocol.TType.STRING, (short)3);
   private static final org.apache.thrift.protocol.TField LOST_FIELD_DESC = new org.apache.thrift.protocol.TField("lost", org.apache.thrift.protocol.TType.STRING, (short)4);
+  private static final org.apache.thrift.protocol.TField COMPUTE_SECONDS_FIELD_DESC = new org.apache.thrift.protocol.TField("computeSeconds", org.apache.thrift.protocol.TType.DOUBLE, (short)5);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new ScriptReportStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new ScriptReportTupleSchemeFactory();
@@ -38,6 +39,11 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
    * step (its model holds the one before); the worker recovers the ring and orders a new group.
    */
   public @org.apache.thrift.annotation.Nullable java.lang.String lost; // optional
+  /**
+   * The step's computing time in seconds (STEP): from the order to the last gradient bucket handed
+   * to the group's all-reduce, so without the wait for the slowest member that follows.
+   */
+  public double computeSeconds; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -57,7 +63,12 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
      * The step's (or the group's) collective failed: a member is gone. The script did not apply the
      * step (its model holds the one before); the worker recovers the ring and orders a new group.
      */
-    LOST((short)4, "lost");
+    LOST((short)4, "lost"),
+    /**
+     * The step's computing time in seconds (STEP): from the order to the last gradient bucket handed
+     * to the group's all-reduce, so without the wait for the slowest member that follows.
+     */
+    COMPUTE_SECONDS((short)5, "computeSeconds");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -81,6 +92,8 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
           return STATE;
         case 4: // LOST
           return LOST;
+        case 5: // COMPUTE_SECONDS
+          return COMPUTE_SECONDS;
         default:
           return null;
       }
@@ -126,8 +139,9 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
   // isset id assignments
   private static final int __STEP_ISSET_ID = 0;
   private static final int __LOSSSUM_ISSET_ID = 1;
+  private static final int __COMPUTESECONDS_ISSET_ID = 2;
   private byte __isset_bitfield = 0;
-  private static final _Fields optionals[] = {_Fields.STEP,_Fields.LOSS_SUM,_Fields.STATE,_Fields.LOST};
+  private static final _Fields optionals[] = {_Fields.STEP,_Fields.LOSS_SUM,_Fields.STATE,_Fields.LOST,_Fields.COMPUTE_SECONDS};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -139,6 +153,8 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING        , true)));
     tmpMap.put(_Fields.LOST, new org.apache.thrift.meta_data.FieldMetaData("lost", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
+    tmpMap.put(_Fields.COMPUTE_SECONDS, new org.apache.thrift.meta_data.FieldMetaData("computeSeconds", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.DOUBLE)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(ScriptReport.class, metaDataMap);
   }
@@ -161,6 +177,7 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
     if (other.isSetLost()) {
       this.lost = other.lost;
     }
+    this.computeSeconds = other.computeSeconds;
   }
 
   @Override
@@ -176,6 +193,8 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
     this.lossSum = 0.0;
     this.state = null;
     this.lost = null;
+    setComputeSecondsIsSet(false);
+    this.computeSeconds = 0.0;
   }
 
   /**
@@ -309,6 +328,37 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
     }
   }
 
+  /**
+   * The step's computing time in seconds (STEP): from the order to the last gradient bucket handed
+   * to the group's all-reduce, so without the wait for the slowest member that follows.
+   */
+  public double getComputeSeconds() {
+    return this.computeSeconds;
+  }
+
+  /**
+   * The step's computing time in seconds (STEP): from the order to the last gradient bucket handed
+   * to the group's all-reduce, so without the wait for the slowest member that follows.
+   */
+  public ScriptReport setComputeSeconds(double computeSeconds) {
+    this.computeSeconds = computeSeconds;
+    setComputeSecondsIsSet(true);
+    return this;
+  }
+
+  public void unsetComputeSeconds() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __COMPUTESECONDS_ISSET_ID);
+  }
+
+  /** Returns true if field computeSeconds is set (has been assigned a value) and false otherwise */
+  public boolean isSetComputeSeconds() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __COMPUTESECONDS_ISSET_ID);
+  }
+
+  public void setComputeSecondsIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __COMPUTESECONDS_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -348,6 +398,14 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
       }
       break;
 
+    case COMPUTE_SECONDS:
+      if (value == null) {
+        unsetComputeSeconds();
+      } else {
+        setComputeSeconds((java.lang.Double)value);
+      }
+      break;
+
     }
   }
 
@@ -366,6 +424,9 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
 
     case LOST:
       return getLost();
+
+    case COMPUTE_SECONDS:
+      return getComputeSeconds();
 
     }
     throw new java.lang.IllegalStateException();
@@ -387,6 +448,8 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
       return isSetState();
     case LOST:
       return isSetLost();
+    case COMPUTE_SECONDS:
+      return isSetComputeSeconds();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -440,6 +503,15 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
         return false;
     }
 
+    boolean this_present_computeSeconds = true && this.isSetComputeSeconds();
+    boolean that_present_computeSeconds = true && that.isSetComputeSeconds();
+    if (this_present_computeSeconds || that_present_computeSeconds) {
+      if (!(this_present_computeSeconds && that_present_computeSeconds))
+        return false;
+      if (this.computeSeconds != that.computeSeconds)
+        return false;
+    }
+
     return true;
   }
 
@@ -462,6 +534,10 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
     hashCode = hashCode * 8191 + ((isSetLost()) ? 131071 : 524287);
     if (isSetLost())
       hashCode = hashCode * 8191 + lost.hashCode();
+
+    hashCode = hashCode * 8191 + ((isSetComputeSeconds()) ? 131071 : 524287);
+    if (isSetComputeSeconds())
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(computeSeconds);
 
     return hashCode;
   }
@@ -510,6 +586,16 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
     }
     if (isSetLost()) {
       lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.lost, other.lost);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetComputeSeconds(), other.isSetComputeSeconds());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetComputeSeconds()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.computeSeconds, other.computeSeconds);
       if (lastComparison != 0) {
         return lastComparison;
       }
@@ -567,6 +653,12 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
       } else {
         sb.append(this.lost);
       }
+      first = false;
+    }
+    if (isSetComputeSeconds()) {
+      if (!first) sb.append(", ");
+      sb.append("computeSeconds:");
+      sb.append(this.computeSeconds);
       first = false;
     }
     sb.append(")");
@@ -648,6 +740,14 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 5: // COMPUTE_SECONDS
+            if (schemeField.type == org.apache.thrift.protocol.TType.DOUBLE) {
+              struct.computeSeconds = iprot.readDouble();
+              struct.setComputeSecondsIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -688,6 +788,11 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
           oprot.writeFieldEnd();
         }
       }
+      if (struct.isSetComputeSeconds()) {
+        oprot.writeFieldBegin(COMPUTE_SECONDS_FIELD_DESC);
+        oprot.writeDouble(struct.computeSeconds);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -719,7 +824,10 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
       if (struct.isSetLost()) {
         optionals.set(3);
       }
-      oprot.writeBitSet(optionals, 4);
+      if (struct.isSetComputeSeconds()) {
+        optionals.set(4);
+      }
+      oprot.writeBitSet(optionals, 5);
       if (struct.isSetStep()) {
         oprot.writeI64(struct.step);
       }
@@ -732,12 +840,15 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
       if (struct.isSetLost()) {
         oprot.writeString(struct.lost);
       }
+      if (struct.isSetComputeSeconds()) {
+        oprot.writeDouble(struct.computeSeconds);
+      }
     }
 
     @Override
     public void read(org.apache.thrift.protocol.TProtocol prot, ScriptReport struct) throws org.apache.thrift.TException {
       org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
-      java.util.BitSet incoming = iprot.readBitSet(4);
+      java.util.BitSet incoming = iprot.readBitSet(5);
       if (incoming.get(0)) {
         struct.step = iprot.readI64();
         struct.setStepIsSet(true);
@@ -753,6 +864,10 @@ public class ScriptReport implements org.apache.thrift.TBase<ScriptReport, Scrip
       if (incoming.get(3)) {
         struct.lost = iprot.readString();
         struct.setLostIsSet(true);
+      }
+      if (incoming.get(4)) {
+        struct.computeSeconds = iprot.readDouble();
+        struct.setComputeSecondsIsSet(true);
       }
     }
   }

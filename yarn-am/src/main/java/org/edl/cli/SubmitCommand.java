@@ -118,7 +118,7 @@ public final class SubmitCommand implements Callable<Integer> {
   String resumeFrom;
   @Option(names = "--straggler-factor", paramLabel = "X|off", description = "A worker"
       + " slower than X times the median batch time is slow; 0 or off: no straggler detection (default: 1.2;"
-      + " off with --script, whose steps include their group's all-reduce wait).")
+      + " off with --script, where a script's own measure of its computing is compared).")
   String stragglerFactor;
   @Option(names = "--straggler-batches", defaultValue = "10", paramLabel = "N|off", description = "Slow for N"
       + " consecutive batches, the leader removes the worker; 0 or off: no detection (default: ${DEFAULT-VALUE}).")

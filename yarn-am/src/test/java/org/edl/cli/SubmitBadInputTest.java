@@ -47,12 +47,6 @@ class SubmitBadInputTest {
   }
 
   @Test
-  void aScriptWithStragglerDetection() {
-    Result r = submit("--script", "/no/such/train.py", "--straggler-factor", "1.5");
-    r.assertUserError("straggler-factor=1.5", "use off with --script");
-  }
-
-  @Test
   void scriptArgumentsWithoutAScript() {
     Result r = submit("--", "--epochs", "3");
     r.assertUserError("ARGS=--epochs 3", "only a --script takes arguments");

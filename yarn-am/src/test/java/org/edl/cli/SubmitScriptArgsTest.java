@@ -22,6 +22,12 @@ class SubmitScriptArgsTest {
   }
 
   @Test
+  void aScriptMayAskForStragglerDetection() {
+    JobSpec spec = SubmitArgs.parse("--script", "jobs/train.py", "--straggler-factor", "1.5");
+    assertEquals(1.5, spec.stragglers().factor());
+  }
+
+  @Test
   void withoutAScriptStragglerDetectionStaysOnByDefault() {
     JobSpec spec = SubmitArgs.parse("--workers", "2");
     assertEquals(JobSpec.DEFAULT_STRAGGLER_FACTOR, spec.stragglers().factor());

@@ -196,6 +196,9 @@ public final class TrainingLoop {
         }
         lossSum = model.accumulateGradients(data, samples, 0, samples.length, gradient);
         computeSeconds = (ticker.nanos() - computeStart) / 1e9;
+        if (model instanceof StepAware aware && !Double.isNaN(aware.computeSeconds())) {
+          computeSeconds = aware.computeSeconds();
+        }
         allReduceStart = ticker.nanos();
         ring.sum(gradient);
       } catch (IOException | UncheckedIOException e) {

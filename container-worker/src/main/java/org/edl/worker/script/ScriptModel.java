@@ -61,6 +61,8 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
   private int ringSize = 1;
   /** The job's step the next STEP order trains (the training loop says; counted on where it does not). */
   private long step;
+  /** The last step's computing time as the script measured it; NaN before one. */
+  private double computeSeconds = Double.NaN;
 
   private ScriptModel(String name, Training training, ScriptChannelService channel, RpcServer server,
       ScriptProcess process, ScriptLiveness liveness, int storePort, long datasetSize) {
@@ -168,6 +170,11 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
   }
 
   @Override
+  public double computeSeconds() {
+    return computeSeconds;
+  }
+
+  @Override
   public void ringFormed(RingTopology ring, int rank) {
     RingTopology.Member first = ring.member(0);
     pendingGroup = new ScriptGroup(ring.version(), rank, ring.size(), first.host(), first.scriptPort());
@@ -196,7 +203,9 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
       order.setGlobalBatch(training.globalBatchFor(ringSize));
       order.setLearningRate(training.learningRateFor(ringSize));
       order.setLearningRateScale(training.learningRateScaleFor(ringSize));
-      return lostMember(channel.exchange(order, ScriptChannelService.NO_TIMEOUT)).getLossSum();
+      org.edl.thrift.ScriptReport report = lostMember(channel.exchange(order, ScriptChannelService.NO_TIMEOUT));
+      computeSeconds = report.isSetComputeSeconds() ? report.getComputeSeconds() : Double.NaN;
+      return report.getLossSum();
     } catch (ScriptFailedException e) {
       throw new IllegalStateException(e.getMessage(), e);
     } catch (InterruptedException e) {

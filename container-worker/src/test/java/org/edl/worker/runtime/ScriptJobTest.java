@@ -63,6 +63,9 @@ class ScriptJobTest {
       "with open(\"buffers.txt\", \"w\") as f:\n"
           + "    f.write(\" \".join(repr(v) for v in torch.cat([b.double().flatten() for b in model.buffers()]).tolist()))\n"
           + "with open(\"params.txt\", \"w\") as f:");
+  /** The member started with seed 3 takes 0.2 s longer over each step, before its forward pass. */
+  static final String SLOW_THIRD_SCRIPT = SCRIPT.replace("import sys, torch, edl", "import sys, time, torch, edl")
+      .replace("    opt.zero_grad()", "    if sys.argv[1] == \"3\":\n        time.sleep(0.2)\n    opt.zero_grad()");
   private static final AtomicInteger APPS = new AtomicInteger();
   @RegisterExtension
   static final ZooKeeperServer ZK = new ZooKeeperServer();
@@ -82,8 +85,12 @@ class ScriptJobTest {
   }
 
   private ElasticJob job(int workers, Recovery.Mode recovery) {
+    return job(workers, recovery, org.edl.job.Stragglers.OFF);
+  }
+
+  private ElasticJob job(int workers, Recovery.Mode recovery, org.edl.job.Stragglers stragglers) {
     String appId = "application_9_" + APPS.incrementAndGet();
-    JobSpec spec = JobSpec.builder().name("script").script(new Script("train.py", List.of(), PYTHON))
+    JobSpec spec = JobSpec.builder().stragglers(stragglers.factor(), stragglers.batches(), stragglers.replace()).name("script").script(new Script("train.py", List.of(), PYTHON))
         .workers(workers).minWorkers(1).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
         .steps(STEPS).batchSize(24).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(3)
         .backend("cpu").output(out.resolve(appId).toUri().toString()).checkpoints(6, 0, 3)
@@ -189,6 +196,29 @@ class ScriptJobTest {
       assertEquals("approximate", job.recoveries.get(survivors.get(0)).get(0).mode());
     }
     assertClose(params(survivors.get(0)), params(survivors.get(1)), survivors.get(1));
+  }
+
+  /**
+   * A script member that computes slower than the others is removed as a straggler: each script
+   * reports its own computing (up to its last gradient bucket handed to the all-reduce), where the
+   * step's whole time is the same on every member, all waiting for the slowest.
+   */
+  @Test
+  void aScriptMemberThatComputesSlowerIsRemovedAsAStraggler() throws Exception {
+    List<String> ids;
+    try (ElasticJob job = job(3, Recovery.Mode.CONSISTENT, new org.edl.job.Stragglers(1.5, 3, false))) {
+      ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2), ElasticJob.id(job.appId, 3));
+      for (int i = 0; i < ids.size(); i++) {
+        job.start(ids.get(i), script(ids.get(i), i + 1, SLOW_THIRD_SCRIPT));
+      }
+      assertEquals(Worker.Ending.LEFT, job.outcome(ids.get(2)).ending(), "the slow member was removed");
+      for (String id : ids.subList(0, 2)) {
+        Worker.Outcome o = job.outcome(id);
+        assertEquals(Worker.Ending.FINISHED, o.ending(), id);
+        assertEquals(2, o.workers(), id);
+      }
+      ElasticScalingTest.assertEveryPositionOnce(job, STEPS * 24L);
+    }
   }
 
   /**

@@ -197,7 +197,8 @@ class MultiHostJobsIT {
   @Test
   @Order(4)
   void theAmsHostLostMidTrainingIsFollowedByAnAttemptElsewhereThatAdoptsTheWorkers() throws Exception {
-    FollowedJob job = submit("am-host-loss", "--workers 2 --min-workers 1 --max-workers 2 --steps 3000");
+    // Long enough to outlast the failover (about 60 s) with steps as fast as this machine gives them.
+    FollowedJob job = submit("am-host-loss", "--workers 2 --min-workers 1 --max-workers 2 --steps 6000");
     JobStatus training = job.await("two workers training",
         s -> s.getProgress().getWorkers() == 2 && s.getProgress().getStep() >= 20);
     // A worker lost with the AM is another case (above): no worker there.

@@ -144,6 +144,7 @@ class Step:
         self._scale = global_batch_share
         self._loss_sum = None
         self._lost = None
+        self._compute = None
 
     def backward(self, loss_sum):
         """Backpropagates ``loss_sum`` (the sum over this member's samples) so that, once the
@@ -157,6 +158,7 @@ class Step:
         job and orders a new group before the next step."""
         with self.collective():
             (loss_sum * self._scale).backward()
+            self._compute = self._job._groups.compute_seconds()
             self._job._groups.sync_buffers()
 
     @contextlib.contextmanager
@@ -248,11 +250,14 @@ class Job:
                             order.learningRateScale if order.learningRateScale is not None else 1.0,
                             self.size / float(order.globalBatch))
                 self._groups.begin_step()
+                self._groups.step_started()
                 yield step
                 if step._loss_sum is None:
                     raise RuntimeError("edl: step %d ended without step.done(loss_sum)" % step.number)
                 report.step = step.number
                 report.lossSum = step._loss_sum
+                if step._compute is not None:
+                    report.computeSeconds = step._compute
                 if step._lost is not None:
                     report.lost = step._lost
                     self._groups.drop_step()

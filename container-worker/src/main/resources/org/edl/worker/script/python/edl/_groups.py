@@ -4,6 +4,7 @@ import copy
 import datetime
 import gc
 import io
+import time
 
 import torch
 import torch.distributed as dist
@@ -21,6 +22,13 @@ def serve_store(host):
     (the only one the other members dial) and a port the system picks (its ``port`` says which);
     a group gathers at its first member's."""
     return dist.TCPStore(host, 0, None, True, TIMEOUT, wait_for_workers=False)
+
+
+def _timed_allreduce(groups, bucket):
+    """DDP's own all-reduce of a gradient bucket, noting when the bucket was ready."""
+    from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+    groups._last_bucket = time.perf_counter()
+    return allreduce_hook(None, bucket)
 
 
 class Extras:
@@ -50,6 +58,8 @@ class Groups:
         self._module = module
         self._optimizer = optimizer
         self._extras = extras
+        self._step_start = time.perf_counter()
+        self._last_bucket = None
         self._server = store
         self._ddp = None
         # True while this member holds the job's current state: newcomers, and every member sent
@@ -70,7 +80,19 @@ class Groups:
         # the others inside the script's own code, outside anything EDL can drop. sync_buffers
         # does it in step.backward instead.
         self._ddp = DistributedDataParallel(self._module, broadcast_buffers=False) if size > 1 else None
+        if self._ddp is not None:
+            self._ddp.register_comm_hook(self, _timed_allreduce)
         return self._ddp if self._ddp is not None else self._module
+
+    def step_started(self):
+        self._step_start = time.perf_counter()
+        self._last_bucket = None
+
+    def compute_seconds(self):
+        """From the step's start to the last gradient bucket handed to the all-reduce (or to now,
+        alone): the member's own computing, without the wait for the slowest that follows."""
+        end = self._last_bucket if self._last_bucket is not None else time.perf_counter()
+        return end - self._step_start
 
     def sync_buffers(self):
         """Rank 0's buffers (BatchNorm's running statistics) to every member, one broadcast per

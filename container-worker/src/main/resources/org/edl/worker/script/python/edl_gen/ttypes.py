@@ -2888,15 +2888,18 @@ class ScriptReport(object):
      - state: Its state (SAVE_STATE).
      - lost: The step's (or the group's) collective failed: a member is gone. The script did not apply the
     step (its model holds the one before); the worker recovers the ring and orders a new group.
+     - computeSeconds: The step's computing time in seconds (STEP): from the order to the last gradient bucket handed
+    to the group's all-reduce, so without the wait for the slowest member that follows.
 
     """
 
 
-    def __init__(self, step=-1, lossSum=None, state=None, lost=None,):
+    def __init__(self, step=-1, lossSum=None, state=None, lost=None, computeSeconds=None,):
         self.step = step
         self.lossSum = lossSum
         self.state = state
         self.lost = lost
+        self.computeSeconds = computeSeconds
 
     def read(self, iprot):
         if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
@@ -2927,6 +2930,11 @@ class ScriptReport(object):
                     self.lost = iprot.readString().decode('utf-8', errors='replace') if sys.version_info[0] == 2 else iprot.readString()
                 else:
                     iprot.skip(ftype)
+            elif fid == 5:
+                if ftype == TType.DOUBLE:
+                    self.computeSeconds = iprot.readDouble()
+                else:
+                    iprot.skip(ftype)
             else:
                 iprot.skip(ftype)
             iprot.readFieldEnd()
@@ -2952,6 +2960,10 @@ class ScriptReport(object):
         if self.lost is not None:
             oprot.writeFieldBegin('lost', TType.STRING, 4)
             oprot.writeString(self.lost.encode('utf-8') if sys.version_info[0] == 2 else self.lost)
+            oprot.writeFieldEnd()
+        if self.computeSeconds is not None:
+            oprot.writeFieldBegin('computeSeconds', TType.DOUBLE, 5)
+            oprot.writeDouble(self.computeSeconds)
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
         oprot.writeStructEnd()
@@ -3292,6 +3304,7 @@ ScriptReport.thrift_spec = (
     (2, TType.DOUBLE, 'lossSum', None, None, ),  # 2
     (3, TType.STRING, 'state', 'BINARY', None, ),  # 3
     (4, TType.STRING, 'lost', 'UTF8', None, ),  # 4
+    (5, TType.DOUBLE, 'computeSeconds', None, None, ),  # 5
 )
 all_structs.append(ScriptHello)
 ScriptHello.thrift_spec = (
