@@ -32,6 +32,11 @@ final class ScriptLiveness implements AutoCloseable {
     this.onSilence = onSilence;
   }
 
+  /** Whether a sign of life has come yet (before one, the script is not judged). */
+  boolean heard() {
+    return last != Long.MIN_VALUE;
+  }
+
   /** A sign of life came. */
   void sign() {
     last = nanos.getAsLong();

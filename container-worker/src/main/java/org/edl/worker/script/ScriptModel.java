@@ -141,6 +141,11 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
     return new Dataset(new float[n], new int[n], 1, 1);
   }
 
+  /** Whether the script's thread has begun its signs of life (tests pause it only then). */
+  boolean givesSignsOfLife() {
+    return liveness.heard();
+  }
+
   /** The script's process id. */
   public long pid() {
     return process.pid();

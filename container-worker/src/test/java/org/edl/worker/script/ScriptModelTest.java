@@ -261,7 +261,7 @@ class ScriptModelTest {
     ScriptModel m = start("paused", "1", "ok");
     m.ringFormed(ring(1, m), 0);
     train(0, 2, m);
-    Thread.sleep(1_500); // its signs of life have begun
+    org.edl.testing.Await.until("the script's signs of life to begin", m::givesSignsOfLife);
     assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(m.pid())).start().waitFor());
     long paused = System.nanoTime();
     IllegalStateException e = assertThrows(IllegalStateException.class,
