@@ -79,6 +79,17 @@ class RecoveryDecisionTest {
     return new CheckpointRef(path, at(step));
   }
 
+  /** Three members through step 2, and newcomer D ready: its switch is scheduled at step 3. */
+  private CoordinatorState newcomerScheduledAtStep3() throws Refused {
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 4,
+        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
+    trainThrough(s, 2);
+    s.register(member(D));
+    s.presence(Set.of(A, B, C, D));
+    assertEquals(3, s.ready(D).orElseThrow().atStep());
+    return s;
+  }
+
   @Test
   void consistentRecoveryGoesBackToTheNewestCheckpointAndFencesTheLostWorker() throws Exception {
     CoordinatorState s = state(Recovery.Mode.CONSISTENT);
@@ -490,12 +501,7 @@ class RecoveryDecisionTest {
    */
   @Test
   void aNewcomerLostAfterItsSwitchWasScheduledIsRecoveredFromByResuming() throws Exception {
-    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 4,
-        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
-    trainThrough(s, 2);
-    s.register(member(D));
-    s.presence(Set.of(A, B, C, D));
-    assertEquals(3, s.ready(D).orElseThrow().atStep());
+    CoordinatorState s = newcomerScheduledAtStep3();
     s.presence(Set.of(A, B, C));
     assertEquals(Phase.CHANGING, s.phase(), "scheduled: not dropped, not failed yet (not in the ring)");
     assertTrue(s.fenced().isEmpty());
@@ -526,12 +532,7 @@ class RecoveryDecisionTest {
    */
   @Test
   void aNewcomerSilentFromItsSwitchOnIsDeclaredFailedAfterTheSyncTimeout() throws Exception {
-    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 4,
-        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
-    trainThrough(s, 2);
-    s.register(member(D));
-    s.presence(Set.of(A, B, C, D));
-    assertEquals(3, s.ready(D).orElseThrow().atStep());
+    CoordinatorState s = newcomerScheduledAtStep3();
     s.heartbeat(B, 1);
     s.heartbeat(C, 1);
     train(s, 3, 3);
@@ -578,12 +579,7 @@ class RecoveryDecisionTest {
   /** A survivor that disagrees (it lost its model) makes it an ordinary recovery. */
   @Test
   void aResumeNeedsEverySurvivorAtTheSameStep() throws Exception {
-    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 4,
-        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
-    trainThrough(s, 2);
-    s.register(member(D));
-    s.presence(Set.of(A, B, C, D));
-    assertEquals(3, s.ready(D).orElseThrow().atStep());
+    CoordinatorState s = newcomerScheduledAtStep3();
     train(s, 3, 3);
     assertEquals(4, s.ring().size());
     s.presence(Set.of(A, B, C));
