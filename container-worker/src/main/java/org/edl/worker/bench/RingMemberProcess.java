@@ -27,7 +27,7 @@ import org.edl.worker.collective.RingTopology;
  *
  * <pre>
  * in:  secret BASE64              out: listening PORT
- * in:  ring CHUNK ID@ADDR:PORT@NODE ...   out: formed TRANSPORT
+ * in:  ring CHUNK LAYOUT ID@ADDR:PORT@NODE ...   out: formed TRANSPORT   (LAYOUT: by-host or flat)
  * in:  run BYTES WARMUP ITERATIONS        out: times SECONDS ...   (one per timed iteration)
  * in:  quit
  * </pre>
@@ -79,8 +79,9 @@ public final class RingMemberProcess {
       protocol.println("listening " + plane.port());
       List<String> ring = expect(in, "ring");
       int chunkBytes = Integer.parseInt(ring.get(0));
-      RingTopology topology = new RingTopology(1, members(ring.subList(1, ring.size())));
-      try (Ring formed = Ring.form(plane, topology, TIMEOUT, chunkBytes);
+      Ring.Layout layout = layout(ring.get(1));
+      RingTopology topology = new RingTopology(1, members(ring.subList(2, ring.size())));
+      try (Ring formed = Ring.form(plane, topology, TIMEOUT, chunkBytes, layout);
           RingAllReduce sum = new RingAllReduce(formed, TIMEOUT, chunkBytes)) {
         protocol.println("formed " + formed.transport());
         for (String line = in.readLine(); line != null && !line.equals("quit"); line = in.readLine()) {
@@ -113,6 +114,14 @@ public final class RingMemberProcess {
       }
     }
     return String.join(" ", seconds);
+  }
+
+  private static Ring.Layout layout(String word) throws IOException {
+    return switch (word) {
+      case "by-host" -> Ring.Layout.BY_HOST;
+      case "flat" -> Ring.Layout.FLAT;
+      default -> throw new IOException("layout '" + word + "': expected by-host or flat");
+    };
   }
 
   private static List<RingTopology.Member> members(List<String> specs) {

@@ -1,39 +1,51 @@
 package org.edl.worker.collective;
 
 import java.io.IOException;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
+import java.io.InterruptedIOException;
 import java.time.Duration;
-import org.edl.job.JobSecret;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Chunked, pipelined ring all-reduce (reduce-scatter, then all-gather) over a {@link Ring}, after
- * Gloo's {@code allreduce_ring_chunked}. One thread drives both links from one selector: while a
- * chunk is being reduced the kernel keeps both links moving, and a chunk of the next step
- * leaves as soon as the matching chunk of this step has arrived (see {@link RingSchedule}).
+ * Gloo's {@code allreduce_ring_chunked}; each ring's links are driven by a {@link RingPass}.
+ *
+ * <p>Where the ring's members share hosts ({@link Ring#levels}), it is an all-reduce over hosts,
+ * as NCCL's and Horovod's hierarchical ones: a reduce-scatter on the ring inside this member's host
+ * leaves it one host-wide segment, the ring across the hosts through the members holding the same
+ * segment all-reduces it, and an all-gather inside the host hands every member the rest. Each
+ * host's link then carries {@code 2(h-1)/h} of the data for {@code h} hosts, where the flat ring
+ * carries {@code 2(n-1)/n} for {@code n} members, and every member ends with the same floats.
+ * A large array goes in up to {@link #MAX_BLOCKS} blocks, pipelined: while the ring across the
+ * hosts carries one block (on a thread of its own), the ring inside the host reduces the next and
+ * gathers the one before, so the link between hosts seldom waits for the work inside one.
  *
  * <p>Floats travel little-endian (every platform we run on). A link to a peer on the same host
  * that agreed on shared memory when the ring was formed carries frames in a mapped segment
  * ({@link SharedMemoryFrames}: each element copied once on each side); any other link carries
  * them in the TCP stream ({@link SocketFrames}: through a direct staging buffer, and the kernel).
- * Every call starts with a small header frame (length and call number) so that members calling
- * with different lengths, or out of step, fail loudly instead of mixing data. After any failure,
- * including a timeout, the ring is unusable and must be formed again.
+ * After any failure, including a timeout, the ring is unusable and must be formed again.
  */
 public final class RingAllReduce implements AllReduce, AutoCloseable {
   public static final int DEFAULT_CHUNK_BYTES = 1 << 20;
-  private static final int HEADER_BYTES = Integer.BYTES + Long.BYTES;
+  /** Blocks of an all-reduce by host: enough to hide the work inside a host behind the link. */
+  static final int MAX_BLOCKS = 4;
+  /** The smallest block worth a pipeline stage of its own (a header round trip on each ring). */
+  static final int MIN_BLOCK_FLOATS = 1 << 18;
 
   private final Ring ring;
   private final Duration timeout;
-  private final int chunkFloats;
-  private final OutboundFrames out;
-  private final InboundFrames in;
-  private final float[] scratch;
-  private final Selector selector;
-  private final SelectionKey sendKey;
-  private final SelectionKey recvKey;
-  private long calls;
+  /** The flat ring's pass; null in a ring of one or where the ring goes by host. */
+  private final RingPass flat;
+  /** The passes inside this member's host and across the hosts; null unless by host. */
+  private final RingPass inside;
+  private final RingPass across;
+  /** Runs the ring across the hosts beside the one inside; null unless by host. */
+  private final ExecutorService acrossThread;
   private IOException broken;
   /** Set from another thread ({@link #abort}): the call in progress, or the next one, fails with it. */
   private volatile String aborted;
@@ -48,28 +60,27 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
    *                   cost fewer system calls
    */
   public RingAllReduce(Ring ring, Duration timeout, int chunkBytes) throws IOException {
-    if (chunkBytes < Float.BYTES || chunkBytes < HEADER_BYTES) {
+    if (chunkBytes < Float.BYTES || chunkBytes < RingPass.HEADER_BYTES) {
       throw new IllegalArgumentException("chunkBytes=" + chunkBytes);
     }
     this.ring = ring;
     this.timeout = timeout;
-    this.chunkFloats = chunkBytes / Float.BYTES;
-    int bytes = Math.max(chunkFloats * Float.BYTES, HEADER_BYTES);
-    this.scratch = new float[chunkFloats];
-    if (ring.size() > 1) {
-      this.out = ring.sharedOut() == null ? new SocketFrames.Outbound(ring.right(), bytes)
-          : new SharedMemoryFrames.Outbound(ring.right(), fits(ring.sharedOut(), bytes));
-      this.in = ring.sharedIn() == null ? new SocketFrames.Inbound(ring.left(), bytes)
-          : new SharedMemoryFrames.Inbound(ring.left(), fits(ring.sharedIn(), bytes));
-      this.selector = Selector.open();
-      this.sendKey = ring.right().channel().register(selector, 0);
-      this.recvKey = ring.left().channel().register(selector, 0);
+    int chunkFloats = chunkBytes / Float.BYTES;
+    Ring.Levels levels = ring.levels();
+    if (levels != null) {
+      this.flat = null;
+      this.inside = new RingPass(levels.inside(), chunkFloats);
+      this.across = new RingPass(levels.across(), chunkFloats);
+      this.acrossThread = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "ring-across-hosts-v" + ring.version());
+        t.setDaemon(true);
+        return t;
+      });
     } else {
-      this.out = null;
-      this.in = null;
-      this.selector = null;
-      this.sendKey = null;
-      this.recvKey = null;
+      this.flat = ring.size() > 1 ? new RingPass(ring, chunkFloats) : null;
+      this.inside = null;
+      this.across = null;
+      this.acrossThread = null;
     }
   }
 
@@ -100,114 +111,97 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
       broken = new IOException("ring all-reduce aborted: " + aborted);
       throw broken;
     }
-    long call = ++calls;
     if (ring.size() == 1) {
       return;
     }
-    try (SharedMemorySegment.Lease held =
-        SharedMemorySegment.lease("ring v" + ring.version(), ring.sharedOut(), ring.sharedIn())) {
-      run(data, call);
+    Deadline deadline = Deadline.after(timeout);
+    try {
+      if (flat != null) {
+        flat.run(data, 0, data.length, RingPass.Half.BOTH, deadline);
+      } else {
+        sumByHost(data, deadline);
+      }
     } catch (IOException e) {
       broken = e;
       throw e;
     }
   }
 
-  private void run(float[] data, long call) throws IOException {
-    RingSchedule schedule = new RingSchedule(data.length, ring.size(), ring.rank(),
-        RingSchedule.chunksPerSegment(data.length, ring.size(), chunkFloats));
-    Deadline deadline = Deadline.after(timeout);
-    int frames = schedule.frames();
-    // Frame -1 is the header; frames 0..frames-1 follow the schedule.
-    int nextSend = -1;
-    int nextRecv = -1;
-    boolean sending = false;
-
-    while (nextSend < frames || nextRecv < frames || out.pending() || in.pending() || !out.drained()) {
-      boolean progress = false;
-
-      boolean wantsRoom = !sending && nextSend < frames && mayLeave(schedule, nextSend, nextRecv);
-      if (wantsRoom) {
-        Frame f = out.claim(call);
-        if (f != null) {
-          out.commit(stage(f, data, schedule, nextSend, call));
-          sending = true;
-          wantsRoom = false;
+  /**
+   * Block by block: reduce-scatter inside the host, all-reduce this member's segment across the
+   * hosts (on {@link #acrossThread}), all-gather inside the host. The ring inside runs, on every
+   * member alike, RS(0), RS(1), AG(0), RS(2), AG(1), ... AG(last); the ring across runs the blocks
+   * in order. The two never touch the same floats at once: the ring across holds one block's
+   * segment, the ring inside another block.
+   */
+  private void sumByHost(float[] data, Deadline deadline) throws IOException {
+    int blocks = blocks(data.length);
+    List<Future<?>> crossed = new ArrayList<>(blocks);
+    try {
+      for (int b = 0; b < blocks; b++) {
+        int start = blockStart(data.length, blocks, b);
+        int length = blockStart(data.length, blocks, b + 1) - start;
+        inside.run(data, start, length, RingPass.Half.REDUCE_SCATTER, deadline);
+        RingSchedule local = inside.schedule(length);
+        RingSchedule.Range mine = local.segment(local.reducedSegment());
+        crossed.add(acrossThread.submit(() -> {
+          across.run(data, start + mine.offset(), mine.length(), RingPass.Half.BOTH, deadline);
+          return null;
+        }));
+        if (b > 0) {
+          gather(data, blocks, b - 1, crossed.get(b - 1), deadline);
         }
       }
-      progress |= out.flush(call);
-      if (sending && !out.pending()) {
-        sending = false;
-        nextSend++;
-        progress = true;
+      gather(data, blocks, blocks - 1, crossed.get(blocks - 1), deadline);
+    } catch (IOException | RuntimeException e) {
+      // The ring across must not go on writing into the array once this call has failed.
+      across.abort("the all-reduce inside the host failed: " + e.getMessage());
+      for (Future<?> f : crossed) {
+        awaitQuietly(f);
       }
-
-      if (nextRecv < frames) {
-        progress |= in.receive(frameBytes(schedule, nextRecv), call);
-        Frame f = in.frame();
-        if (f != null) {
-          consume(f, data, schedule, nextRecv, call);
-          in.release();
-          nextRecv++;
-          progress = true;
-        }
-      }
-      progress |= in.flush(call);
-
-      if (!progress) {
-        sendKey.interestOps(out.interestOps(wantsRoom));
-        recvKey.interestOps(in.interestOps(nextRecv < frames));
-        selector.select(deadline.remainingMillisOrThrow("ring all-reduce #" + call + " of "
-            + data.length + " floats (rank " + ring.rank() + " of " + ring.size() + ")"));
-        selector.selectedKeys().clear();
-        Deadline.failIfInterrupted("ring all-reduce #" + call);
-        if (aborted != null) {
-          throw new IOException("ring all-reduce #" + call + " aborted: " + aborted);
-        }
-      }
+      throw e;
     }
   }
 
-  /** A frame may leave once the frame it forwards has arrived (the header never waits). */
-  private static boolean mayLeave(RingSchedule schedule, int frame, int nextRecv) {
-    if (frame < 0) {
-      return true;
-    }
-    int waitsFor = schedule.sendWaitsFor(frame);
-    return waitsFor < 0 || waitsFor < nextRecv;
+  private void gather(float[] data, int blocks, int b, Future<?> crossed, Deadline deadline) throws IOException {
+    await(crossed);
+    int start = blockStart(data.length, blocks, b);
+    inside.run(data, start, blockStart(data.length, blocks, b + 1) - start, RingPass.Half.ALL_GATHER, deadline);
   }
 
-  /** Writes frame {@code frame} into {@code f}; returns its length in bytes. */
-  private static int stage(Frame f, float[] data, RingSchedule schedule, int frame, long call) {
-    if (frame < 0) {
-      f.bytes().putInt(0, data.length).putLong(Integer.BYTES, call);
-      return HEADER_BYTES;
-    }
-    RingSchedule.Range r = schedule.send(frame);
-    f.floats().put(0, data, r.offset(), r.length());
-    return r.length() * Float.BYTES;
+  /** How many blocks an array of {@code length} goes in: the same on every member. */
+  static int blocks(int length) {
+    return Math.max(1, Math.min(MAX_BLOCKS, length / MIN_BLOCK_FLOATS));
   }
 
-  private static int frameBytes(RingSchedule schedule, int frame) {
-    return frame < 0 ? HEADER_BYTES : schedule.receive(frame).length() * Float.BYTES;
+  private static int blockStart(int length, int blocks, int b) {
+    return (int) ((long) b * length / blocks);
   }
 
-  private void consume(Frame f, float[] data, RingSchedule schedule, int frame, long call) throws IOException {
-    if (frame < 0) {
-      int length = f.bytes().getInt(0);
-      long theirCall = f.bytes().getLong(Integer.BYTES);
-      if (length != data.length || theirCall != call) {
-        throw new IOException("ring member " + ring.left().peerId() + " is in all-reduce #"
-            + theirCall + " of " + length + " floats, but rank " + ring.rank()
-            + " is in #" + call + " of " + data.length);
+  private static void await(Future<?> f) throws IOException {
+    try {
+      f.get();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
       }
-      return;
+      throw new IOException("all-reduce across the hosts failed: " + cause, cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      InterruptedIOException ie = new InterruptedIOException("all-reduce across the hosts interrupted");
+      ie.initCause(e);
+      throw ie;
     }
-    RingSchedule.Range r = schedule.receive(frame);
-    if (schedule.reduces(frame)) {
-      GradientLoops.addFrame(f.floats(), scratch, data, r.offset(), r.length());
-    } else {
-      f.floats().get(0, data, r.offset(), r.length());
+  }
+
+  private static void awaitQuietly(Future<?> f) {
+    try {
+      f.get();
+    } catch (ExecutionException | RuntimeException e) {
+      // Its failure follows the one being thrown.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -218,17 +212,37 @@ public final class RingAllReduce implements AllReduce, AutoCloseable {
    */
   public void abort(String why) {
     aborted = why;
-    Selector s = selector;
-    if (s != null) {
-      s.wakeup();
+    for (RingPass p : passes()) {
+      p.abort(why);
     }
   }
 
-  /** Releases the selector; the ring's links stay open (they belong to the {@link Ring}). */
+  private List<RingPass> passes() {
+    List<RingPass> all = new ArrayList<>(3);
+    for (RingPass p : new RingPass[] {flat, inside, across}) {
+      if (p != null) {
+        all.add(p);
+      }
+    }
+    return all;
+  }
+
+  /** Releases the selectors and the thread; the ring's links stay open (they belong to the {@link Ring}). */
   @Override
   public void close() throws IOException {
-    if (selector != null) {
-      selector.close();
+    if (acrossThread != null) {
+      acrossThread.shutdownNow();
+    }
+    IOException first = null;
+    for (RingPass p : passes()) {
+      try {
+        p.close();
+      } catch (IOException e) {
+        first = first == null ? e : first;
+      }
+    }
+    if (first != null) {
+      throw first;
     }
   }
 }

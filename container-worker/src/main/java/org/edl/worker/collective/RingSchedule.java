@@ -61,6 +61,16 @@ public final class RingSchedule {
     return steps() * chunks;
   }
 
+  /** Frames of the reduce-scatter half; the all-gather's follow them. */
+  public int reduceScatterFrames() {
+    return (size - 1) * chunks;
+  }
+
+  /** The segment this member holds fully reduced once the reduce-scatter half is done. */
+  public int reducedSegment() {
+    return (rank + 1) % size;
+  }
+
   public static int stepOf(int frame, int chunks) {
     return frame / chunks;
   }
@@ -81,6 +91,13 @@ public final class RingSchedule {
 
   public Range receive(int frame) {
     return chunk(Math.floorMod(rank - frame / chunks - 1, size), frame % chunks);
+  }
+
+  /** Segment {@code s} as a whole. */
+  public Range segment(int s) {
+    long start = (long) s * length / size;
+    long end = (long) (s + 1) * length / size;
+    return new Range((int) start, (int) (end - start));
   }
 
   /** Chunk {@code c} of segment {@code s}; segments and chunks differ in length by at most one. */

@@ -19,8 +19,9 @@ public final class RingStream implements AutoCloseable {
   private final FramePump receiver;
 
   public RingStream(Ring ring, int frameBytes) throws IOException {
-    if (ring.size() < 2) {
-      throw new IllegalArgumentException("a ring of " + ring.size() + " has no links");
+    if (ring.size() < 2 || ring.levels() != null) {
+      throw new IllegalArgumentException("a ring of " + ring.size() + (ring.levels() != null ? " by host" : "")
+          + " has no flat links; form it with Ring.Layout.FLAT");
     }
     this.ring = ring;
     this.frameBytes = frameBytes;

@@ -30,12 +30,22 @@ final class LoopbackMembers implements AutoCloseable {
 
   /** @param sharedMemoryDir each rank's shared-memory directory, null where it uses TCP only */
   LoopbackMembers(int n, JobSecret secret, long version, IntFunction<Path> sharedMemoryDir) throws IOException {
+    this(n, secret, version, sharedMemoryDir, rank -> "127.0.0.1");
+  }
+
+  /**
+   * @param host each rank's address, which is its host for the ring's layout: loopback has a
+   *             whole subnet (127.0.0.1, 127.0.0.2, ...), so ranks on different addresses stand
+   *             for members on different hosts
+   */
+  LoopbackMembers(int n, JobSecret secret, long version, IntFunction<Path> sharedMemoryDir, IntFunction<String> host)
+      throws IOException {
     List<RingTopology.Member> members = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      DataPlane plane = DataPlane.start("w" + i, "127.0.0.1", 0, secret, TIMEOUT, null)
+      DataPlane plane = DataPlane.start("w" + i, host.apply(i), 0, secret, TIMEOUT, null)
           .shareMemoryIn(sharedMemoryDir.apply(i));
       planes.add(plane);
-      members.add(new RingTopology.Member(plane.selfId(), "127.0.0.1", plane.port()));
+      members.add(new RingTopology.Member(plane.selfId(), host.apply(i), plane.port()));
     }
     topology = new RingTopology(version, members);
     threads = Executors.newFixedThreadPool(n);

@@ -83,6 +83,12 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
     void accept(String workerId) throws Exception;
   }
 
+  /**
+   * The address each worker started from now on binds and announces, which is its host for the
+   * ring's layout: loopback's 127.0.0.2, 127.0.0.3, ... stand for other hosts.
+   */
+  volatile java.util.function.Function<String, String> hostOf = workerId -> "127.0.0.1";
+
   /** Milliseconds a worker sleeps before a step (its pace; a straggler sleeps longer). */
   volatile java.util.function.ToLongBiFunction<String, Long> paceMillis = (workerId, step) -> 0;
   private CuratorFramework control;
@@ -109,7 +115,7 @@ final class ElasticJob implements AutoCloseable, WorkerListener {
 
   /** Starts a worker of a job restarted from {@code checkpoint} (null: a fresh start). */
   Future<Worker.Outcome> start(String workerId, ExecutionContext.Factory context, String checkpoint) {
-    WorkerConfig config = WorkerConfig.of(appId, workerId, "127.0.0.1", zkConnect, null,
+    WorkerConfig config = WorkerConfig.of(appId, workerId, hostOf.apply(workerId), zkConnect, null,
         spec, secret, new Configuration())
         .withStartupTimeout(WAIT)
         .withSwitchAllowance(switchAllowance)

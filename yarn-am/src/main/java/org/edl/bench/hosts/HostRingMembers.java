@@ -29,12 +29,15 @@ final class HostRingMembers implements AutoCloseable {
 
   private HostRingMembers() {}
 
-  /** Starts the members and forms their ring with {@code chunkBytes} chunks. */
-  static HostRingMembers form(List<SimulatedHost> hosts, int perHost, int chunkBytes, long maxBytes, Path logDir)
-      throws IOException {
+  /**
+   * Starts the members and forms their ring with {@code chunkBytes} chunks; {@code flat}: a flat
+   * ring even where hosts hold several members (otherwise the all-reduce goes by host).
+   */
+  static HostRingMembers form(List<SimulatedHost> hosts, int perHost, boolean flat, int chunkBytes, long maxBytes,
+      Path logDir) throws IOException {
     HostRingMembers ring = new HostRingMembers();
     try {
-      ring.start(hosts, perHost, chunkBytes, maxBytes, logDir);
+      ring.start(hosts, perHost, flat, chunkBytes, maxBytes, logDir);
       return ring;
     } catch (IOException | RuntimeException e) {
       ring.close();
@@ -42,8 +45,8 @@ final class HostRingMembers implements AutoCloseable {
     }
   }
 
-  private void start(List<SimulatedHost> hosts, int perHost, int chunkBytes, long maxBytes, Path logDir)
-      throws IOException {
+  private void start(List<SimulatedHost> hosts, int perHost, boolean flat, int chunkBytes, long maxBytes,
+      Path logDir) throws IOException {
     String secret = Base64.getEncoder().encodeToString(JobSecret.generate().bytes());
     List<String> spec = new ArrayList<>();
     for (SimulatedHost host : hosts) {
@@ -61,7 +64,7 @@ final class HostRingMembers implements AutoCloseable {
         spec.add(id + "@" + host.address() + ":" + m.expect("listening") + "@" + host.name());
       }
     }
-    String ringLine = "ring " + chunkBytes + " " + String.join(" ", spec);
+    String ringLine = "ring " + chunkBytes + " " + (flat ? "flat" : "by-host") + " " + String.join(" ", spec);
     members.forEach(m -> m.send(ringLine));
     for (MemberProcess m : members) {
       transports.put(m.name(), m.expect("formed"));

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.edl.cluster.hosts.HostNetwork;
+import org.edl.cluster.hosts.SimulatedHost;
 import org.edl.worker.bench.BandwidthPlot;
 import org.edl.worker.bench.BandwidthPoint;
 import org.edl.worker.bench.GlooPeer;
@@ -17,12 +18,15 @@ import org.edl.worker.bench.GlooPeer;
 /**
  * {@code edl bench allreduce --hosts N}: our ring and PyTorch's gloo between simulated hosts whose
  * links a token bucket caps, members as processes in the hosts' namespaces, for each layout (one
- * member per host, two, ...). Writes {@code allreduce-hosts.csv} and {@code allreduce-hosts.png}.
+ * member per host, two, ...; with several per host, our ring both by host, its default, and flat).
+ * Writes {@code allreduce-hosts.csv} and {@code allreduce-hosts.png}.
  * The network is removed at the end, on an error and on Ctrl-C or SIGTERM (a shutdown hook); what
  * a {@code kill -9} leaves, the next run removes. A benchmark: nothing here asserts a speed.
  */
 public final class HostsAllReduceBench {
   public static final String RING = "ring";
+  /** Our ring without the all-reduce by host, where hosts hold several members: what that adds. */
+  public static final String RING_FLAT = "ring-flat";
   public static final String GLOO = GlooPeer.IMPL;
   public static final String CSV = "allreduce-hosts.csv";
   public static final String PNG = "allreduce-hosts.png";
@@ -65,15 +69,9 @@ public final class HostsAllReduceBench {
       for (int perHost : options.membersPerHost()) {
         int members = perHost * options.hosts();
         long largest = options.sizes().stream().mapToLong(Long::longValue).max().orElseThrow();
-        try (HostRingMembers ring = HostRingMembers.form(network.hosts(), perHost, options.chunkBytes(), largest,
-            work)) {
-          progress.printf("ring, %d per host (%d members) formed: %s%n", perHost, members, describe(ring.transports()));
-          progress.flush();
-          ring.warmUp(largest);
-          for (long bytes : options.sizes()) {
-            double seconds = ring.medianSeconds(bytes, options.warmup(), options.iterationsFor(bytes));
-            rows.add(report(HostsBandwidthRow.of(members, options.hosts(), bytes, RING, options.linkGbit(), seconds)));
-          }
+        rows.addAll(ring(network.hosts(), perHost, false, largest, work));
+        if (perHost > 1) {
+          rows.addAll(ring(network.hosts(), perHost, true, largest, work));
         }
         progress.printf("gloo, %d per host (%d members)%n", perHost, members);
         progress.flush();
@@ -92,6 +90,25 @@ public final class HostsAllReduceBench {
     write(rows);
     // The members' logs only matter when something failed; then the error names them.
     deleteTree(work);
+    return rows;
+  }
+
+  /** Our ring's rows for one layout: by host (where hosts hold several members) or {@code flat}. */
+  private List<HostsBandwidthRow> ring(List<SimulatedHost> hosts, int perHost, boolean flat, long largest, Path work)
+      throws IOException {
+    int members = perHost * options.hosts();
+    String impl = flat ? RING_FLAT : RING;
+    List<HostsBandwidthRow> rows = new ArrayList<>();
+    try (HostRingMembers ring = HostRingMembers.form(hosts, perHost, flat, options.chunkBytes(), largest, work)) {
+      progress.printf("%s, %d per host (%d members) formed: %s%n", impl, perHost, members,
+          describe(ring.transports()));
+      progress.flush();
+      ring.warmUp(largest);
+      for (long bytes : options.sizes()) {
+        double seconds = ring.medianSeconds(bytes, options.warmup(), options.iterationsFor(bytes));
+        rows.add(report(HostsBandwidthRow.of(members, options.hosts(), bytes, impl, options.linkGbit(), seconds)));
+      }
+    }
     return rows;
   }
 
@@ -134,7 +151,7 @@ public final class HostsAllReduceBench {
   }
 
   private HostsBandwidthRow report(HostsBandwidthRow r) {
-    progress.printf(Locale.ROOT, "%-5s hosts=%d members=%d bytes=%-10d busbw=%7.4f GB/s (%.2f of the link)%n",
+    progress.printf(Locale.ROOT, "%-9s hosts=%d members=%d bytes=%-10d busbw=%7.4f GB/s (%.2f of the link)%n",
         r.impl(), r.hosts(), r.members(), r.bytes(), r.busbwGbps(), r.ofLink());
     progress.flush();
     return r;

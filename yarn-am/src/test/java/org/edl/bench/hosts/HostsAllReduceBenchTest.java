@@ -46,7 +46,7 @@ class HostsAllReduceBenchTest {
 
     List<HostsBandwidthRow> rows = new HostsAllReduceBench(options, new PrintWriter(progress, true)).run();
 
-    assertEquals(Set.of("2 ring", "2 gloo", "4 ring", "4 gloo"),
+    assertEquals(Set.of("2 ring", "2 gloo", "4 ring", "4 ring-flat", "4 gloo"),
         rows.stream().map(r -> r.members() + " " + r.impl()).collect(Collectors.toSet()), progress.toString());
     for (HostsBandwidthRow r : rows) {
       assertEquals(2, r.hosts());
@@ -56,12 +56,14 @@ class HostsAllReduceBenchTest {
     }
     assertTrue(progress.toString().contains("ring, 1 per host (2 members) formed: every member tcp"),
         progress.toString());
-    assertTrue(progress.toString().contains("h1-0: shared memory to the right, tcp from the left; "
-        + "h1-1: tcp to the right, shared memory from the left"), progress.toString());
+    assertTrue(progress.toString().contains("ring, 2 per host (4 members) formed: every member shared memory inside"
+        + " each host, tcp between 2 hosts"), progress.toString());
+    assertTrue(progress.toString().contains("ring-flat, 2 per host (4 members) formed: h1-0: shared memory to the"
+        + " right, tcp from the left; h1-1: tcp to the right, shared memory from the left"), progress.toString());
 
     List<String> csv = Files.readAllLines(out.resolve(HostsAllReduceBench.CSV), StandardCharsets.UTF_8);
     assertEquals("members,hosts,bytes,impl,link_gbit,busbw_gbps", csv.get(0));
-    assertEquals(5, csv.size(), String.join("\n", csv));
+    assertEquals(6, csv.size(), String.join("\n", csv));
     assertTrue(Files.size(out.resolve(HostsAllReduceBench.PNG)) > 0);
     Set<String> used = Pattern.compile("ip netns exec (\\S+) ").matcher(progress.toString()).results()
         .map(m -> m.group(1)).collect(Collectors.toSet());
