@@ -523,6 +523,13 @@ service ScriptChannel {
    * An error is the script's own: its message goes into the job's diagnostics.
    */
   ScriptOrder nextOrder(1: ScriptReport report) throws (1: EdlError e),
+  /**
+   * The samples this member trains at steps fromStep .. fromStep+steps-1 if its ring stays as it
+   * is, for a DataLoader's batch sampler to prefetch: asked while the script carries out a step,
+   * from that step on; fewer (none) past the job's last step. A step's order still names its
+   * samples: what was prefetched for a ring that changed is dropped.
+   */
+  list<list<i32>> upcomingSamples(1: i64 fromStep, 2: i32 steps) throws (1: EdlError e),
   /** The script failed: its error (a Python traceback), before it exits. */
   void failed(1: string error),
   /**

@@ -31,6 +31,17 @@ public class ScriptChannel {
     public ScriptOrder nextOrder(ScriptReport report) throws EdlError, org.apache.thrift.TException;
 
     /**
+     * The samples this member trains at steps fromStep .. fromStep+steps-1 if its ring stays as it
+     * is, for a DataLoader's batch sampler to prefetch: asked while the script carries out a step,
+     * from that step on; fewer (none) past the job's last step. A step's order still names its
+     * samples: what was prefetched for a ring that changed is dropped.
+     * 
+     * @param fromStep
+     * @param steps
+     */
+    public java.util.List<java.util.List<java.lang.Integer>> upcomingSamples(long fromStep, int steps) throws EdlError, org.apache.thrift.TException;
+
+    /**
      * The script failed: its error (a Python traceback), before it exits.
      * 
      * @param error
@@ -50,6 +61,8 @@ public class ScriptChannel {
     public void hello(int pid, long datasetSize, int storePort, org.apache.thrift.async.AsyncMethodCallback<ScriptHello> resultHandler) throws org.apache.thrift.TException;
 
     public void nextOrder(ScriptReport report, org.apache.thrift.async.AsyncMethodCallback<ScriptOrder> resultHandler) throws org.apache.thrift.TException;
+
+    public void upcomingSamples(long fromStep, int steps, org.apache.thrift.async.AsyncMethodCallback<java.util.List<java.util.List<java.lang.Integer>>> resultHandler) throws org.apache.thrift.TException;
 
     public void failed(java.lang.String error, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException;
 
@@ -133,6 +146,34 @@ public class ScriptChannel {
         throw result.e;
       }
       throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "nextOrder failed: unknown result");
+    }
+
+    @Override
+    public java.util.List<java.util.List<java.lang.Integer>> upcomingSamples(long fromStep, int steps) throws EdlError, org.apache.thrift.TException
+    {
+      send_upcomingSamples(fromStep, steps);
+      return recv_upcomingSamples();
+    }
+
+    public void send_upcomingSamples(long fromStep, int steps) throws org.apache.thrift.TException
+    {
+      upcomingSamples_args args = new upcomingSamples_args();
+      args.setFromStep(fromStep);
+      args.setSteps(steps);
+      sendBase("upcomingSamples", args);
+    }
+
+    public java.util.List<java.util.List<java.lang.Integer>> recv_upcomingSamples() throws EdlError, org.apache.thrift.TException
+    {
+      upcomingSamples_result result = new upcomingSamples_result();
+      receiveBase(result, "upcomingSamples");
+      if (result.isSetSuccess()) {
+        return result.success;
+      }
+      if (result.e != null) {
+        throw result.e;
+      }
+      throw new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.MISSING_RESULT, "upcomingSamples failed: unknown result");
     }
 
     @Override
@@ -272,6 +313,44 @@ public class ScriptChannel {
     }
 
     @Override
+    public void upcomingSamples(long fromStep, int steps, org.apache.thrift.async.AsyncMethodCallback<java.util.List<java.util.List<java.lang.Integer>>> resultHandler) throws org.apache.thrift.TException {
+      checkReady();
+      upcomingSamples_call method_call = new upcomingSamples_call(fromStep, steps, resultHandler, this, ___protocolFactory, ___transport);
+      this.___currentMethod = method_call;
+      ___manager.call(method_call);
+    }
+
+    public static class upcomingSamples_call extends org.apache.thrift.async.TAsyncMethodCall<java.util.List<java.util.List<java.lang.Integer>>> {
+      private long fromStep;
+      private int steps;
+      public upcomingSamples_call(long fromStep, int steps, org.apache.thrift.async.AsyncMethodCallback<java.util.List<java.util.List<java.lang.Integer>>> resultHandler, org.apache.thrift.async.TAsyncClient client, org.apache.thrift.protocol.TProtocolFactory protocolFactory, org.apache.thrift.transport.TNonblockingTransport transport) throws org.apache.thrift.TException {
+        super(client, protocolFactory, transport, resultHandler, false);
+        this.fromStep = fromStep;
+        this.steps = steps;
+      }
+
+      @Override
+      public void write_args(org.apache.thrift.protocol.TProtocol prot) throws org.apache.thrift.TException {
+        prot.writeMessageBegin(new org.apache.thrift.protocol.TMessage("upcomingSamples", org.apache.thrift.protocol.TMessageType.CALL, 0));
+        upcomingSamples_args args = new upcomingSamples_args();
+        args.setFromStep(fromStep);
+        args.setSteps(steps);
+        args.write(prot);
+        prot.writeMessageEnd();
+      }
+
+      @Override
+      public java.util.List<java.util.List<java.lang.Integer>> getResult() throws EdlError, org.apache.thrift.TException {
+        if (getState() != org.apache.thrift.async.TAsyncMethodCall.State.RESPONSE_READ) {
+          throw new java.lang.IllegalStateException("Method call not finished!");
+        }
+        org.apache.thrift.transport.TMemoryInputTransport memoryTransport = new org.apache.thrift.transport.TMemoryInputTransport(getFrameBuffer().array());
+        org.apache.thrift.protocol.TProtocol prot = client.getProtocolFactory().getProtocol(memoryTransport);
+        return (new Client(prot)).recv_upcomingSamples();
+      }
+    }
+
+    @Override
     public void failed(java.lang.String error, org.apache.thrift.async.AsyncMethodCallback<Void> resultHandler) throws org.apache.thrift.TException {
       checkReady();
       failed_call method_call = new failed_call(error, resultHandler, this, ___protocolFactory, ___transport);
@@ -355,6 +434,7 @@ public class ScriptChannel {
     private static <I extends Iface> java.util.Map<java.lang.String,  org.apache.thrift.ProcessFunction<I, ? extends org.apache.thrift.TBase>> getProcessMap(java.util.Map<java.lang.String, org.apache.thrift.ProcessFunction<I, ? extends  org.apache.thrift.TBase>> processMap) {
       processMap.put("hello", new hello());
       processMap.put("nextOrder", new nextOrder());
+      processMap.put("upcomingSamples", new upcomingSamples());
       processMap.put("failed", new failed());
       processMap.put("alive", new alive());
       return processMap;
@@ -417,6 +497,38 @@ public class ScriptChannel {
         nextOrder_result result = new nextOrder_result();
         try {
           result.success = iface.nextOrder(args.report);
+        } catch (EdlError e) {
+          result.e = e;
+        }
+        return result;
+      }
+    }
+
+    public static class upcomingSamples<I extends Iface> extends org.apache.thrift.ProcessFunction<I, upcomingSamples_args> {
+      public upcomingSamples() {
+        super("upcomingSamples");
+      }
+
+      @Override
+      public upcomingSamples_args getEmptyArgsInstance() {
+        return new upcomingSamples_args();
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      protected boolean rethrowUnhandledExceptions() {
+        return false;
+      }
+
+      @Override
+      public upcomingSamples_result getResult(I iface, upcomingSamples_args args) throws org.apache.thrift.TException {
+        upcomingSamples_result result = new upcomingSamples_result();
+        try {
+          result.success = iface.upcomingSamples(args.fromStep, args.steps);
         } catch (EdlError e) {
           result.e = e;
         }
@@ -495,6 +607,7 @@ public class ScriptChannel {
     private static <I extends AsyncIface> java.util.Map<java.lang.String,  org.apache.thrift.AsyncProcessFunction<I, ? extends  org.apache.thrift.TBase,?>> getProcessMap(java.util.Map<java.lang.String,  org.apache.thrift.AsyncProcessFunction<I, ? extends  org.apache.thrift.TBase, ?>> processMap) {
       processMap.put("hello", new hello());
       processMap.put("nextOrder", new nextOrder());
+      processMap.put("upcomingSamples", new upcomingSamples());
       processMap.put("failed", new failed());
       processMap.put("alive", new alive());
       return processMap;
@@ -639,6 +752,77 @@ public class ScriptChannel {
       @Override
       public void start(I iface, nextOrder_args args, org.apache.thrift.async.AsyncMethodCallback<ScriptOrder> resultHandler) throws org.apache.thrift.TException {
         iface.nextOrder(args.report,resultHandler);
+      }
+    }
+
+    public static class upcomingSamples<I extends AsyncIface> extends org.apache.thrift.AsyncProcessFunction<I, upcomingSamples_args, java.util.List<java.util.List<java.lang.Integer>>> {
+      public upcomingSamples() {
+        super("upcomingSamples");
+      }
+
+      @Override
+      public upcomingSamples_args getEmptyArgsInstance() {
+        return new upcomingSamples_args();
+      }
+
+      @Override
+      public org.apache.thrift.async.AsyncMethodCallback<java.util.List<java.util.List<java.lang.Integer>>> getResultHandler(final org.apache.thrift.server.AbstractNonblockingServer.AsyncFrameBuffer fb, final int seqid) {
+        final org.apache.thrift.AsyncProcessFunction fcall = this;
+        return new org.apache.thrift.async.AsyncMethodCallback<java.util.List<java.util.List<java.lang.Integer>>>() { 
+          @Override
+          public void onComplete(java.util.List<java.util.List<java.lang.Integer>> o) {
+            upcomingSamples_result result = new upcomingSamples_result();
+            result.success = o;
+            try {
+              fcall.sendResponse(fb, result, org.apache.thrift.protocol.TMessageType.REPLY,seqid);
+            } catch (org.apache.thrift.transport.TTransportException e) {
+              _LOGGER.error("TTransportException writing to internal frame buffer", e);
+              fb.close();
+            } catch (java.lang.Exception e) {
+              _LOGGER.error("Exception writing to internal frame buffer", e);
+              onError(e);
+            }
+          }
+          @Override
+          public void onError(java.lang.Exception e) {
+            byte msgType = org.apache.thrift.protocol.TMessageType.REPLY;
+            org.apache.thrift.TSerializable msg;
+            upcomingSamples_result result = new upcomingSamples_result();
+            if (e instanceof EdlError) {
+              result.e = (EdlError) e;
+              result.setEIsSet(true);
+              msg = result;
+            } else if (e instanceof org.apache.thrift.transport.TTransportException) {
+              _LOGGER.error("TTransportException inside handler", e);
+              fb.close();
+              return;
+            } else if (e instanceof org.apache.thrift.TApplicationException) {
+              _LOGGER.error("TApplicationException inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = (org.apache.thrift.TApplicationException)e;
+            } else {
+              _LOGGER.error("Exception inside handler", e);
+              msgType = org.apache.thrift.protocol.TMessageType.EXCEPTION;
+              msg = new org.apache.thrift.TApplicationException(org.apache.thrift.TApplicationException.INTERNAL_ERROR, e.getMessage());
+            }
+            try {
+              fcall.sendResponse(fb,msg,msgType,seqid);
+            } catch (java.lang.Exception ex) {
+              _LOGGER.error("Exception writing to internal frame buffer", ex);
+              fb.close();
+            }
+          }
+        };
+      }
+
+      @Override
+      protected boolean isOneway() {
+        return false;
+      }
+
+      @Override
+      public void start(I iface, upcomingSamples_args args, org.apache.thrift.async.AsyncMethodCallback<java.util.List<java.util.List<java.lang.Integer>>> resultHandler) throws org.apache.thrift.TException {
+        iface.upcomingSamples(args.fromStep, args.steps,resultHandler);
       }
     }
 
@@ -2691,6 +2875,1048 @@ public class ScriptChannel {
         if (incoming.get(0)) {
           struct.success = new ScriptOrder();
           struct.success.read(iprot);
+          struct.setSuccessIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.e = new EdlError();
+          struct.e.read(iprot);
+          struct.setEIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class upcomingSamples_args implements org.apache.thrift.TBase<upcomingSamples_args, upcomingSamples_args._Fields>, java.io.Serializable, Cloneable, Comparable<upcomingSamples_args>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("upcomingSamples_args");
+
+    private static final org.apache.thrift.protocol.TField FROM_STEP_FIELD_DESC = new org.apache.thrift.protocol.TField("fromStep", org.apache.thrift.protocol.TType.I64, (short)1);
+    private static final org.apache.thrift.protocol.TField STEPS_FIELD_DESC = new org.apache.thrift.protocol.TField("steps", org.apache.thrift.protocol.TType.I32, (short)2);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new upcomingSamples_argsStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new upcomingSamples_argsTupleSchemeFactory();
+
+    public long fromStep; // required
+    public int steps; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      FROM_STEP((short)1, "fromStep"),
+      STEPS((short)2, "steps");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 1: // FROM_STEP
+            return FROM_STEP;
+          case 2: // STEPS
+            return STEPS;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    private static final int __FROMSTEP_ISSET_ID = 0;
+    private static final int __STEPS_ISSET_ID = 1;
+    private byte __isset_bitfield = 0;
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.FROM_STEP, new org.apache.thrift.meta_data.FieldMetaData("fromStep", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I64)));
+      tmpMap.put(_Fields.STEPS, new org.apache.thrift.meta_data.FieldMetaData("steps", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(upcomingSamples_args.class, metaDataMap);
+    }
+
+    public upcomingSamples_args() {
+    }
+
+    public upcomingSamples_args(
+      long fromStep,
+      int steps)
+    {
+      this();
+      this.fromStep = fromStep;
+      setFromStepIsSet(true);
+      this.steps = steps;
+      setStepsIsSet(true);
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public upcomingSamples_args(upcomingSamples_args other) {
+      __isset_bitfield = other.__isset_bitfield;
+      this.fromStep = other.fromStep;
+      this.steps = other.steps;
+    }
+
+    @Override
+    public upcomingSamples_args deepCopy() {
+      return new upcomingSamples_args(this);
+    }
+
+    @Override
+    public void clear() {
+      setFromStepIsSet(false);
+      this.fromStep = 0;
+      setStepsIsSet(false);
+      this.steps = 0;
+    }
+
+    public long getFromStep() {
+      return this.fromStep;
+    }
+
+    public upcomingSamples_args setFromStep(long fromStep) {
+      this.fromStep = fromStep;
+      setFromStepIsSet(true);
+      return this;
+    }
+
+    public void unsetFromStep() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __FROMSTEP_ISSET_ID);
+    }
+
+    /** Returns true if field fromStep is set (has been assigned a value) and false otherwise */
+    public boolean isSetFromStep() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __FROMSTEP_ISSET_ID);
+    }
+
+    public void setFromStepIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __FROMSTEP_ISSET_ID, value);
+    }
+
+    public int getSteps() {
+      return this.steps;
+    }
+
+    public upcomingSamples_args setSteps(int steps) {
+      this.steps = steps;
+      setStepsIsSet(true);
+      return this;
+    }
+
+    public void unsetSteps() {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __STEPS_ISSET_ID);
+    }
+
+    /** Returns true if field steps is set (has been assigned a value) and false otherwise */
+    public boolean isSetSteps() {
+      return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __STEPS_ISSET_ID);
+    }
+
+    public void setStepsIsSet(boolean value) {
+      __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __STEPS_ISSET_ID, value);
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case FROM_STEP:
+        if (value == null) {
+          unsetFromStep();
+        } else {
+          setFromStep((java.lang.Long)value);
+        }
+        break;
+
+      case STEPS:
+        if (value == null) {
+          unsetSteps();
+        } else {
+          setSteps((java.lang.Integer)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case FROM_STEP:
+        return getFromStep();
+
+      case STEPS:
+        return getSteps();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case FROM_STEP:
+        return isSetFromStep();
+      case STEPS:
+        return isSetSteps();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof upcomingSamples_args)
+        return this.equals((upcomingSamples_args)that);
+      return false;
+    }
+
+    public boolean equals(upcomingSamples_args that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_fromStep = true;
+      boolean that_present_fromStep = true;
+      if (this_present_fromStep || that_present_fromStep) {
+        if (!(this_present_fromStep && that_present_fromStep))
+          return false;
+        if (this.fromStep != that.fromStep)
+          return false;
+      }
+
+      boolean this_present_steps = true;
+      boolean that_present_steps = true;
+      if (this_present_steps || that_present_steps) {
+        if (!(this_present_steps && that_present_steps))
+          return false;
+        if (this.steps != that.steps)
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + org.apache.thrift.TBaseHelper.hashCode(fromStep);
+
+      hashCode = hashCode * 8191 + steps;
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(upcomingSamples_args other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetFromStep(), other.isSetFromStep());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetFromStep()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.fromStep, other.fromStep);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetSteps(), other.isSetSteps());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetSteps()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.steps, other.steps);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    @Override
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+    }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("upcomingSamples_args(");
+      boolean first = true;
+
+      sb.append("fromStep:");
+      sb.append(this.fromStep);
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("steps:");
+      sb.append(this.steps);
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        // it doesn't seem like you should have to do this, but java serialization is wacky, and doesn't call the default constructor.
+        __isset_bitfield = 0;
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class upcomingSamples_argsStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public upcomingSamples_argsStandardScheme getScheme() {
+        return new upcomingSamples_argsStandardScheme();
+      }
+    }
+
+    private static class upcomingSamples_argsStandardScheme extends org.apache.thrift.scheme.StandardScheme<upcomingSamples_args> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, upcomingSamples_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 1: // FROM_STEP
+              if (schemeField.type == org.apache.thrift.protocol.TType.I64) {
+                struct.fromStep = iprot.readI64();
+                struct.setFromStepIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 2: // STEPS
+              if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+                struct.steps = iprot.readI32();
+                struct.setStepsIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, upcomingSamples_args struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        oprot.writeFieldBegin(FROM_STEP_FIELD_DESC);
+        oprot.writeI64(struct.fromStep);
+        oprot.writeFieldEnd();
+        oprot.writeFieldBegin(STEPS_FIELD_DESC);
+        oprot.writeI32(struct.steps);
+        oprot.writeFieldEnd();
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class upcomingSamples_argsTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public upcomingSamples_argsTupleScheme getScheme() {
+        return new upcomingSamples_argsTupleScheme();
+      }
+    }
+
+    private static class upcomingSamples_argsTupleScheme extends org.apache.thrift.scheme.TupleScheme<upcomingSamples_args> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, upcomingSamples_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetFromStep()) {
+          optionals.set(0);
+        }
+        if (struct.isSetSteps()) {
+          optionals.set(1);
+        }
+        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetFromStep()) {
+          oprot.writeI64(struct.fromStep);
+        }
+        if (struct.isSetSteps()) {
+          oprot.writeI32(struct.steps);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, upcomingSamples_args struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(2);
+        if (incoming.get(0)) {
+          struct.fromStep = iprot.readI64();
+          struct.setFromStepIsSet(true);
+        }
+        if (incoming.get(1)) {
+          struct.steps = iprot.readI32();
+          struct.setStepsIsSet(true);
+        }
+      }
+    }
+
+    private static <S extends org.apache.thrift.scheme.IScheme> S scheme(org.apache.thrift.protocol.TProtocol proto) {
+      return (org.apache.thrift.scheme.StandardScheme.class.equals(proto.getScheme()) ? STANDARD_SCHEME_FACTORY : TUPLE_SCHEME_FACTORY).getScheme();
+    }
+  }
+
+  @SuppressWarnings({"cast", "rawtypes", "serial", "unchecked", "unused"})
+  public static class upcomingSamples_result implements org.apache.thrift.TBase<upcomingSamples_result, upcomingSamples_result._Fields>, java.io.Serializable, Cloneable, Comparable<upcomingSamples_result>   {
+    private static final org.apache.thrift.protocol.TStruct STRUCT_DESC = new org.apache.thrift.protocol.TStruct("upcomingSamples_result");
+
+    private static final org.apache.thrift.protocol.TField SUCCESS_FIELD_DESC = new org.apache.thrift.protocol.TField("success", org.apache.thrift.protocol.TType.LIST, (short)0);
+    private static final org.apache.thrift.protocol.TField E_FIELD_DESC = new org.apache.thrift.protocol.TField("e", org.apache.thrift.protocol.TType.STRUCT, (short)1);
+
+    private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new upcomingSamples_resultStandardSchemeFactory();
+    private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new upcomingSamples_resultTupleSchemeFactory();
+
+    public @org.apache.thrift.annotation.Nullable java.util.List<java.util.List<java.lang.Integer>> success; // required
+    public @org.apache.thrift.annotation.Nullable EdlError e; // required
+
+    /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
+    public enum _Fields implements org.apache.thrift.TFieldIdEnum {
+      SUCCESS((short)0, "success"),
+      E((short)1, "e");
+
+      private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
+
+      static {
+        for (_Fields field : java.util.EnumSet.allOf(_Fields.class)) {
+          byName.put(field.getFieldName(), field);
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByThriftId(int fieldId) {
+        switch(fieldId) {
+          case 0: // SUCCESS
+            return SUCCESS;
+          case 1: // E
+            return E;
+          default:
+            return null;
+        }
+      }
+
+      /**
+       * Find the _Fields constant that matches fieldId, throwing an exception
+       * if it is not found.
+       */
+      public static _Fields findByThriftIdOrThrow(int fieldId) {
+        _Fields fields = findByThriftId(fieldId);
+        if (fields == null) throw new java.lang.IllegalArgumentException("Field " + fieldId + " doesn't exist!");
+        return fields;
+      }
+
+      /**
+       * Find the _Fields constant that matches name, or null if its not found.
+       */
+      @org.apache.thrift.annotation.Nullable
+      public static _Fields findByName(java.lang.String name) {
+        return byName.get(name);
+      }
+
+      private final short _thriftId;
+      private final java.lang.String _fieldName;
+
+      _Fields(short thriftId, java.lang.String fieldName) {
+        _thriftId = thriftId;
+        _fieldName = fieldName;
+      }
+
+      @Override
+      public short getThriftFieldId() {
+        return _thriftId;
+      }
+
+      @Override
+      public java.lang.String getFieldName() {
+        return _fieldName;
+      }
+    }
+
+    // isset id assignments
+    public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
+    static {
+      java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
+      tmpMap.put(_Fields.SUCCESS, new org.apache.thrift.meta_data.FieldMetaData("success", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
+              new org.apache.thrift.meta_data.ListMetaData(org.apache.thrift.protocol.TType.LIST, 
+                  new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)))));
+      tmpMap.put(_Fields.E, new org.apache.thrift.meta_data.FieldMetaData("e", org.apache.thrift.TFieldRequirementType.DEFAULT, 
+          new org.apache.thrift.meta_data.StructMetaData(org.apache.thrift.protocol.TType.STRUCT, EdlError.class)));
+      metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
+      org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(upcomingSamples_result.class, metaDataMap);
+    }
+
+    public upcomingSamples_result() {
+    }
+
+    public upcomingSamples_result(
+      java.util.List<java.util.List<java.lang.Integer>> success,
+      EdlError e)
+    {
+      this();
+      this.success = success;
+      this.e = e;
+    }
+
+    /**
+     * Performs a deep copy on <i>other</i>.
+     */
+    public upcomingSamples_result(upcomingSamples_result other) {
+      if (other.isSetSuccess()) {
+        java.util.List<java.util.List<java.lang.Integer>> __this__success = new java.util.ArrayList<java.util.List<java.lang.Integer>>(other.success.size());
+        for (java.util.List<java.lang.Integer> other_element : other.success) {
+          java.util.List<java.lang.Integer> __this__success_copy = new java.util.ArrayList<java.lang.Integer>(other_element);
+          __this__success.add(__this__success_copy);
+        }
+        this.success = __this__success;
+      }
+      if (other.isSetE()) {
+        this.e = new EdlError(other.e);
+      }
+    }
+
+    @Override
+    public upcomingSamples_result deepCopy() {
+      return new upcomingSamples_result(this);
+    }
+
+    @Override
+    public void clear() {
+      this.success = null;
+      this.e = null;
+    }
+
+    public int getSuccessSize() {
+      return (this.success == null) ? 0 : this.success.size();
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.util.Iterator<java.util.List<java.lang.Integer>> getSuccessIterator() {
+      return (this.success == null) ? null : this.success.iterator();
+    }
+
+    public void addToSuccess(java.util.List<java.lang.Integer> elem) {
+      if (this.success == null) {
+        this.success = new java.util.ArrayList<java.util.List<java.lang.Integer>>();
+      }
+      this.success.add(elem);
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public java.util.List<java.util.List<java.lang.Integer>> getSuccess() {
+      return this.success;
+    }
+
+    public upcomingSamples_result setSuccess(@org.apache.thrift.annotation.Nullable java.util.List<java.util.List<java.lang.Integer>> success) {
+      this.success = success;
+      return this;
+    }
+
+    public void unsetSuccess() {
+      this.success = null;
+    }
+
+    /** Returns true if field success is set (has been assigned a value) and false otherwise */
+    public boolean isSetSuccess() {
+      return this.success != null;
+    }
+
+    public void setSuccessIsSet(boolean value) {
+      if (!value) {
+        this.success = null;
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    public EdlError getE() {
+      return this.e;
+    }
+
+    public upcomingSamples_result setE(@org.apache.thrift.annotation.Nullable EdlError e) {
+      this.e = e;
+      return this;
+    }
+
+    public void unsetE() {
+      this.e = null;
+    }
+
+    /** Returns true if field e is set (has been assigned a value) and false otherwise */
+    public boolean isSetE() {
+      return this.e != null;
+    }
+
+    public void setEIsSet(boolean value) {
+      if (!value) {
+        this.e = null;
+      }
+    }
+
+    @Override
+    public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
+      switch (field) {
+      case SUCCESS:
+        if (value == null) {
+          unsetSuccess();
+        } else {
+          setSuccess((java.util.List<java.util.List<java.lang.Integer>>)value);
+        }
+        break;
+
+      case E:
+        if (value == null) {
+          unsetE();
+        } else {
+          setE((EdlError)value);
+        }
+        break;
+
+      }
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public java.lang.Object getFieldValue(_Fields field) {
+      switch (field) {
+      case SUCCESS:
+        return getSuccess();
+
+      case E:
+        return getE();
+
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    /** Returns true if field corresponding to fieldID is set (has been assigned a value) and false otherwise */
+    @Override
+    public boolean isSet(_Fields field) {
+      if (field == null) {
+        throw new java.lang.IllegalArgumentException();
+      }
+
+      switch (field) {
+      case SUCCESS:
+        return isSetSuccess();
+      case E:
+        return isSetE();
+      }
+      throw new java.lang.IllegalStateException();
+    }
+
+    @Override
+    public boolean equals(java.lang.Object that) {
+      if (that instanceof upcomingSamples_result)
+        return this.equals((upcomingSamples_result)that);
+      return false;
+    }
+
+    public boolean equals(upcomingSamples_result that) {
+      if (that == null)
+        return false;
+      if (this == that)
+        return true;
+
+      boolean this_present_success = true && this.isSetSuccess();
+      boolean that_present_success = true && that.isSetSuccess();
+      if (this_present_success || that_present_success) {
+        if (!(this_present_success && that_present_success))
+          return false;
+        if (!this.success.equals(that.success))
+          return false;
+      }
+
+      boolean this_present_e = true && this.isSetE();
+      boolean that_present_e = true && that.isSetE();
+      if (this_present_e || that_present_e) {
+        if (!(this_present_e && that_present_e))
+          return false;
+        if (!this.e.equals(that.e))
+          return false;
+      }
+
+      return true;
+    }
+
+    @Override
+    public int hashCode() {
+      int hashCode = 1;
+
+      hashCode = hashCode * 8191 + ((isSetSuccess()) ? 131071 : 524287);
+      if (isSetSuccess())
+        hashCode = hashCode * 8191 + success.hashCode();
+
+      hashCode = hashCode * 8191 + ((isSetE()) ? 131071 : 524287);
+      if (isSetE())
+        hashCode = hashCode * 8191 + e.hashCode();
+
+      return hashCode;
+    }
+
+    @Override
+    public int compareTo(upcomingSamples_result other) {
+      if (!getClass().equals(other.getClass())) {
+        return getClass().getName().compareTo(other.getClass().getName());
+      }
+
+      int lastComparison = 0;
+
+      lastComparison = java.lang.Boolean.compare(isSetSuccess(), other.isSetSuccess());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetSuccess()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.success, other.success);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      lastComparison = java.lang.Boolean.compare(isSetE(), other.isSetE());
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+      if (isSetE()) {
+        lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.e, other.e);
+        if (lastComparison != 0) {
+          return lastComparison;
+        }
+      }
+      return 0;
+    }
+
+    @org.apache.thrift.annotation.Nullable
+    @Override
+    public _Fields fieldForId(int fieldId) {
+      return _Fields.findByThriftId(fieldId);
+    }
+
+    @Override
+    public void read(org.apache.thrift.protocol.TProtocol iprot) throws org.apache.thrift.TException {
+      scheme(iprot).read(iprot, this);
+    }
+
+    public void write(org.apache.thrift.protocol.TProtocol oprot) throws org.apache.thrift.TException {
+      scheme(oprot).write(oprot, this);
+      }
+
+    @Override
+    public java.lang.String toString() {
+      java.lang.StringBuilder sb = new java.lang.StringBuilder("upcomingSamples_result(");
+      boolean first = true;
+
+      sb.append("success:");
+      if (this.success == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.success);
+      }
+      first = false;
+      if (!first) sb.append(", ");
+      sb.append("e:");
+      if (this.e == null) {
+        sb.append("null");
+      } else {
+        sb.append(this.e);
+      }
+      first = false;
+      sb.append(")");
+      return sb.toString();
+    }
+
+    public void validate() throws org.apache.thrift.TException {
+      // check for required fields
+      // check for sub-struct validity
+    }
+
+    private void writeObject(java.io.ObjectOutputStream out) throws java.io.IOException {
+      try {
+        write(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(out)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, java.lang.ClassNotFoundException {
+      try {
+        read(new org.apache.thrift.protocol.TCompactProtocol(new org.apache.thrift.transport.TIOStreamTransport(in)));
+      } catch (org.apache.thrift.TException te) {
+        throw new java.io.IOException(te);
+      }
+    }
+
+    private static class upcomingSamples_resultStandardSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public upcomingSamples_resultStandardScheme getScheme() {
+        return new upcomingSamples_resultStandardScheme();
+      }
+    }
+
+    private static class upcomingSamples_resultStandardScheme extends org.apache.thrift.scheme.StandardScheme<upcomingSamples_result> {
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol iprot, upcomingSamples_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TField schemeField;
+        iprot.readStructBegin();
+        while (true)
+        {
+          schemeField = iprot.readFieldBegin();
+          if (schemeField.type == org.apache.thrift.protocol.TType.STOP) { 
+            break;
+          }
+          switch (schemeField.id) {
+            case 0: // SUCCESS
+              if (schemeField.type == org.apache.thrift.protocol.TType.LIST) {
+                {
+                  org.apache.thrift.protocol.TList _list164 = iprot.readListBegin();
+                  struct.success = new java.util.ArrayList<java.util.List<java.lang.Integer>>(_list164.size);
+                  @org.apache.thrift.annotation.Nullable java.util.List<java.lang.Integer> _elem165;
+                  for (int _i166 = 0; _i166 < _list164.size; ++_i166)
+                  {
+                    {
+                      org.apache.thrift.protocol.TList _list167 = iprot.readListBegin();
+                      _elem165 = new java.util.ArrayList<java.lang.Integer>(_list167.size);
+                      int _elem168;
+                      for (int _i169 = 0; _i169 < _list167.size; ++_i169)
+                      {
+                        _elem168 = iprot.readI32();
+                        _elem165.add(_elem168);
+                      }
+                      iprot.readListEnd();
+                    }
+                    struct.success.add(_elem165);
+                  }
+                  iprot.readListEnd();
+                }
+                struct.setSuccessIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            case 1: // E
+              if (schemeField.type == org.apache.thrift.protocol.TType.STRUCT) {
+                struct.e = new EdlError();
+                struct.e.read(iprot);
+                struct.setEIsSet(true);
+              } else { 
+                org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+              }
+              break;
+            default:
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+          }
+          iprot.readFieldEnd();
+        }
+        iprot.readStructEnd();
+
+        // check for required fields of primitive type, which can't be checked in the validate method
+        struct.validate();
+      }
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol oprot, upcomingSamples_result struct) throws org.apache.thrift.TException {
+        struct.validate();
+
+        oprot.writeStructBegin(STRUCT_DESC);
+        if (struct.success != null) {
+          oprot.writeFieldBegin(SUCCESS_FIELD_DESC);
+          {
+            oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.LIST, struct.success.size()));
+            for (java.util.List<java.lang.Integer> _iter170 : struct.success)
+            {
+              {
+                oprot.writeListBegin(new org.apache.thrift.protocol.TList(org.apache.thrift.protocol.TType.I32, _iter170.size()));
+                for (int _iter171 : _iter170)
+                {
+                  oprot.writeI32(_iter171);
+                }
+                oprot.writeListEnd();
+              }
+            }
+            oprot.writeListEnd();
+          }
+          oprot.writeFieldEnd();
+        }
+        if (struct.e != null) {
+          oprot.writeFieldBegin(E_FIELD_DESC);
+          struct.e.write(oprot);
+          oprot.writeFieldEnd();
+        }
+        oprot.writeFieldStop();
+        oprot.writeStructEnd();
+      }
+
+    }
+
+    private static class upcomingSamples_resultTupleSchemeFactory implements org.apache.thrift.scheme.SchemeFactory {
+      @Override
+      public upcomingSamples_resultTupleScheme getScheme() {
+        return new upcomingSamples_resultTupleScheme();
+      }
+    }
+
+    private static class upcomingSamples_resultTupleScheme extends org.apache.thrift.scheme.TupleScheme<upcomingSamples_result> {
+
+      @Override
+      public void write(org.apache.thrift.protocol.TProtocol prot, upcomingSamples_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol oprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet optionals = new java.util.BitSet();
+        if (struct.isSetSuccess()) {
+          optionals.set(0);
+        }
+        if (struct.isSetE()) {
+          optionals.set(1);
+        }
+        oprot.writeBitSet(optionals, 2);
+        if (struct.isSetSuccess()) {
+          {
+            oprot.writeI32(struct.success.size());
+            for (java.util.List<java.lang.Integer> _iter172 : struct.success)
+            {
+              {
+                oprot.writeI32(_iter172.size());
+                for (int _iter173 : _iter172)
+                {
+                  oprot.writeI32(_iter173);
+                }
+              }
+            }
+          }
+        }
+        if (struct.isSetE()) {
+          struct.e.write(oprot);
+        }
+      }
+
+      @Override
+      public void read(org.apache.thrift.protocol.TProtocol prot, upcomingSamples_result struct) throws org.apache.thrift.TException {
+        org.apache.thrift.protocol.TTupleProtocol iprot = (org.apache.thrift.protocol.TTupleProtocol) prot;
+        java.util.BitSet incoming = iprot.readBitSet(2);
+        if (incoming.get(0)) {
+          {
+            org.apache.thrift.protocol.TList _list174 = iprot.readListBegin(org.apache.thrift.protocol.TType.LIST);
+            struct.success = new java.util.ArrayList<java.util.List<java.lang.Integer>>(_list174.size);
+            @org.apache.thrift.annotation.Nullable java.util.List<java.lang.Integer> _elem175;
+            for (int _i176 = 0; _i176 < _list174.size; ++_i176)
+            {
+              {
+                org.apache.thrift.protocol.TList _list177 = iprot.readListBegin(org.apache.thrift.protocol.TType.I32);
+                _elem175 = new java.util.ArrayList<java.lang.Integer>(_list177.size);
+                int _elem178;
+                for (int _i179 = 0; _i179 < _list177.size; ++_i179)
+                {
+                  _elem178 = iprot.readI32();
+                  _elem175.add(_elem178);
+                }
+              }
+              struct.success.add(_elem175);
+            }
+          }
           struct.setSuccessIsSet(true);
         }
         if (incoming.get(1)) {

@@ -11,6 +11,7 @@ import org.edl.worker.coord.Ticker;
 import org.edl.worker.data.BatchSlicer;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.data.EpochOrder;
+import org.edl.worker.data.UpcomingBatches;
 import org.edl.worker.model.StepAware;
 import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
@@ -87,6 +88,8 @@ public final class TrainingLoop {
   private final Ticker ticker;
   private final WorkerListener listener;
   private final EpochOrder order;
+  /** The same order for a model that plans steps ahead on another thread ({@link UpcomingBatches}). */
+  private final EpochOrder aheadOrder;
   private final Recoverer recoverer;
   private final Finisher finisher;
 
@@ -111,6 +114,7 @@ public final class TrainingLoop {
     this.ticker = ticker;
     this.listener = listener;
     this.order = new EpochOrder(data.size(), spec.training().seed());
+    this.aheadOrder = new EpochOrder(data.size(), spec.training().seed());
   }
 
   /** The all-reduced sum of a step's per-sample gradients divided by its global batch, in place. */
@@ -193,6 +197,7 @@ public final class TrainingLoop {
         // the ring's all-reduce does: unchecked, from inside its step.
         if (model instanceof StepAware aware) {
           aware.stepStarting(step);
+          aware.upcoming(new UpcomingBatches(step, samples, batchStart, globalBatch, rank, workers, toStep, aheadOrder));
         }
         lossSum = model.accumulateGradients(data, samples, 0, samples.length, gradient);
         computeSeconds = (ticker.nanos() - computeStart) / 1e9;

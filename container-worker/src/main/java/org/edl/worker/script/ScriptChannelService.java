@@ -1,5 +1,7 @@
 package org.edl.worker.script;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -10,6 +12,7 @@ import org.edl.thrift.ScriptChannel;
 import org.edl.thrift.ScriptHello;
 import org.edl.thrift.ScriptOrder;
 import org.edl.thrift.ScriptReport;
+import org.edl.worker.data.UpcomingBatches;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +38,8 @@ final class ScriptChannelService implements ScriptChannel.Iface {
   private volatile Exchange delivered;
   /** Why the script cannot go on (it failed, exited, or the worker gave up on it); null while it can. */
   private volatile String broken;
+  /** The samples of the step being trained and the steps after it (null before the first step). */
+  private volatile UpcomingBatches upcoming;
   /** Hears the script's signs of life ({@link ScriptLiveness#sign}). */
   private volatile Runnable signsOfLife = () -> { };
 
@@ -84,6 +89,38 @@ final class ScriptChannelService implements ScriptChannel.Iface {
       Thread.currentThread().interrupt();
       throw new EdlError("the worker is shutting down");
     }
+  }
+
+  /** The most steps one {@link #upcomingSamples} call may ask for. */
+  static final int MAX_UPCOMING = 1024;
+
+  /** What {@link #upcomingSamples} answers from, set before each step's order. */
+  void upcoming(UpcomingBatches batches) {
+    upcoming = batches;
+  }
+
+  @Override
+  public List<List<Integer>> upcomingSamples(long fromStep, int steps) throws EdlError {
+    UpcomingBatches u = upcoming;
+    if (u == null || fromStep < u.step()) {
+      throw new EdlError("upcomingSamples(" + fromStep + ", " + steps + "): asked before step "
+          + (u == null ? "0 was ordered" : u.step() + ", the step being trained"));
+    }
+    if (steps < 0 || steps > MAX_UPCOMING) {
+      EdlError e = new EdlError("upcomingSamples asks for " + steps + " steps; at most " + MAX_UPCOMING);
+      e.setField("steps");
+      e.setValue(Integer.toString(steps));
+      throw e;
+    }
+    List<List<Integer>> out = new ArrayList<>();
+    for (int[] batch : u.samples(fromStep, steps)) {
+      List<Integer> l = new ArrayList<>(batch.length);
+      for (int i : batch) {
+        l.add(i);
+      }
+      out.add(l);
+    }
+    return out;
   }
 
   void signsOfLifeTo(Runnable listener) {

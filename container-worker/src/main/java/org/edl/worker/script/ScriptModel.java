@@ -175,6 +175,11 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
   }
 
   @Override
+  public void upcoming(org.edl.worker.data.UpcomingBatches batches) {
+    channel.upcoming(batches);
+  }
+
+  @Override
   public double computeSeconds() {
     return computeSeconds;
   }

@@ -63,6 +63,27 @@ class ScriptJobTest {
       "with open(\"buffers.txt\", \"w\") as f:\n"
           + "    f.write(\" \".join(repr(v) for v in torch.cat([b.double().flatten() for b in model.buffers()]).tolist()))\n"
           + "with open(\"params.txt\", \"w\") as f:");
+  /**
+   * {@link #SCRIPT}'s training from a {@code Dataset} through a {@code DataLoader} with two worker
+   * processes: the dataset hands back each sample's index and the process that loaded it, and every
+   * step's batch must hold exactly the step's samples, loaded ahead in a worker process.
+   */
+  static final String LOADER_SCRIPT = SCRIPT.replace("import sys, torch, edl",
+      "import sys, torch, edl\nfrom torch.utils.data import DataLoader, Dataset, get_worker_info").replace(
+      "job = edl.init(dataset_size=len(x))", """
+      class Indexed(Dataset):
+          def __len__(self):
+              return len(x)
+          def __getitem__(self, i):
+              info = get_worker_info()
+              return x[i], y[i], i, -1 if info is None else info.id
+      job = edl.init(dataset_size=len(x))""").replace("for step in job.steps():", """
+      loader = DataLoader(Indexed(), batch_sampler=job.batch_sampler(), num_workers=2)
+      for step in job.steps(loader):
+          xb, yb, index, loaded_by = step.batch
+          assert index.tolist() == step.samples, (step.number, index.tolist(), step.samples)
+          assert bool((loaded_by >= 0).all()), "loaded in the main process"
+          x[step.samples], y[step.samples] = xb, yb""");
   /** The member started with seed 3 takes 0.2 s longer over each step, before its forward pass. */
   static final String SLOW_THIRD_SCRIPT = SCRIPT.replace("import sys, torch, edl", "import sys, time, torch, edl")
       .replace("    opt.zero_grad()", "    if sys.argv[1] == \"3\":\n        time.sleep(0.2)\n    opt.zero_grad()");
@@ -104,10 +125,16 @@ class ScriptJobTest {
   }
 
   private ExecutionContext.Factory script(String workerId, int seed, String text) {
+    return script(out, scripts, workerId, text, List.of(Integer.toString(seed)));
+  }
+
+  /** {@code text} as the script of {@code workerId}, in {@code out/workerId}, with {@code args}. */
+  static ExecutionContext.Factory script(Path out, Map<String, ScriptModel> scripts, String workerId, String text,
+      List<String> args) {
     return config -> {
       Path dir = Files.createDirectories(out.resolve(workerId));
       Files.writeString(dir.resolve("train.py"), text);
-      ScriptModel m = ScriptModel.start(PYTHON, dir.resolve("train.py"), List.of(Integer.toString(seed)), dir,
+      ScriptModel m = ScriptModel.start(PYTHON, dir.resolve("train.py"), args, dir,
           config.secret(), config.workerId(), config.spec().training(), "gloo", java.util.Map.of());
       scripts.put(workerId, m);
       return new ExecutionContext(m.dataset(), m);
@@ -274,6 +301,47 @@ class ScriptJobTest {
       v[i] = Double.parseDouble(text[i]);
     }
     return v;
+  }
+
+  /**
+   * A DataLoader job through three switches (2 -> 3 -> 2 -> 3): batches prefetched for a ring that
+   * changed are dropped, each step trains its own samples once (the script checks every batch), and
+   * the members end where one worker alone ends, trained from an in-memory array.
+   */
+  @Test
+  void aDataLoaderJobTrainsEverySampleOnceThroughThreeSwitches() throws Exception {
+    double[] expected = alone();
+    List<String> finished;
+    try (ElasticJob job = job(2)) {
+      List<String> ids = java.util.stream.IntStream.rangeClosed(1, 4).mapToObj(i -> ElasticJob.id(job.appId, i)).toList();
+      job.holdBefore(8);
+      job.start(ids.get(0), script(ids.get(0), 1, LOADER_SCRIPT));
+      job.start(ids.get(1), script(ids.get(1), 2, LOADER_SCRIPT));
+      job.awaitTrained(ids.get(0), 7);
+      job.start(ids.get(2), script(ids.get(2), 3, LOADER_SCRIPT));         // 2 -> 3
+      job.awaitReady(ids.get(2));
+      job.holdBefore(16);
+      job.awaitSwitch(ids.get(2), 2);
+      job.awaitTrained(ids.get(2), 15);
+      SwitchOrder leave = job.leave(ids.get(1));                           // 3 -> 2
+      job.holdBefore(24);
+      job.awaitSwitch(ids.get(0), leave.getTopologyVersion());
+      job.awaitTrained(ids.get(0), 23);
+      job.start(ids.get(3), script(ids.get(3), 4, LOADER_SCRIPT));         // 2 -> 3
+      job.awaitReady(ids.get(3));
+      job.release();
+      job.awaitSwitch(ids.get(3), leave.getTopologyVersion() + 1);
+      assertEquals(Worker.Ending.LEFT, job.outcome(ids.get(1)).ending());
+      finished = List.of(ids.get(0), ids.get(2), ids.get(3));
+      for (String id : finished) {
+        assertEquals(Worker.Ending.FINISHED, job.outcome(id).ending(), id);
+        assertEquals(3, job.outcome(id).workers(), id);
+      }
+      ElasticScalingTest.assertEveryPositionOnce(job, STEPS * 24L);
+    }
+    for (String id : finished) {
+      assertClose(expected, params(id), id);
+    }
   }
 
   @Test

@@ -9,7 +9,7 @@ A script uses it in a few lines::
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=1000)
     job.attach(model, optimizer, scheduler=scheduler)  # the state EDL saves, restores and broadcasts
     for step in job.steps():                     # ends when this member's part of the job is over
-        x, y = data[step.samples]
+        x, y = data[step.samples]                # or a DataLoader: see Job.batch_sampler
         optimizer.zero_grad()
         loss_sum = F.cross_entropy(job.model(x), y, reduction="sum")
         step.backward(loss_sum)                  # the global batch's mean gradient, on every member
@@ -137,6 +137,8 @@ class Step:
         self._job = job
         self.number = number
         self.samples = samples
+        # The loader's batch of exactly these samples, where job.steps(loader) was given one.
+        self.batch = None
         # Offered, never applied: the job's --learning-rate as the batch rule scales it now, and
         # the factor (the ring's size under fixed-per-worker, 1 under fixed-global).
         self.learning_rate = learning_rate
@@ -191,6 +193,8 @@ class Job:
         self._store = store
         self._backend = hello.backend
         self._groups = None
+        self._sampler = None
+        self._feed = None
         self._module = None
         self._optimizer = None
         self.model = None
@@ -220,10 +224,26 @@ class Job:
         self.model = model
         self._groups = _groups.Groups(self._backend, self._store, model, optimizer, _groups.Extras(state))
 
-    def steps(self):
-        """This member's steps, one at a time, until its part of the job is over."""
+    def batch_sampler(self):
+        """The ``batch_sampler`` for this job's ``torch.utils.data.DataLoader``: pass the loader to
+        :meth:`steps`, and each step's ``step.batch`` is the loader's batch of ``step.samples``,
+        prefetched by its worker processes while the steps before it train."""
+        from edl import _loader
+        if self._sampler is None:
+            self._sampler = _loader.ElasticBatchSampler(self._channel)
+        return self._sampler
+
+    def steps(self, loader=None):
+        """This member's steps, one at a time, until its part of the job is over. With ``loader`` (a
+        DataLoader built with ``batch_sampler=job.batch_sampler()``) each step carries its batch."""
         if self._module is None:
             raise RuntimeError("edl: call job.attach(model, optimizer) before job.steps()")
+        if loader is not None:
+            from edl import _loader
+            if self._sampler is None or getattr(loader, "batch_sampler", None) is not self._sampler:
+                raise TypeError("edl: job.steps(loader): build the loader with batch_sampler=job.batch_sampler() "
+                                "(its batch_sampler is %r)" % (getattr(loader, "batch_sampler", None),))
+            self._feed = _loader.Feed(loader, self._sampler)
         from edl_gen.ttypes import ScriptAction, ScriptReport
         report = ScriptReport()
         try:
@@ -249,6 +269,8 @@ class Job:
                 step = Step(self, order.step, list(order.samples), order.learningRate,
                             order.learningRateScale if order.learningRateScale is not None else 1.0,
                             self.size / float(order.globalBatch))
+                if self._feed is not None:
+                    step.batch = self._feed.batch(order.step, step.samples)
                 self._groups.begin_step()
                 self._groups.step_started()
                 yield step
@@ -264,6 +286,7 @@ class Job:
                     self._groups.lost()
             elif order.action == ScriptAction.FORM_GROUP:
                 g = order.group
+                self._drop_prefetched()
                 try:
                     self.model = self._groups.form(g.version, g.rank, g.size, g.storeHost, g.storePort)
                     self.rank, self.size = g.rank, g.size
@@ -276,12 +299,20 @@ class Job:
             elif order.action == ScriptAction.SAVE_STATE:
                 report.state = self._groups.save()
             elif order.action == ScriptAction.LOAD_STATE:
+                self._drop_prefetched()
                 self._groups.load(order.state)
             elif order.action == ScriptAction.FINISH:
+                self._drop_prefetched()
                 self._groups.close()
                 return
             else:
                 raise RuntimeError("edl: unknown order %r" % (order.action,))
+
+    def _drop_prefetched(self):
+        """The ring changed, the job went back to a checkpoint, or it ended: batches the loader
+        prefetched for the steps planned before are not this member's any more."""
+        if self._feed is not None:
+            self._feed.drop()
 
     def _member_lost(self, error):
         """Whether ``error`` is the process group failing (a member gone), not the script's own."""

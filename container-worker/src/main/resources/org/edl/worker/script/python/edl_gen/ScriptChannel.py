@@ -44,6 +44,20 @@ class Iface(object):
         """
         pass
 
+    def upcomingSamples(self, fromStep, steps):
+        """
+        The samples this member trains at steps fromStep .. fromStep+steps-1 if its ring stays as it
+        is, for a DataLoader's batch sampler to prefetch: asked while the script carries out a step,
+        from that step on; fewer (none) past the job's last step. A step's order still names its
+        samples: what was prefetched for a ring that changed is dropped.
+
+        Parameters:
+         - fromStep
+         - steps
+
+        """
+        pass
+
     def failed(self, error):
         """
         The script failed: its error (a Python traceback), before it exits.
@@ -149,6 +163,47 @@ class Client(Iface):
             raise result.e
         raise TApplicationException(TApplicationException.MISSING_RESULT, "nextOrder failed: unknown result")
 
+    def upcomingSamples(self, fromStep, steps):
+        """
+        The samples this member trains at steps fromStep .. fromStep+steps-1 if its ring stays as it
+        is, for a DataLoader's batch sampler to prefetch: asked while the script carries out a step,
+        from that step on; fewer (none) past the job's last step. A step's order still names its
+        samples: what was prefetched for a ring that changed is dropped.
+
+        Parameters:
+         - fromStep
+         - steps
+
+        """
+        self.send_upcomingSamples(fromStep, steps)
+        return self.recv_upcomingSamples()
+
+    def send_upcomingSamples(self, fromStep, steps):
+        self._oprot.writeMessageBegin('upcomingSamples', TMessageType.CALL, self._seqid)
+        args = upcomingSamples_args()
+        args.fromStep = fromStep
+        args.steps = steps
+        args.write(self._oprot)
+        self._oprot.writeMessageEnd()
+        self._oprot.trans.flush()
+
+    def recv_upcomingSamples(self):
+        iprot = self._iprot
+        (fname, mtype, rseqid) = iprot.readMessageBegin()
+        if mtype == TMessageType.EXCEPTION:
+            x = TApplicationException()
+            x.read(iprot)
+            iprot.readMessageEnd()
+            raise x
+        result = upcomingSamples_result()
+        result.read(iprot)
+        iprot.readMessageEnd()
+        if result.success is not None:
+            return result.success
+        if result.e is not None:
+            raise result.e
+        raise TApplicationException(TApplicationException.MISSING_RESULT, "upcomingSamples failed: unknown result")
+
     def failed(self, error):
         """
         The script failed: its error (a Python traceback), before it exits.
@@ -217,6 +272,7 @@ class Processor(Iface, TProcessor):
         self._processMap = {}
         self._processMap["hello"] = Processor.process_hello
         self._processMap["nextOrder"] = Processor.process_nextOrder
+        self._processMap["upcomingSamples"] = Processor.process_upcomingSamples
         self._processMap["failed"] = Processor.process_failed
         self._processMap["alive"] = Processor.process_alive
         self._on_message_begin = None
@@ -289,6 +345,32 @@ class Processor(Iface, TProcessor):
             msg_type = TMessageType.EXCEPTION
             result = TApplicationException(TApplicationException.INTERNAL_ERROR, 'Internal error')
         oprot.writeMessageBegin("nextOrder", msg_type, seqid)
+        result.write(oprot)
+        oprot.writeMessageEnd()
+        oprot.trans.flush()
+
+    def process_upcomingSamples(self, seqid, iprot, oprot):
+        args = upcomingSamples_args()
+        args.read(iprot)
+        iprot.readMessageEnd()
+        result = upcomingSamples_result()
+        try:
+            result.success = self._handler.upcomingSamples(args.fromStep, args.steps)
+            msg_type = TMessageType.REPLY
+        except TTransport.TTransportException:
+            raise
+        except EdlError as e:
+            msg_type = TMessageType.REPLY
+            result.e = e
+        except TApplicationException as ex:
+            logging.exception('TApplication exception in handler')
+            msg_type = TMessageType.EXCEPTION
+            result = ex
+        except Exception:
+            logging.exception('Unexpected exception in handler')
+            msg_type = TMessageType.EXCEPTION
+            result = TApplicationException(TApplicationException.INTERNAL_ERROR, 'Internal error')
+        oprot.writeMessageBegin("upcomingSamples", msg_type, seqid)
         result.write(oprot)
         oprot.writeMessageEnd()
         oprot.trans.flush()
@@ -635,6 +717,169 @@ class nextOrder_result(object):
 all_structs.append(nextOrder_result)
 nextOrder_result.thrift_spec = (
     (0, TType.STRUCT, 'success', [ScriptOrder, None], None, ),  # 0
+    (1, TType.STRUCT, 'e', [EdlError, None], None, ),  # 1
+)
+
+
+class upcomingSamples_args(object):
+    """
+    Attributes:
+     - fromStep
+     - steps
+
+    """
+
+
+    def __init__(self, fromStep=None, steps=None,):
+        self.fromStep = fromStep
+        self.steps = steps
+
+    def read(self, iprot):
+        if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
+            iprot._fast_decode(self, iprot, [self.__class__, self.thrift_spec])
+            return
+        iprot.readStructBegin()
+        while True:
+            (fname, ftype, fid) = iprot.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 1:
+                if ftype == TType.I64:
+                    self.fromStep = iprot.readI64()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 2:
+                if ftype == TType.I32:
+                    self.steps = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
+            else:
+                iprot.skip(ftype)
+            iprot.readFieldEnd()
+        iprot.readStructEnd()
+
+    def write(self, oprot):
+        if oprot._fast_encode is not None and self.thrift_spec is not None:
+            oprot.trans.write(oprot._fast_encode(self, [self.__class__, self.thrift_spec]))
+            return
+        oprot.writeStructBegin('upcomingSamples_args')
+        if self.fromStep is not None:
+            oprot.writeFieldBegin('fromStep', TType.I64, 1)
+            oprot.writeI64(self.fromStep)
+            oprot.writeFieldEnd()
+        if self.steps is not None:
+            oprot.writeFieldBegin('steps', TType.I32, 2)
+            oprot.writeI32(self.steps)
+            oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+    def validate(self):
+        return
+
+    def __repr__(self):
+        L = ['%s=%r' % (key, value)
+             for key, value in self.__dict__.items()]
+        return '%s(%s)' % (self.__class__.__name__, ', '.join(L))
+
+    def __eq__(self, other):
+        return isinstance(other, self.__class__) and self.__dict__ == other.__dict__
+
+    def __ne__(self, other):
+        return not (self == other)
+all_structs.append(upcomingSamples_args)
+upcomingSamples_args.thrift_spec = (
+    None,  # 0
+    (1, TType.I64, 'fromStep', None, None, ),  # 1
+    (2, TType.I32, 'steps', None, None, ),  # 2
+)
+
+
+class upcomingSamples_result(object):
+    """
+    Attributes:
+     - success
+     - e
+
+    """
+
+
+    def __init__(self, success=None, e=None,):
+        self.success = success
+        self.e = e
+
+    def read(self, iprot):
+        if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
+            iprot._fast_decode(self, iprot, [self.__class__, self.thrift_spec])
+            return
+        iprot.readStructBegin()
+        while True:
+            (fname, ftype, fid) = iprot.readFieldBegin()
+            if ftype == TType.STOP:
+                break
+            if fid == 0:
+                if ftype == TType.LIST:
+                    self.success = []
+                    (_etype147, _size144) = iprot.readListBegin()
+                    for _i148 in range(_size144):
+                        _elem149 = []
+                        (_etype153, _size150) = iprot.readListBegin()
+                        for _i154 in range(_size150):
+                            _elem155 = iprot.readI32()
+                            _elem149.append(_elem155)
+                        iprot.readListEnd()
+                        self.success.append(_elem149)
+                    iprot.readListEnd()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 1:
+                if ftype == TType.STRUCT:
+                    self.e = EdlError.read(iprot)
+                else:
+                    iprot.skip(ftype)
+            else:
+                iprot.skip(ftype)
+            iprot.readFieldEnd()
+        iprot.readStructEnd()
+
+    def write(self, oprot):
+        if oprot._fast_encode is not None and self.thrift_spec is not None:
+            oprot.trans.write(oprot._fast_encode(self, [self.__class__, self.thrift_spec]))
+            return
+        oprot.writeStructBegin('upcomingSamples_result')
+        if self.success is not None:
+            oprot.writeFieldBegin('success', TType.LIST, 0)
+            oprot.writeListBegin(TType.LIST, len(self.success))
+            for iter156 in self.success:
+                oprot.writeListBegin(TType.I32, len(iter156))
+                for iter157 in iter156:
+                    oprot.writeI32(iter157)
+                oprot.writeListEnd()
+            oprot.writeListEnd()
+            oprot.writeFieldEnd()
+        if self.e is not None:
+            oprot.writeFieldBegin('e', TType.STRUCT, 1)
+            self.e.write(oprot)
+            oprot.writeFieldEnd()
+        oprot.writeFieldStop()
+        oprot.writeStructEnd()
+
+    def validate(self):
+        return
+
+    def __repr__(self):
+        L = ['%s=%r' % (key, value)
+             for key, value in self.__dict__.items()]
+        return '%s(%s)' % (self.__class__.__name__, ', '.join(L))
+
+    def __eq__(self, other):
+        return isinstance(other, self.__class__) and self.__dict__ == other.__dict__
+
+    def __ne__(self, other):
+        return not (self == other)
+all_structs.append(upcomingSamples_result)
+upcomingSamples_result.thrift_spec = (
+    (0, TType.LIST, 'success', (TType.LIST, (TType.I32, None, False), False), None, ),  # 0
     (1, TType.STRUCT, 'e', [EdlError, None], None, ),  # 1
 )
 

@@ -1,0 +1,75 @@
+package org.edl.worker.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.edl.job.JobSpec;
+import org.edl.job.Script;
+import org.edl.testing.PythonTorch;
+import org.edl.testing.ZooKeeperServer;
+import org.edl.thrift.BatchRule;
+import org.edl.worker.script.ScriptModel;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The scripts in {@code docs/examples}, unchanged, as script jobs with the real protocol. */
+class ScriptExamplesTest {
+  private static final Path EXAMPLES = Path.of("..", "docs", "examples");
+  @RegisterExtension
+  static final ZooKeeperServer ZK = new ZooKeeperServer();
+
+  @TempDir
+  Path out;
+
+  @BeforeAll
+  static void torch() throws Exception {
+    PythonTorch.assumeInstalled();
+  }
+
+  /**
+   * {@code image_files.py}: image files read through a Dataset by a DataLoader with two worker
+   * processes, two members and a third joining; each learns the image set, and every sample
+   * position is trained once.
+   */
+  @Test
+  void imageFilesTrainsThroughADataLoaderAcrossAScaleOut() throws Exception {
+    String text = Files.readString(EXAMPLES.resolve("image_files.py"));
+    int steps = 120;
+    String appId = "application_10_1";
+    JobSpec spec = JobSpec.builder().name("images").script(new Script("train.py", List.of(), ScriptJobTest.PYTHON))
+        .workers(2).minWorkers(1).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(steps)
+        .batchSize(32).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(3).backend("cpu")
+        .output(out.resolve(appId).toUri().toString()).build();
+    Map<String, ScriptModel> scripts = new ConcurrentHashMap<>();
+    List<String> args = List.of("--images", "512", "--loader-workers", "2");
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5))) {
+      List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2), ElasticJob.id(appId, 3));
+      job.holdBefore(40);
+      for (String id : ids.subList(0, 2)) {
+        job.start(id, ScriptJobTest.script(out, scripts, id, text, args));
+      }
+      job.awaitTrained(ids.get(0), 39);
+      job.start(ids.get(2), ScriptJobTest.script(out, scripts, ids.get(2), text, args));
+      job.awaitReady(ids.get(2));
+      job.release();
+      for (String id : ids) {
+        Worker.Outcome o = job.outcome(id);
+        assertEquals(Worker.Ending.FINISHED, o.ending(), id);
+        assertEquals(3, o.workers(), id);
+      }
+      ElasticScalingTest.assertEveryPositionOnce(job, steps * 32L);
+    }
+    for (String id : List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 3))) {
+      double accuracy = Double.parseDouble(Files.readString(out.resolve(id).resolve("accuracy.txt")).trim());
+      assertTrue(accuracy > 0.9, id + " learned the image set: accuracy over its last steps " + accuracy);
+    }
+  }
+}
