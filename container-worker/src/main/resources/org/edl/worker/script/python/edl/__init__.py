@@ -56,7 +56,7 @@ def init(dataset_size):
     # first and bound later could be taken in between by another process on the node.
     store = _groups.serve_store(os.environ.get("EDL_SCRIPT_STORE_HOST", "127.0.0.1"))
     hello = channel.hello(os.getpid(), int(dataset_size), store.port)
-    job = Job(channel, hello, store)
+    job = Job(channel, hello, store, secret)
     sys.excepthook = job._excepthook
     _exit_with_parent()
     _signs_of_life(int(port), secret)
@@ -184,8 +184,9 @@ class Step:
 
 
 class Job:
-    def __init__(self, channel, hello, store):
+    def __init__(self, channel, hello, store, secret):
         self._channel = channel
+        self._secret = secret
         self.worker_id = hello.workerId
         # The job's --data, copied by the worker into its working directory (None if it named none).
         self.data = os.environ.get("EDL_DATA")
@@ -222,7 +223,7 @@ class Job:
         self._module = model
         self._optimizer = optimizer
         self.model = model
-        self._groups = _groups.Groups(self._backend, self._store, model, optimizer, _groups.Extras(state))
+        self._groups = _groups.Groups(self._backend, self._store, self._secret, model, optimizer, _groups.Extras(state))
 
     def batch_sampler(self):
         """The ``batch_sampler`` for this job's ``torch.utils.data.DataLoader``: pass the loader to

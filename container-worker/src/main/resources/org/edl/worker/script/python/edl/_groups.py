@@ -3,6 +3,8 @@
 import copy
 import datetime
 import gc
+import hashlib
+import hmac
 import io
 import time
 
@@ -22,6 +24,15 @@ def serve_store(host):
     (the only one the other members dial) and a port the system picks (its ``port`` says which);
     a group gathers at its first member's."""
     return dist.TCPStore(host, 0, None, True, TIMEOUT, wait_for_workers=False)
+
+
+def store_prefix(secret, version):
+    """Where group ``version``'s rendezvous keys go in the store: a name derived from the job's
+    secret, which every member's script holds and nothing else on the network does. The store
+    (torch's TCPStore) takes anyone's connection and has no way to list its keys, so a stranger
+    who reaches it cannot find, read or overwrite the group's (the ranks' addresses, the barrier's
+    count): only their number shows."""
+    return hmac.new(secret, b"edl-group-store/%d" % version, hashlib.sha256).hexdigest()[:32]
 
 
 def _timed_allreduce(groups, bucket):
@@ -53,8 +64,9 @@ class Extras:
 
 
 class Groups:
-    def __init__(self, backend, store, module, optimizer, extras):
+    def __init__(self, backend, store, secret, module, optimizer, extras):
         self._backend = backend
+        self._secret = secret
         self._module = module
         self._optimizer = optimizer
         self._extras = extras
@@ -70,7 +82,7 @@ class Groups:
     def form(self, version, rank, size, store_host, store_port):
         self._leave()
         store = dist.TCPStore(store_host, store_port, None, False, TIMEOUT)
-        dist.init_process_group(self._backend, store=dist.PrefixStore("v%d" % version, store),
+        dist.init_process_group(self._backend, store=dist.PrefixStore(store_prefix(self._secret, version), store),
                                 rank=rank, world_size=size, timeout=TIMEOUT)
         source = self._source(size)
         if source >= 0:
