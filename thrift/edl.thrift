@@ -462,7 +462,10 @@ struct ScriptGroup {
   3: required i32 size,
   /** The ring's first member's rendezvous store. */
   4: required string storeHost,
-  5: required i32 storePort
+  5: required i32 storePort,
+  /** This process among its worker's (--procs-per-worker); rank and size count every process. */
+  6: optional i32 localRank,
+  7: optional i32 localSize
 }
 
 struct ScriptOrder {

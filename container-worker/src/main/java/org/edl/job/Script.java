@@ -11,8 +11,10 @@ import java.util.Properties;
  *               ships it there)
  * @param args   the script's own arguments
  * @param python the interpreter each worker starts it with
+ * @param procsPerWorker how many processes of the script each worker runs, one per GPU, all in one
+ *               group ({@code --procs-per-worker}); 0: the default, {@link #processes}
  */
-public record Script(String file, List<String> args, String python) {
+public record Script(String file, List<String> args, String python, int procsPerWorker) {
   public static final Script NONE = new Script("", List.of(), "python3");
   /** The job's model name for a script job: what logs, checkpoints and the status show. */
   public static final String MODEL_PREFIX = "script:";
@@ -21,6 +23,22 @@ public record Script(String file, List<String> args, String python) {
     file = file == null ? "" : file.trim();
     args = List.copyOf(args);
     python = python == null || python.isBlank() ? "python3" : python.trim();
+  }
+
+  /** A script with one process per worker on the CPU, one per GPU on {@code cuda}. */
+  public Script(String file, List<String> args, String python) {
+    this(file, args, python, 0);
+  }
+
+  /**
+   * The processes each worker runs: as asked, else one per GPU of its container on {@code cuda}
+   * (as {@code torchrun --nproc-per-node} is used) and one on the CPU.
+   */
+  public int processes(String backend, int gpusPerWorker) {
+    if (procsPerWorker > 0) {
+      return procsPerWorker;
+    }
+    return "cuda".equals(backend) ? Math.max(1, gpusPerWorker) : 1;
   }
 
   public boolean isSet() {
@@ -33,6 +51,7 @@ public record Script(String file, List<String> args, String python) {
     }
     p.setProperty(prefix + "script", file);
     p.setProperty(prefix + "python", python);
+    p.setProperty(prefix + "procs-per-worker", Integer.toString(procsPerWorker));
     p.setProperty(prefix + "script-args", Integer.toString(args.size()));
     for (int i = 0; i < args.size(); i++) {
       p.setProperty(prefix + "script-arg." + i, args.get(i));
@@ -61,6 +80,11 @@ public record Script(String file, List<String> args, String python) {
       }
       args[i] = a;
     }
-    return new Script(file, List.of(args), p.getProperty(prefix + "python", "python3"));
+    String procs = p.getProperty(prefix + "procs-per-worker", "0").trim();
+    try {
+      return new Script(file, List.of(args), p.getProperty(prefix + "python", "python3"), Integer.parseInt(procs));
+    } catch (NumberFormatException e) {
+      throw new InvalidInputException(prefix + "procs-per-worker", procs, "not a count of processes");
+    }
   }
 }

@@ -177,4 +177,23 @@ class JobSpecPropertiesTest {
         () -> b.backend("emulated").stragglers(0, 0, false).build());
     assertTrue(emulated.getMessage().startsWith("backend=emulated: "), emulated.getMessage());
   }
+
+  @Test
+  void processesPerWorkerGoThroughTheFileDefaultToTheGpusOnCudaAndAreRefusedBeyondThem() {
+    JobSpec.Builder b = JobSpec.builder().name("s").workers(2).minWorkers(1).maxWorkers(3).gpusPerWorker(2)
+        .workerMemoryMb(1024).workerVcores(1).steps(100).batchSize(64).batchRule(BatchRule.FIXED_GLOBAL)
+        .learningRate(0.1).seed(1).output("hdfs:///out");
+    JobSpec two = b.script(new Script("train.py", List.of(), "python3", 2)).backend("cuda").build();
+    assertEquals("2", two.toProperties().getProperty("edl.job.procs-per-worker"));
+    assertEquals(2, JobSpec.fromProperties(two.toProperties()).script().procsPerWorker());
+    Script byDefault = new Script("train.py", List.of(), "python3");
+    assertEquals(2, byDefault.processes("cuda", 2), "one per GPU");
+    assertEquals(1, byDefault.processes("cpu", 2), "one on the CPU");
+    InvalidInputException beyond = assertThrows(InvalidInputException.class,
+        () -> b.script(new Script("train.py", List.of(), "python3", 3)).backend("cuda").build());
+    assertTrue(beyond.getMessage().startsWith("procs-per-worker=3: "), beyond.getMessage());
+    InvalidInputException negative = assertThrows(InvalidInputException.class,
+        () -> b.script(new Script("train.py", List.of(), "python3", -1)).backend("cpu").build());
+    assertTrue(negative.getMessage().startsWith("procs-per-worker=-1: "), negative.getMessage());
+  }
 }

@@ -18,6 +18,8 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
   private static final org.apache.thrift.protocol.TField SIZE_FIELD_DESC = new org.apache.thrift.protocol.TField("size", org.apache.thrift.protocol.TType.I32, (short)3);
   private static final org.apache.thrift.protocol.TField STORE_HOST_FIELD_DESC = new org.apache.thrift.protocol.TField("storeHost", org.apache.thrift.protocol.TType.STRING, (short)4);
   private static final org.apache.thrift.protocol.TField STORE_PORT_FIELD_DESC = new org.apache.thrift.protocol.TField("storePort", org.apache.thrift.protocol.TType.I32, (short)5);
+  private static final org.apache.thrift.protocol.TField LOCAL_RANK_FIELD_DESC = new org.apache.thrift.protocol.TField("localRank", org.apache.thrift.protocol.TType.I32, (short)6);
+  private static final org.apache.thrift.protocol.TField LOCAL_SIZE_FIELD_DESC = new org.apache.thrift.protocol.TField("localSize", org.apache.thrift.protocol.TType.I32, (short)7);
 
   private static final org.apache.thrift.scheme.SchemeFactory STANDARD_SCHEME_FACTORY = new ScriptGroupStandardSchemeFactory();
   private static final org.apache.thrift.scheme.SchemeFactory TUPLE_SCHEME_FACTORY = new ScriptGroupTupleSchemeFactory();
@@ -30,6 +32,11 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
    */
   public @org.apache.thrift.annotation.Nullable java.lang.String storeHost; // required
   public int storePort; // required
+  /**
+   * This process among its worker's (--procs-per-worker); rank and size count every process.
+   */
+  public int localRank; // optional
+  public int localSize; // optional
 
   /** The set of fields this struct contains, along with convenience methods for finding and manipulating them. */
   public enum _Fields implements org.apache.thrift.TFieldIdEnum {
@@ -40,7 +47,12 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
      * The ring's first member's rendezvous store.
      */
     STORE_HOST((short)4, "storeHost"),
-    STORE_PORT((short)5, "storePort");
+    STORE_PORT((short)5, "storePort"),
+    /**
+     * This process among its worker's (--procs-per-worker); rank and size count every process.
+     */
+    LOCAL_RANK((short)6, "localRank"),
+    LOCAL_SIZE((short)7, "localSize");
 
     private static final java.util.Map<java.lang.String, _Fields> byName = new java.util.HashMap<java.lang.String, _Fields>();
 
@@ -66,6 +78,10 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
           return STORE_HOST;
         case 5: // STORE_PORT
           return STORE_PORT;
+        case 6: // LOCAL_RANK
+          return LOCAL_RANK;
+        case 7: // LOCAL_SIZE
+          return LOCAL_SIZE;
         default:
           return null;
       }
@@ -113,7 +129,10 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
   private static final int __RANK_ISSET_ID = 1;
   private static final int __SIZE_ISSET_ID = 2;
   private static final int __STOREPORT_ISSET_ID = 3;
+  private static final int __LOCALRANK_ISSET_ID = 4;
+  private static final int __LOCALSIZE_ISSET_ID = 5;
   private byte __isset_bitfield = 0;
+  private static final _Fields optionals[] = {_Fields.LOCAL_RANK,_Fields.LOCAL_SIZE};
   public static final java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> metaDataMap;
   static {
     java.util.Map<_Fields, org.apache.thrift.meta_data.FieldMetaData> tmpMap = new java.util.EnumMap<_Fields, org.apache.thrift.meta_data.FieldMetaData>(_Fields.class);
@@ -126,6 +145,10 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
     tmpMap.put(_Fields.STORE_HOST, new org.apache.thrift.meta_data.FieldMetaData("storeHost", org.apache.thrift.TFieldRequirementType.REQUIRED, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.STRING)));
     tmpMap.put(_Fields.STORE_PORT, new org.apache.thrift.meta_data.FieldMetaData("storePort", org.apache.thrift.TFieldRequirementType.REQUIRED, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+    tmpMap.put(_Fields.LOCAL_RANK, new org.apache.thrift.meta_data.FieldMetaData("localRank", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
+        new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
+    tmpMap.put(_Fields.LOCAL_SIZE, new org.apache.thrift.meta_data.FieldMetaData("localSize", org.apache.thrift.TFieldRequirementType.OPTIONAL, 
         new org.apache.thrift.meta_data.FieldValueMetaData(org.apache.thrift.protocol.TType.I32)));
     metaDataMap = java.util.Collections.unmodifiableMap(tmpMap);
     org.apache.thrift.meta_data.FieldMetaData.addStructMetaDataMap(ScriptGroup.class, metaDataMap);
@@ -165,6 +188,8 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
       this.storeHost = other.storeHost;
     }
     this.storePort = other.storePort;
+    this.localRank = other.localRank;
+    this.localSize = other.localSize;
   }
 
   @Override
@@ -183,6 +208,10 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
     this.storeHost = null;
     setStorePortIsSet(false);
     this.storePort = 0;
+    setLocalRankIsSet(false);
+    this.localRank = 0;
+    setLocalSizeIsSet(false);
+    this.localSize = 0;
   }
 
   public long getVersion() {
@@ -308,6 +337,58 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
     __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __STOREPORT_ISSET_ID, value);
   }
 
+  /**
+   * This process among its worker's (--procs-per-worker); rank and size count every process.
+   */
+  public int getLocalRank() {
+    return this.localRank;
+  }
+
+  /**
+   * This process among its worker's (--procs-per-worker); rank and size count every process.
+   */
+  public ScriptGroup setLocalRank(int localRank) {
+    this.localRank = localRank;
+    setLocalRankIsSet(true);
+    return this;
+  }
+
+  public void unsetLocalRank() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LOCALRANK_ISSET_ID);
+  }
+
+  /** Returns true if field localRank is set (has been assigned a value) and false otherwise */
+  public boolean isSetLocalRank() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LOCALRANK_ISSET_ID);
+  }
+
+  public void setLocalRankIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LOCALRANK_ISSET_ID, value);
+  }
+
+  public int getLocalSize() {
+    return this.localSize;
+  }
+
+  public ScriptGroup setLocalSize(int localSize) {
+    this.localSize = localSize;
+    setLocalSizeIsSet(true);
+    return this;
+  }
+
+  public void unsetLocalSize() {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.clearBit(__isset_bitfield, __LOCALSIZE_ISSET_ID);
+  }
+
+  /** Returns true if field localSize is set (has been assigned a value) and false otherwise */
+  public boolean isSetLocalSize() {
+    return org.apache.thrift.EncodingUtils.testBit(__isset_bitfield, __LOCALSIZE_ISSET_ID);
+  }
+
+  public void setLocalSizeIsSet(boolean value) {
+    __isset_bitfield = org.apache.thrift.EncodingUtils.setBit(__isset_bitfield, __LOCALSIZE_ISSET_ID, value);
+  }
+
   @Override
   public void setFieldValue(_Fields field, @org.apache.thrift.annotation.Nullable java.lang.Object value) {
     switch (field) {
@@ -351,6 +432,22 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
       }
       break;
 
+    case LOCAL_RANK:
+      if (value == null) {
+        unsetLocalRank();
+      } else {
+        setLocalRank((java.lang.Integer)value);
+      }
+      break;
+
+    case LOCAL_SIZE:
+      if (value == null) {
+        unsetLocalSize();
+      } else {
+        setLocalSize((java.lang.Integer)value);
+      }
+      break;
+
     }
   }
 
@@ -372,6 +469,12 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
 
     case STORE_PORT:
       return getStorePort();
+
+    case LOCAL_RANK:
+      return getLocalRank();
+
+    case LOCAL_SIZE:
+      return getLocalSize();
 
     }
     throw new java.lang.IllegalStateException();
@@ -395,6 +498,10 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
       return isSetStoreHost();
     case STORE_PORT:
       return isSetStorePort();
+    case LOCAL_RANK:
+      return isSetLocalRank();
+    case LOCAL_SIZE:
+      return isSetLocalSize();
     }
     throw new java.lang.IllegalStateException();
   }
@@ -457,6 +564,24 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
         return false;
     }
 
+    boolean this_present_localRank = true && this.isSetLocalRank();
+    boolean that_present_localRank = true && that.isSetLocalRank();
+    if (this_present_localRank || that_present_localRank) {
+      if (!(this_present_localRank && that_present_localRank))
+        return false;
+      if (this.localRank != that.localRank)
+        return false;
+    }
+
+    boolean this_present_localSize = true && this.isSetLocalSize();
+    boolean that_present_localSize = true && that.isSetLocalSize();
+    if (this_present_localSize || that_present_localSize) {
+      if (!(this_present_localSize && that_present_localSize))
+        return false;
+      if (this.localSize != that.localSize)
+        return false;
+    }
+
     return true;
   }
 
@@ -475,6 +600,14 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
       hashCode = hashCode * 8191 + storeHost.hashCode();
 
     hashCode = hashCode * 8191 + storePort;
+
+    hashCode = hashCode * 8191 + ((isSetLocalRank()) ? 131071 : 524287);
+    if (isSetLocalRank())
+      hashCode = hashCode * 8191 + localRank;
+
+    hashCode = hashCode * 8191 + ((isSetLocalSize()) ? 131071 : 524287);
+    if (isSetLocalSize())
+      hashCode = hashCode * 8191 + localSize;
 
     return hashCode;
   }
@@ -537,6 +670,26 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
         return lastComparison;
       }
     }
+    lastComparison = java.lang.Boolean.compare(isSetLocalRank(), other.isSetLocalRank());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLocalRank()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.localRank, other.localRank);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
+    lastComparison = java.lang.Boolean.compare(isSetLocalSize(), other.isSetLocalSize());
+    if (lastComparison != 0) {
+      return lastComparison;
+    }
+    if (isSetLocalSize()) {
+      lastComparison = org.apache.thrift.TBaseHelper.compareTo(this.localSize, other.localSize);
+      if (lastComparison != 0) {
+        return lastComparison;
+      }
+    }
     return 0;
   }
 
@@ -584,6 +737,18 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
     sb.append("storePort:");
     sb.append(this.storePort);
     first = false;
+    if (isSetLocalRank()) {
+      if (!first) sb.append(", ");
+      sb.append("localRank:");
+      sb.append(this.localRank);
+      first = false;
+    }
+    if (isSetLocalSize()) {
+      if (!first) sb.append(", ");
+      sb.append("localSize:");
+      sb.append(this.localSize);
+      first = false;
+    }
     sb.append(")");
     return sb.toString();
   }
@@ -678,6 +843,22 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
               org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
             }
             break;
+          case 6: // LOCAL_RANK
+            if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+              struct.localRank = iprot.readI32();
+              struct.setLocalRankIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
+          case 7: // LOCAL_SIZE
+            if (schemeField.type == org.apache.thrift.protocol.TType.I32) {
+              struct.localSize = iprot.readI32();
+              struct.setLocalSizeIsSet(true);
+            } else { 
+              org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
+            }
+            break;
           default:
             org.apache.thrift.protocol.TProtocolUtil.skip(iprot, schemeField.type);
         }
@@ -723,6 +904,16 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
       oprot.writeFieldBegin(STORE_PORT_FIELD_DESC);
       oprot.writeI32(struct.storePort);
       oprot.writeFieldEnd();
+      if (struct.isSetLocalRank()) {
+        oprot.writeFieldBegin(LOCAL_RANK_FIELD_DESC);
+        oprot.writeI32(struct.localRank);
+        oprot.writeFieldEnd();
+      }
+      if (struct.isSetLocalSize()) {
+        oprot.writeFieldBegin(LOCAL_SIZE_FIELD_DESC);
+        oprot.writeI32(struct.localSize);
+        oprot.writeFieldEnd();
+      }
       oprot.writeFieldStop();
       oprot.writeStructEnd();
     }
@@ -746,6 +937,20 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
       oprot.writeI32(struct.size);
       oprot.writeString(struct.storeHost);
       oprot.writeI32(struct.storePort);
+      java.util.BitSet optionals = new java.util.BitSet();
+      if (struct.isSetLocalRank()) {
+        optionals.set(0);
+      }
+      if (struct.isSetLocalSize()) {
+        optionals.set(1);
+      }
+      oprot.writeBitSet(optionals, 2);
+      if (struct.isSetLocalRank()) {
+        oprot.writeI32(struct.localRank);
+      }
+      if (struct.isSetLocalSize()) {
+        oprot.writeI32(struct.localSize);
+      }
     }
 
     @Override
@@ -761,6 +966,15 @@ public class ScriptGroup implements org.apache.thrift.TBase<ScriptGroup, ScriptG
       struct.setStoreHostIsSet(true);
       struct.storePort = iprot.readI32();
       struct.setStorePortIsSet(true);
+      java.util.BitSet incoming = iprot.readBitSet(2);
+      if (incoming.get(0)) {
+        struct.localRank = iprot.readI32();
+        struct.setLocalRankIsSet(true);
+      }
+      if (incoming.get(1)) {
+        struct.localSize = iprot.readI32();
+        struct.setLocalSizeIsSet(true);
+      }
     }
   }
 

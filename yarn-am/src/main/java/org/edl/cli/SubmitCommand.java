@@ -155,6 +155,12 @@ public final class SubmitCommand implements Callable<Integer> {
       + " (default: ${DEFAULT-VALUE}).")
   String python;
 
+  @Option(names = "--procs-per-worker", defaultValue = "0", paramLabel = "N", description = "Processes of --script"
+      + " each worker runs, one per GPU with its own LOCAL_RANK, all in one process group across the job (as"
+      + " torchrun --nproc-per-node); 0: one per GPU of the container under --backend cuda, 1 on the CPU"
+      + " (default: ${DEFAULT-VALUE}).")
+  int procsPerWorker;
+
   @Parameters(paramLabel = "ARGS", arity = "0..*", description = "The script's own arguments (after --).")
   List<String> scriptArgs = new ArrayList<>();
 
@@ -230,9 +236,12 @@ public final class SubmitCommand implements Callable<Integer> {
       if (!scriptArgs.isEmpty()) {
         throw new InvalidInputException("ARGS", String.join(" ", scriptArgs), "only a --script takes arguments");
       }
+      if (procsPerWorker != 0) {
+        throw new InvalidInputException("procs-per-worker", procsPerWorker, "only a --script runs processes of its own");
+      }
       return Script.NONE;
     }
-    return new Script(script, scriptArgs, python);
+    return new Script(script, scriptArgs, python, procsPerWorker);
   }
 
   private static boolean onOff(String field, String value) {

@@ -374,7 +374,7 @@ public final class JobSubmitter {
     }
     fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(local.toAbsolutePath().toUri()),
         new org.apache.hadoop.fs.Path(staging, name));
-    return spec.toBuilder().script(new Script(name, script.args(), script.python())).build();
+    return spec.toBuilder().script(new Script(name, script.args(), script.python(), script.procsPerWorker())).build();
   }
 
   /** The script's local file, checked before anything is submitted. */

@@ -33,4 +33,13 @@ class SubmitScriptArgsTest {
     assertEquals(JobSpec.DEFAULT_STRAGGLER_FACTOR, spec.stragglers().factor());
     assertEquals("edl-mlp", spec.name());
   }
+
+  @Test
+  void processesPerWorkerAreTheScriptsAndOnlyAScriptTakesThem() {
+    assertEquals(2, SubmitArgs.parse("--script", "jobs/train.py", "--procs-per-worker", "2").script().procsPerWorker());
+    assertEquals(0, SubmitArgs.parse("--script", "jobs/train.py").script().procsPerWorker(), "the default");
+    org.edl.job.InvalidInputException e = org.junit.jupiter.api.Assertions.assertThrows(
+        org.edl.job.InvalidInputException.class, () -> SubmitArgs.parse("--procs-per-worker", "2"));
+    org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("procs-per-worker=2: "), e.getMessage());
+  }
 }

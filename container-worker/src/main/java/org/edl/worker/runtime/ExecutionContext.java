@@ -1,6 +1,8 @@
 package org.edl.worker.runtime;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.edl.job.Script;
 import org.edl.worker.cuda.CudaBackend;
@@ -14,6 +16,7 @@ import org.edl.worker.model.ModelFactory;
 import org.edl.worker.model.TrainableModel;
 import org.edl.worker.script.ScriptData;
 import org.edl.worker.script.ScriptModel;
+import org.edl.worker.script.ScriptProcesses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +41,34 @@ public record ExecutionContext(Dataset data, TrainableModel model, Supplier<floa
     ExecutionContext prepare(WorkerConfig config) throws Exception;
   }
 
+  /** Starts a worker's script process {@code localRank}. */
+  @FunctionalInterface
+  public interface ScriptStarter {
+    ScriptModel start(int localRank) throws Exception;
+  }
+
+  /**
+   * A script job's context with {@code n} processes of its script, started one after the other (the
+   * first writes the package the others then import); one is the model itself, several are one
+   * {@link ScriptProcesses}.
+   */
+  public static ExecutionContext scripts(int n, ScriptStarter starter) throws Exception {
+    List<ScriptModel> started = new ArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        started.add(starter.start(i));
+      }
+    } catch (Exception e) {
+      started.forEach(ScriptModel::close);
+      throw e;
+    }
+    if (n == 1) {
+      return new ExecutionContext(started.get(0).dataset(), started.get(0));
+    }
+    ScriptProcesses processes = new ScriptProcesses(started);
+    return new ExecutionContext(processes.dataset(), processes);
+  }
+
   /**
    * Loads the job's data set and creates its model from the job specification: a built-in model
    * on the cpu backend or, on the cuda backend, with its matrix products on the worker's GPU; or the emulated stand-in for a profiled model (the data set then only
@@ -52,10 +83,12 @@ public record ExecutionContext(Dataset data, TrainableModel model, Supplier<floa
           .ifPresent(local -> env.put(ScriptData.ENV, local.toString()));
       // The script's rendezvous store listens on the ring's address only, where the others dial it.
       env.put(ScriptModel.STORE_HOST_ENV, config.host());
-      ScriptModel model = ScriptModel.start(script.python(), dir.resolve(script.file()), script.args(), dir,
-          config.secret(), config.workerId(), config.spec().training(),
-          "cuda".equals(config.spec().training().backend()) ? "nccl" : "gloo", env);
-      return new ExecutionContext(model.dataset(), model);
+      String backend = config.spec().training().backend();
+      int n = script.processes(backend, config.spec().resources().gpusPerWorker());
+      List<Integer> devices = config.gpus().cudaOrdinals();
+      return scripts(n, i -> ScriptModel.start(script.python(), dir.resolve(script.file()), script.args(), dir,
+          config.secret(), config.workerId(), config.spec().training(), "cuda".equals(backend) ? "nccl" : "gloo",
+          env, new ScriptModel.Local(i, n, i < devices.size() ? devices.get(i) : -1)));
     }
     // One knob for both copies of the parsed data set: the job's on HDFS and each node's.
     java.util.Optional<DatasetCache> cache = DatasetCache.in(config.spec().data().cacheDir(), config.hadoopConf());

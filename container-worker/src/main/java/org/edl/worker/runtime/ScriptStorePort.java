@@ -6,7 +6,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.edl.worker.model.TrainableModel;
-import org.edl.worker.script.ScriptModel;
+import org.edl.worker.script.ServesRendezvous;
 
 /**
  * The port of a script job's rendezvous store, handed from the thread that starts the script to
@@ -19,7 +19,7 @@ final class ScriptStorePort {
 
   /** The job's model is ready: a script's tells the port; any other model of a script job is an error. */
   void modelReady(TrainableModel model, boolean scriptJob) {
-    if (model instanceof ScriptModel script) {
+    if (model instanceof ServesRendezvous script) {
       port.complete(script.storePort());
     } else if (scriptJob) {
       port.completeExceptionally(new IllegalStateException("the job runs a script but the worker's model is "

@@ -41,14 +41,31 @@ import org.slf4j.LoggerFactory;
  * keeps the members' steps together; its broadcast to newcomers moves that float and the job
  * position, while the script's group sends newcomers the model and optimizer state.
  */
-public final class ScriptModel implements TrainableModel, RingAware, StepAware, StartsOverItself, AutoCloseable {
+public final class ScriptModel
+    implements TrainableModel, RingAware, StepAware, StartsOverItself, ServesRendezvous, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ScriptModel.class);
   /** Where the script binds its rendezvous store (the ring's address; loopback when unset). */
   public static final String STORE_HOST_ENV = "EDL_SCRIPT_STORE_HOST";
   /** How long a script's process may run before it calls edl.init(): interpreter, torch import, data. */
   static final Duration HELLO_TIMEOUT = Duration.ofMinutes(5);
 
+  /**
+   * Which of its worker's script processes this is: {@code rank} of {@code size}, on the CUDA
+   * device {@code cudaDevice} (-1: the CPU, or the script's own choice).
+   */
+  public record Local(int rank, int size, int cudaDevice) {
+    /** A worker's only process. */
+    public static final Local ALONE = new Local(0, 1, -1);
+
+    public Local {
+      if (size < 1 || rank < 0 || rank >= size) {
+        throw new IllegalArgumentException("process " + rank + " of " + size);
+      }
+    }
+  }
+
   private final String name;
+  private final Local local;
   private final Training training;
   private final ScriptChannelService channel;
   private final RpcServer server;
@@ -64,9 +81,10 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
   /** The last step's computing time as the script measured it; NaN before one. */
   private double computeSeconds = Double.NaN;
 
-  private ScriptModel(String name, Training training, ScriptChannelService channel, RpcServer server,
+  private ScriptModel(String name, Local local, Training training, ScriptChannelService channel, RpcServer server,
       ScriptProcess process, ScriptLiveness liveness, int storePort, long datasetSize) {
     this.name = name;
+    this.local = local;
     this.training = training;
     this.channel = channel;
     this.server = server;
@@ -86,12 +104,25 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
   public static ScriptModel start(String python, Path script, List<String> args, Path dir, JobSecret secret,
       String workerId, Training training, String backend, Map<String, String> extraEnv)
       throws Exception {
+    return start(python, script, args, dir, secret, workerId, training, backend, extraEnv, Local.ALONE);
+  }
+
+  /**
+   * As {@link #start(String, Path, List, Path, JobSecret, String, Training, String, Map)}, as process
+   * {@code local} of its worker's; the first writes the package and the secret file the others
+   * (started once it has said hello) use too.
+   */
+  public static ScriptModel start(String python, Path script, List<String> args, Path dir, JobSecret secret,
+      String workerId, Training training, String backend, Map<String, String> extraEnv, Local local)
+      throws Exception {
     Path packageDir = dir.resolve("edl-python");
-    PythonPackage.writeTo(packageDir);
     Path secretFile = dir.resolve("edl-script.secret");
-    Files.deleteIfExists(secretFile);
-    Files.createFile(secretFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.write(secretFile, secret.bytes());
+    if (local.rank() == 0) {
+      PythonPackage.writeTo(packageDir);
+      Files.deleteIfExists(secretFile);
+      Files.createFile(secretFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      Files.write(secretFile, secret.bytes());
+    }
     ScriptChannelService channel = new ScriptChannelService(new ScriptHello(workerId, training.seed(),
         training.batchSize(), backend));
     // The script's orders and its signs of life, each on a connection of its own, and one spare.
@@ -105,6 +136,11 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
     env.put("PYTHONPATH", inherited == null || inherited.isEmpty() ? path : path + ":" + inherited);
     env.put("EDL_SCRIPT_PORT", Integer.toString(server.port()));
     env.put("EDL_SCRIPT_SECRET_FILE", secretFile.toString());
+    env.put("EDL_LOCAL_RANK", Integer.toString(local.rank()));
+    env.put("EDL_LOCAL_WORLD_SIZE", Integer.toString(local.size()));
+    if (local.cudaDevice() >= 0) {
+      env.put("EDL_CUDA_DEVICE", Integer.toString(local.cudaDevice()));
+    }
     ScriptProcess process;
     try {
       process = ScriptProcess.start(command, dir, env, channel::exited);
@@ -123,7 +159,8 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
     try {
       ScriptChannelService.Announced hello = channel.awaitHello(HELLO_TIMEOUT.toMillis());
       String name = "script:" + script.getFileName();
-      return new ScriptModel(name, training, channel, server, process, liveness.watch(workerId), hello.storePort(),
+      return new ScriptModel(name, local, training, channel, server, process,
+          liveness.watch(local.size() == 1 ? workerId : workerId + " process " + local.rank()), hello.storePort(),
           hello.datasetSize());
     } catch (Exception e) {
       process.close();
@@ -155,6 +192,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
    * Where this worker's script serves its rendezvous store (the ring's first member's gathers a
    * group): the script bound it before its hello, and the worker registers it.
    */
+  @Override
   public int storePort() {
     return storePort;
   }
@@ -176,7 +214,7 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
 
   @Override
   public void upcoming(org.edl.worker.data.UpcomingBatches batches) {
-    channel.upcoming(batches);
+    channel.upcoming(batches.part(local.rank(), local.size()));
   }
 
   @Override
@@ -187,7 +225,12 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
   @Override
   public void ringFormed(RingTopology ring, int rank) {
     RingTopology.Member first = ring.member(0);
-    pendingGroup = new ScriptGroup(ring.version(), rank, ring.size(), first.host(), first.scriptPort());
+    // Every process of every worker, workers in ring order; the group gathers at the store of the
+    // ring's first worker's first process (the port that worker registered).
+    pendingGroup = new ScriptGroup(ring.version(), rank * local.size() + local.rank(), ring.size() * local.size(),
+        first.host(), first.scriptPort());
+    pendingGroup.setLocalRank(local.rank());
+    pendingGroup.setLocalSize(local.size());
     ringSize = ring.size();
   }
 
@@ -205,8 +248,12 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
       }
       ScriptOrder order = new ScriptOrder(ScriptAction.STEP);
       order.setStep(step++);
-      List<Integer> mine = new ArrayList<>(to - from);
-      for (int i = from; i < to; i++) {
+      // This process's contiguous part of its worker's share (the whole of it for a worker's only one).
+      int n = to - from;
+      int a = from + (int) ((long) n * local.rank() / local.size());
+      int b = from + (int) ((long) n * (local.rank() + 1) / local.size());
+      List<Integer> mine = new ArrayList<>(b - a);
+      for (int i = a; i < b; i++) {
         mine.add(samples[i]);
       }
       order.setSamples(mine);
@@ -250,15 +297,25 @@ public final class ScriptModel implements TrainableModel, RingAware, StepAware, 
 
   @Override
   public void readState(DataInputStream in) throws IOException {
+    load(readOwnState(in));
+  }
+
+  /** Hands the script {@code state}, as {@link #writeState} took it from a script of the same job. */
+  void load(byte[] state) throws IOException {
+    ScriptOrder load = new ScriptOrder(ScriptAction.LOAD_STATE);
+    load.setState(state);
+    exchangeState(load);
+  }
+
+  /** Checks that {@link #readState} would take what {@code in} holds; returns the state's bytes. */
+  byte[] readOwnState(DataInputStream in) throws IOException {
     String saved = in.readUTF();
     if (!saved.equals(name)) {
       throw new IncompatibleStateException("state of " + saved + " does not fit " + name);
     }
     byte[] state = new byte[in.readInt()];
     in.readFully(state);
-    ScriptOrder load = new ScriptOrder(ScriptAction.LOAD_STATE);
-    load.setState(state);
-    exchangeState(load);
+    return state;
   }
 
   /** Back to the state the script was attached with: the job's start, taken from one member at the next group. */

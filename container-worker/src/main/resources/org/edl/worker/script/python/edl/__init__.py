@@ -57,6 +57,12 @@ def init(dataset_size):
     store = _groups.serve_store(os.environ.get("EDL_SCRIPT_STORE_HOST", "127.0.0.1"))
     hello = channel.hello(os.getpid(), int(dataset_size), store.port)
     job = Job(channel, hello, store, secret)
+    device = os.environ.get("EDL_CUDA_DEVICE")
+    if device is not None and hello.backend == "nccl":
+        # This process's GPU among its container's (one per process): NCCL and the script's
+        # tensors on "cuda" use it.
+        import torch
+        torch.cuda.set_device(int(device))
     sys.excepthook = job._excepthook
     _exit_with_parent()
     _signs_of_life(int(port), secret)
@@ -83,12 +89,15 @@ def _signs_of_life(port, secret):
 
 
 def _export_group(g):
-    """torchrun's variables for the group just formed, for library code that reads them: one
-    process per container, so the local rank is 0 and the node's rank is the member's.
-    MASTER_ADDR and MASTER_PORT name the group's rendezvous store (its first member's)."""
+    """torchrun's variables for the group just formed, for library code that reads them: the
+    process's rank among all of the job's, its rank among its worker's (--procs-per-worker) and its
+    worker's rank as the node's. MASTER_ADDR and MASTER_PORT name the group's rendezvous store (its
+    first worker's first process's)."""
+    local_rank = g.localRank if g.localRank is not None else 0
+    local_size = g.localSize if g.localSize is not None else 1
     os.environ.update({
-        "RANK": str(g.rank), "WORLD_SIZE": str(g.size), "GROUP_RANK": str(g.rank),
-        "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1",
+        "RANK": str(g.rank), "WORLD_SIZE": str(g.size), "GROUP_RANK": str(g.rank // local_size),
+        "LOCAL_RANK": str(local_rank), "LOCAL_WORLD_SIZE": str(local_size),
         "MASTER_ADDR": g.storeHost, "MASTER_PORT": str(g.storePort),
     })
 
@@ -188,6 +197,9 @@ class Job:
         self._channel = channel
         self._secret = secret
         self.worker_id = hello.workerId
+        # This process among its worker's (edl submit --procs-per-worker), and how many it runs.
+        self.local_rank = int(os.environ.get("EDL_LOCAL_RANK", "0"))
+        self.local_size = int(os.environ.get("EDL_LOCAL_WORLD_SIZE", "1"))
         # The job's --data, copied by the worker into its working directory (None if it named none).
         self.data = os.environ.get("EDL_DATA")
         self.seed = hello.seed

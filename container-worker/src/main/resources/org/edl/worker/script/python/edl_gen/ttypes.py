@@ -2629,16 +2629,20 @@ class ScriptGroup(object):
      - size
      - storeHost: The ring's first member's rendezvous store.
      - storePort
+     - localRank: This process among its worker's (--procs-per-worker); rank and size count every process.
+     - localSize
 
     """
 
 
-    def __init__(self, version=None, rank=None, size=None, storeHost=None, storePort=None,):
+    def __init__(self, version=None, rank=None, size=None, storeHost=None, storePort=None, localRank=None, localSize=None,):
         self.version = version
         self.rank = rank
         self.size = size
         self.storeHost = storeHost
         self.storePort = storePort
+        self.localRank = localRank
+        self.localSize = localSize
 
     def read(self, iprot):
         if iprot._fast_decode is not None and isinstance(iprot.trans, TTransport.CReadableTransport) and self.thrift_spec is not None:
@@ -2674,6 +2678,16 @@ class ScriptGroup(object):
                     self.storePort = iprot.readI32()
                 else:
                     iprot.skip(ftype)
+            elif fid == 6:
+                if ftype == TType.I32:
+                    self.localRank = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
+            elif fid == 7:
+                if ftype == TType.I32:
+                    self.localSize = iprot.readI32()
+                else:
+                    iprot.skip(ftype)
             else:
                 iprot.skip(ftype)
             iprot.readFieldEnd()
@@ -2703,6 +2717,14 @@ class ScriptGroup(object):
         if self.storePort is not None:
             oprot.writeFieldBegin('storePort', TType.I32, 5)
             oprot.writeI32(self.storePort)
+            oprot.writeFieldEnd()
+        if self.localRank is not None:
+            oprot.writeFieldBegin('localRank', TType.I32, 6)
+            oprot.writeI32(self.localRank)
+            oprot.writeFieldEnd()
+        if self.localSize is not None:
+            oprot.writeFieldBegin('localSize', TType.I32, 7)
+            oprot.writeI32(self.localSize)
             oprot.writeFieldEnd()
         oprot.writeFieldStop()
         oprot.writeStructEnd()
@@ -3284,6 +3306,8 @@ ScriptGroup.thrift_spec = (
     (3, TType.I32, 'size', None, None, ),  # 3
     (4, TType.STRING, 'storeHost', 'UTF8', None, ),  # 4
     (5, TType.I32, 'storePort', None, None, ),  # 5
+    (6, TType.I32, 'localRank', None, None, ),  # 6
+    (7, TType.I32, 'localSize', None, None, ),  # 7
 )
 all_structs.append(ScriptOrder)
 ScriptOrder.thrift_spec = (
