@@ -123,6 +123,11 @@ public record JobSpec(
         throw new InvalidInputException("backend", backend, "a script trains with gloo on the CPU (cpu) or NCCL on"
             + " its GPUs (cuda)");
       }
+      String env = script.pythonEnv();
+      if (!env.isEmpty() && Script.ENV_SUFFIXES.stream().noneMatch(env::endsWith)) {
+        throw new InvalidInputException("python-env", env, "YARN unpacks an archive named " + String.join(", ",
+            Script.ENV_SUFFIXES) + " (a venv or conda-pack archive)");
+      }
       int procs = script.procsPerWorker();
       if (procs < 0) {
         throw new InvalidInputException("procs-per-worker", procs, "a number of processes, or 0 for the default"

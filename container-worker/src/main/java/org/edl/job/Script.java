@@ -13,9 +13,18 @@ import java.util.Properties;
  * @param python the interpreter each worker starts it with
  * @param procsPerWorker how many processes of the script each worker runs, one per GPU, all in one
  *               group ({@code --procs-per-worker}); 0: the default, {@link #processes}
+ * @param pythonEnv the Python environment archive YARN unpacks into every worker's directory as
+ *               {@link #ENV_DIR} ({@code --python-env}: a venv or conda-pack archive; its URI once
+ *               the client shipped it), or "" for the nodes' own Python
  */
-public record Script(String file, List<String> args, String python, int procsPerWorker) {
+public record Script(String file, List<String> args, String python, int procsPerWorker, String pythonEnv) {
   public static final Script NONE = new Script("", List.of(), "python3");
+  /** Where a worker finds the unpacked {@link #pythonEnv}, in its working directory. */
+  public static final String ENV_DIR = "python-env";
+  /** The interpreter of a job with a {@link #pythonEnv} and no {@code --python}. */
+  public static final String ENV_PYTHON = ENV_DIR + "/bin/python";
+  /** What YARN unpacks as an archive. */
+  public static final List<String> ENV_SUFFIXES = List.of(".tar.gz", ".tgz", ".tar", ".zip");
   /** The job's model name for a script job: what logs, checkpoints and the status show. */
   public static final String MODEL_PREFIX = "script:";
 
@@ -23,11 +32,26 @@ public record Script(String file, List<String> args, String python, int procsPer
     file = file == null ? "" : file.trim();
     args = List.copyOf(args);
     python = python == null || python.isBlank() ? "python3" : python.trim();
+    pythonEnv = pythonEnv == null ? "" : pythonEnv.trim();
   }
 
   /** A script with one process per worker on the CPU, one per GPU on {@code cuda}. */
   public Script(String file, List<String> args, String python) {
     this(file, args, python, 0);
+  }
+
+  /** A script on the nodes' own Python. */
+  public Script(String file, List<String> args, String python, int procsPerWorker) {
+    this(file, args, python, procsPerWorker, "");
+  }
+
+  /** This script with another file name (as the client ships it) or environment (once uploaded). */
+  public Script withFile(String name) {
+    return new Script(name, args, python, procsPerWorker, pythonEnv);
+  }
+
+  public Script withPythonEnv(String env) {
+    return new Script(file, args, python, procsPerWorker, env);
   }
 
   /**
@@ -52,6 +76,9 @@ public record Script(String file, List<String> args, String python, int procsPer
     p.setProperty(prefix + "script", file);
     p.setProperty(prefix + "python", python);
     p.setProperty(prefix + "procs-per-worker", Integer.toString(procsPerWorker));
+    if (!pythonEnv.isEmpty()) {
+      p.setProperty(prefix + "python-env", pythonEnv);
+    }
     p.setProperty(prefix + "script-args", Integer.toString(args.size()));
     for (int i = 0; i < args.size(); i++) {
       p.setProperty(prefix + "script-arg." + i, args.get(i));
@@ -82,7 +109,8 @@ public record Script(String file, List<String> args, String python, int procsPer
     }
     String procs = p.getProperty(prefix + "procs-per-worker", "0").trim();
     try {
-      return new Script(file, List.of(args), p.getProperty(prefix + "python", "python3"), Integer.parseInt(procs));
+      return new Script(file, List.of(args), p.getProperty(prefix + "python", "python3"), Integer.parseInt(procs),
+          p.getProperty(prefix + "python-env", ""));
     } catch (NumberFormatException e) {
       throw new InvalidInputException(prefix + "procs-per-worker", procs, "not a count of processes");
     }

@@ -153,7 +153,7 @@ public final class ApplicationMaster {
       CompletableFuture<WorkerLaunchContexts> workers = new CompletableFuture<>();
       Thread contexts = new Thread(() -> {
         try {
-          workers.complete(new WorkerLaunchContexts(StagingLayout.localResources(stagingDir, conf),
+          workers.complete(new WorkerLaunchContexts(StagingLayout.workerResources(stagingDir, spec.script(), conf),
               ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
               ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
               spec.resources().memoryMb(), workerSettings(), WorkerJvmOptions.of(conf)));

@@ -51,12 +51,30 @@ public final class StagingLayout {
   /** Whether a user's file (a script) would take the name of one of the job's own files. */
   public static boolean reserved(String name) {
     return name.equals(JOB_SPEC) || name.equals(APP_JAR) || name.equals(JOB_SECRET) || name.equals(DATASET_COPY_DIR)
-        || CLUSTER_CONF.contains(name);
+        || name.equals(org.edl.job.Script.ENV_DIR) || CLUSTER_CONF.contains(name);
   }
 
   /** {@code .edl/<appId>} under the user's home directory. */
   public static String relativeDir(String appId) {
     return ".edl/" + appId;
+  }
+
+  /**
+   * A worker's resources: {@link #localResources}, and a script's Python environment as an archive
+   * YARN unpacks into {@link org.edl.job.Script#ENV_DIR}, private to the user, so the node unpacks it
+   * once for all of the user's jobs with the same archive.
+   */
+  public static Map<String, LocalResource> workerResources(URI stagingDir, org.edl.job.Script script,
+      Configuration conf) throws IOException {
+    Map<String, LocalResource> resources = localResources(stagingDir, conf);
+    if (!script.pythonEnv().isEmpty()) {
+      Path env = new Path(script.pythonEnv());
+      FileSystem fs = env.getFileSystem(conf);
+      FileStatus f = fs.getFileStatus(env);
+      resources.put(org.edl.job.Script.ENV_DIR, LocalResource.newInstance(URL.fromPath(fs.makeQualified(env)),
+          LocalResourceType.ARCHIVE, LocalResourceVisibility.PRIVATE, f.getLen(), f.getModificationTime()));
+    }
+    return resources;
   }
 
   /** Every file of the staging directory but the secret, localised under its own name. */

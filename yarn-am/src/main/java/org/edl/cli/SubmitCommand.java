@@ -150,10 +150,16 @@ public final class SubmitCommand implements Callable<Integer> {
       + " and --data. Its own arguments follow the options after --.")
   String script;
 
-  @Option(names = "--python", defaultValue = "python3", paramLabel = "PYTHON", description = "The interpreter the"
-      + " workers start --script with; it needs torch and thrift (Debian: python3-torch, python3-thrift)"
-      + " (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--python", paramLabel = "PYTHON", description = "The interpreter the workers start --script"
+      + " with; it needs torch and thrift (Debian: python3-torch, python3-thrift). Default: python3, or "
+      + Script.ENV_PYTHON + " with --python-env.")
   String python;
+
+  @Option(names = "--python-env", paramLabel = "ARCHIVE", description = "A Python environment for --script"
+      + " (a venv or conda-pack archive, .tar.gz, .tgz, .tar or .zip, local or on HDFS, with torch and thrift):"
+      + " YARN unpacks it into every worker's directory as " + Script.ENV_DIR + "; a local one is uploaded"
+      + " once to ~/" + "." + "edl/python-envs and reused by later jobs and each node's cache.")
+  String pythonEnv;
 
   @Option(names = "--procs-per-worker", defaultValue = "0", paramLabel = "N", description = "Processes of --script"
       + " each worker runs, one per GPU with its own LOCAL_RANK, all in one process group across the job (as"
@@ -239,9 +245,13 @@ public final class SubmitCommand implements Callable<Integer> {
       if (procsPerWorker != 0) {
         throw new InvalidInputException("procs-per-worker", procsPerWorker, "only a --script runs processes of its own");
       }
+      if (pythonEnv != null) {
+        throw new InvalidInputException("python-env", pythonEnv, "only a --script runs Python");
+      }
       return Script.NONE;
     }
-    return new Script(script, scriptArgs, python, procsPerWorker);
+    String interpreter = python != null ? python : pythonEnv != null ? Script.ENV_PYTHON : "python3";
+    return new Script(script, scriptArgs, interpreter, procsPerWorker, pythonEnv);
   }
 
   private static boolean onOff(String field, String value) {

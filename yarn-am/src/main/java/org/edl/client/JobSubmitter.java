@@ -340,7 +340,7 @@ public final class JobSubmitter {
   private void writeStaging(FileSystem fs, org.apache.hadoop.fs.Path staging, JobSpec spec)
       throws IOException {
     makeStagingDirectory(fs, staging);
-    JobSpec written = spec.script().isSet() ? shipScript(fs, staging, spec) : spec;
+    JobSpec written = spec.script().isSet() ? shipPythonEnv(fs, shipScript(fs, staging, spec)) : spec;
     try (OutputStream out = fs.create(new org.apache.hadoop.fs.Path(staging, StagingLayout.JOB_SPEC))) {
       written.write(out);
     }
@@ -374,7 +374,16 @@ public final class JobSubmitter {
     }
     fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(local.toAbsolutePath().toUri()),
         new org.apache.hadoop.fs.Path(staging, name));
-    return spec.toBuilder().script(new Script(name, script.args(), script.python(), script.procsPerWorker())).build();
+    return spec.toBuilder().script(script.withFile(name)).build();
+  }
+
+  /** The job with its --python-env where the workers' YARN localises it from ({@link PythonEnvShipping}). */
+  private JobSpec shipPythonEnv(FileSystem fs, JobSpec spec) throws IOException {
+    String env = spec.script().pythonEnv();
+    if (env.isEmpty()) {
+      return spec;
+    }
+    return spec.toBuilder().script(spec.script().withPythonEnv(PythonEnvShipping.ship(fs, conf, env))).build();
   }
 
   /** The script's local file, checked before anything is submitted. */

@@ -147,6 +147,69 @@ class ScriptEndToEndTest {
     }
   }
 
+  /**
+   * {@code --python-env}: a venv packed as a .tar.gz (with the system's packages, so torch and thrift
+   * come from the machine here) is uploaded once to the user's {@code .edl/python-envs}, unpacked
+   * by YARN into the worker's directory, and the script runs on its interpreter; a second job with
+   * the same archive reuses the uploaded file.
+   */
+  @Test
+  void aScriptRunsOnTheShippedPythonEnvironmentUploadedOnce() throws Exception {
+    Path venv = dir.resolve("venv");
+    run(PYTHON, "-m", "venv", "--without-pip", "--system-site-packages", venv.toString());
+    Path archive = dir.resolve("env.tar.gz");
+    run("tar", "-C", venv.toString(), "-czf", archive.toString(), ".");
+    Path script = dir.resolve("where.py");
+    Files.writeString(script, """
+        import os, sys, torch, edl
+        job = edl.init(dataset_size=8)
+        model = torch.nn.Linear(2, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        job.attach(model, opt)
+        for step in job.steps():
+            step.done(0.0)
+        with open(os.path.join(sys.argv[1], job.worker_id + ".txt"), "w") as f:
+            f.write(sys.prefix)
+        """);
+    Path prefixes = Files.createDirectories(dir.resolve("prefixes"));
+    JobSpec spec = JobSpec.builder().name("script-env").script(new Script(script.toString(),
+            List.of(prefixes.toString()), org.edl.job.Script.ENV_PYTHON, 0, archive.toString()))
+        .workers(1).minWorkers(1).maxWorkers(1).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(5)
+        .batchSize(4).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(1).backend("cpu").build();
+    org.apache.hadoop.fs.Path uploaded = null;
+    long firstUpload = -1;
+    for (int round = 0; round < 2; round++) {
+      SubmittedJob job = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec);
+      ApplicationReport end = ended(job);
+      assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
+      org.apache.hadoop.fs.FileStatus[] envs = CLUSTER.fileSystem().listStatus(CLUSTER.home(".edl/python-envs"));
+      assertEquals(1, envs.length, java.util.Arrays.toString(envs));
+      if (round == 0) {
+        uploaded = envs[0].getPath();
+        firstUpload = envs[0].getModificationTime();
+        assertTrue(uploaded.getName().endsWith("-env.tar.gz"), uploaded.toString());
+      } else {
+        assertEquals(uploaded, envs[0].getPath());
+        assertEquals(firstUpload, envs[0].getModificationTime(), "the second job reused the archive");
+      }
+    }
+    List<Path> written;
+    try (Stream<Path> s = Files.list(prefixes)) {
+      written = s.toList();
+    }
+    assertEquals(2, written.size(), written.toString());
+    for (Path p : written) {
+      assertTrue(Files.readString(p).endsWith("/" + org.edl.job.Script.ENV_DIR), "the script's sys.prefix: "
+          + Files.readString(p));
+    }
+  }
+
+  private static void run(String... command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), String.join(" ", command) + ": " + out);
+  }
+
   private static double[] numbers(String text) {
     return java.util.Arrays.stream(text.trim().split(" ")).mapToDouble(Double::parseDouble).toArray();
   }
