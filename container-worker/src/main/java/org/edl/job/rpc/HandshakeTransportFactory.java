@@ -16,12 +16,20 @@ import org.apache.thrift.transport.layered.TFramedTransport;
  * It also remembers open sockets so that closing the server ends idle connections at once.
  */
 final class HandshakeTransportFactory extends TTransportFactory {
+  /** Thrift's own limit on a framed message. */
+  static final int DEFAULT_MAX_FRAME_BYTES = 16_384_000;
   private final SecretHandshake handshake;
+  private final int maxFrameBytes;
   private final RefusalListener listener;
   private final AtomicLong refused = new AtomicLong();
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
 
   HandshakeTransportFactory(SecretHandshake handshake, RefusalListener listener) {
+    this(handshake, listener, DEFAULT_MAX_FRAME_BYTES);
+  }
+
+  HandshakeTransportFactory(SecretHandshake handshake, RefusalListener listener, int maxFrameBytes) {
+    this.maxFrameBytes = maxFrameBytes;
     this.handshake = handshake;
     this.listener = listener;
   }
@@ -40,7 +48,9 @@ final class HandshakeTransportFactory extends TTransportFactory {
       // the handshake has already logged.
       throw new TTransportException(TTransportException.END_OF_FILE, e.getMessage(), e);
     }
-    return new TrackedFramedTransport(base, socket);
+    // Thrift also caps the bytes one message may consume from the socket (100 MB by default).
+    base.getConfiguration().setMaxMessageSize(Math.max(base.getConfiguration().getMaxMessageSize(), maxFrameBytes));
+    return new TrackedFramedTransport(base, socket, maxFrameBytes);
   }
 
   long refusedCount() {
@@ -73,8 +83,8 @@ final class HandshakeTransportFactory extends TTransportFactory {
   private final class TrackedFramedTransport extends TFramedTransport {
     private final Socket socket;
 
-    TrackedFramedTransport(TTransport base, Socket socket) throws TTransportException {
-      super(base);
+    TrackedFramedTransport(TTransport base, Socket socket, int maxFrameBytes) throws TTransportException {
+      super(base, maxFrameBytes);
       this.socket = socket;
     }
 

@@ -63,17 +63,25 @@ public final class RpcServer implements AutoCloseable {
   public static RpcServer start(String name, TProcessor processor, String host, int port,
       JobSecret secret, Duration handshakeTimeout, int maxConnections, RefusalListener listener)
       throws TTransportException {
+    return start(name, processor, host, port, secret, handshakeTimeout, maxConnections, listener,
+        HandshakeTransportFactory.DEFAULT_MAX_FRAME_BYTES);
+  }
+
+  /** As above, taking messages of up to {@code maxFrameBytes} (Thrift's default: about 16 MB). */
+  public static RpcServer start(String name, TProcessor processor, String host, int port,
+      JobSecret secret, Duration handshakeTimeout, int maxConnections, RefusalListener listener, int maxFrameBytes)
+      throws TTransportException {
     if (maxConnections < 1) {
       throw new IllegalArgumentException("maxConnections must be at least 1: " + maxConnections);
     }
     TServerSocket socket = new TServerSocket(new TServerSocket.ServerSocketTransportArgs()
         .bindAddr(new InetSocketAddress(host, port)));
     HandshakeTransportFactory transports =
-        new HandshakeTransportFactory(new SecretHandshake(secret, handshakeTimeout), listener);
+        new HandshakeTransportFactory(new SecretHandshake(secret, handshakeTimeout), listener, maxFrameBytes);
     TThreadPoolServer.Args args = new TThreadPoolServer.Args(socket)
         .processor(processor)
         .inputTransportFactory(transports)
-        .outputTransportFactory(new TFramedTransport.Factory())
+        .outputTransportFactory(new TFramedTransport.Factory(maxFrameBytes))
         .protocolFactory(new TBinaryProtocol.Factory())
         .minWorkerThreads(1)
         .maxWorkerThreads(maxConnections)

@@ -46,6 +46,12 @@ public final class ScriptModel
   private static final Logger LOG = LoggerFactory.getLogger(ScriptModel.class);
   /** Where the script binds its rendezvous store (the ring's address; loopback when unset). */
   public static final String STORE_HOST_ENV = "EDL_SCRIPT_STORE_HOST";
+  /**
+   * The largest message on the script's channel: a step's report is small, but a checkpoint's or
+   * the model's state (a ResNet-18 with its optimizer: 90 MB) goes through it whole, into the
+   * worker's heap, so the worker needs that much memory beside its own.
+   */
+  static final int MAX_MESSAGE_BYTES = Integer.MAX_VALUE - 1024;
   /** How long a script's process may run before it calls edl.init(): interpreter, torch import, data. */
   static final Duration HELLO_TIMEOUT = Duration.ofMinutes(5);
 
@@ -127,7 +133,7 @@ public final class ScriptModel
         training.batchSize(), backend));
     // The script's orders and its signs of life, each on a connection of its own, and one spare.
     RpcServer server = RpcServer.start("script", new ScriptChannel.Processor<>(channel), "127.0.0.1", 0, secret,
-        RpcServer.HANDSHAKE_TIMEOUT, 3, RefusalListener.NONE);
+        RpcServer.HANDSHAKE_TIMEOUT, 3, RefusalListener.NONE, MAX_MESSAGE_BYTES);
     List<String> command = new ArrayList<>(List.of(python, "-u", script.toString()));
     command.addAll(args);
     String path = packageDir.toString();

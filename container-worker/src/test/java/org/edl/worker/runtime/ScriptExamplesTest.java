@@ -54,10 +54,10 @@ class ScriptExamplesTest {
       List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2), ElasticJob.id(appId, 3));
       job.holdBefore(40);
       for (String id : ids.subList(0, 2)) {
-        job.start(id, ScriptJobTest.script(out, scripts, id, text, args));
+        job.start(id, ScriptJobs.script(out, scripts, id, text, args));
       }
       job.awaitTrained(ids.get(0), 39);
-      job.start(ids.get(2), ScriptJobTest.script(out, scripts, ids.get(2), text, args));
+      job.start(ids.get(2), ScriptJobs.script(out, scripts, ids.get(2), text, args));
       job.awaitReady(ids.get(2));
       job.release();
       for (String id : ids) {
@@ -70,6 +70,48 @@ class ScriptExamplesTest {
     for (String id : List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 3))) {
       double accuracy = Double.parseDouble(Files.readString(out.resolve(id).resolve("accuracy.txt")).trim());
       assertTrue(accuracy > 0.9, id + " learned the image set: accuracy over its last steps " + accuracy);
+    }
+  }
+
+  /**
+   * {@code resnet18.py}: torchvision's ResNet-18 with a cosine schedule, a GradScaler (disabled on
+   * the CPU) and a DataLoader, unchanged, for a few steps of small batches: two members, a third
+   * joining; every position once and every member's held-out accuracy written. (Its accuracy
+   * against torchrun needs GPUs and thousands of steps.)
+   */
+  @Test
+  void resnet18RunsUnchangedAcrossAScaleOut() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder(ScriptJobTest.PYTHON, "-c", "import torchvision")
+        .start().waitFor() == 0, "skipped: no torchvision (Debian: apt-get install python3-torchvision)");
+    String text = Files.readString(EXAMPLES.resolve("resnet18.py"));
+    int steps = 12;
+    String appId = "application_10_2";
+    JobSpec spec = JobSpec.builder().name("resnet").script(new Script("train.py", List.of(), ScriptJobTest.PYTHON))
+        .workers(2).minWorkers(1).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(steps)
+        .batchSize(12).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(3).backend("cpu")
+        .output(out.resolve(appId).toUri().toString()).build();
+    Map<String, ScriptModel> scripts = new ConcurrentHashMap<>();
+    List<String> args = List.of("--images", "300", "--loader-workers", "1", "--schedule-steps", Integer.toString(steps));
+    List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2), ElasticJob.id(appId, 3));
+    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5))) {
+      job.holdBefore(4);
+      for (String id : ids.subList(0, 2)) {
+        job.start(id, ScriptJobs.script(out, scripts, id, text, args));
+      }
+      job.awaitTrained(ids.get(0), 3);
+      job.start(ids.get(2), ScriptJobs.script(out, scripts, ids.get(2), text, args));
+      job.awaitReady(ids.get(2));
+      job.release();
+      for (String id : ids) {
+        Worker.Outcome o = job.outcome(id);
+        assertEquals(Worker.Ending.FINISHED, o.ending(), id);
+        assertEquals(3, o.workers(), id);
+      }
+      ElasticScalingTest.assertEveryPositionOnce(job, steps * 12L);
+    }
+    for (String id : ids) {
+      double accuracy = Double.parseDouble(Files.readString(out.resolve(id).resolve("accuracy.txt")).trim());
+      assertTrue(accuracy >= 0 && accuracy <= 1, id + ": " + accuracy);
     }
   }
 }

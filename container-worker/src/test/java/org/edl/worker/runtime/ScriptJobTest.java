@@ -20,6 +20,7 @@ import org.edl.thrift.BatchRule;
 import org.edl.thrift.SwitchOrder;
 import org.edl.worker.script.ScriptModel;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -87,7 +88,6 @@ class ScriptJobTest {
   /** The member started with seed 3 takes 0.2 s longer over each step, before its forward pass. */
   static final String SLOW_THIRD_SCRIPT = SCRIPT.replace("import sys, torch, edl", "import sys, time, torch, edl")
       .replace("    opt.zero_grad()", "    if sys.argv[1] == \"3\":\n        time.sleep(0.2)\n    opt.zero_grad()");
-  private static final AtomicInteger APPS = new AtomicInteger();
   @RegisterExtension
   static final ZooKeeperServer ZK = new ZooKeeperServer();
 
@@ -99,131 +99,14 @@ class ScriptJobTest {
     PythonTorch.assumeInstalled();
   }
 
-  private final Map<String, ScriptModel> scripts = new ConcurrentHashMap<>();
+  private ScriptJobs jobs;
 
-  private ElasticJob job(int workers) {
-    return job(workers, Recovery.Mode.CONSISTENT);
+  @BeforeEach
+  void fixture() {
+    jobs = new ScriptJobs(ZK, out);
   }
 
-  private ElasticJob job(int workers, Recovery.Mode recovery) {
-    return job(workers, recovery, org.edl.job.Stragglers.OFF);
-  }
 
-  private ElasticJob job(int workers, Recovery.Mode recovery, org.edl.job.Stragglers stragglers) {
-    String appId = "application_9_" + APPS.incrementAndGet();
-    JobSpec spec = JobSpec.builder().stragglers(stragglers.factor(), stragglers.batches(), stragglers.replace()).name("script").script(new Script("train.py", List.of(), PYTHON))
-        .workers(workers).minWorkers(1).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1)
-        .steps(STEPS).batchSize(24).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(3)
-        .backend("cpu").output(out.resolve(appId).toUri().toString()).checkpoints(6, 0, 3)
-        .recovery(new Recovery(recovery, 5_000, 3)).build();
-    return new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5));
-  }
-
-  /** Each worker's script in a directory of its own, started from its own torch seed. */
-  private ExecutionContext.Factory script(String workerId, int seed) {
-    return script(workerId, seed, SCRIPT);
-  }
-
-  private ExecutionContext.Factory script(String workerId, int seed, String text) {
-    return script(out, scripts, workerId, text, List.of(Integer.toString(seed)));
-  }
-
-  /** {@code text} as the script of {@code workerId}, in {@code out/workerId}, with {@code args}. */
-  static ExecutionContext.Factory script(Path out, Map<String, ScriptModel> scripts, String workerId, String text,
-      List<String> args) {
-    return config -> {
-      Path dir = Files.createDirectories(out.resolve(workerId));
-      Files.writeString(dir.resolve("train.py"), text);
-      ScriptModel m = ScriptModel.start(PYTHON, dir.resolve("train.py"), args, dir,
-          config.secret(), config.workerId(), config.spec().training(), "gloo", java.util.Map.of());
-      scripts.put(workerId, m);
-      return new ExecutionContext(m.dataset(), m);
-    };
-  }
-
-  /** As a container killed with -9 ends: its script and its worker, all at once. */
-  private void kill(ElasticJob job, String workerId) {
-    ProcessHandle.of(scripts.get(workerId).pid()).ifPresent(ProcessHandle::destroyForcibly);
-    job.crash(workerId);
-  }
-
-  private double[] alone() throws Exception {
-    String alone;
-    try (ElasticJob job = job(1)) {
-      alone = ElasticJob.id(job.appId, 1);
-      job.start(alone, script(alone, 1));
-      assertEquals(Worker.Ending.FINISHED, job.outcome(alone).ending());
-    }
-    return params(alone); // written once its worker closed it
-  }
-
-  private static void assertClose(double[] expected, double[] got, String who) {
-    assertEquals(expected.length, got.length, who);
-    for (int i = 0; i < got.length; i++) {
-      assertEquals(expected[i], got[i], 1e-5, who + ": parameter " + i);
-    }
-  }
-
-  /** Three workers trained up to step 14 and a checkpoint exists; one is killed, the others finish. */
-  private List<String> killOneOfThree(ElasticJob job) throws Exception {
-    return killOneOfThree(job, SCRIPT);
-  }
-
-  private List<String> killOneOfThree(ElasticJob job, String text) throws Exception {
-    return loseOneOfThree(job, text, ids -> ids.get(2), victim -> kill(job, victim));
-  }
-
-  /** As {@link #killOneOfThree}, the member {@code pick} names lost as {@code lose} does it. */
-  private List<String> loseOneOfThree(ElasticJob job, String text,
-      java.util.function.Function<List<String>, String> pick, java.util.function.Consumer<String> lose)
-      throws Exception {
-    List<String> ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2), ElasticJob.id(job.appId, 3));
-    job.holdBefore(15);
-    for (int i = 0; i < ids.size(); i++) {
-      job.start(ids.get(i), script(ids.get(i), i + 1, text));
-    }
-    job.awaitCheckpoints(1);
-    for (String id : ids) {
-      job.awaitTrained(id, 14);
-    }
-    String victim = pick.apply(ids);
-    lose.accept(victim);
-    job.release();
-    List<String> survivors = ids.stream().filter(id -> !id.equals(victim)).toList();
-    for (String id : survivors) {
-      Worker.Outcome o = job.outcome(id);
-      assertEquals(Worker.Ending.FINISHED, o.ending(), id);
-      assertEquals(2, o.workers(), id);
-      assertEquals(1, job.recoveries.get(id).size(), id + " recovered once");
-      assertEquals(List.of(victim), job.recoveries.get(id).get(0).failed(), id + ": one failure, the victim's");
-    }
-    return survivors;
-  }
-
-  /** Consistent recovery loads the checkpoint into the scripts and ends where one worker alone does. */
-  @Test
-  void aScriptMemberKilledMidJobIsRecoveredConsistentlyFromTheCheckpoint() throws Exception {
-    double[] expected = alone();
-    List<String> survivors;
-    try (ElasticJob job = job(3, Recovery.Mode.CONSISTENT)) {
-      survivors = killOneOfThree(job);
-      assertEquals("consistent", job.recoveries.get(survivors.get(0)).get(0).mode());
-    }
-    for (String id : survivors) {
-      assertClose(expected, params(id), id);
-    }
-  }
-
-  /** Approximate recovery: the survivors drop the step in flight, form a new group and go on, identical. */
-  @Test
-  void aScriptMemberKilledMidJobIsRecoveredApproximatelyByTheSurvivors() throws Exception {
-    List<String> survivors;
-    try (ElasticJob job = job(3, Recovery.Mode.APPROXIMATE)) {
-      survivors = killOneOfThree(job);
-      assertEquals("approximate", job.recoveries.get(survivors.get(0)).get(0).mode());
-    }
-    assertClose(params(survivors.get(0)), params(survivors.get(1)), survivors.get(1));
-  }
 
   /**
    * A script member that computes slower than the others is removed as a straggler: each script
@@ -233,10 +116,10 @@ class ScriptJobTest {
   @Test
   void aScriptMemberThatComputesSlowerIsRemovedAsAStraggler() throws Exception {
     List<String> ids;
-    try (ElasticJob job = job(3, Recovery.Mode.CONSISTENT, new org.edl.job.Stragglers(1.5, 3, false))) {
+    try (ElasticJob job = jobs.job(3, Recovery.Mode.CONSISTENT, new org.edl.job.Stragglers(1.5, 3, false))) {
       ids = List.of(ElasticJob.id(job.appId, 1), ElasticJob.id(job.appId, 2), ElasticJob.id(job.appId, 3));
       for (int i = 0; i < ids.size(); i++) {
-        job.start(ids.get(i), script(ids.get(i), i + 1, SLOW_THIRD_SCRIPT));
+        job.start(ids.get(i), jobs.script(ids.get(i), i + 1, SLOW_THIRD_SCRIPT));
       }
       assertEquals(Worker.Ending.LEFT, job.outcome(ids.get(2)).ending(), "the slow member was removed");
       for (String id : ids.subList(0, 2)) {
@@ -248,60 +131,8 @@ class ScriptJobTest {
     }
   }
 
-  /**
-   * The leader's script paused (SIGSTOP) between two steps: its worker ends it once it has given no
-   * sign of life for 5 s and fails; the others, whose group then breaks, recover without it and
-   * count one failure, instead of waiting in their all-reduce for the group's 60 s timeout.
-   */
-  @Test
-  void aLeaderWhoseScriptIsPausedIsEndedByItsWorkerAndTheOthersRecoverWithoutIt() throws Exception {
-    try (ElasticJob job = job(3, Recovery.Mode.APPROXIMATE)) {
-      AtomicReference<String> paused = new AtomicReference<>();
-      loseOneOfThree(job, SCRIPT, ids -> ids.stream().filter(id -> job.worker(id).isLeading()).findFirst()
-          .orElseThrow(), victim -> {
-        paused.set(victim);
-        try {
-          assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(scripts.get(victim).pid())).start()
-              .waitFor());
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      });
-      String victim = paused.get();
-      java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
-          java.util.concurrent.ExecutionException.class, () -> job.outcome(victim));
-      assertTrue(e.getCause().getMessage().contains("the script gave no sign of life for 5 s"), e.getCause().toString());
-    }
-  }
 
-  /**
-   * A BatchNorm model, a member killed between two steps: the survivors' next forward pass has no
-   * collective to fail in (the buffers go to every member in step.backward), so they drop the step
-   * there and recover once, with one failure, and end with the same parameters and buffers.
-   */
-  @Test
-  void aMemberKilledBeforeTheOthersBatchNormForwardCostsOneFailureAndTheyEndIdentical() throws Exception {
-    List<String> survivors;
-    try (ElasticJob job = job(3, Recovery.Mode.CONSISTENT)) {
-      survivors = killOneOfThree(job, BATCH_NORM_SCRIPT);
-    }
-    assertClose(params(survivors.get(0)), params(survivors.get(1)), survivors.get(1));
-    assertClose(read(survivors.get(0), "buffers.txt"), read(survivors.get(1), "buffers.txt"),
-        survivors.get(1) + "'s running statistics");
-  }
 
-  private double[] params(String workerId) throws Exception {
-    return read(workerId, "params.txt");
-  }
-
-  private double[] read(String workerId, String file) throws Exception {
-    String[] text = Files.readString(out.resolve(workerId).resolve(file)).trim().split(" ");
-    double[] v = new double[text.length];
-    for (int i = 0; i < v.length; i++) {
-      v[i] = Double.parseDouble(text[i]);
-    }
-    return v;
-  }
 
   /**
    * A DataLoader job through three switches (2 -> 3 -> 2 -> 3): batches prefetched for a ring that
@@ -310,15 +141,15 @@ class ScriptJobTest {
    */
   @Test
   void aDataLoaderJobTrainsEverySampleOnceThroughThreeSwitches() throws Exception {
-    double[] expected = alone();
+    double[] expected = jobs.alone();
     List<String> finished;
-    try (ElasticJob job = job(2)) {
+    try (ElasticJob job = jobs.job(2)) {
       List<String> ids = java.util.stream.IntStream.rangeClosed(1, 4).mapToObj(i -> ElasticJob.id(job.appId, i)).toList();
       job.holdBefore(8);
-      job.start(ids.get(0), script(ids.get(0), 1, LOADER_SCRIPT));
-      job.start(ids.get(1), script(ids.get(1), 2, LOADER_SCRIPT));
+      job.start(ids.get(0), jobs.script(ids.get(0), 1, LOADER_SCRIPT));
+      job.start(ids.get(1), jobs.script(ids.get(1), 2, LOADER_SCRIPT));
       job.awaitTrained(ids.get(0), 7);
-      job.start(ids.get(2), script(ids.get(2), 3, LOADER_SCRIPT));         // 2 -> 3
+      job.start(ids.get(2), jobs.script(ids.get(2), 3, LOADER_SCRIPT));         // 2 -> 3
       job.awaitReady(ids.get(2));
       job.holdBefore(16);
       job.awaitSwitch(ids.get(2), 2);
@@ -327,7 +158,7 @@ class ScriptJobTest {
       job.holdBefore(24);
       job.awaitSwitch(ids.get(0), leave.getTopologyVersion());
       job.awaitTrained(ids.get(0), 23);
-      job.start(ids.get(3), script(ids.get(3), 4, LOADER_SCRIPT));         // 2 -> 3
+      job.start(ids.get(3), jobs.script(ids.get(3), 4, LOADER_SCRIPT));         // 2 -> 3
       job.awaitReady(ids.get(3));
       job.release();
       job.awaitSwitch(ids.get(3), leave.getTopologyVersion() + 1);
@@ -340,26 +171,26 @@ class ScriptJobTest {
       ElasticScalingTest.assertEveryPositionOnce(job, STEPS * 24L);
     }
     for (String id : finished) {
-      assertClose(expected, params(id), id);
+      ScriptJobs.assertClose(expected, jobs.params(id), id);
     }
   }
 
   @Test
   void aNewcomerJoinsAndAMemberLeavesAScriptJobStopFreeEverySampleOnceAndTheyEndWhereOneWorkerAloneEnds() throws Exception {
-    double[] expected = alone();
+    double[] expected = jobs.alone();
 
     String a;
     String b;
     String c;
-    try (ElasticJob job = job(2)) {
+    try (ElasticJob job = jobs.job(2)) {
       a = ElasticJob.id(job.appId, 1);
       b = ElasticJob.id(job.appId, 2);
       c = ElasticJob.id(job.appId, 3);
       job.holdBefore(10);
-      job.start(a, script(a, 1));
-      job.start(b, script(b, 2));
+      job.start(a, jobs.script(a, 1));
+      job.start(b, jobs.script(b, 2));
       job.awaitTrained(a, 9);
-      job.start(c, script(c, 3));
+      job.start(c, jobs.script(c, 3));
       job.awaitReady(c);
       long ready = job.readyNanos.get(c);
       job.holdBefore(20);
@@ -384,7 +215,7 @@ class ScriptJobTest {
       b = null; // it left: its script's parameters are those of the step it left at
     }
     for (String id : List.of(a, c)) {
-      assertClose(expected, params(id), id);
+      ScriptJobs.assertClose(expected, jobs.params(id), id);
     }
   }
 }

@@ -65,7 +65,7 @@ class ScriptStoreTest {
       List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2));
       job.holdBefore(10);
       for (int i = 0; i < ids.size(); i++) {
-        job.start(ids.get(i), ScriptJobTest.script(out, scripts, ids.get(i), ScriptJobTest.SCRIPT,
+        job.start(ids.get(i), ScriptJobs.script(out, scripts, ids.get(i), ScriptJobTest.SCRIPT,
             List.of(Integer.toString(i + 1))));
       }
       for (String id : ids) {

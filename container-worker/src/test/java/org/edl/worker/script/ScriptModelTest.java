@@ -199,6 +199,25 @@ class ScriptModelTest {
     assertEquals("['model', 'optimizer', 'state'] 4", printed);
   }
 
+  /**
+   * A model whose state is larger than Thrift's default message (16 MB; a ResNet-18 with its
+   * momentum is 90 MB): its checkpoint goes to the worker and back whole.
+   */
+  @Test
+  void aStateLargerThanThriftsDefaultMessageIsSavedAndLoaded() throws Exception {
+    ScriptModel m = start(dir, "large", SCRIPT.replace("torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)",
+        "torch.nn.Linear(6, 3000), torch.nn.Linear(3000, 2000), torch.nn.ReLU(), torch.nn.Linear(2000, 2)"),
+        List.of("1", "ok"));
+    m.ringFormed(ring(1, m), 0);
+    train(0, 2, m);
+    java.io.ByteArrayOutputStream saved = new java.io.ByteArrayOutputStream();
+    m.writeState(new java.io.DataOutputStream(saved));
+    assertTrue(saved.size() > 40_000_000, "parameters and momentum: " + saved.size() + " bytes");
+    m.readState(new java.io.DataInputStream(new java.io.ByteArrayInputStream(saved.toByteArray())));
+    train(2, 3, m);
+    m.close();
+  }
+
   @Test
   void aScriptThatFailsAtItsFirstStepFailsTheStepWithItsOwnError() throws Exception {
     ScriptModel m = start("bad", "1", "fail");

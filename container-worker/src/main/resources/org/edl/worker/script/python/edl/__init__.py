@@ -166,7 +166,14 @@ class Step:
         checks that the forward's buffers were not changed in place). Where the group fails in
         either because a member is gone, the gradients are dropped (the optimizer's step then
         changes nothing: it skips parameters without one) and the worker is told; it recovers the
-        job and orders a new group before the next step."""
+        job and orders a new group before the next step.
+
+        After a member was found lost earlier in the step (in a collective of the script's own) it
+        enters no collective: the step is dropped anyway, and a member waiting in a collective for
+        one that never comes would wait for the group's timeout."""
+        if self._lost is not None:
+            self._drop_gradients()
+            return
         with self.collective():
             (loss_sum * self._scale).backward()
             self._compute = self._job._groups.compute_seconds()
@@ -180,12 +187,17 @@ class Step:
         try:
             yield
         except RuntimeError as e:
-            if not self._job._member_lost(e):
+            # Once the step is lost, the group is gone: whatever fails after that is that.
+            if self._lost is None and not self._job._member_lost(e):
                 raise
             if self._lost is None:
                 self._lost = str(e).splitlines()[0] if str(e) else repr(e)
-            for p in self._job._module.parameters():
-                p.grad = None
+                self._job._abandon_group()
+            self._drop_gradients()
+
+    def _drop_gradients(self):
+        for p in self._job._module.parameters():
+            p.grad = None
 
     def done(self, loss_sum):
         """The step is trained; ``loss_sum`` (a float) is the summed loss of its samples."""
@@ -320,6 +332,14 @@ class Job:
                 return
             else:
                 raise RuntimeError("edl: unknown order %r" % (order.action,))
+
+    def _abandon_group(self):
+        """A member is gone: this one leaves the group at once, closing its connections, so that a
+        member still waiting for it in a collective fails now instead of at the group's timeout
+        (in gloo a member can wait on a live neighbour that already gave up on the dead one). The
+        rest of the step runs on the bare module; the worker orders a new group before the next."""
+        self._groups.abandon()
+        self.model = self._module
 
     def _drop_prefetched(self):
         """The ring changed, the job went back to a checkpoint, or it ended: batches the loader

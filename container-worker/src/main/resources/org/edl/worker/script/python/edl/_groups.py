@@ -181,6 +181,10 @@ class Groups:
         next group, if any holds it)."""
         self._has_state = False
 
+    def abandon(self):
+        """Leaves the group now (a member is gone), closing this member's connections to the others."""
+        self._leave()
+
     def _leave(self):
         if self._ddp is not None:
             self._ddp = None
