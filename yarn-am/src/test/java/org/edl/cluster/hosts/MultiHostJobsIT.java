@@ -228,19 +228,18 @@ class MultiHostJobsIT {
         s -> s.getProgress().getWorkers() == 1 && s.getProgress().getStep() >= 20);
     // The first worker takes the AM's host's one GPU, so that the newcomer goes to another host.
     String amHost = job.amHost();
-    String at = hostOf(training, training.getContainers().get(0));
+    String at = hostOf(training, training.getPlacements().get(0).getContainer());
     if (!at.equals(amHost)) {
-      user.run(YARN_JAR + "migrate " + job.id() + " --from " + at + " --to " + amHost, Duration.ofMinutes(1))
-          .assertSucceeded();
-      training = job.await("the worker on the AM's host", s -> s.getProgress().getWorkers() == 1
-          && s.getPlacementsSize() == 1 && hostsOf(s).equals(Set.of(amHost)));
+      training = oneWorkerOn(job, amHost);
     }
-    String first = training.getContainers().get(0);
+    String first = training.getPlacements().get(0).getContainer();
+    Set<String> earlier = containersLogged(job.id());
+    earlier.add(first);
     user.run(YARN_JAR + "scale-out " + job.id() + " -n 1", Duration.ofMinutes(1)).assertSucceeded();
     // Cut once it said ready: the leader then schedules the switch that takes it in at the end of
     // a step, some 0.4 s later here. Its log is read on its host directly: found through the AM's
     // status (polled every 250 ms), a run cut it 1.4 s after it was ready, after the switch.
-    ReadyNewcomer newcomer = Await.until("a newcomer ready to join", () -> readyNewcomer(job.id(), first),
+    ReadyNewcomer newcomer = Await.until("a newcomer ready to join", () -> readyNewcomer(job.id(), earlier),
         java.util.Objects::nonNull, JOB_TIMEOUT, Duration.ofMillis(10));
     long cut = System.nanoTime();
     lose(newcomer.host());
@@ -280,6 +279,29 @@ class MultiHostJobsIT {
     return job;
   }
 
+  /**
+   * A one-worker {@code job} moved onto {@code host}, as its user would: a job's only worker cannot
+   * migrate (it sends the newcomer the model), so it grows to two, migrates one onto the host where
+   * neither landed there, and lets the other go.
+   */
+  private static JobStatus oneWorkerOn(FollowedJob job, String host) throws Exception {
+    user.run(YARN_JAR + "scale-out " + job.id() + " -n 1", Duration.ofMinutes(1)).assertSucceeded();
+    JobStatus two = job.await("two workers", s -> s.getProgress().getWorkers() == 2 && s.getPlacementsSize() == 2);
+    if (!hostsOf(two).contains(host)) {
+      String from = hostOf(two, two.getContainers().get(0));
+      user.run(YARN_JAR + "migrate " + job.id() + " --from " + from + " --to " + host, Duration.ofMinutes(1))
+          .assertSucceeded();
+      two = job.await("a worker on " + host, s -> s.getProgress().getWorkers() == 2 && s.getPlacementsSize() == 2
+          && hostsOf(s).contains(host));
+    }
+    JobStatus placed = two;
+    String away = placed.getPlacements().stream().filter(p -> !p.getHost().equals(host))
+        .map(WorkerPlacement::getContainer).findFirst().orElseThrow();
+    user.run(YARN_JAR + "scale-in " + job.id() + " --container " + away, Duration.ofMinutes(1)).assertSucceeded();
+    return job.await("the one worker on " + host, s -> s.getProgress().getWorkers() == 1
+        && s.getPlacementsSize() == 1 && hostsOf(s).equals(Set.of(host)));
+  }
+
   /** With {@code yarn jar ... migrate}, when a worker of {@code job} runs on its AM's host. */
   private static void moveWorkersOffTheAmsHost(FollowedJob job, JobStatus training) throws Exception {
     String amHost = job.amHost();
@@ -299,23 +321,36 @@ class MultiHostJobsIT {
   private record ReadyNewcomer(String container, String host, Path log) {}
 
   /** The container of {@code app} other than {@code first} whose log on its host says it is ready. */
-  private static ReadyNewcomer readyNewcomer(String app, String first) throws java.io.IOException {
+  private static ReadyNewcomer readyNewcomer(String app, Set<String> earlier) throws java.io.IOException {
     for (SimulatedHost h : cluster.workerHosts()) {
-      Path logs = cluster.nodeManagerLogs(h).resolve(app);
-      if (lost.contains(h.address()) || !java.nio.file.Files.isDirectory(logs)) {
-        continue;
-      }
-      try (var containers = java.nio.file.Files.list(logs)) {
-        for (Path c : containers.toList()) {
-          Path log = c.resolve("stdout");
-          if (!c.getFileName().toString().equals(first) && java.nio.file.Files.exists(log)
-              && java.nio.file.Files.readString(log).contains("Ready to join topology")) {
-            return new ReadyNewcomer(c.getFileName().toString(), h.address(), log);
-          }
+      for (Path c : containerLogDirs(app, h)) {
+        Path log = c.resolve("stdout");
+        if (!earlier.contains(c.getFileName().toString()) && java.nio.file.Files.exists(log)
+            && java.nio.file.Files.readString(log).contains("Ready to join topology")) {
+          return new ReadyNewcomer(c.getFileName().toString(), h.address(), log);
         }
       }
     }
     return null;
+  }
+
+  /** The containers of {@code app} that have logged on any host so far (the AM's, and earlier newcomers'). */
+  private static Set<String> containersLogged(String app) throws java.io.IOException {
+    Set<String> names = new HashSet<>();
+    for (SimulatedHost h : cluster.workerHosts()) {
+      containerLogDirs(app, h).forEach(c -> names.add(c.getFileName().toString()));
+    }
+    return names;
+  }
+
+  private static List<Path> containerLogDirs(String app, SimulatedHost h) throws java.io.IOException {
+    Path logs = cluster.nodeManagerLogs(h).resolve(app);
+    if (lost.contains(h.address()) || !java.nio.file.Files.isDirectory(logs)) {
+      return List.of();
+    }
+    try (var containers = java.nio.file.Files.list(logs)) {
+      return containers.toList();
+    }
   }
 
   private static boolean isTemporary(org.apache.hadoop.fs.Path p) {
