@@ -124,4 +124,21 @@ class ScriptFailureTest {
     }
     ScriptJobs.assertClose(jobs.params(survivors.get(0)), jobs.params(survivors.get(1)), survivors.get(1));
   }
+
+  /**
+   * A DataLoader job's member killed: consistent recovery goes back to the checkpoint, the
+   * survivors' loaders drop what they prefetched and start again from the step after it (the
+   * script checks every batch against its step), and they end where one worker alone ends.
+   */
+  @Test
+  void aDataLoaderJobsMemberKilledIsRecoveredFromTheCheckpointWithTheLoadersStartedAgain() throws Exception {
+    double[] expected = jobs.alone();
+    List<String> survivors;
+    try (ElasticJob job = jobs.job(3, Recovery.Mode.CONSISTENT)) {
+      survivors = jobs.killOneOfThree(job, ScriptJobTest.LOADER_SCRIPT);
+    }
+    for (String id : survivors) {
+      ScriptJobs.assertClose(expected, jobs.params(id), id);
+    }
+  }
 }
