@@ -119,24 +119,7 @@ public record JobSpec(
     String model = training.model();
     String backend = training.backend();
     if (script.isSet()) {
-      if (!"cpu".equals(backend) && !"cuda".equals(backend)) {
-        throw new InvalidInputException("backend", backend, "a script trains with gloo on the CPU (cpu) or NCCL on"
-            + " its GPUs (cuda)");
-      }
-      String env = script.pythonEnv();
-      if (!env.isEmpty() && Script.ENV_SUFFIXES.stream().noneMatch(env::endsWith)) {
-        throw new InvalidInputException("python-env", env, "YARN unpacks an archive named " + String.join(", ",
-            Script.ENV_SUFFIXES) + " (a venv or conda-pack archive)");
-      }
-      int procs = script.procsPerWorker();
-      if (procs < 0) {
-        throw new InvalidInputException("procs-per-worker", procs, "a number of processes, or 0 for the default"
-            + " (one per GPU under --backend cuda, one on the CPU)");
-      }
-      if ("cuda".equals(backend) && procs > resources.gpusPerWorker()) {
-        throw new InvalidInputException("procs-per-worker", procs, "each process trains on one of its container's GPUs,"
-            + " and --gpus-per-worker is " + resources.gpusPerWorker());
-      }
+      script.validate(backend, resources.gpusPerWorker());
     } else if ("emulated".equals(backend)) {
       if (!EMULATED_MODELS.contains(model)) {
         throw new InvalidInputException("model", model, "no emulation for this model; with --backend emulated choose one of "

@@ -54,6 +54,26 @@ public record Script(String file, List<String> args, String python, int procsPer
     return new Script(file, args, python, procsPerWorker, env);
   }
 
+  /** Checks a set script's settings against the job's backend and GPUs; the message names the flag. */
+  void validate(String backend, int gpusPerWorker) {
+    if (!"cpu".equals(backend) && !"cuda".equals(backend)) {
+      throw new InvalidInputException("backend", backend, "a script trains with gloo on the CPU (cpu) or NCCL on"
+          + " its GPUs (cuda)");
+    }
+    if (!pythonEnv.isEmpty() && ENV_SUFFIXES.stream().noneMatch(pythonEnv::endsWith)) {
+      throw new InvalidInputException("python-env", pythonEnv, "YARN unpacks an archive named "
+          + String.join(", ", ENV_SUFFIXES) + " (a venv or conda-pack archive)");
+    }
+    if (procsPerWorker < 0) {
+      throw new InvalidInputException("procs-per-worker", procsPerWorker, "a number of processes, or 0 for the"
+          + " default (one per GPU under --backend cuda, one on the CPU)");
+    }
+    if ("cuda".equals(backend) && procsPerWorker > gpusPerWorker) {
+      throw new InvalidInputException("procs-per-worker", procsPerWorker, "each process trains on one of its"
+          + " container's GPUs, and --gpus-per-worker is " + gpusPerWorker);
+    }
+  }
+
   /**
    * The processes each worker runs: as asked, else one per GPU of its container on {@code cuda}
    * (as {@code torchrun --nproc-per-node} is used) and one on the CPU.
