@@ -41,7 +41,6 @@ import org.edl.job.Data;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
-import org.edl.job.Script;
 import org.edl.job.WorkerEnv;
 import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.data.SyntheticSpec;
@@ -177,7 +176,7 @@ public final class JobSubmitter {
     FileSystem fs = FileSystem.get(conf);
     spec = qualifyData(spec, fs, conf);
     if (spec.script().isSet()) {
-      requireReadable(spec.script());
+      ScriptShipping.requireReadable(spec.script());
       String data = spec.data().source();
       if (!data.isBlank() && !SyntheticSpec.isSynthetic(data) && !isFile(data)) {
         throw new InvalidInputException("data", data, "no such file for the script (a script job's --data is one"
@@ -340,7 +339,7 @@ public final class JobSubmitter {
   private void writeStaging(FileSystem fs, org.apache.hadoop.fs.Path staging, JobSpec spec)
       throws IOException {
     makeStagingDirectory(fs, staging);
-    JobSpec written = spec.script().isSet() ? shipPythonEnv(fs, shipScript(fs, staging, spec)) : spec;
+    JobSpec written = spec.script().isSet() ? ScriptShipping.ship(fs, conf, staging, spec) : spec;
     try (OutputStream out = fs.create(new org.apache.hadoop.fs.Path(staging, StagingLayout.JOB_SPEC))) {
       written.write(out);
     }
@@ -358,41 +357,6 @@ public final class JobSubmitter {
       fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(applicationJar().toUri()),
           new org.apache.hadoop.fs.Path(staging, StagingLayout.APP_JAR));
     }
-  }
-
-  /**
-   * Copies the local script into the staging directory, whence every worker's working directory
-   * gets it under its own name; the job file names it so.
-   */
-  static JobSpec shipScript(FileSystem fs, org.apache.hadoop.fs.Path staging, JobSpec spec) throws IOException {
-    Script script = spec.script();
-    java.nio.file.Path local = requireReadable(script);
-    String name = local.getFileName().toString();
-    if (StagingLayout.reserved(name)) {
-      throw new InvalidInputException("script", script.file(), "the job's own files are named " + name
-          + "; rename the script");
-    }
-    fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(local.toAbsolutePath().toUri()),
-        new org.apache.hadoop.fs.Path(staging, name));
-    return spec.toBuilder().script(script.withFile(name)).build();
-  }
-
-  /** The job with its --python-env where the workers' YARN localises it from ({@link PythonEnvShipping}). */
-  private JobSpec shipPythonEnv(FileSystem fs, JobSpec spec) throws IOException {
-    String env = spec.script().pythonEnv();
-    if (env.isEmpty()) {
-      return spec;
-    }
-    return spec.toBuilder().script(spec.script().withPythonEnv(PythonEnvShipping.ship(fs, conf, env))).build();
-  }
-
-  /** The script's local file, checked before anything is submitted. */
-  private static java.nio.file.Path requireReadable(Script script) {
-    java.nio.file.Path local = java.nio.file.Path.of(script.file());
-    if (!java.nio.file.Files.isRegularFile(local) || !java.nio.file.Files.isReadable(local)) {
-      throw new InvalidInputException("script", script.file(), "not a readable file");
-    }
-    return local;
   }
 
   private ContainerLaunchContext amLaunchContext(FileSystem fs, org.apache.hadoop.fs.Path staging,

@@ -184,6 +184,11 @@ public final class ScriptModel
     return new Dataset(new float[n], new int[n], 1, 1);
   }
 
+  /** How many samples the script said it indexes. */
+  long datasetSize() {
+    return datasetSize;
+  }
+
   /** Whether the script's thread has begun its signs of life (tests pause it only then). */
   boolean givesSignsOfLife() {
     return liveness.heard();

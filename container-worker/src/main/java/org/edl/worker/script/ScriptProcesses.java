@@ -46,13 +46,12 @@ public final class ScriptProcesses
 
   /** Checks that every process indexes the same samples; returns the data set they index. */
   public Dataset dataset() {
-    Dataset first = processes.get(0).dataset();
     for (ScriptModel p : processes) {
-      if (p.dataset().size() != first.size()) {
+      if (p.datasetSize() != processes.get(0).datasetSize()) {
         throw new IllegalStateException("the script's processes index different data sets: " + processes);
       }
     }
-    return first;
+    return processes.get(0).dataset();
   }
 
   /** The processes, in local rank order (for tests). */

@@ -41,33 +41,9 @@ class ScriptExamplesTest {
    */
   @Test
   void imageFilesTrainsThroughADataLoaderAcrossAScaleOut() throws Exception {
-    String text = Files.readString(EXAMPLES.resolve("image_files.py"));
-    int steps = 120;
-    String appId = "application_10_1";
-    JobSpec spec = JobSpec.builder().name("images").script(new Script("train.py", List.of(), ScriptJobTest.PYTHON))
-        .workers(2).minWorkers(1).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(steps)
-        .batchSize(32).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(3).backend("cpu")
-        .output(out.resolve(appId).toUri().toString()).build();
-    Map<String, ScriptModel> scripts = new ConcurrentHashMap<>();
-    List<String> args = List.of("--images", "512", "--loader-workers", "2");
-    try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5))) {
-      List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2), ElasticJob.id(appId, 3));
-      job.holdBefore(40);
-      for (String id : ids.subList(0, 2)) {
-        job.start(id, ScriptJobs.script(out, scripts, id, text, args));
-      }
-      job.awaitTrained(ids.get(0), 39);
-      job.start(ids.get(2), ScriptJobs.script(out, scripts, ids.get(2), text, args));
-      job.awaitReady(ids.get(2));
-      job.release();
-      for (String id : ids) {
-        Worker.Outcome o = job.outcome(id);
-        assertEquals(Worker.Ending.FINISHED, o.ending(), id);
-        assertEquals(3, o.workers(), id);
-      }
-      ElasticScalingTest.assertEveryPositionOnce(job, steps * 32L);
-    }
-    for (String id : List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 3))) {
+    List<String> ids = twoThenThree("image_files.py", "application_10_1", 120, 32, 40,
+        List.of("--images", "512", "--loader-workers", "2"));
+    for (String id : List.of(ids.get(0), ids.get(2))) {
       double accuracy = Double.parseDouble(Files.readString(out.resolve(id).resolve("accuracy.txt")).trim());
       assertTrue(accuracy > 0.9, id + " learned the image set: accuracy over its last steps " + accuracy);
     }
@@ -83,22 +59,35 @@ class ScriptExamplesTest {
   void resnet18RunsUnchangedAcrossAScaleOut() throws Exception {
     org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder(ScriptJobTest.PYTHON, "-c", "import torchvision")
         .start().waitFor() == 0, "skipped: no torchvision (Debian: apt-get install python3-torchvision)");
-    String text = Files.readString(EXAMPLES.resolve("resnet18.py"));
     int steps = 12;
-    String appId = "application_10_2";
-    JobSpec spec = JobSpec.builder().name("resnet").script(new Script("train.py", List.of(), ScriptJobTest.PYTHON))
+    List<String> ids = twoThenThree("resnet18.py", "application_10_2", steps, 12, 4,
+        List.of("--images", "300", "--loader-workers", "1", "--schedule-steps", Integer.toString(steps)));
+    for (String id : ids) {
+      double accuracy = Double.parseDouble(Files.readString(out.resolve(id).resolve("accuracy.txt")).trim());
+      assertTrue(accuracy >= 0 && accuracy <= 1, id + ": " + accuracy);
+    }
+  }
+
+  /**
+   * {@code example} unchanged as a script job of {@code steps} global batches of {@code batch}:
+   * two members, a third joining once step {@code joinAfter - 1} is trained; all three finish at
+   * three, every position trained once. Returns the members' ids in start order.
+   */
+  private List<String> twoThenThree(String example, String appId, int steps, int batch, int joinAfter,
+      List<String> args) throws Exception {
+    String text = Files.readString(EXAMPLES.resolve(example));
+    JobSpec spec = JobSpec.builder().name("example").script(new Script("train.py", List.of(), ScriptJobTest.PYTHON))
         .workers(2).minWorkers(1).maxWorkers(3).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(steps)
-        .batchSize(12).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(3).backend("cpu")
+        .batchSize(batch).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(3).backend("cpu")
         .output(out.resolve(appId).toUri().toString()).build();
     Map<String, ScriptModel> scripts = new ConcurrentHashMap<>();
-    List<String> args = List.of("--images", "300", "--loader-workers", "1", "--schedule-steps", Integer.toString(steps));
     List<String> ids = List.of(ElasticJob.id(appId, 1), ElasticJob.id(appId, 2), ElasticJob.id(appId, 3));
     try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5))) {
-      job.holdBefore(4);
+      job.holdBefore(joinAfter);
       for (String id : ids.subList(0, 2)) {
         job.start(id, ScriptJobs.script(out, scripts, id, text, args));
       }
-      job.awaitTrained(ids.get(0), 3);
+      job.awaitTrained(ids.get(0), joinAfter - 1);
       job.start(ids.get(2), ScriptJobs.script(out, scripts, ids.get(2), text, args));
       job.awaitReady(ids.get(2));
       job.release();
@@ -107,11 +96,8 @@ class ScriptExamplesTest {
         assertEquals(Worker.Ending.FINISHED, o.ending(), id);
         assertEquals(3, o.workers(), id);
       }
-      ElasticScalingTest.assertEveryPositionOnce(job, steps * 12L);
+      ElasticScalingTest.assertEveryPositionOnce(job, (long) steps * batch);
     }
-    for (String id : ids) {
-      double accuracy = Double.parseDouble(Files.readString(out.resolve(id).resolve("accuracy.txt")).trim());
-      assertTrue(accuracy >= 0 && accuracy <= 1, id + ": " + accuracy);
-    }
+    return ids;
   }
 }
