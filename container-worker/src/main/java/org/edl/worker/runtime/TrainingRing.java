@@ -14,6 +14,8 @@ import org.edl.worker.collective.Ring;
 import org.edl.worker.collective.RingAllReduce;
 import org.edl.worker.collective.RingTopology;
 import org.edl.worker.data.BatchSlicer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ring a member trains on, which at a switch is known (its topology and this worker's rank)
@@ -32,6 +34,7 @@ import org.edl.worker.data.BatchSlicer;
  * link of a connected ring does: the training loop then recovers from the step before.
  */
 final class TrainingRing implements AllReduce, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TrainingRing.class);
   private final RingTopology topology;
   private final int rank;
   private final Duration timeout;
@@ -133,12 +136,16 @@ final class TrainingRing implements AllReduce, AutoCloseable {
       if (before != null) {
         await(before, "preparing ring v" + version());
       }
+      RingAllReduce made;
       synchronized (this) {
         failIfOver();
         ring = formed;
-        allReduce = new RingAllReduce(formed, timeout);
-        return allReduce;
+        allReduce = made = new RingAllReduce(formed, timeout);
       }
+      // The layout (by host or flat) is known only now: the switch's own line said "not connected yet".
+      LOG.info("{} connected ring v{} as rank {} of {} ({})", topology.members().get(rank).workerId(), version(),
+          rank, size(), formed.transport());
+      return made;
     } catch (IOException | RuntimeException e) {
       synchronized (this) {
         if (ring != formed) {

@@ -44,7 +44,8 @@ class HostRingsTrainingTest {
         .output(out.resolve(appId).toUri().toString()).build();
     List<String> rings = new CopyOnWriteArrayList<>();
     try (ElasticJob job = new ElasticJob(ZK.connectString(), appId, spec, Duration.ofMillis(5));
-         LogLines logged = LogLines.of(ElasticMembership.class, rings, "all-reduces on ring")) {
+         LogLines used = LogLines.of(ElasticMembership.class, rings, "all-reduces on ring");
+         LogLines connected = LogLines.of(TrainingRing.class, rings, "connected ring")) {
       String a = ElasticJob.id(appId, 1);
       String b = ElasticJob.id(appId, 2);
       String c = ElasticJob.id(appId, 3);
@@ -59,7 +60,7 @@ class HostRingsTrainingTest {
         job.start(w);
       }
       job.awaitTrained(a, 19);
-      List<String> first = rings.stream().filter(l -> l.contains("ring v1 ")).toList();
+      List<String> first = rings.stream().filter(l -> l.contains("all-reduces on ring v1 ")).toList();
       assertEquals(4, first.size(), rings.toString());
       assertTrue(first.stream().allMatch(l -> l.endsWith("(shared memory inside each host, shared memory between 2"
           + " hosts)")), "by host (and one /dev/shm for both hosts here): " + first);
@@ -69,9 +70,15 @@ class HostRingsTrainingTest {
       job.awaitReady(e);
       job.awaitReady(f);
       job.holdBefore(60);
-      SwitchRecord grown = job.awaitSwitch(f, 2);
-      assertEquals(6, grown.workersAfter());
       job.awaitTrained(f, 59);
+      // The leader switches as soon as a newcomer is ready: both in v2, or e in v2 and f in v3.
+      List<SwitchRecord> joinedF = job.switches.get(f);
+      SwitchRecord grown = joinedF.get(joinedF.size() - 1);
+      assertEquals(6, grown.workersAfter(), joinedF.toString());
+      List<String> sixes = rings.stream().filter(l -> l.contains("connected ring v" + grown.topologyVersion() + " "))
+          .toList();
+      assertEquals(6, sixes.size(), rings.toString());
+      assertTrue(sixes.stream().allMatch(l -> l.contains("inside each host")), "3 + 3 by host: " + sixes);
 
       SwitchOrder leave = job.leave(d);              // 3 + 2: uneven, a flat ring
       job.release();
