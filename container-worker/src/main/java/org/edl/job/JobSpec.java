@@ -120,6 +120,7 @@ public record JobSpec(
     String backend = training.backend();
     if (script.isSet()) {
       script.validate(backend, resources.gpusPerWorker());
+      script.validateTorchrun(growth, checkpoints.resumeFrom());
     } else if ("emulated".equals(backend)) {
       if (!EMULATED_MODELS.contains(model)) {
         throw new InvalidInputException("model", model, "no emulation for this model; with --backend emulated choose one of "

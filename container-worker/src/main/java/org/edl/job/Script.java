@@ -16,8 +16,12 @@ import java.util.Properties;
  * @param pythonEnv the Python environment archive YARN unpacks into every worker's directory as
  *               {@link #ENV_DIR} ({@code --python-env}: a venv or conda-pack archive; its URI once
  *               the client shipped it), or "" for the nodes' own Python
+ * @param torchrun whether the script is an unchanged torchrun script ({@code edl submit --torchrun}):
+ *               each worker container runs torch's own elastic agent, which restarts every process
+ *               of the job at each change of membership, and nothing of the edl package
  */
-public record Script(String file, List<String> args, String python, int procsPerWorker, String pythonEnv) {
+public record Script(String file, List<String> args, String python, int procsPerWorker, String pythonEnv,
+    boolean torchrun) {
   public static final Script NONE = new Script("", List.of(), "python3");
   /** Where a worker finds the unpacked {@link #pythonEnv}, in its working directory. */
   public static final String ENV_DIR = "python-env";
@@ -45,13 +49,23 @@ public record Script(String file, List<String> args, String python, int procsPer
     this(file, args, python, procsPerWorker, "");
   }
 
+  /** A script of the edl package's API. */
+  public Script(String file, List<String> args, String python, int procsPerWorker, String pythonEnv) {
+    this(file, args, python, procsPerWorker, pythonEnv, false);
+  }
+
+  /** This script run as an unchanged torchrun script. */
+  public Script asTorchrun() {
+    return new Script(file, args, python, procsPerWorker, pythonEnv, true);
+  }
+
   /** This script with another file name (as the client ships it) or environment (once uploaded). */
   public Script withFile(String name) {
-    return new Script(name, args, python, procsPerWorker, pythonEnv);
+    return new Script(name, args, python, procsPerWorker, pythonEnv, torchrun);
   }
 
   public Script withPythonEnv(String env) {
-    return new Script(file, args, python, procsPerWorker, env);
+    return new Script(file, args, python, procsPerWorker, env, torchrun);
   }
 
   /** Checks a set script's settings against the job's backend and GPUs; the message names the flag. */
@@ -71,6 +85,27 @@ public record Script(String file, List<String> args, String python, int procsPer
     if ("cuda".equals(backend) && procsPerWorker > gpusPerWorker) {
       throw new InvalidInputException("procs-per-worker", procsPerWorker, "each process trains on one of its"
           + " container's GPUs, and --gpus-per-worker is " + gpusPerWorker);
+    }
+  }
+
+  /**
+   * Under {@link #torchrun}, refuses what the script does itself or what needs the edl package's step
+   * reports: growing by measured throughput, stop-resume, and a start from EDL's checkpoints.
+   */
+  void validateTorchrun(Growth growth, String resumeFrom) {
+    if (!torchrun) {
+      return;
+    }
+    if (growth.enabled()) {
+      throw new InvalidInputException("grow", "on", "a --torchrun job reports no throughput to grow by; scale it"
+          + " with edl scale-out and scale-in");
+    }
+    if (growth.mode() == org.edl.thrift.ScaleMode.STOP_RESUME) {
+      throw new InvalidInputException("mode", "stop-resume", "a --torchrun job already restarts every process at a"
+          + " change, from the script's own checkpoint");
+    }
+    if (!resumeFrom.isEmpty()) {
+      throw new InvalidInputException("resume-from", resumeFrom, "a --torchrun script loads its own checkpoint");
     }
   }
 
@@ -98,6 +133,9 @@ public record Script(String file, List<String> args, String python, int procsPer
     p.setProperty(prefix + "procs-per-worker", Integer.toString(procsPerWorker));
     if (!pythonEnv.isEmpty()) {
       p.setProperty(prefix + "python-env", pythonEnv);
+    }
+    if (torchrun) {
+      p.setProperty(prefix + "torchrun", "true");
     }
     p.setProperty(prefix + "script-args", Integer.toString(args.size()));
     for (int i = 0; i < args.size(); i++) {
@@ -130,7 +168,7 @@ public record Script(String file, List<String> args, String python, int procsPer
     String procs = p.getProperty(prefix + "procs-per-worker", "0").trim();
     try {
       return new Script(file, List.of(args), p.getProperty(prefix + "python", "python3"), Integer.parseInt(procs),
-          p.getProperty(prefix + "python-env", ""));
+          p.getProperty(prefix + "python-env", ""), Boolean.parseBoolean(p.getProperty(prefix + "torchrun", "false")));
     } catch (NumberFormatException e) {
       throw new InvalidInputException(prefix + "procs-per-worker", procs, "not a count of processes");
     }

@@ -102,17 +102,24 @@ public final class ApplicationMaster {
         .connectString(zkConnect).retryPolicy(new ExponentialBackoffRetry(200, 10)).build();
     zk.start();
     LeaderWorkerRemoval removal = new LeaderWorkerRemoval(zk, appId, secret, LEAVE_TIMEOUT, mainThread);
+    // A torchrun script has no EDL leader: its workers' containers are given back instead, and
+    // what it writes is its own business.
+    boolean torchrun = spec.script().torchrun();
     // Checked once every worker has exited after training: only a verified output is SUCCEEDED.
-    OutputCheck output = () -> ModelOutput.verify(conf, spec.output(), spec.training().steps());
-    WorkerFleet fleet = new WorkerFleet(driver, output, removal, removal, spec.output() + "/" + CHECKPOINTS,
+    OutputCheck output = torchrun ? Optional::empty
+        : () -> ModelOutput.verify(conf, spec.output(), spec.training().steps());
+    ReleasingRemoval givingBack = new ReleasingRemoval(mainThread);
+    WorkerFleet fleet = new WorkerFleet(driver, output, torchrun ? givingBack : removal,
+        torchrun ? JobStopper.UNSUPPORTED : removal, spec.output() + "/" + CHECKPOINTS,
         new WorkerResource(spec.resources().memoryMb(), spec.resources().vcores(), spec.resources().gpusPerWorker()),
         spec.scale().workers(), spec.scale().minWorkers(),
             spec.scale().maxWorkers()).replaceRemovedWorkers(spec.stragglers().replace())
         .toleratingWorkerFailures(spec.recovery().maxWorkerFailures())
         .restartingFrom(new CheckpointRestartSource(conf, spec.output() + "/" + CHECKPOINTS));
+    givingBack.givingBackThrough(fleet::leaverGivenBack);
     MeasuredThroughput measured = new MeasuredThroughput();
     ThroughputCurve curve = throughputCurve(spec, measured);
-    if (spec.scale().startsAtMinimum() || spec.growth().enabled()) {
+    if (!torchrun && (spec.scale().startsAtMinimum() || spec.growth().enabled())) {
       fleet.growing(new GrowthPolicy(spec.scale().workers(), spec.scale().maxWorkers(), spec.growth(),
           curve, System::currentTimeMillis));
     }
@@ -137,7 +144,9 @@ public final class ApplicationMaster {
         }, new HdfsProfileStore(conf, spec.output(),
             "EDL profile of " + appId + ": " + spec.training().model() + ", backend " + spec.training().backend()),
         gpuRecord::read);
-    try (zk; removal; RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
+    try (zk; removal; TorchrunRendezvous rendezvous = torchrun
+        ? TorchrunRendezvous.start(spec.script().python(), Paths.get("").toAbsolutePath(), appId, control::reportProgress) : null;
+        RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
         // The leader's reports and the users' edl commands: a few connections at a time.
         "0.0.0.0", 0, secret, RpcServer.HANDSHAKE_TIMEOUT, 32,
         (peer, cause) -> LOG.warn("Refused job-control connection from {}: {}", peer, cause.getMessage()));
@@ -150,13 +159,18 @@ public final class ApplicationMaster {
       LOG.info("Job page at {} (the application's tracking URL)", page.url(host));
       // Built while YARN allocates the first containers (a round trip of a second or more): the
       // staging directory's listing is the AM's first HDFS call, 0.6 s of loading the client here.
-      CompletableFuture<WorkerLaunchContexts> workers = new CompletableFuture<>();
+      CompletableFuture<YarnContainerDriver.LaunchContextFactory> workers = new CompletableFuture<>();
       Thread contexts = new Thread(() -> {
         try {
-          workers.complete(new WorkerLaunchContexts(StagingLayout.workerResources(stagingDir, spec.script(), conf),
-              ContainerClasspath.of(conf), appId, zkConnect, host + ":" + rpc.port(),
-              ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials)),
-              spec.resources().memoryMb(), workerSettings(), WorkerJvmOptions.of(conf)));
+          var resources = StagingLayout.workerResources(stagingDir, spec.script(), conf);
+          var tokens = ContainerCredentials.serialize(ContainerCredentials.withoutAmRmToken(credentials));
+          workers.complete(torchrun
+              ? new TorchrunLaunchContexts(resources, tokens, appId, spec.script(),
+                  spec.script().processes(spec.training().backend(), spec.resources().gpusPerWorker()),
+                  spec.scale().minWorkers(), spec.scale().maxWorkers(), new HostPort(host, rendezvous.port()))
+              : new WorkerLaunchContexts(resources, ContainerClasspath.of(conf), appId, zkConnect,
+                  host + ":" + rpc.port(), tokens, spec.resources().memoryMb(), workerSettings(),
+                  WorkerJvmOptions.of(conf)));
         } catch (Throwable t) {
           workers.completeExceptionally(t);
         }

@@ -103,7 +103,7 @@ final class ElasticRequests {
     List<String> leavers = named.isEmpty() ? newest(running, count) : distinct;
     state.target = after;
     state.begin(new ScaleIn(leavers, Shown.since(state.latest)));
-    LOG.info("Scaling in to {} workers: asking the leader to remove {}", state.target, leavers);
+    LOG.info("Scaling in to {} workers: removing {}", state.target, leavers);
     state.journal();
     removal.leave(leavers, new RemovalAnswers());
   }

@@ -76,6 +76,11 @@ final class FleetExits {
    * default, and given back, so that YARN's own report of it then finds it gone and counts
    * nothing twice.
    */
+  /** See {@link WorkerFleet#leaverGivenBack}: judged as a leaver that exited {@link WorkerEnv#EXIT_LEFT}. */
+  void givenBack(String containerId) {
+    endNow(containerId, ContainerExit.exited(WorkerEnv.EXIT_LEFT, "given back to YARN as it left"));
+  }
+
   void lostWithNode(String containerId, String why) {
     if (book.isLive(containerId)) {
       endNow(containerId, ContainerExit.exited(ContainerExitStatus.ABORTED, why));

@@ -239,6 +239,9 @@ public final class JobControlService implements JobControl.Iface {
     if (latest == null) {
       return "";
     }
+    if (org.edl.am.RendezvousProgress.is(latest)) {
+      return "; " + org.edl.am.RendezvousProgress.describe(latest);
+    }
     StringBuilder s = new StringBuilder("; step ").append(latest.getStep()).append('/')
         .append(latest.getTotalSteps());
     if (Double.isNaN(latest.getLoss())) {

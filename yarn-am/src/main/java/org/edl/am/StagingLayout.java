@@ -43,6 +43,11 @@ public final class StagingLayout {
    * ({@code org.edl.worker.data.DatasetCache}); a directory, so it is not localised.
    */
   public static final String DATASET_COPY_DIR = "dataset";
+  /**
+   * Under {@code --torchrun}, the launcher each worker container runs (torch's elastic agent) and
+   * the AM its rendezvous store with; shipped from this jar's resources.
+   */
+  public static final String TORCHRUN_LAUNCHER = "edl_torchrun.py";
   /** Main class of the AM container. */
   public static final String AM_MAIN_CLASS = "org.edl.am.ApplicationMaster";
 
@@ -51,7 +56,16 @@ public final class StagingLayout {
   /** Whether a user's file (a script) would take the name of one of the job's own files. */
   public static boolean reserved(String name) {
     return name.equals(JOB_SPEC) || name.equals(APP_JAR) || name.equals(JOB_SECRET) || name.equals(DATASET_COPY_DIR)
-        || name.equals(org.edl.job.Script.ENV_DIR) || CLUSTER_CONF.contains(name);
+        || name.equals(org.edl.job.Script.ENV_DIR) || name.equals(TORCHRUN_LAUNCHER) || CLUSTER_CONF.contains(name);
+  }
+
+  /** {@link #TORCHRUN_LAUNCHER}'s text, from this jar. */
+  public static java.io.InputStream torchrunLauncher() throws IOException {
+    java.io.InputStream in = StagingLayout.class.getResourceAsStream(TORCHRUN_LAUNCHER);
+    if (in == null) {
+      throw new IOException(TORCHRUN_LAUNCHER + " is missing from the class path beside " + StagingLayout.class);
+    }
+    return in;
   }
 
   /** {@code .edl/<appId>} under the user's home directory. */

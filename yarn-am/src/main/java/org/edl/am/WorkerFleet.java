@@ -432,6 +432,14 @@ public final class WorkerFleet implements ContainerEventHandler {
     ends.lostWithNode(containerId, "declared failed by the leader, and " + why);
   }
 
+  /**
+   * A leaver whose departure is its container's end (a {@code --torchrun} job's: torch's agents
+   * have no graceful leave): given back to YARN now and counted as left, not as a failure.
+   */
+  public void leaverGivenBack(String containerId) {
+    ends.givenBack(containerId);
+  }
+
   /** See {@link PreemptionResponse}: the workers the resource manager wants leave by scale-in. */
   @Override
   public void onPreemptionRequested(PreemptionRequest request) {

@@ -88,6 +88,9 @@ final class JobStatusText {
   }
 
   static String progress(JobProgress p) {
+    if (org.edl.am.RendezvousProgress.is(p)) {
+      return org.edl.am.RendezvousProgress.describe(p);
+    }
     String loss = Double.isNaN(p.getLoss()) ? "-" : String.format(Locale.ROOT, "%.4f", p.getLoss());
     String epoch = p.isSetEpoch() ? "  epoch " + p.getEpoch() : "";
     return String.format(Locale.ROOT, "step %d/%d  loss %s  %.0f samples/s  %d workers%s",

@@ -58,9 +58,10 @@ public final class SubmitCommand implements Callable<Integer> {
           + " with those there (the others join stop-free as YARN grants them); off: wait for all"
           + " (default: ${DEFAULT-VALUE}).")
   String gatherMs;
-  @Option(names = "--grow", defaultValue = "on", paramLabel = "on|off",
+  @Option(names = "--grow", paramLabel = "on|off",
       description = "An elastic job (--min-workers < --max-workers) grows into idle GPUs by itself, one worker"
-          + " at a time as an elastic extra, and gives them back when the scheduler warns (default: ${DEFAULT-VALUE}).")
+          + " at a time as an elastic extra, and gives them back when the scheduler warns (default: on; off with"
+          + " --torchrun).")
   String grow;
   @Option(names = "--grow-efficiency", defaultValue = "" + Growth.DEFAULT_EFFICIENCY, paramLabel = "E|off",
       description = "Grow only while one more worker adds at least E (0..1) of an average worker's throughput;"
@@ -150,6 +151,12 @@ public final class SubmitCommand implements Callable<Integer> {
       + " and --data. Its own arguments follow the options after --.")
   String script;
 
+  @Option(names = "--torchrun", paramLabel = "FILE", description = "An unchanged torchrun script: every worker"
+      + " container runs torch's elastic agent (c10d rendezvous, hosted by the ApplicationMaster) with"
+      + " --procs-per-worker processes, and at each scale-out or scale-in every process of the job restarts"
+      + " and resumes from the script's own checkpoint, as under torchrun --nnodes=MIN:MAX (docs/scripts.md).")
+  String torchrun;
+
   @Option(names = "--python", paramLabel = "PYTHON", description = "The interpreter the workers start --script"
       + " with; it needs torch and thrift (Debian: python3-torch, python3-thrift). Default: python3, or "
       + Script.ENV_PYTHON + " with --python-env.")
@@ -217,12 +224,12 @@ public final class SubmitCommand implements Callable<Integer> {
   }
 
   JobSpec toSpec() {
-    String defaultName = "edl-" + (script == null || script.isBlank() ? model
-        : java.nio.file.Path.of(script).getFileName().toString());
+    String file = scriptFile();
+    String defaultName = "edl-" + (file == null ? model : java.nio.file.Path.of(file).getFileName().toString());
     return JobSpec.builder().name(name == null ? defaultName : name).model(model).data(data)
         .format(format).dataCache(dataCache).workers(workers).minWorkers(minWorkers == null ? workers : minWorkers)
         .maxWorkers(maxWorkers == null ? workers : maxWorkers).gatherMs(gatherMillis())
-        .growth(new Growth(onOff("grow", grow), Growth.efficiencyOf(growEfficiency), growHoldOffMs, Growth.modeOf(mode)))
+        .growth(new Growth(onOff("grow", grow != null ? grow : torchrun != null ? "off" : "on"), Growth.efficiencyOf(growEfficiency), growHoldOffMs, Growth.modeOf(mode)))
         .gpusPerWorker(gpusPerWorker)
         .workerMemoryMb(workerMemoryMb).workerVcores(workerVcores).steps(steps).batchSize(batchSize)
         .batchRule(JobSpec.batchRuleOf(batchRule)).learningRate(learningRate).hidden(hidden).seed(seed)
@@ -230,28 +237,40 @@ public final class SubmitCommand implements Callable<Integer> {
         .checkpoints(checkpointEveryBatches, checkpointEveryMinutes, checkpointsKept)
         .resumeFrom(resumeFrom == null ? "" : resumeFrom.trim())
         .stragglers(offOr("straggler-factor", stragglerFactor != null ? stragglerFactor
-            : script == null || script.isBlank() ? Double.toString(JobSpec.DEFAULT_STRAGGLER_FACTOR) : "off",
+            : file == null ? Double.toString(JobSpec.DEFAULT_STRAGGLER_FACTOR) : "off",
             Double::parseDouble).doubleValue(),
             offOr("straggler-batches", stragglerBatches, Integer::parseInt).intValue(), replaceStragglers)
         .recovery(new Recovery(recoveryMode(), syncTimeoutMs, maxWorkerFailures))
         .script(script()).timeline(timeline).ringTransport(ringTransport).build();
   }
 
+  /** The --script or --torchrun file, or null for a built-in model. */
+  private String scriptFile() {
+    if (script != null && torchrun != null) {
+      throw new InvalidInputException("torchrun", torchrun, "either --script (the edl package's API) or --torchrun"
+          + " (an unchanged torchrun script), not both");
+    }
+    String file = script != null ? script : torchrun;
+    return file == null || file.isBlank() ? null : file;
+  }
+
   private Script script() {
-    if (script == null || script.isBlank()) {
+    String file = scriptFile();
+    if (file == null) {
       if (!scriptArgs.isEmpty()) {
-        throw new InvalidInputException("ARGS", String.join(" ", scriptArgs), "only a --script takes arguments");
+        throw new InvalidInputException("ARGS", String.join(" ", scriptArgs), "only a --script or --torchrun script takes arguments");
       }
       if (procsPerWorker != 0) {
-        throw new InvalidInputException("procs-per-worker", procsPerWorker, "only a --script runs processes of its own");
+        throw new InvalidInputException("procs-per-worker", procsPerWorker, "only a --script or --torchrun script runs processes of its own");
       }
       if (pythonEnv != null) {
-        throw new InvalidInputException("python-env", pythonEnv, "only a --script runs Python");
+        throw new InvalidInputException("python-env", pythonEnv, "only a --script or --torchrun script runs Python");
       }
       return Script.NONE;
     }
     String interpreter = python != null ? python : pythonEnv != null ? Script.ENV_PYTHON : "python3";
-    return new Script(script, scriptArgs, interpreter, procsPerWorker, pythonEnv);
+    Script s = new Script(file, scriptArgs, interpreter, procsPerWorker, pythonEnv);
+    return torchrun != null ? s.asTorchrun() : s;
   }
 
   private static boolean onOff(String field, String value) {

@@ -41,6 +41,7 @@ import org.edl.job.Data;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
+import org.edl.job.Script;
 import org.edl.job.WorkerEnv;
 import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.data.SyntheticSpec;
@@ -200,7 +201,7 @@ public final class JobSubmitter {
       }
       spec = spec.toBuilder().dataCache(dataCacheDir(spec, fs, conf, staging)).build();
       JobSecret secret = JobSecret.generate();
-      writeStaging(fs, staging, spec);
+      Script shipped = writeStaging(fs, staging, spec);
       JobSecretFile.write(fs, staging, secret);
       ApplicationSubmissionContext context = app.getApplicationSubmissionContext();
       context.setApplicationName(spec.name());
@@ -220,7 +221,7 @@ public final class JobSubmitter {
       context.setAttemptFailuresValidityInterval(conf.getLong(AM_ATTEMPT_FAILURES_VALIDITY_MS,
           DEFAULT_AM_ATTEMPT_FAILURES_VALIDITY_MS));
       context.setResource(Resource.newInstance(AM_MEMORY_MB, 1));
-      context.setAMContainerSpec(amLaunchContext(fs, staging, zkConnect, secret));
+      context.setAMContainerSpec(amLaunchContext(fs, staging, shipped, zkConnect, secret));
       yarn.submitApplication(context);
       submitted = true;
       LOG.info("Submitted {} with staging directory {}", appId, staging);
@@ -336,7 +337,8 @@ public final class JobSubmitter {
     fs.mkdirs(staging, new FsPermission((short) 0700));
   }
 
-  private void writeStaging(FileSystem fs, org.apache.hadoop.fs.Path staging, JobSpec spec)
+  /** Writes the staging directory; returns the script as shipped (its environment's URI). */
+  private Script writeStaging(FileSystem fs, org.apache.hadoop.fs.Path staging, JobSpec spec)
       throws IOException {
     makeStagingDirectory(fs, staging);
     JobSpec written = spec.script().isSet() ? ScriptShipping.ship(fs, conf, staging, spec) : spec;
@@ -357,9 +359,11 @@ public final class JobSubmitter {
       fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(applicationJar().toUri()),
           new org.apache.hadoop.fs.Path(staging, StagingLayout.APP_JAR));
     }
+    return written.script();
   }
 
-  private ContainerLaunchContext amLaunchContext(FileSystem fs, org.apache.hadoop.fs.Path staging,
+  /** The AM's container; under --torchrun it runs the rendezvous store on the job's Python environment. */
+  private ContainerLaunchContext amLaunchContext(FileSystem fs, org.apache.hadoop.fs.Path staging, Script script,
       String zkConnect, JobSecret secret) throws IOException {
     Configuration forClasspath = new Configuration(conf);
     if (isEmbeddedCluster()) {
@@ -383,7 +387,8 @@ public final class JobSubmitter {
       }
       fs.addDelegationTokens(renewer, credentials);
     }
-    return ContainerLaunchContext.newInstance(StagingLayout.localResources(staging.toUri(), conf),
+    return ContainerLaunchContext.newInstance(script.torchrun()
+        ? StagingLayout.workerResources(staging.toUri(), script, conf) : StagingLayout.localResources(staging.toUri(), conf),
         env, JavaCommand.of(StagingLayout.AM_MAIN_CLASS, AM_MEMORY_MB), null,
         ContainerCredentials.serialize(credentials), null);
   }

@@ -128,6 +128,9 @@ public final class ProgressFollower {
       return yarnState + workers;
     }
     JobProgress p = status.getProgress();
+    if (org.edl.am.RendezvousProgress.is(p)) {
+      return org.edl.am.RendezvousProgress.describe(p);
+    }
     String loss = Double.isNaN(p.getLoss()) ? "-" : String.format(Locale.ROOT, "%.4f", p.getLoss());
     return String.format(Locale.ROOT, "step %d/%d  loss %s  %.0f samples/s  %d workers",
         p.getStep(), p.getTotalSteps(), loss, p.getSamplesPerSecond(), p.getWorkers());

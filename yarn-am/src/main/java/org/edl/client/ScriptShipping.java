@@ -12,7 +12,8 @@ import org.edl.job.Script;
 
 /**
  * A script job's own files, put where its workers get them: the script into the staging
- * directory (every worker's working directory gets it under its own name), and its
+ * directory (every worker's working directory gets it under its own name, and a torchrun script
+ * its launcher beside it, {@link StagingLayout#TORCHRUN_LAUNCHER}), and its
  * {@code --python-env} where YARN localises it from ({@link PythonEnvShipping}). The job file then
  * names them so.
  */
@@ -29,6 +30,12 @@ final class ScriptShipping {
           + "; rename the script");
     }
     fs.copyFromLocalFile(new Path(local.toAbsolutePath().toUri()), new Path(staging, name));
+    if (script.torchrun()) {
+      try (java.io.InputStream in = StagingLayout.torchrunLauncher();
+           java.io.OutputStream out = fs.create(new Path(staging, StagingLayout.TORCHRUN_LAUNCHER))) {
+        in.transferTo(out);
+      }
+    }
     Script shipped = script.withFile(name);
     if (!script.pythonEnv().isEmpty()) {
       shipped = shipped.withPythonEnv(PythonEnvShipping.ship(fs, conf, script.pythonEnv()));

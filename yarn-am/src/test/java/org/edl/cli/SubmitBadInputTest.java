@@ -49,7 +49,7 @@ class SubmitBadInputTest {
   @Test
   void scriptArgumentsWithoutAScript() {
     Result r = submit("--", "--epochs", "3");
-    r.assertUserError("ARGS=--epochs 3", "only a --script takes arguments");
+    r.assertUserError("ARGS=--epochs 3", "only a --script or --torchrun script takes arguments");
   }
 
   @Test

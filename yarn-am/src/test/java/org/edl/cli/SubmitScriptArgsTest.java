@@ -42,4 +42,27 @@ class SubmitScriptArgsTest {
         org.edl.job.InvalidInputException.class, () -> SubmitArgs.parse("--procs-per-worker", "2"));
     org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("procs-per-worker=2: "), e.getMessage());
   }
+
+  @Test
+  void aTorchrunScriptItsProcessesAndWhatItDoesItself() {
+    JobSpec spec = SubmitArgs.parse("--torchrun", "jobs/train.py", "--workers", "2", "--min-workers", "1",
+        "--max-workers", "4", "--procs-per-worker", "2", "--", "--epochs", "3");
+    assertEquals("jobs/train.py", spec.script().file());
+    org.junit.jupiter.api.Assertions.assertTrue(spec.script().torchrun());
+    assertEquals(List.of("--epochs", "3"), spec.script().args());
+    assertEquals(2, spec.script().procsPerWorker());
+    assertEquals("edl-train.py", spec.name());
+    org.junit.jupiter.api.Assertions.assertFalse(spec.growth().enabled(), "an elastic torchrun job does not grow by itself");
+    org.junit.jupiter.api.Assertions.assertFalse(SubmitArgs.parse("--script", "jobs/train.py").script().torchrun());
+    refused("torchrun=b.py: ", "--script", "a.py", "--torchrun", "b.py");
+    refused("grow=on: ", "--torchrun", "a.py", "--workers", "1", "--max-workers", "2", "--grow", "on");
+    refused("mode=stop-resume: ", "--torchrun", "a.py", "--mode", "stop-resume");
+    refused("resume-from=/ck: ", "--torchrun", "a.py", "--resume-from", "/ck");
+  }
+
+  private static void refused(String prefix, String... args) {
+    org.edl.job.InvalidInputException e = org.junit.jupiter.api.Assertions.assertThrows(
+        org.edl.job.InvalidInputException.class, () -> SubmitArgs.parse(args));
+    org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith(prefix), e.getMessage());
+  }
 }
