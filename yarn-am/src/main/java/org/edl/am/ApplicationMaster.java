@@ -106,7 +106,7 @@ public final class ApplicationMaster {
     // what it writes is its own business.
     boolean torchrun = spec.script().torchrun();
     // Checked once every worker has exited after training: only a verified output is SUCCEEDED.
-    OutputCheck output = torchrun ? Optional::empty
+    OutputCheck output = torchrun ? OutputCheck.SCRIPTS_OWN
         : () -> ModelOutput.verify(conf, spec.output(), spec.training().steps());
     ReleasingRemoval givingBack = new ReleasingRemoval(mainThread);
     WorkerFleet fleet = new WorkerFleet(driver, output, torchrun ? givingBack : removal,
@@ -191,7 +191,14 @@ public final class ApplicationMaster {
       // attempt's container that completed meanwhile) queue behind it and find the fleet adopted.
       mainThread.submit(() -> {
         var registered = driver.start(fleet, recorded, host, rpc.port(), page.url(host));
-        fleet.adopt(previousWorkers(registered.getContainersFromPreviousAttempts(), gpuRecord), journal.last());
+        List<Container> previous = registered.getContainersFromPreviousAttempts();
+        if (torchrun) {
+          // Their agents knew the store that died with the previous attempt: new ones start the
+          // job again, from the script's own checkpoint.
+          previous.forEach(c -> driver.release(c.getId().toString()));
+          previous = List.of();
+        }
+        fleet.adopt(previousWorkers(previous, gpuRecord), journal.last());
         return null;
       }).get();
       // After the workers are asked for: starting Hadoop's metrics system takes most of a second.

@@ -155,6 +155,7 @@ public final class JobControlService implements JobControl.Iface {
   public JobStatus migrate(String fromHost, String toHost) throws TException {
     return onMainThread("migrate", () -> {
       requireNotProfiling("migrate");
+      requireNotTorchrun("migrate", "scale out on the new host's capacity and scale in the old workers instead");
       fleet.migrate(fromHost, toHost);
       return snapshot();
     });
@@ -169,6 +170,7 @@ public final class JobControlService implements JobControl.Iface {
   public ProfileResult profile(int minWorkers, int maxWorkers, int batches) throws TException {
     ProfileRun run = onMainThread("start profiling", () -> {
       requireNotProfiling("profile");
+      requireNotTorchrun("profile", "its script reports no throughput to measure");
       profile = ProfileRun.begin(fleet, spec.scale().minWorkers(), spec.scale().maxWorkers(), minWorkers, maxWorkers,
           batches, spec::globalBatchFor, System::nanoTime);
       fleet.pauseGrowth(true);
@@ -194,6 +196,13 @@ public final class JobControlService implements JobControl.Iface {
     if (profile != null && profile.isRunning()) {
       throw WorkerFleet.error("state", "PROFILING", operation + " must wait: a profile is changing"
           + " the job's size");
+    }
+  }
+
+  /** A torchrun job restarts every process at each change and has no EDL steps to measure. */
+  private void requireNotTorchrun(String operation, String instead) throws EdlError {
+    if (spec.script().torchrun()) {
+      throw WorkerFleet.error("script", spec.script().file(), "a --torchrun job cannot " + operation + ": " + instead);
     }
   }
 

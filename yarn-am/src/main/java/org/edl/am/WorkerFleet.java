@@ -238,6 +238,9 @@ public final class WorkerFleet implements ContainerEventHandler {
    * verifies and there is nothing to run again; the job succeeds. Otherwise it starts anew.
    */
   private boolean finishedBefore() {
+    if (!output.provesFinished()) {
+      return false;
+    }
     Optional<String> problem;
     try {
       problem = output.problem();

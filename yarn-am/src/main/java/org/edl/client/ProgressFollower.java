@@ -66,8 +66,9 @@ public final class ProgressFollower {
 
   /** Follows the job to its end; returns the process exit code (0 when it SUCCEEDED). */
   public int follow(SubmittedJob job) throws Exception {
+    boolean torchrun = job.spec().script().torchrun();
     out.println("Submitted " + job.appId() + " (" + job.spec().scale().workers() + " x " + job.spec().training().model()
-        + ", " + job.spec().training().steps() + " steps)");
+        + (torchrun ? ", torchrun" : ", " + job.spec().training().steps() + " steps") + ")");
     out.flush();
     ApplicationReport report;
     try {
@@ -177,6 +178,18 @@ public final class ProgressFollower {
       out.println("Diagnostics: " + diagnostics);
     }
     JobProgress p = lastStatus != null && lastStatus.isSetProgress() ? lastStatus.getProgress() : null;
+    // A torchrun script's output is its own affair: EDL has no model, metrics or loss to show.
+    if (!job.spec().script().torchrun()) {
+      printModelAndLoss(job, ok, p);
+    }
+    if (ok && !diagnostics.isEmpty()) {
+      out.println("Summary: " + diagnostics);
+    }
+    out.flush();
+    return ok ? 0 : 1;
+  }
+
+  private void printModelAndLoss(SubmittedJob job, boolean ok, JobProgress p) {
     // Only a SUCCEEDED job has them: the AM declares success only once both verify.
     if (ok) {
       out.println("Model:   " + (p != null && p.isSetModelPath() ? p.getModelPath()
@@ -191,11 +204,6 @@ public final class ProgressFollower {
     } else if (p != null) {
       out.println(LossLine.ofProgress(p, backend));
     }
-    if (ok && !diagnostics.isEmpty()) {
-      out.println("Summary: " + diagnostics);
-    }
-    out.flush();
-    return ok ? 0 : 1;
   }
 
   /**

@@ -76,4 +76,16 @@ class TorchrunFleetTest {
     EdlError below = assertThrows(EdlError.class, () -> fleet.scaleIn(2, List.of(), ScaleMode.EDL));
     assertEquals("count", below.getField());
   }
+
+  @Test
+  void aLaterAttemptThatFindsNoWorkerStartsTheJobAgainInsteadOfSucceeding() {
+    TestingContainerDriver driver = new TestingContainerDriver();
+    driver.onRequest = (n, r) -> requested.add(n);
+    WorkerFleet fleet = new WorkerFleet(driver, OutputCheck.SCRIPTS_OWN, new ReleasingRemoval(Runnable::run),
+        RESOURCE, 2, 1, 3);
+    // The previous attempt's agents died with its rendezvous store; its journal still says 2.
+    fleet.adopt(java.util.Map.of(), Optional.of(new FleetIntent(2, 0, null, List.of(), 0, 2)));
+    assertFalse(fleet.outcome().isDone(), "nothing shows the script had finished");
+    assertEquals(List.of(2), requested);
+  }
 }
