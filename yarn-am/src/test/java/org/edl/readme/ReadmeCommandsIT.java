@@ -114,6 +114,23 @@ class ReadmeCommandsIT {
 
   @Test
   @Order(3)
+  void yarnJarRunsAnUnchangedTorchrunScript() throws Exception {
+    List<String> lines = readme.commands("yarn jar " + JAR + " submit --torchrun", List.of("yarn jar " + JAR
+        + " submit --torchrun docs/examples/torchrun_ddp.py --python /usr/bin/python3 --gpus-per-worker 0"
+        + " --workers 2 --max-workers 3 -- --checkpoint /tmp/ddp.pt --epochs 5"));
+    Files.deleteIfExists(Path.of("/tmp/ddp.pt")); // a previous run's: this one would resume at its end
+
+    Ran submit = user.run(lines.get(0), JOB).assertSucceeded();
+
+    String out = submit.output();
+    assertTrue(Pattern.compile("application_\\d+_\\d+ SUCCEEDED").matcher(out).find(), out);
+    assertTrue(out.contains("Summary: all 2 workers finished training; rendezvous round 0: 2 workers"), out);
+    assertFalse(out.contains("Model:"), "a torchrun script's output is its own: " + out);
+    assertTrue(Files.exists(Path.of("/tmp/ddp.pt")), "the script's checkpoint");
+  }
+
+  @Test
+  @Order(4)
   void aRunningJobIsControlledFromAnotherTerminal() throws Exception {
     String submitLine = readme.commands("bin/edl submit --backend emulated", List.of(
         "bin/edl submit --backend emulated --model cifar10 --workers 2 --max-workers 3 --grow off --steps 100000"
