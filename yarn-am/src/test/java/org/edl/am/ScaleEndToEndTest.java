@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -75,10 +74,10 @@ class ScaleEndToEndTest {
       changeSize(job, running);
     } catch (Throwable t) {
       // The AM's final diagnostics name the container that failed and its stderr's last line.
-      t.addSuppressed(new AssertionError("application diagnostics: " + ended(job).getDiagnostics()));
+      t.addSuppressed(new AssertionError("application diagnostics: " + CLUSTER.awaitEnd(job.appId()).getDiagnostics()));
       throw t;
     }
-    ApplicationReport end = ended(job);
+    ApplicationReport end = CLUSTER.awaitEnd(job.appId());
     assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
     assertTrue(end.getDiagnostics().contains("all 2 workers finished training"), end.getDiagnostics());
   }
@@ -225,11 +224,5 @@ class ScaleEndToEndTest {
     String text = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
     assertEquals(0, code, String.join(" ", a) + " printed: " + text);
     return text;
-  }
-
-  private static ApplicationReport ended(SubmittedJob job) throws Exception {
-    return Await.until("the job to end", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
-        r -> EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED,
-            YarnApplicationState.KILLED).contains(r.getYarnApplicationState()));
   }
 }

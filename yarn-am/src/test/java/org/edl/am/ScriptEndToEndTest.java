@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
@@ -108,7 +107,7 @@ class ScriptEndToEndTest {
     SubmittedJob alone = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec.toBuilder()
         .script(new Script(script.toString(), List.of(aloneParams.toString(), "0"), PYTHON))
         .workers(1).minWorkers(1).maxWorkers(1).build());
-    ApplicationReport aloneEnd = ended(alone);
+    ApplicationReport aloneEnd = CLUSTER.awaitEnd(alone.appId());
     assertEquals(FinalApplicationStatus.SUCCEEDED, aloneEnd.getFinalApplicationStatus(), aloneEnd.getDiagnostics());
     double[] expected;
     try (Stream<Path> s = Files.list(aloneParams)) {
@@ -128,10 +127,10 @@ class ScriptEndToEndTest {
           s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 3);
       assertTrue(three.getProgress().getStep() < STEPS, "it grew before training ended");
     } catch (Throwable t) {
-      t.addSuppressed(new AssertionError("application diagnostics: " + ended(job).getDiagnostics()));
+      t.addSuppressed(new AssertionError("application diagnostics: " + CLUSTER.awaitEnd(job.appId()).getDiagnostics()));
       throw t;
     }
-    ApplicationReport end = ended(job);
+    ApplicationReport end = CLUSTER.awaitEnd(job.appId());
     assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
     List<Path> written;
     try (Stream<Path> s = Files.list(params)) {
@@ -180,7 +179,7 @@ class ScriptEndToEndTest {
     long firstUpload = -1;
     for (int round = 0; round < 2; round++) {
       SubmittedJob job = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec);
-      ApplicationReport end = ended(job);
+      ApplicationReport end = CLUSTER.awaitEnd(job.appId());
       assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
       org.apache.hadoop.fs.FileStatus[] envs = CLUSTER.fileSystem().listStatus(CLUSTER.home(".edl/python-envs"));
       assertEquals(1, envs.length, java.util.Arrays.toString(envs));
@@ -212,11 +211,5 @@ class ScriptEndToEndTest {
 
   private static double[] numbers(String text) {
     return java.util.Arrays.stream(text.trim().split(" ")).mapToDouble(Double::parseDouble).toArray();
-  }
-
-  private static ApplicationReport ended(SubmittedJob job) throws Exception {
-    return Await.until("the job to end", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
-        r -> EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED,
-            YarnApplicationState.KILLED).contains(r.getYarnApplicationState()));
   }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.List;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
@@ -131,10 +130,10 @@ class TorchrunEndToEndTest {
       Await.until("an epoch trained by two again", () -> epochOf(out), e -> e >= atTwo + 2);
       Files.createFile(out.resolve("stop"));
     } catch (Throwable t) {
-      t.addSuppressed(new AssertionError("application diagnostics: " + ended(job).getDiagnostics()));
+      t.addSuppressed(new AssertionError("application diagnostics: " + CLUSTER.awaitEnd(job.appId()).getDiagnostics()));
       throw t;
     }
-    ApplicationReport end = ended(job);
+    ApplicationReport end = CLUSTER.awaitEnd(job.appId());
     assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
     assertTrue(end.getDiagnostics().contains("rendezvous round"), end.getDiagnostics());
 
@@ -162,11 +161,5 @@ class TorchrunEndToEndTest {
 
   private static String describe(List<long[]> starts) {
     return starts.stream().map(java.util.Arrays::toString).toList().toString();
-  }
-
-  private static ApplicationReport ended(SubmittedJob job) throws Exception {
-    return Await.until("the job to end", () -> CLUSTER.yarn().getApplicationReport(job.appId()),
-        r -> EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED,
-            YarnApplicationState.KILLED).contains(r.getYarnApplicationState()));
   }
 }

@@ -82,4 +82,13 @@ public final class YarnCluster implements BeforeAllCallback, AfterAllCallback {
     FileSystem fs = fileSystem();
     return fs.makeQualified(new Path(fs.getHomeDirectory(), relative));
   }
+
+  /** The application's report once it has ended (FINISHED, FAILED or KILLED). */
+  public org.apache.hadoop.yarn.api.records.ApplicationReport awaitEnd(
+      org.apache.hadoop.yarn.api.records.ApplicationId appId) {
+    return Await.until("the job to end", () -> yarn().getApplicationReport(appId),
+        r -> java.util.EnumSet.of(org.apache.hadoop.yarn.api.records.YarnApplicationState.FINISHED,
+            org.apache.hadoop.yarn.api.records.YarnApplicationState.FAILED,
+            org.apache.hadoop.yarn.api.records.YarnApplicationState.KILLED).contains(r.getYarnApplicationState()));
+  }
 }
