@@ -140,7 +140,7 @@ final class ElasticRequests {
     state.begin(new Restart(new StopResume(state.target, state.target, directory, why), List.of(), Shown.NOTHING));
     java.util.Optional<String> cannot = state.relaunchFromCheckpoint();
     if (cannot.isEmpty()) {
-      String from = ((Restart) state.change).plan().directory();
+      String from = ((Restart) state.change()).plan().directory();
       state.lastEvent = why + "; relaunching " + state.target + " workers from the job's newest checkpoint " + from;
       LOG.warn("{}", state.lastEvent);
     }
@@ -194,10 +194,10 @@ final class ElasticRequests {
   /** Refuses unless the job is RUNNING with no change on its way (the rule every change follows). */
   void requireSteadyRunning(String operation) throws EdlError {
     if (!state.isRunning()) {
-      throw error("state", state.phase.name(), operation + " needs a RUNNING job; this one is " + state.phase);
+      throw error("state", state.phase().name(), operation + " needs a RUNNING job; this one is " + state.phase());
     }
-    if (state.change != null) {
-      throw error("state", "SCALING", operation + " must wait: the job is SCALING (" + state.change.what()
+    if (state.change() != null) {
+      throw error("state", "SCALING", operation + " must wait: the job is SCALING (" + state.change().what()
           + ", target " + state.target + " workers; " + ringNow() + ")");
     }
   }
@@ -245,12 +245,12 @@ final class ElasticRequests {
 
     @Override
     public void accepted(long atStep) {
-      if (!state.isCurrent(asked) || !(state.change instanceof Migration m) || state.isDone() || !state.isRunning()) {
+      if (!state.isCurrent(asked) || !(state.change() instanceof Migration m) || state.isDone() || !state.isRunning()) {
         return;
       }
       // Only now: a newcomer started before the leader held the leave would join on its own.
       Migration held = m.heldByLeader();
-      state.change = held;
+      state.evolve(held);
       state.book.requested(held.awaited());
       LOG.info("The leader holds the leave of {}; requesting {} containers on {}", held.leavers(),
           held.awaited(), held.toHost());
@@ -260,10 +260,10 @@ final class ElasticRequests {
 
     @Override
     public void refused(Exception cause) {
-      if (!state.isCurrent(asked) || !(state.change instanceof Migration m) || state.isDone()) {
+      if (!state.isCurrent(asked) || !(state.change() instanceof Migration m) || state.isDone()) {
         return;
       }
-      state.change = null;
+      state.end();
       state.lastEvent = m.what() + " did not start: the leader did not accept it (" + cause + ")";
       LOG.warn(state.lastEvent);
       state.replaceMissing();
@@ -280,12 +280,12 @@ final class ElasticRequests {
 
     @Override
     public void refused(String containerId, Exception cause) {
-      if (!(state.change instanceof ScaleIn s) || s.departureOf(containerId) == null || state.isDone()
+      if (!(state.change() instanceof ScaleIn s) || s.departureOf(containerId) == null || state.isDone()
           || !state.book.isLive(containerId)) {
         return;
       }
       // The worker stays in the ring, so it counts again; the operator sees why in the log.
-      state.change = s.staying(containerId);
+      state.evolve(s.staying(containerId));
       state.target++;
       state.lastEvent = "worker container " + containerId + " stays in the job: the leader did not accept"
           + " its leave (" + cause + ")";
@@ -298,18 +298,18 @@ final class ElasticRequests {
   private final class StopAnswer implements JobStopper.Answer {
     @Override
     public void accepted(long atStep) {
-      if (state.change instanceof Restart r) {
+      if (state.change() instanceof Restart r) {
         state.lastEvent = "every worker stops after step " + atStep + " (checkpoint in " + r.plan().directory() + ")";
       }
     }
 
     @Override
     public void refused(Exception cause) {
-      if (!(state.change instanceof Restart r) || state.isDone()) {
+      if (!(state.change() instanceof Restart r) || state.isDone()) {
         return;
       }
       state.target = r.plan().previousTarget();
-      state.change = null;
+      state.end();
       if (r.plan().pausedFor() != null) {
         state.pauseRefusedFor = java.util.Set.copyOf(r.stopping());
         state.pauseRefusal = String.valueOf(cause);

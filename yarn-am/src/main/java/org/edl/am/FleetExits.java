@@ -120,7 +120,7 @@ final class FleetExits {
       return ContainerFacts.unknown(id);
     }
     return new ContainerFacts(id, true, state.departureOf(id), book.isNewcomer(id),
-        state.change instanceof Migration m && m.newcomers().contains(id), warned.test(id),
+        state.change() instanceof Migration m && m.newcomers().contains(id), warned.test(id),
         state.failures.counted(id));
   }
 
@@ -133,8 +133,8 @@ final class FleetExits {
         (book.isNewcomer(other) ? joining : inRing).add(other);
       }
     }
-    return new FleetFacts(state.phase, state.failures.count(), state.failures.allowed(), replaceRemoved,
-        state.change instanceof Restart, inRing, joining, Optional.ofNullable(state.latest));
+    return new FleetFacts(state.phase(), state.failures.count(), state.failures.allowed(), replaceRemoved,
+        state.change() instanceof Restart, inRing, joining, Optional.ofNullable(state.latest));
   }
 
   /** Does what {@code verdict} says; {@code c} is already gone from the book. */
@@ -158,7 +158,7 @@ final class FleetExits {
       case AFTER_TRAINING -> LOG.info("{} ended: {}", what, verdict.reason());
       case FINISHED_TRAINING -> {
         exitedOk++;
-        state.phase = Phase.FINISHING;
+        state.moveTo(Phase.FINISHING);
         LOG.info("Worker {} on {} finished ({} done, {} still running)", c.id(), c.host(), exitedOk, book.size());
       }
       case LEFT, STOPPED_FOR_RESTART -> {
@@ -186,8 +186,8 @@ final class FleetExits {
         }
       }
       case FAILURE_REPLACE_ON_HOST -> {
-        Migration m = (Migration) state.change;
-        state.change = m.newcomerLost(c.id());
+        Migration m = (Migration) state.change();
+        state.evolve(m.newcomerLost(c.id()));
         next += " " + m.toHost();
         book.requested(1);
         state.driver.requestContainersOn(1, state.resource, m.toHost());
@@ -200,7 +200,7 @@ final class FleetExits {
           + " of " + state.failures.allowed() + " allowed)";
       LOG.warn("{}; YARN says: {}", state.lastEvent, clean(exit.diagnostics()));
     }
-    if (state.phase == Phase.FINISHING) {
+    if (state.phase() == Phase.FINISHING) {
       state.releaseIfOnlyNewcomersRemain();
       if (book.isEmpty()) {
         finishTraining();

@@ -46,11 +46,11 @@ final class FleetGrowth {
    * not come.
    */
   void onReport(LeaderReport report) {
-    if (policy == null || state.phase != WorkerFleet.Phase.STARTING || report.workers() < state.minWorkers
+    if (policy == null || state.phase() != WorkerFleet.Phase.STARTING || report.workers() < state.minWorkers
         || report.workers() >= state.target) {
       return;
     }
-    state.phase = WorkerFleet.Phase.RUNNING;
+    state.moveTo(WorkerFleet.Phase.RUNNING);
     int wanted = state.target;
     if (state.book.outstanding() > 0) {
       state.driver.withdrawRequests();
@@ -115,14 +115,14 @@ final class FleetGrowth {
       policy.answered();
     }
     if (policy != null && !state.isDone() && state.target < state.maxWorkers && state.isCurrent(growing)
-        && state.change instanceof FleetChange.ScaleOut s && mode() == ScaleMode.EDL) {
-      state.extend(new FleetChange.ScaleOut(s.count() + 1, s.shown()));
+        && state.change() instanceof FleetChange.ScaleOut s && mode() == ScaleMode.EDL) {
+      state.evolve(new FleetChange.ScaleOut(s.count() + 1, s.shown()));
       join(c, "joins the scale-out under way");
       return;
     }
     if (state.isDone() || !state.isSteady() || state.target >= state.maxWorkers) {
       LOG.info("Releasing extra {} on {}: the job cannot grow now (phase {}, {}, {} of max {} workers)", c.id(),
-          c.host(), state.phase, state.change == null ? "no change under way" : state.change.what(), state.target,
+          c.host(), state.phase(), state.change() == null ? "no change under way" : state.change().what(), state.target,
           state.maxWorkers);
       state.driver.release(c.id());
       return;

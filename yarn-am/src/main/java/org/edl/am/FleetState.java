@@ -42,9 +42,9 @@ final class FleetState {
    */
   java.util.Set<String> pauseRefusedFor = java.util.Set.of();
   String pauseRefusal = "";
-  WorkerFleet.Phase phase = WorkerFleet.Phase.STARTING;
-  /** The change under way; null: none. */
-  FleetChange change;
+  private WorkerFleet.Phase phase = WorkerFleet.Phase.STARTING;
+  /** The change under way; null: none. Changed only by {@link #begin}, {@link #evolve} and {@link #end}. */
+  private FleetChange change;
   /** Changes begun so far: a leader's answer names the one it answers. */
   private int begun;
   /** The leader's latest progress report; null before the first. */
@@ -66,15 +66,64 @@ final class FleetState {
     this.maxWorkers = maxWorkers;
   }
 
+  /**
+   * Where the job may go from each phase: on once its first workers started (or its first ring
+   * trains at the minimum), finishing once a worker ends training, and to an end from anywhere
+   * before one. Nothing goes back.
+   */
+  private static final Map<WorkerFleet.Phase, java.util.Set<WorkerFleet.Phase>> MOVES = Map.of(
+      WorkerFleet.Phase.STARTING, java.util.EnumSet.of(WorkerFleet.Phase.RUNNING, WorkerFleet.Phase.FINISHING,
+          WorkerFleet.Phase.SUCCEEDED, WorkerFleet.Phase.FAILED),
+      WorkerFleet.Phase.RUNNING, java.util.EnumSet.of(WorkerFleet.Phase.FINISHING, WorkerFleet.Phase.SUCCEEDED,
+          WorkerFleet.Phase.FAILED),
+      WorkerFleet.Phase.FINISHING, java.util.EnumSet.of(WorkerFleet.Phase.SUCCEEDED, WorkerFleet.Phase.FAILED),
+      WorkerFleet.Phase.SUCCEEDED, java.util.EnumSet.noneOf(WorkerFleet.Phase.class),
+      WorkerFleet.Phase.FAILED, java.util.EnumSet.noneOf(WorkerFleet.Phase.class));
+
+  WorkerFleet.Phase phase() {
+    return phase;
+  }
+
+  /**
+   * The one place the job's phase changes; staying where it is changes nothing, and a move
+   * {@link #MOVES} does not allow is a bug in the fleet, not a decision.
+   */
+  void moveTo(WorkerFleet.Phase next) {
+    if (next == phase) {
+      return;
+    }
+    if (!MOVES.get(phase).contains(next)) {
+      throw new IllegalStateException("the job cannot go from " + phase + " to " + next);
+    }
+    LOG.debug("Phase {} -> {}", phase, next);
+    phase = next;
+  }
+
   /** Makes {@code next} the change under way; returns its number. */
   int begin(FleetChange next) {
     change = next;
     return ++begun;
   }
 
-  /** The change under way becomes {@code wider} (more of the same), keeping its number. */
-  void extend(FleetChange wider) {
-    change = wider;
+  /** The change under way; null: none. */
+  FleetChange change() {
+    return change;
+  }
+
+  /**
+   * The change under way as it goes on, keeping its number: more of the same, what the leader has
+   * shown or held of it, who stays or arrived.
+   */
+  void evolve(FleetChange next) {
+    if (change == null || next == null) {
+      throw new IllegalStateException("no change under way to go on with: " + change + " -> " + next);
+    }
+    change = next;
+  }
+
+  /** No change is under way any more: it landed, or ended with nothing (more) changed. */
+  void end() {
+    change = null;
   }
 
   /** Whether change number {@code number} is still the one under way. */
@@ -138,7 +187,7 @@ final class FleetState {
    */
   void replaceMissing() {
     if (requestMissing() && isRunning()) {
-      change = changeOrReplacement().lost();
+      evolve(changeOrReplacement().lost());
     }
   }
 
@@ -153,8 +202,8 @@ final class FleetState {
     if (isRunning()) {
       FleetChange now = changeOrReplacement();
       LeaderReport shown = now.shown().report();
-      change = failedMember && shown != null && shown.workers() > 0
-          ? now.lost(containerId, shown.workers()) : now.lost();
+      evolve(failedMember && shown != null && shown.workers() > 0
+          ? now.lost(containerId, shown.workers()) : now.lost());
     }
     requestMissing();
   }
@@ -186,7 +235,7 @@ final class FleetState {
     }
     LOG.warn("The stop's checkpoint was not written in {}; restarting from the job's newest earlier checkpoint {}",
         plan.directory(), from.get());
-    change = new Restart(plan.from(from.get()), r.stopping(), r.shown());
+    evolve(new Restart(plan.from(from.get()), r.stopping(), r.shown()));
     journal();
     relaunch();
     lastEvent = "every worker stopped, but no checkpoint was written in " + plan.directory() + "; relaunching "
@@ -197,7 +246,7 @@ final class FleetState {
   /** Every worker stopped for the stop-resume under way: its new ones start from the checkpoint. */
   private void relaunch() {
     // Only the new ring's reports show the relaunch: at the same size the stopped ring's would too.
-    change = change.with(Shown.NOTHING);
+    evolve(change.with(Shown.NOTHING));
     StopResume plan = ((Restart) change).plan();
     LOG.info("Every worker stopped; relaunching {} from {}", plan.size(), plan.directory());
     lastEvent = "every worker stopped with a checkpoint in " + plan.directory() + "; relaunching " + plan.size();
@@ -220,7 +269,7 @@ final class FleetState {
       driver.release(c.id());
     }
     if (change instanceof FleetChange.Migration) {
-      change = null;
+      end();
     }
   }
 
@@ -247,7 +296,7 @@ final class FleetState {
         lastEvent = "resumed on " + target + " new workers from " + r.plan().directory() + " (paused: "
             + r.plan().pausedFor() + ")";
       }
-      change = null;
+      end();
       book.newcomersJoined();
     }
     journal();

@@ -22,7 +22,7 @@ final class FleetTakeover {
   static void adopt(FleetState state, Map<WorkerContainer, List<Integer>> running, FleetIntent intent) {
     FleetBook book = state.book;
     running.forEach(book::adopt);
-    state.phase = running.isEmpty() ? WorkerFleet.Phase.STARTING : WorkerFleet.Phase.RUNNING;
+    state.moveTo(running.isEmpty() ? WorkerFleet.Phase.STARTING : WorkerFleet.Phase.RUNNING);
     state.lastEvent = "adopted " + book.size() + " running workers from a previous ApplicationMaster attempt";
     if (intent == null) {
       state.target = state.withinLimits(book.size());
@@ -42,7 +42,7 @@ final class FleetTakeover {
           + (taken == null ? "" : ", " + taken.what()) + ")";
     }
     LOG.info("{}: {}; target {}", state.lastEvent, book.ids(), state.target);
-    if (!(state.change instanceof Restart r) || r.stopping().isEmpty()) {
+    if (!(state.change() instanceof Restart r) || r.stopping().isEmpty()) {
       // The missing ones join the running ring like scale-out newcomers: a change until it shows them.
       state.replaceMissing();
     }

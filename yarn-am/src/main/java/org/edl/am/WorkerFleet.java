@@ -262,19 +262,19 @@ public final class WorkerFleet implements ContainerEventHandler {
   }
 
   public FleetStatus status() {
-    String last = state.change instanceof Restart r && r.plan().pausedFor() != null
+    String last = state.change() instanceof Restart r && r.plan().pausedFor() != null
         ? "paused (" + r.plan().pausedFor() + "; resumes from its checkpoint once YARN grants its " + r.plan().size()
             + " containers again): " + state.lastEvent
         : state.lastEvent;
     String running = state.failures.count() == 0 || last.isEmpty() ? last + state.failures.summary()
         : last + "; " + state.failures.summary();
-    return new FleetStatus(state.phase, isScaling(), state.target, new ArrayList<>(book.ids()),
+    return new FleetStatus(state.phase(), isScaling(), state.target, new ArrayList<>(book.ids()),
         state.isDone() ? diagnostics : running, book.placements());
   }
 
   /** Whether a change is on its way: the job reports SCALING meanwhile. */
   public boolean isScaling() {
-    return state.change != null && state.isRunning();
+    return state.change() != null && state.isRunning();
   }
 
   /**
@@ -362,8 +362,8 @@ public final class WorkerFleet implements ContainerEventHandler {
         state.driver.probeNode(id);
       }
     }
-    if (state.change != null) {
-      state.change = state.change.after(report);
+    if (state.change() != null) {
+      state.evolve(state.change().after(report));
     }
     if (state.isDone()) {
       return;
@@ -382,8 +382,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   @Override
   public void onContainersAllocated(List<WorkerContainer> containers) {
     for (WorkerContainer c : containers) {
-      if (state.change instanceof Migration m && m.awaited() > 0 && c.host().equals(m.toHost()) && !state.isDone()) {
-        state.change = m.admitted(c.id());
+      if (state.change() instanceof Migration m && m.awaited() > 0 && c.host().equals(m.toHost()) && !state.isDone()) {
+        state.evolve(m.admitted(c.id()));
         book.allocated();
         state.launch(c);
         continue;
@@ -393,7 +393,7 @@ public final class WorkerFleet implements ContainerEventHandler {
         state.launch(c);
       } else {
         LOG.info("Releasing {} on {}: not needed (phase {}, {} of {} workers)",
-            c.id(), c.host(), state.phase, book.size(), state.target);
+            c.id(), c.host(), state.phase(), book.size(), state.target);
         state.driver.release(c.id());
       }
     }
@@ -405,8 +405,8 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (!book.started(containerId)) {
       return;
     }
-    if (state.phase == Phase.STARTING && book.startedCount() >= state.target) {
-      state.phase = Phase.RUNNING;
+    if (state.phase() == Phase.STARTING && book.startedCount() >= state.target) {
+      state.moveTo(Phase.RUNNING);
       LOG.info("All {} workers started", state.target);
     }
     state.settle();
@@ -494,7 +494,7 @@ public final class WorkerFleet implements ContainerEventHandler {
       // A job that survived failures says so in its final report, not only while it ran.
       result = JobOutcome.success(result.diagnostics() + "; " + state.failures.summary());
     }
-    state.phase = result.succeeded() ? Phase.SUCCEEDED : Phase.FAILED;
+    state.moveTo(result.succeeded() ? Phase.SUCCEEDED : Phase.FAILED);
     diagnostics = result.diagnostics();
     outcome.complete(result);
   }
