@@ -168,7 +168,7 @@ class JobSpecPropertiesTest {
 
   @Test
   void aScriptJobTakesStragglerDetectionAndRefusesTheEmulatedBackendNamingTheFlag() {
-    JobSpec.Builder b = JobSpec.builder().name("s").script(new Script("train.py", List.of(), "python3")).workers(2)
+    JobSpecBuilder b = JobSpec.builder().name("s").script(new Script("train.py", List.of(), "python3")).workers(2)
         .minWorkers(1).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(1024).workerVcores(1).steps(100).batchSize(64)
         .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).seed(1).output("hdfs:///out");
     // Each script measures its own computing, outside its group's all-reduce.
@@ -180,7 +180,7 @@ class JobSpecPropertiesTest {
 
   @Test
   void processesPerWorkerGoThroughTheFileDefaultToTheGpusOnCudaAndAreRefusedBeyondThem() {
-    JobSpec.Builder b = JobSpec.builder().name("s").workers(2).minWorkers(1).maxWorkers(3).gpusPerWorker(2)
+    JobSpecBuilder b = JobSpec.builder().name("s").workers(2).minWorkers(1).maxWorkers(3).gpusPerWorker(2)
         .workerMemoryMb(1024).workerVcores(1).steps(100).batchSize(64).batchRule(BatchRule.FIXED_GLOBAL)
         .learningRate(0.1).seed(1).output("hdfs:///out");
     JobSpec two = b.script(new Script("train.py", List.of(), "python3", 2)).backend("cuda").build();

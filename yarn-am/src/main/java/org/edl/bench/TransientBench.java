@@ -192,7 +192,7 @@ public final class TransientBench {
     return emulated(name, workers, workers).growth(Growth.OFF).checkpoints(0, 0, 1).build();
   }
 
-  private JobSpec.Builder emulated(String name, int workers, int max) {
+  private org.edl.job.JobSpecBuilder emulated(String name, int workers, int max) {
     return JobSpec.builder().name(name).model(options.model())
         .data("synthetic:samples=65536,features=2,classes=2,seed=1").format("auto").workers(workers)
         .minWorkers(workers).maxWorkers(max).gpusPerWorker(1).workerMemoryMb(1024).workerVcores(1)

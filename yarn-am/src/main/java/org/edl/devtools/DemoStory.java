@@ -57,7 +57,7 @@ final class DemoStory {
     this.out = out;
   }
 
-  static JobSpec.Builder mlp(String name, String data, int workers, int min, int max, long steps) {
+  static org.edl.job.JobSpecBuilder mlp(String name, String data, int workers, int min, int max, long steps) {
     return JobSpec.builder().name(name).model("mlp").data(data).format("libsvm").workers(workers)
         .minWorkers(min).maxWorkers(max).gpusPerWorker(1).workerMemoryMb(768).workerVcores(1).steps(steps)
         .batchSize(2048).batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(256).seed(1).backend("cpu")

@@ -23,7 +23,7 @@ class JobSubmitterTagsTest {
 
   @Test
   void anEmulatedJobAlsoCarriesItsProfiledSpeedupsAsFarAsTheTagAllows() {
-    JobSpec.Builder b = JobSpec.builder().name("tags").model("imagenet")
+    org.edl.job.JobSpecBuilder b = JobSpec.builder().name("tags").model("imagenet")
         .data("synthetic:samples=64,features=4,classes=2,seed=1").format("auto").workers(4).minWorkers(2)
         .maxWorkers(8).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1).steps(10).batchSize(800)
         .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.05).hidden(8).seed(1).backend("emulated");
