@@ -64,6 +64,8 @@ public final class ApplicationMaster {
       exit = 0; // the final status went to the RM; a non-zero exit would only add a retry
     } catch (Throwable t) {
       LOG.error("ApplicationMaster failed", t);
+      // YARN's diagnostics of a failed AM container quote its stderr, not its log.
+      System.err.println("ApplicationMaster failed: " + t);
       exit = 1;
     }
     System.exit(exit);
@@ -145,7 +147,8 @@ public final class ApplicationMaster {
             "EDL profile of " + appId + ": " + spec.training().model() + ", backend " + spec.training().backend()),
         gpuRecord::read);
     try (zk; removal; TorchrunRendezvous rendezvous = torchrun
-        ? TorchrunRendezvous.start(spec.script().python(), Paths.get("").toAbsolutePath(), appId, control::reportProgress) : null;
+        ? TorchrunRendezvous.start(spec.script().python(), Paths.get("").toAbsolutePath(), appId, control::reportProgress,
+            exited -> mainThread.execute(() -> fleet.onError(exited))) : null;
         RpcServer rpc = RpcServer.start("job-control", new JobControl.Processor<>(control),
         // The leader's reports and the users' edl commands: a few connections at a time.
         "0.0.0.0", 0, secret, RpcServer.HANDSHAKE_TIMEOUT, 32,

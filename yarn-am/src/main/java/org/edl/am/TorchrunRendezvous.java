@@ -29,6 +29,7 @@ final class TorchrunRendezvous implements AutoCloseable {
 
   private final Process process;
   private final int port;
+  private volatile boolean closed;
 
   private TorchrunRendezvous(Process process, int port) {
     this.process = process;
@@ -37,17 +38,23 @@ final class TorchrunRendezvous implements AutoCloseable {
 
   /**
    * Starts the store with {@code python} in {@code dir} (the AM's working directory) and reports
-   * every completed round to {@code rounds}, from a thread of its own.
+   * every completed round to {@code rounds}, from a thread of its own; if the store exits before
+   * {@link #close}, {@code exited} hears why (the job cannot form another round).
    */
-  public static TorchrunRendezvous start(String python, Path dir, String runId, Consumer<JobProgress> rounds)
-      throws IOException {
+  public static TorchrunRendezvous start(String python, Path dir, String runId, Consumer<JobProgress> rounds,
+      Consumer<IOException> exited) throws IOException {
     ProcessBuilder b = new ProcessBuilder(python, "-u", StagingLayout.TORCHRUN_LAUNCHER, "store", "--run-id", runId)
         .directory(dir.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT);
     Process p = b.start();
     BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     int port = readPort(p, out, python);
     TorchrunRendezvous store = new TorchrunRendezvous(p, port);
-    Thread reader = new Thread(() -> store.follow(out, rounds), "torchrun-rendezvous");
+    Thread reader = new Thread(() -> {
+      store.follow(out, rounds);
+      if (!store.closed) {
+        exited.accept(new IOException("the rendezvous store exited" + store.exitStatus() + "; see the AM's stderr"));
+      }
+    }, "torchrun-rendezvous");
     reader.setDaemon(true);
     reader.start();
     LOG.info("Rendezvous store of {} on port {} ({} {})", runId, port, python, StagingLayout.TORCHRUN_LAUNCHER);
@@ -100,8 +107,18 @@ final class TorchrunRendezvous implements AutoCloseable {
     return port;
   }
 
+  private String exitStatus() {
+    try {
+      return process.waitFor(5, TimeUnit.SECONDS) ? " with status " + process.exitValue() : "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
+    }
+  }
+
   @Override
   public void close() {
+    closed = true;
     process.destroy();
     try {
       if (!process.waitFor(5, TimeUnit.SECONDS)) {
