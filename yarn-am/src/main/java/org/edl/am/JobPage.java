@@ -205,8 +205,9 @@ public final class JobPage implements AutoCloseable {
     row(b, "Backend", s.isSetBackend() ? s.getBackend() : "");
     if (s.isSetProgress()) {
       JobProgress p = s.getProgress();
-      row(b, "Progress", String.format(Locale.ROOT, "step %d/%d, loss %.4f, %.0f samples/s, %d workers in the ring",
-          p.getStep(), p.getTotalSteps(), p.getLoss(), p.getSamplesPerSecond(), p.getWorkers()));
+      row(b, "Progress", RendezvousProgress.is(p) ? RendezvousProgress.describe(p)
+          : String.format(Locale.ROOT, "step %d/%d, loss %.4f, %.0f samples/s, %d workers in the ring",
+              p.getStep(), p.getTotalSteps(), p.getLoss(), p.getSamplesPerSecond(), p.getWorkers()));
     }
     row(b, "Last event", s.isSetDiagnostics() ? s.getDiagnostics() : "");
     b.append("</table>\n<h2>Ring size over time</h2>\n");
