@@ -11,7 +11,6 @@ import org.edl.am.FleetChange.Restart;
 import org.edl.am.FleetChange.ScaleIn;
 import org.edl.am.FleetChange.ScaleOut;
 import org.edl.am.FleetChange.Shown;
-import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The changes asked of a running job (by a user, a profile, or the scheduler's preemption
  * warnings) and the leader's answers to them: each request is checked against the job's state
- * and limits, refused with an {@link EdlError} that changes nothing, or begun as the fleet's one
+ * and limits, refused with an {@link FleetRefusal} that changes nothing, or begun as the fleet's one
  * {@link FleetChange}; the leader is asked for what only it can do (remove a worker at a step,
  * hold a migration's leave, stop every worker with a checkpoint), and its answer, on the main
  * thread, goes on with the change or ends it with nothing changed. The rules are
@@ -43,7 +42,7 @@ final class ElasticRequests {
   }
 
   /** See {@link WorkerFleet#scaleOut}. */
-  void scaleOut(int count, ScaleMode mode) throws EdlError {
+  void scaleOut(int count, ScaleMode mode) throws FleetRefusal {
     requireSteadyRunning("scale-out");
     if (count < 1) {
       throw error("count", Integer.toString(count), "scale-out needs a count of at least 1");
@@ -64,7 +63,7 @@ final class ElasticRequests {
   }
 
   /** See {@link WorkerFleet#scaleIn}. */
-  void scaleIn(int count, List<String> containerIds, ScaleMode mode) throws EdlError {
+  void scaleIn(int count, List<String> containerIds, ScaleMode mode) throws FleetRefusal {
     requireSteadyRunning("scale-in");
     List<String> named = containerIds == null ? List.of() : containerIds;
     if (mode == ScaleMode.STOP_RESUME && !named.isEmpty()) {
@@ -109,7 +108,7 @@ final class ElasticRequests {
   }
 
   /** See {@link WorkerFleet#pause}. */
-  void pause(String why) throws EdlError {
+  void pause(String why) throws FleetRefusal {
     requireSteadyRunning("pause");
     if (!state.pauseRefusedFor.isEmpty() && state.pauseRefusedFor.equals(java.util.Set.copyOf(state.book.ids()))) {
       throw error("state", "RUNNING", "the leader refused to stop these workers for a pause (" + state.pauseRefusal
@@ -149,7 +148,7 @@ final class ElasticRequests {
   }
 
   /** See {@link WorkerFleet#migrate}. */
-  void migrate(String fromHost, String toHost) throws EdlError {
+  void migrate(String fromHost, String toHost) throws FleetRefusal {
     requireSteadyRunning("migrate");
     if (fromHost == null || fromHost.isBlank()) {
       throw error("fromHost", String.valueOf(fromHost), "must name a host");
@@ -192,7 +191,7 @@ final class ElasticRequests {
   }
 
   /** Refuses unless the job is RUNNING with no change on its way (the rule every change follows). */
-  void requireSteadyRunning(String operation) throws EdlError {
+  void requireSteadyRunning(String operation) throws FleetRefusal {
     if (!state.isRunning()) {
       throw error("state", state.phase().name(), operation + " needs a RUNNING job; this one is " + state.phase());
     }
@@ -207,7 +206,7 @@ final class ElasticRequests {
    * then expected, and the last one's starts the relaunch at {@code size}. {@code pausedFor}:
    * see {@link StopResume}.
    */
-  private void restartAt(int size, String pausedFor) throws EdlError {
+  private void restartAt(int size, String pausedFor) throws FleetRefusal {
     if (checkpointRoot == null) {
       throw error("mode", ScaleMode.STOP_RESUME.name(), "this job has no checkpoint directory");
     }

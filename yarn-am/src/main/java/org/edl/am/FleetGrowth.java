@@ -2,7 +2,6 @@ package org.edl.am;
 
 import java.util.List;
 import java.util.Optional;
-import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,7 +99,7 @@ final class FleetGrowth {
     try {
       requests.scaleIn(1, List.of(), mode());
       state.lastEvent = "gave back the last extra worker: " + why;
-    } catch (EdlError e) {
+    } catch (FleetRefusal e) {
       LOG.info("Not giving back the last extra now: {}", e.getMessage());
     }
   }
@@ -136,7 +135,7 @@ final class FleetGrowth {
       try {
         requests.scaleOut(1, ScaleMode.STOP_RESUME);
         state.lastEvent = "grew into an idle GPU by stop-resume: restarting at " + state.target + " workers";
-      } catch (EdlError e) {
+      } catch (FleetRefusal e) {
         LOG.info("Not growing by stop-resume now: {}", e.getMessage());
       }
       return;

@@ -192,7 +192,7 @@ public final class JobControlService implements JobControl.Iface {
     return result;
   }
 
-  private void requireNotProfiling(String operation) throws EdlError {
+  private void requireNotProfiling(String operation) throws FleetRefusal {
     if (profile != null && profile.isRunning()) {
       throw WorkerFleet.error("state", "PROFILING", operation + " must wait: a profile is changing"
           + " the job's size");
@@ -200,7 +200,7 @@ public final class JobControlService implements JobControl.Iface {
   }
 
   /** A torchrun job restarts every process at each change and has no EDL steps to measure. */
-  private void requireNotTorchrun(String operation, String instead) throws EdlError {
+  private void requireNotTorchrun(String operation, String instead) throws FleetRefusal {
     if (spec.script().torchrun()) {
       throw WorkerFleet.error("script", spec.script().file(), "a --torchrun job cannot " + operation + ": " + instead);
     }
@@ -209,7 +209,7 @@ public final class JobControlService implements JobControl.Iface {
   /** A fleet call that may refuse with a user error; it runs on the main thread, which owns the fleet. */
   @FunctionalInterface
   private interface FleetCall<T> {
-    T run() throws EdlError;
+    T run() throws FleetRefusal;
   }
 
   private <T> T onMainThread(String what, FleetCall<T> call) throws TException {
@@ -231,8 +231,11 @@ public final class JobControlService implements JobControl.Iface {
       Thread.currentThread().interrupt();
       throw new TException("interrupted while waiting to " + what, e);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof EdlError user) {
-        throw user;
+      if (e.getCause() instanceof FleetRefusal user) {
+        EdlError error = new EdlError(user.getMessage());
+        error.setField(user.field());
+        error.setValue(user.value());
+        throw error;
       }
       throw new TException("could not " + what + ": " + e.getCause(), e.getCause());
     } catch (TimeoutException e) {

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -106,7 +105,7 @@ final class PreemptionResponse {
     try {
       fleet.pause("the resource manager will preempt all " + all.size() + " workers");
       notYet = null;
-    } catch (EdlError e) {
+    } catch (FleetRefusal e) {
       if (!java.util.Objects.equals(e.getMessage(), notYet)) {
         LOG.info("Not pausing for the resource manager yet: {}", e.getMessage());
       }
@@ -147,7 +146,7 @@ final class PreemptionResponse {
       fleet.scaleIn(count, ids, mode);
       LOG.info("The resource manager will preempt containers of this job: scaling in {}", what);
       return true;
-    } catch (EdlError e) {
+    } catch (FleetRefusal e) {
       // Mid-change (or no longer running): the message comes again with the next heartbeat.
       LOG.info("Not scaling in for the resource manager yet ({}): {}", what, e.getMessage());
       return false;

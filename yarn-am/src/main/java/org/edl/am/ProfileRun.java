@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntToLongFunction;
 import java.util.function.LongSupplier;
-import org.edl.thrift.EdlError;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.ProfilePoint;
 import org.edl.thrift.ProfileResult;
@@ -58,10 +57,10 @@ final class ProfileRun {
   /**
    * Checks the request against the job's limits and brings the job to {@code max} workers.
    *
-   * @throws EdlError naming the argument out of range, or the job's state; nothing changed then
+   * @throws FleetRefusal naming the argument out of range, or the job's state; nothing changed then
    */
   static ProfileRun begin(WorkerFleet fleet, int jobMin, int jobMax, int min, int max, int batches,
-      IntToLongFunction samplesPerStep, LongSupplier nanos) throws EdlError {
+      IntToLongFunction samplesPerStep, LongSupplier nanos) throws FleetRefusal {
     if (min < jobMin) {
       throw WorkerFleet.error("minWorkers", Integer.toString(min), "below the job's min-workers=" + jobMin);
     }
@@ -126,7 +125,7 @@ final class ProfileRun {
     size--;
     try {
       fleet.scaleIn(1, List.of(), ScaleMode.EDL);
-    } catch (EdlError e) {
+    } catch (FleetRefusal e) {
       result.completeExceptionally(e);
     }
   }

@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import org.edl.am.FleetChange.Migration;
 import org.edl.am.FleetChange.Restart;
 import org.edl.job.WorkerEnv;
-import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * only the end of training does.
  * A change is SCALING until every new container started, every leaver exited and the leader's
  * progress report shows the new ring size ({@link FleetChange#landed}). A user error is an
- * {@link EdlError} naming the field and the value, and changes nothing.
+ * {@link FleetRefusal} naming the field and the value, and changes nothing.
  *
  * <p>A worker that exits {@link WorkerEnv#EXIT_LEFT} left the ring at a scheduled step while
  * training goes on. When the fleet did not ask for that (the leader removed a straggler), the
@@ -280,9 +279,9 @@ public final class WorkerFleet implements ContainerEventHandler {
   /**
    * Adds {@code count} workers to the running job.
    *
-   * @throws EdlError the job is not RUNNING, the mode is not EDL, or max-workers would be passed
+   * @throws FleetRefusal the job is not RUNNING, the mode is not EDL, or max-workers would be passed
    */
-  public void scaleOut(int count, ScaleMode mode) throws EdlError {
+  public void scaleOut(int count, ScaleMode mode) throws FleetRefusal {
     requests.scaleOut(count, mode);
   }
 
@@ -290,7 +289,7 @@ public final class WorkerFleet implements ContainerEventHandler {
    * {@link #scaleOut} as the job's user asks for it ({@code edl scale-out}): the new size is what
    * the job asks for from now on ({@link GrowthPolicy#requestIs}).
    */
-  public void scaleOutByUser(int count, ScaleMode mode) throws EdlError {
+  public void scaleOutByUser(int count, ScaleMode mode) throws FleetRefusal {
     int size = state.target + count;
     requests.scaleOut(count, mode);
     state.growth.requestIs(size);
@@ -301,7 +300,7 @@ public final class WorkerFleet implements ContainerEventHandler {
    * the job asks for from now on, so it does not grow back to its submitted size after the
    * hold-off ({@link GrowthPolicy#requestIs}).
    */
-  public void scaleInByUser(int count, List<String> containerIds, ScaleMode mode) throws EdlError {
+  public void scaleInByUser(int count, List<String> containerIds, ScaleMode mode) throws FleetRefusal {
     int before = state.target;
     requests.scaleIn(count, containerIds, mode);
     int leaving = containerIds == null || containerIds.isEmpty() ? count
@@ -313,11 +312,11 @@ public final class WorkerFleet implements ContainerEventHandler {
    * Removes workers from the running job at a future step: {@code count} of them (newest first)
    * or exactly {@code containerIds}, not both.
    *
-   * @throws EdlError the job is not RUNNING, the mode is not EDL, both or neither selector was
+   * @throws FleetRefusal the job is not RUNNING, the mode is not EDL, both or neither selector was
    *                  given, a named container is not a running worker of this job, or the job
    *                  would fall below min-workers
    */
-  public void scaleIn(int count, List<String> containerIds, ScaleMode mode) throws EdlError {
+  public void scaleIn(int count, List<String> containerIds, ScaleMode mode) throws FleetRefusal {
     requests.scaleIn(count, containerIds, mode);
   }
 
@@ -326,9 +325,9 @@ public final class WorkerFleet implements ContainerEventHandler {
    * to resume from the checkpoint when they are granted: a stop-resume at the same size, for a
    * scheduler that wants all of the job's GPUs for a while (it hands them to others first).
    *
-   * @throws EdlError the job is not RUNNING or is in the middle of another change
+   * @throws FleetRefusal the job is not RUNNING or is in the middle of another change
    */
-  public void pause(String why) throws EdlError {
+  public void pause(String why) throws FleetRefusal {
     requests.pause(why);
   }
 
@@ -336,11 +335,11 @@ public final class WorkerFleet implements ContainerEventHandler {
    * Replaces the workers on {@code fromHost} by as many on {@code toHost}, in one switch: the
    * leader is asked first; the containers are requested when it has accepted.
    *
-   * @throws EdlError the job is not RUNNING, the hosts are equal or blank, no worker runs on
+   * @throws FleetRefusal the job is not RUNNING, the hosts are equal or blank, no worker runs on
    *                  {@code fromHost}, every worker runs there, or {@code toHost} is not a
    *                  running node
    */
-  public void migrate(String fromHost, String toHost) throws EdlError {
+  public void migrate(String fromHost, String toHost) throws FleetRefusal {
     requests.migrate(fromHost, toHost);
   }
 
@@ -477,7 +476,7 @@ public final class WorkerFleet implements ContainerEventHandler {
   }
 
   /** Refuses unless the job is RUNNING with no change on its way (the rule every change follows). */
-  void requireChangeable(String operation) throws EdlError {
+  void requireChangeable(String operation) throws FleetRefusal {
     requests.requireSteadyRunning(operation);
   }
 
@@ -499,10 +498,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     outcome.complete(result);
   }
 
-  static EdlError error(String field, String value, String problem) {
-    EdlError e = new EdlError(field + "=" + value + ": " + problem);
-    e.setField(field);
-    e.setValue(value);
-    return e;
+  static FleetRefusal error(String field, String value, String problem) {
+    return new FleetRefusal(field, value, problem);
   }
 }

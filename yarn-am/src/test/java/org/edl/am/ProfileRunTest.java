@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
-import org.edl.thrift.EdlError;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.ProfilePoint;
 import org.edl.thrift.ProfileResult;
@@ -88,15 +87,15 @@ class ProfileRunTest {
   @Test
   void argumentsOutsideTheJobsLimitsAreRefusedAndChangeNothing() {
     FleetStatus before = fleet.status();
-    EdlError low = assertThrows(EdlError.class, () -> ProfileRun.begin(fleet, 2, 3, 1, 3, 10, w -> 1, now::get));
-    assertEquals("minWorkers", low.getField());
-    EdlError high = assertThrows(EdlError.class, () -> ProfileRun.begin(fleet, 1, 3, 1, 4, 10, w -> 1, now::get));
-    assertEquals("maxWorkers", high.getField());
-    assertEquals("4", high.getValue());
-    EdlError crossed = assertThrows(EdlError.class, () -> ProfileRun.begin(fleet, 1, 3, 3, 2, 10, w -> 1, now::get));
-    assertEquals("minWorkers", crossed.getField());
-    EdlError none = assertThrows(EdlError.class, () -> ProfileRun.begin(fleet, 1, 3, 1, 3, 0, w -> 1, now::get));
-    assertEquals("batches", none.getField());
+    FleetRefusal low = assertThrows(FleetRefusal.class, () -> ProfileRun.begin(fleet, 2, 3, 1, 3, 10, w -> 1, now::get));
+    assertEquals("minWorkers", low.field());
+    FleetRefusal high = assertThrows(FleetRefusal.class, () -> ProfileRun.begin(fleet, 1, 3, 1, 4, 10, w -> 1, now::get));
+    assertEquals("maxWorkers", high.field());
+    assertEquals("4", high.value());
+    FleetRefusal crossed = assertThrows(FleetRefusal.class, () -> ProfileRun.begin(fleet, 1, 3, 3, 2, 10, w -> 1, now::get));
+    assertEquals("minWorkers", crossed.field());
+    FleetRefusal none = assertThrows(FleetRefusal.class, () -> ProfileRun.begin(fleet, 1, 3, 1, 3, 0, w -> 1, now::get));
+    assertEquals("batches", none.field());
     assertEquals(before, fleet.status());
     assertTrue(requested.isEmpty() && removal.asked.isEmpty());
   }
@@ -108,9 +107,9 @@ class ProfileRunTest {
     fleet.onContainerCompleted("c2", 0, "");
     run.jobStopped();
     ExecutionException e = assertThrows(ExecutionException.class, () -> run.result().get());
-    EdlError cause = (EdlError) e.getCause();
-    assertEquals("state", cause.getField());
-    assertEquals("SUCCEEDED", cause.getValue());
+    FleetRefusal cause = (FleetRefusal) e.getCause();
+    assertEquals("state", cause.field());
+    assertEquals("SUCCEEDED", cause.value());
   }
 
   private void report(ProfileRun run, long step, int workers, long millis) {

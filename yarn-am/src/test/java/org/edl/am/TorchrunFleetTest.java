@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
-import org.edl.thrift.EdlError;
 import org.edl.thrift.ScaleMode;
 import org.junit.jupiter.api.Test;
 
@@ -73,8 +72,8 @@ class TorchrunFleetTest {
     assertEquals(List.of("c1", "c2"), fleet.status().containers());
     assertTrue(fleet.status().diagnostics().contains("scale out"), fleet.status().diagnostics());
     assertTrue(released.isEmpty() && requested.isEmpty());
-    EdlError below = assertThrows(EdlError.class, () -> fleet.scaleIn(2, List.of(), ScaleMode.EDL));
-    assertEquals("count", below.getField());
+    FleetRefusal below = assertThrows(FleetRefusal.class, () -> fleet.scaleIn(2, List.of(), ScaleMode.EDL));
+    assertEquals("count", below.field());
   }
 
   @Test

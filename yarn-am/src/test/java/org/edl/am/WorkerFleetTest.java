@@ -207,15 +207,15 @@ class WorkerFleetTest {
   void scaleOutBeyondMaxIsRefusedNamingCountAndMaxAndChangesNothing() throws Exception {
     WorkerFleet fleet = running(2, 1, 3);
     FleetStatus before = fleet.status();
-    EdlError e = assertThrows(EdlError.class, () -> fleet.scaleOut(2, ScaleMode.EDL));
-    assertEquals("count", e.getField());
-    assertEquals("2", e.getValue());
+    FleetRefusal e = assertThrows(FleetRefusal.class, () -> fleet.scaleOut(2, ScaleMode.EDL));
+    assertEquals("count", e.field());
+    assertEquals("2", e.value());
     assertTrue(e.getMessage().contains("max-workers=3"), e.getMessage());
     assertEquals(before, fleet.status());
     assertTrue(requested.isEmpty());
 
-    EdlError zero = assertThrows(EdlError.class, () -> fleet.scaleOut(0, ScaleMode.EDL));
-    assertEquals("count", zero.getField());
+    FleetRefusal zero = assertThrows(FleetRefusal.class, () -> fleet.scaleOut(0, ScaleMode.EDL));
+    assertEquals("count", zero.field());
     assertEquals(before, fleet.status());
   }
 
@@ -223,33 +223,33 @@ class WorkerFleetTest {
   void changesAreRefusedUnlessTheJobIsRunningAndSteadyNamingTheState() throws Exception {
     WorkerFleet starting = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 4);
     starting.start();
-    EdlError e = assertThrows(EdlError.class, () -> starting.scaleOut(1, ScaleMode.EDL));
-    assertEquals("state", e.getField());
-    assertEquals("STARTING", e.getValue());
+    FleetRefusal e = assertThrows(FleetRefusal.class, () -> starting.scaleOut(1, ScaleMode.EDL));
+    assertEquals("state", e.field());
+    assertEquals("STARTING", e.value());
 
     WorkerFleet scaling = running(2, 1, 4);
     scaling.scaleOut(1, ScaleMode.EDL);
     requested.clear();
-    EdlError busy = assertThrows(EdlError.class, () -> scaling.scaleIn(1, List.of(), ScaleMode.EDL));
-    assertEquals("SCALING", busy.getValue());
+    FleetRefusal busy = assertThrows(FleetRefusal.class, () -> scaling.scaleIn(1, List.of(), ScaleMode.EDL));
+    assertEquals("SCALING", busy.value());
     assertTrue(busy.getMessage().endsWith("target 3 workers; the leader reports 2)"), busy.getMessage());
     // A leader rebuilding its ring after a failure reports no size (-1): said in words, not as -1.
     scaling.onProgressReport(-1);
-    EdlError rebuilding = assertThrows(EdlError.class, () -> scaling.scaleIn(1, List.of(), ScaleMode.EDL));
+    FleetRefusal rebuilding = assertThrows(FleetRefusal.class, () -> scaling.scaleIn(1, List.of(), ScaleMode.EDL));
     assertTrue(rebuilding.getMessage().endsWith("target 3 workers; the leader is rebuilding the ring after a failure)"),
         rebuilding.getMessage());
-    assertThrows(EdlError.class, () -> scaling.scaleOut(1, ScaleMode.EDL));
-    assertThrows(EdlError.class, () -> scaling.migrate("h1", "h3"));
+    assertThrows(FleetRefusal.class, () -> scaling.scaleOut(1, ScaleMode.EDL));
+    assertThrows(FleetRefusal.class, () -> scaling.migrate("h1", "h3"));
     assertEquals(3, scaling.status().targetWorkers());
     assertTrue(requested.isEmpty() && removal.asked.isEmpty() && pinnedTo.isEmpty());
 
     WorkerFleet finishing = running(2, 1, 4);
     finishing.onContainerCompleted("c1", 0, "");
-    EdlError late = assertThrows(EdlError.class, () -> finishing.scaleIn(1, List.of(), ScaleMode.EDL));
-    assertEquals("FINISHING", late.getValue());
+    FleetRefusal late = assertThrows(FleetRefusal.class, () -> finishing.scaleIn(1, List.of(), ScaleMode.EDL));
+    assertEquals("FINISHING", late.value());
     finishing.onContainerCompleted("c2", 0, "");
-    EdlError done = assertThrows(EdlError.class, () -> finishing.scaleOut(1, ScaleMode.EDL));
-    assertEquals("SUCCEEDED", done.getValue());
+    FleetRefusal done = assertThrows(FleetRefusal.class, () -> finishing.scaleOut(1, ScaleMode.EDL));
+    assertEquals("SUCCEEDED", done.value());
   }
 
   /** Records the stop-resume requests; the test answers through {@link #answer}. */
@@ -382,18 +382,18 @@ class WorkerFleetTest {
   @Test
   void stopResumeRefusalsChangeNothing() throws Exception {
     WorkerFleet fleet = runningWithStopResume(2, 1, 4);
-    EdlError named = assertThrows(EdlError.class, () -> fleet.scaleIn(0, List.of("c1"), ScaleMode.STOP_RESUME));
-    assertEquals("containerIds", named.getField());
-    EdlError below = assertThrows(EdlError.class, () -> fleet.scaleIn(2, List.of(), ScaleMode.STOP_RESUME));
-    assertEquals("count", below.getField());
-    EdlError above = assertThrows(EdlError.class, () -> fleet.scaleOut(3, ScaleMode.STOP_RESUME));
-    assertEquals("count", above.getField());
+    FleetRefusal named = assertThrows(FleetRefusal.class, () -> fleet.scaleIn(0, List.of("c1"), ScaleMode.STOP_RESUME));
+    assertEquals("containerIds", named.field());
+    FleetRefusal below = assertThrows(FleetRefusal.class, () -> fleet.scaleIn(2, List.of(), ScaleMode.STOP_RESUME));
+    assertEquals("count", below.field());
+    FleetRefusal above = assertThrows(FleetRefusal.class, () -> fleet.scaleOut(3, ScaleMode.STOP_RESUME));
+    assertEquals("count", above.field());
     assertTrue(stops.isEmpty());
     assertFalse(fleet.status().scaling());
 
     WorkerFleet noCheckpoints = running(2, 1, 4);
-    EdlError mode = assertThrows(EdlError.class, () -> noCheckpoints.scaleOut(1, ScaleMode.STOP_RESUME));
-    assertEquals("mode", mode.getField());
+    FleetRefusal mode = assertThrows(FleetRefusal.class, () -> noCheckpoints.scaleOut(1, ScaleMode.STOP_RESUME));
+    assertEquals("mode", mode.field());
     assertEquals(2, noCheckpoints.status().targetWorkers());
   }
 
@@ -430,20 +430,20 @@ class WorkerFleetTest {
     WorkerFleet fleet = running(3, 2, 4);
     FleetStatus before = fleet.status();
 
-    EdlError unknown = assertThrows(EdlError.class, () -> fleet.scaleIn(0, List.of("c2", "c9"), ScaleMode.EDL));
-    assertEquals("containerIds", unknown.getField());
-    assertEquals("c9", unknown.getValue());
-    EdlError both = assertThrows(EdlError.class, () -> fleet.scaleIn(1, List.of("c2"), ScaleMode.EDL));
-    assertEquals("containerIds", both.getField());
-    EdlError neither = assertThrows(EdlError.class, () -> fleet.scaleIn(0, List.of(), ScaleMode.EDL));
-    assertEquals("count", neither.getField());
-    EdlError belowMin = assertThrows(EdlError.class, () -> fleet.scaleIn(2, List.of(), ScaleMode.EDL));
-    assertEquals("count", belowMin.getField());
-    assertEquals("2", belowMin.getValue());
+    FleetRefusal unknown = assertThrows(FleetRefusal.class, () -> fleet.scaleIn(0, List.of("c2", "c9"), ScaleMode.EDL));
+    assertEquals("containerIds", unknown.field());
+    assertEquals("c9", unknown.value());
+    FleetRefusal both = assertThrows(FleetRefusal.class, () -> fleet.scaleIn(1, List.of("c2"), ScaleMode.EDL));
+    assertEquals("containerIds", both.field());
+    FleetRefusal neither = assertThrows(FleetRefusal.class, () -> fleet.scaleIn(0, List.of(), ScaleMode.EDL));
+    assertEquals("count", neither.field());
+    FleetRefusal belowMin = assertThrows(FleetRefusal.class, () -> fleet.scaleIn(2, List.of(), ScaleMode.EDL));
+    assertEquals("count", belowMin.field());
+    assertEquals("2", belowMin.value());
     assertTrue(belowMin.getMessage().contains("min-workers=2"), belowMin.getMessage());
-    EdlError namedBelowMin = assertThrows(EdlError.class,
+    FleetRefusal namedBelowMin = assertThrows(FleetRefusal.class,
         () -> fleet.scaleIn(0, List.of("c1", "c3"), ScaleMode.EDL));
-    assertEquals("containerIds", namedBelowMin.getField());
+    assertEquals("containerIds", namedBelowMin.field());
     assertEquals(before, fleet.status());
     assertTrue(removal.asked.isEmpty());
 
@@ -552,19 +552,19 @@ class WorkerFleetTest {
   void migrationErrorsNameTheHostAndChangeNothing() throws Exception {
     WorkerFleet fleet = running(3, 1, 4);
     FleetStatus before = fleet.status();
-    EdlError none = assertThrows(EdlError.class, () -> fleet.migrate("h9", "h3"));
-    assertEquals("fromHost", none.getField());
-    assertEquals("h9", none.getValue());
-    EdlError same = assertThrows(EdlError.class, () -> fleet.migrate("h1", "h1"));
-    assertEquals("toHost", same.getField());
-    EdlError unknown = assertThrows(EdlError.class, () -> fleet.migrate("h2", "nowhere"));
-    assertEquals("toHost", unknown.getField());
-    assertEquals("nowhere", unknown.getValue());
+    FleetRefusal none = assertThrows(FleetRefusal.class, () -> fleet.migrate("h9", "h3"));
+    assertEquals("fromHost", none.field());
+    assertEquals("h9", none.value());
+    FleetRefusal same = assertThrows(FleetRefusal.class, () -> fleet.migrate("h1", "h1"));
+    assertEquals("toHost", same.field());
+    FleetRefusal unknown = assertThrows(FleetRefusal.class, () -> fleet.migrate("h2", "nowhere"));
+    assertEquals("toHost", unknown.field());
+    assertEquals("nowhere", unknown.value());
     WorkerFleet oneHost = running(2, 1, 4);
     FleetStatus oneHostBefore = oneHost.status();
-    EdlError everyone = assertThrows(EdlError.class, () -> oneHost.migrate("h1", "h3"));
-    assertEquals("fromHost", everyone.getField());
-    assertEquals("h1", everyone.getValue());
+    FleetRefusal everyone = assertThrows(FleetRefusal.class, () -> oneHost.migrate("h1", "h3"));
+    assertEquals("fromHost", everyone.field());
+    assertEquals("h1", everyone.value());
     assertTrue(everyone.getMessage().contains("one must stay"), everyone.getMessage());
     assertEquals(before, fleet.status());
     assertEquals(oneHostBefore, oneHost.status());

@@ -123,6 +123,14 @@ class ArchitectureTest {
       .because("the job API is what edl-am sees of the worker: it must not drag the runtime in with it");
 
   @ArchTest
+  static final ArchRule fleetDecisionsRefuseWithoutThrift = noClasses()
+      .that().haveSimpleNameStartingWith("Fleet").or().haveSimpleNameStartingWith("WorkerFleet")
+      .or().haveSimpleName("ElasticRequests").or().haveSimpleName("ExitRules").or().haveSimpleName("ProfileRun")
+      .or().haveSimpleName("PreemptionResponse")
+      .should().dependOnClassesThat().haveFullyQualifiedName("org.edl.thrift.EdlError")
+      .because("the fleet refuses with its own FleetRefusal; JobControlService turns it into the protocol's error");
+
+  @ArchTest
   static final ArchRule policyCoreAndSimulatorAreHadoopFree = noClasses()
       .that().resideInAnyPackage("org.edl.scheduler.core..", "org.edl.scheduler.sim..")
       .should().dependOnClassesThat().resideInAnyPackage(
