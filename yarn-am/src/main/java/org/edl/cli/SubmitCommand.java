@@ -270,7 +270,15 @@ public final class SubmitCommand implements Callable<Integer> {
     }
     String interpreter = python != null ? python : pythonEnv != null ? Script.ENV_PYTHON : "python3";
     Script s = new Script(file, scriptArgs, interpreter, procsPerWorker, pythonEnv);
-    return torchrun != null ? s.asTorchrun() : s;
+    if (torchrun == null) {
+      return s;
+    }
+    if (!SyntheticSpec.PREFIX.equals(data)) {
+      // No EDL worker runs to copy it: the script's own arguments say where its data is.
+      throw new InvalidInputException("data", data, "a --torchrun script reads its own data; pass where it is"
+          + " in the script's arguments after --");
+    }
+    return s.asTorchrun();
   }
 
   private static boolean onOff(String field, String value) {

@@ -58,6 +58,7 @@ class SubmitScriptArgsTest {
     refused("grow=on: ", "--torchrun", "a.py", "--workers", "1", "--max-workers", "2", "--grow", "on");
     refused("mode=stop-resume: ", "--torchrun", "a.py", "--mode", "stop-resume");
     refused("resume-from=/ck: ", "--torchrun", "a.py", "--resume-from", "/ck");
+    refused("data=hdfs:///d.csv: ", "--torchrun", "a.py", "--data", "hdfs:///d.csv");
   }
 
   private static void refused(String prefix, String... args) {
