@@ -36,9 +36,9 @@ import org.junit.jupiter.api.Test;
  * {@code target/it/multihost}.
  */
 class MultiHostClusterIT {
-  private static final String CLUSTER = "bin/edl cluster --hosts 3 --gpus-per-node 1";
+  private static final String CLUSTER = "bin/edl cluster --hosts 3 --gpus-per-node 2";
   private static final String SUBMIT = "yarn jar yarn-am/target/dist/edl-am-0.1.0-SNAPSHOT.jar submit"
-      + " --model mlp --workers 3 --data synthetic:samples=20000,features=32,classes=4 --steps 300";
+      + " --model mlp --workers 6 --data synthetic:samples=20000,features=32,classes=4 --steps 300";
   private static final Pattern CONF_DIR = Pattern.compile("export HADOOP_CONF_DIR=(\\S+)");
   private static final Pattern NAMESPACE = Pattern.compile("ip netns exec (\\S+)-h1 ");
 
@@ -83,14 +83,15 @@ class MultiHostClusterIT {
   }
 
   @Test
-  void aJobSubmittedWithYarnJarTrainsWithOneWorkerPerHostOverTcp() throws Exception {
+  void aJobSubmittedWithYarnJarTrainsWithTwoWorkersPerHostByHost() throws Exception {
     Ran submit = user.run(SUBMIT, Duration.ofMinutes(10)).assertSucceeded();
     Matcher m = Pattern.compile("(application_\\d+_\\d+) SUCCEEDED").matcher(submit.output());
     assertTrue(m.find(), submit.output());
 
     List<String> rings = ringLines(m.group(1));
-    assertEquals(3, rings.size(), "one ring line per worker: " + rings);
-    assertTrue(rings.stream().allMatch(l -> l.endsWith("(tcp)")), "workers on three hosts meet over TCP: " + rings);
+    assertEquals(6, rings.size(), "one ring line per worker: " + rings);
+    assertTrue(rings.stream().allMatch(l -> l.endsWith("(shared memory inside each host, tcp between 3 hosts)")),
+        "two workers on each of three hosts sum inside the host, then over TCP: " + rings);
   }
 
   /**
@@ -102,13 +103,13 @@ class MultiHostClusterIT {
     conf.addResource(new org.apache.hadoop.fs.Path(confDir.resolve("core-site.xml").toUri()));
     conf.addResource(new org.apache.hadoop.fs.Path(confDir.resolve("hdfs-site.xml").toUri()));
     try (FileSystem fs = FileSystem.newInstance(conf)) {
-      return Await.until("the three workers' aggregated logs", () -> ringLinesIn(fs, app), l -> l.size() >= 3,
+      return Await.until("the six workers' aggregated logs", () -> ringLinesIn(fs, app), l -> l.size() >= 6,
           Duration.ofMinutes(2), Duration.ofSeconds(1));
     }
   }
 
   private static List<String> ringLinesIn(FileSystem fs, String app) throws Exception {
-    Pattern ring = Pattern.compile("container_\\d+_\\d+_\\d+_\\d+ all-reduces on ring v1 as rank \\d of 3 \\(\\w+( \\w+)*\\)");
+    Pattern ring = Pattern.compile("container_\\d+_\\d+_\\d+_\\d+ all-reduces on ring v1 as rank \\d of 6 \\([^)]*\\)");
     List<String> lines = new ArrayList<>();
     org.apache.hadoop.fs.Path logs = new org.apache.hadoop.fs.Path("/tmp/logs");
     if (!fs.exists(logs)) {
