@@ -84,7 +84,8 @@ def store(args):
     while True:
         try:
             raw = hosted.get(key)
-        except RuntimeError:
+        except RuntimeError:  # not there yet (a timeout), or a connection that broke: ask again
+            time.sleep(0.25)
             continue
         try:
             state = read_state(raw)
