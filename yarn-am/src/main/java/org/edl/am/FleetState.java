@@ -291,7 +291,7 @@ final class FleetState {
   /** Ends the change under way once everything it started has landed, and journals what is left. */
   void settle() {
     if (change != null && isRunning() && change.landed(new FleetView(target, book.ids(), book.containersIn()))) {
-      LOG.info("Change complete ({}): the leader reports {} workers", change.what(), target);
+      LOG.info("Change complete ({}): the ring reported is {} workers", change.what(), target);
       if (change instanceof Restart r && r.plan().pausedFor() != null) {
         lastEvent = "resumed on " + target + " new workers from " + r.plan().directory() + " (paused: "
             + r.plan().pausedFor() + ")";

@@ -12,8 +12,16 @@ public final class RendezvousProgress {
 
   private RendezvousProgress() {}
 
-  static JobProgress of(long round, int nodes) {
+  /**
+   * @param members the round's worker containers, as their agents announced them: named, a
+   *                container that failed is known to be recovered from once a round leaves it out
+   *                ({@link LeaderReport#recoveredFrom}), even when its replacement keeps the size
+   */
+  static JobProgress of(long round, int nodes, List<String> members) {
     JobProgress p = new JobProgress(0, 0, Double.NaN, 0, nodes);
+    if (members.size() == nodes && members.stream().noneMatch(String::isEmpty)) {
+      p.setMembers(List.copyOf(members));
+    }
     p.setTopologyVersion(round);
     p.setPhase(PHASE);
     p.setEvents(List.of("rendezvous round " + round + " complete: " + nodes + " nodes"));

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.edl.thrift.JobProgress;
@@ -95,8 +97,10 @@ final class TorchrunRendezvous implements AutoCloseable {
         }
         long round = n.path("round").asLong();
         int nodes = n.path("nodes").asInt();
-        LOG.info("Rendezvous round {} complete: {} nodes", round, nodes);
-        rounds.accept(RendezvousProgress.of(round, nodes));
+        List<String> members = new ArrayList<>();
+        n.path("members").forEach(m -> members.add(m.asText()));
+        LOG.info("Rendezvous round {} complete: {} nodes {}", round, nodes, members);
+        rounds.accept(RendezvousProgress.of(round, nodes, members));
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("Stopped reading the rendezvous store's rounds", e);

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import pickle
+import socket
 import sys
 import threading
 import time
@@ -39,6 +40,7 @@ def agent(args):
 
     if not args.script:
         sys.exit("edl_torchrun agent: no script given after --")
+    announce_container(args.rdzv_endpoint)
     # The agent's rounds, restarts and failures, with times, as torchrun shows them.
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     config = LaunchConfig(min_nodes=args.min_nodes, max_nodes=args.max_nodes, nproc_per_node=args.nproc_per_node,
@@ -51,6 +53,24 @@ def agent(args):
     except ChildFailedError as e:
         print(f"edl_torchrun: the script failed: {e}", file=sys.stderr, flush=True)
         sys.exit(1)
+
+
+def container_key(fqdn, pid):
+    """Where an agent says which YARN container it runs in, under its rendezvous node's name."""
+    return f"edl.container/{fqdn}_{pid}"
+
+
+def announce_container(endpoint):
+    """Tells the store this agent's container, so that the AM's reports name each round's members.
+
+    The rendezvous names a node by its host's name and its agent's process id (this process: the
+    launcher runs the agent in it), before it joins any round.
+    """
+    from torch.distributed import TCPStore
+
+    host, port = endpoint.rsplit(":", 1)
+    store = TCPStore(host, int(port), is_master=False, timeout=datetime.timedelta(seconds=60))
+    store.set(container_key(socket.getfqdn(), os.getpid()), os.environ.get("CONTAINER_ID", ""))
 
 
 class _RendezvousStateOnly(pickle.Unpickler):
@@ -67,6 +87,14 @@ class _RendezvousStateOnly(pickle.Unpickler):
 
 def read_state(raw):
     return _RendezvousStateOnly(io.BytesIO(base64.b64decode(raw))).load()
+
+
+def container_of(hosted, node):
+    """The container of a round's node, as its agent announced it ("" if it did not)."""
+    try:
+        return hosted.get(container_key(node.fqdn, node.pid)).decode()
+    except RuntimeError:
+        return ""
 
 
 def store(args):
@@ -96,7 +124,9 @@ def store(args):
             # way): only a new round's first complete state says who trains.
             if state.complete and state.round != last:
                 last = state.round
-                print(json.dumps({"round": state.round, "nodes": len(state.participants)}), flush=True)
+                members = [container_of(hosted, node) for node in state.participants]
+                print(json.dumps({"round": state.round, "nodes": len(state.participants), "members": members}),
+                      flush=True)
         time.sleep(0.25)
 
 

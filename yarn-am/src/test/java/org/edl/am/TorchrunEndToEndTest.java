@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * An unchanged torchrun script on YARN ({@code edl submit --torchrun}): torch's elastic agent in
  * every worker container, the rendezvous in the AM's. A scale-out and a scale-in each restart
  * every process of the job in a new rendezvous round with the new number of nodes, and the script
- * resumes from its own checkpoint, as under torchrun.
+ * resumes from its own checkpoint, as under torchrun; so does a lost node, which is replaced.
  */
 class TorchrunEndToEndTest {
   /**
@@ -128,6 +128,19 @@ class TorchrunEndToEndTest {
           s -> s.getState() == JobState.RUNNING && s.getProgress().getWorkers() == 2 && s.getContainersSize() == 2);
       long atTwo = epochOf(out);
       Await.until("an epoch trained by two again", () -> epochOf(out), e -> e >= atTwo + 2);
+
+      // A node lost as torchrun loses one: its agent killed. YARN's container ends with it, the
+      // fleet counts a failure and starts a replacement, and a new round of two trains on.
+      long roundBefore = am.status().getProgress().getTopologyVersion();
+      ProcessHandle agent = ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("")
+          .contains("edl_torchrun.py agent") && p.info().commandLine().orElse("").contains(job.appId().toString()))
+          .findFirst().orElseThrow(() -> new AssertionError("no agent process of " + job.appId()));
+      agent.destroyForcibly();
+      Await.until("a round of two with a replacement", am::status, s -> s.getState() == JobState.RUNNING
+          && s.getProgress().getTopologyVersion() > roundBefore && s.getProgress().getWorkers() == 2
+          && s.getDiagnostics().contains("1 of " + spec.recovery().maxWorkerFailures() + " allowed"));
+      long afterLoss = epochOf(out);
+      Await.until("an epoch trained after the loss", () -> epochOf(out), e -> e >= afterLoss + 2);
       Files.createFile(out.resolve("stop"));
     } catch (Throwable t) {
       t.addSuppressed(new AssertionError("application diagnostics: " + CLUSTER.awaitEnd(job.appId()).getDiagnostics()));
@@ -136,6 +149,9 @@ class TorchrunEndToEndTest {
     ApplicationReport end = CLUSTER.awaitEnd(job.appId());
     assertEquals(FinalApplicationStatus.SUCCEEDED, end.getFinalApplicationStatus(), end.getDiagnostics());
     assertTrue(end.getDiagnostics().contains("rendezvous round"), end.getDiagnostics());
+    assertTrue(end.getDiagnostics().contains("worker failures: 1 of " + spec.recovery().maxWorkerFailures()),
+        "the killed agent, counted once: "
+        + end.getDiagnostics());
 
     // Rank 0's starts: "world epoch restarts". Two, then three and two again, each resuming.
     List<long[]> starts = Files.readAllLines(out.resolve("starts.txt")).stream()

@@ -87,4 +87,22 @@ class TorchrunFleetTest {
     assertFalse(fleet.outcome().isDone(), "nothing shows the script had finished");
     assertEquals(List.of(2), requested);
   }
+
+  @Test
+  void aFailedNodeReplacedWithinTheSameSizeLandsOnARoundThatNamesItsMembers() {
+    WorkerFleet fleet = new WorkerFleet(new TestingContainerDriver(), OutputCheck.SCRIPTS_OWN,
+        new ReleasingRemoval(Runnable::run), RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
+    fleet.start();
+    fleet.onContainersAllocated(List.of(new WorkerContainer("c1", "h1"), new WorkerContainer("c2", "h2")));
+    fleet.onContainerStarted("c1");
+    fleet.onContainerStarted("c2");
+    fleet.onProgressReport(new LeaderReport(2, Optional.of(List.of("c1", "c2")), 0));
+    fleet.onContainerCompleted("c2", 137, "killed");
+    fleet.onContainersAllocated(List.of(new WorkerContainer("c3", "h2")));
+    fleet.onContainerStarted("c3");
+    assertTrue(fleet.status().scaling(), "a replacement under way");
+    // The survivor and the replacement meet in one round of two: the size alone never showed a loss.
+    fleet.onProgressReport(new LeaderReport(2, Optional.of(List.of("c1", "c3")), 0));
+    assertFalse(fleet.status().scaling(), fleet.status().diagnostics());
+  }
 }
