@@ -47,17 +47,17 @@ final class ElasticRequests {
     if (count < 1) {
       throw error("count", Integer.toString(count), "scale-out needs a count of at least 1");
     }
-    if (state.target + count > state.maxWorkers) {
+    if (state.target() + count > state.maxWorkers) {
       throw error("count", Integer.toString(count), "scale-out by " + count + " would make "
-          + (state.target + count) + " workers, more than max-workers=" + state.maxWorkers);
+          + (state.target() + count) + " workers, more than max-workers=" + state.maxWorkers);
     }
     if (mode == ScaleMode.STOP_RESUME) {
-      restartAt(state.target + count, null);
+      restartAt(state.target() + count, null);
       return;
     }
-    state.target += count;
+    state.retarget(state.target() + count);
     state.begin(new ScaleOut(count, Shown.since(state.latest)));
-    LOG.info("Scaling out by {} to {} workers", count, state.target);
+    LOG.info("Scaling out by {} to {} workers", count, state.target());
     state.requestMissing();
     state.journal();
   }
@@ -88,7 +88,7 @@ final class ElasticRequests {
             + String.join(", ", running) + ")");
       }
     }
-    int after = state.target - n;
+    int after = state.target() - n;
     if (after < state.minWorkers) {
       throw error(field, value, "scale-in by " + n + " would leave " + after
           + " workers, fewer than min-workers=" + state.minWorkers);
@@ -100,9 +100,9 @@ final class ElasticRequests {
     }
     // In a steady job every target worker runs, so min-workers >= 1 leaves enough to pick from.
     List<String> leavers = named.isEmpty() ? newest(running, count) : distinct;
-    state.target = after;
+    state.retarget(after);
     state.begin(new ScaleIn(leavers, Shown.since(state.latest)));
-    LOG.info("Scaling in to {} workers: removing {}", state.target, leavers);
+    LOG.info("Scaling in to {} workers: removing {}", state.target(), leavers);
     state.journal();
     removal.leave(leavers, new RemovalAnswers());
   }
@@ -114,7 +114,7 @@ final class ElasticRequests {
       throw error("state", "RUNNING", "the leader refused to stop these workers for a pause (" + state.pauseRefusal
           + "); a pause is asked for again once the ring has changed");
     }
-    restartAt(state.target, why);
+    restartAt(state.target(), why);
   }
 
   /**
@@ -136,11 +136,11 @@ final class ElasticRequests {
     }
     // Nobody writes here: the job's newest earlier checkpoint is taken (FleetState.relaunchFromCheckpoint).
     String directory = checkpointRoot + "/restart-" + (++state.restarts);
-    state.begin(new Restart(new StopResume(state.target, state.target, directory, why), List.of(), Shown.NOTHING));
+    state.begin(new Restart(new StopResume(state.target(), state.target(), directory, why), List.of(), Shown.NOTHING));
     java.util.Optional<String> cannot = state.relaunchFromCheckpoint();
     if (cannot.isEmpty()) {
       String from = ((Restart) state.change()).plan().directory();
-      state.lastEvent = why + "; relaunching " + state.target + " workers from the job's newest checkpoint " + from;
+      state.lastEvent = why + "; relaunching " + state.target() + " workers from the job's newest checkpoint " + from;
       LOG.warn("{}", state.lastEvent);
     }
     state.journal();
@@ -197,7 +197,7 @@ final class ElasticRequests {
     }
     if (state.change() != null) {
       throw error("state", "SCALING", operation + " must wait: the job is SCALING (" + state.change().what()
-          + ", target " + state.target + " workers; " + ringNow() + ")");
+          + ", target " + state.target() + " workers; " + ringNow() + ")");
     }
   }
 
@@ -212,9 +212,9 @@ final class ElasticRequests {
     }
     String directory = checkpointRoot + "/restart-" + (state.restarts + 1);
     state.restarts++;
-    state.begin(new Restart(new StopResume(size, state.target, directory, pausedFor), List.copyOf(state.book.ids()),
+    state.begin(new Restart(new StopResume(size, state.target(), directory, pausedFor), List.copyOf(state.book.ids()),
         Shown.since(state.latest)));
-    state.target = size;
+    state.retarget(size);
     if (pausedFor != null) {
       LOG.info("Pausing ({}): asking the leader to stop every worker with a checkpoint in {}; the job then asks"
           + " for {} containers again and resumes from it on them", pausedFor, directory, size);
@@ -285,10 +285,10 @@ final class ElasticRequests {
       }
       // The worker stays in the ring, so it counts again; the operator sees why in the log.
       state.evolve(s.staying(containerId));
-      state.target++;
+      state.retarget(state.target() + 1);
       state.lastEvent = "worker container " + containerId + " stays in the job: the leader did not accept"
           + " its leave (" + cause + ")";
-      LOG.warn("{}; target back to {}", state.lastEvent, state.target);
+      LOG.warn("{}; target back to {}", state.lastEvent, state.target());
       state.settle();
     }
   }
@@ -307,7 +307,7 @@ final class ElasticRequests {
       if (!(state.change() instanceof Restart r) || state.isDone()) {
         return;
       }
-      state.target = r.plan().previousTarget();
+      state.retarget(r.plan().previousTarget());
       state.end();
       if (r.plan().pausedFor() != null) {
         state.pauseRefusedFor = java.util.Set.copyOf(r.stopping());

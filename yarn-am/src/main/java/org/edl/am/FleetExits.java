@@ -170,10 +170,10 @@ final class FleetExits {
       }
       case REMOVED_SHRINK, REMOVED_REPLACE -> removedByLeader(c, verdict.kind() == ExitVerdict.Kind.REMOVED_REPLACE);
       case PREEMPTED_SHRINK -> {
-        state.target = Math.max(state.minWorkers, state.target - 1);
+        state.retarget(Math.max(state.minWorkers, state.target() - 1));
         state.growth.gaveBack();
         state.lastEvent = "worker container " + c.id() + " on " + c.host() + " was preempted by the scheduler"
-            + " after its warning; the job goes on with " + state.target + " workers";
+            + " after its warning; the job goes on with " + state.target() + " workers";
         LOG.warn("{}", state.lastEvent);
         state.lost(c.id(), false);
       }
@@ -223,8 +223,8 @@ final class FleetExits {
     if (replace) {
       state.lastEvent = removed + "; requesting a replacement";
     } else {
-      state.target = Math.max(state.minWorkers, state.target - 1);
-      state.lastEvent = removed + "; the job goes on with " + state.target + " workers";
+      state.retarget(Math.max(state.minWorkers, state.target() - 1));
+      state.lastEvent = removed + "; the job goes on with " + state.target() + " workers";
       // Not asked for again at once: it would likely land on the same slow GPU.
       state.growth.gaveBack();
     }

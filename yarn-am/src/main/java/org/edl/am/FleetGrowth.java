@@ -46,21 +46,21 @@ final class FleetGrowth {
    */
   void onReport(LeaderReport report) {
     if (policy == null || state.phase() != WorkerFleet.Phase.STARTING || report.workers() < state.minWorkers
-        || report.workers() >= state.target) {
+        || report.workers() >= state.target()) {
       return;
     }
     state.moveTo(WorkerFleet.Phase.RUNNING);
-    int wanted = state.target;
+    int wanted = state.target();
     if (state.book.outstanding() > 0) {
       state.driver.withdrawRequests();
       state.book.withdrawn();
     }
-    state.target = state.book.size();
+    state.retarget(state.book.size());
     state.lastEvent = "training started with " + report.workers() + " of " + wanted + " workers";
     LOG.info("Training started with {} of {} workers; {} launched in all; the rest is asked for one at a time",
-        report.workers(), wanted, state.target);
-    if (state.target > report.workers()) {
-      state.begin(new FleetChange.ScaleOut(state.target - report.workers(), FleetChange.Shown.since(report)));
+        report.workers(), wanted, state.target());
+    if (state.target() > report.workers()) {
+      state.begin(new FleetChange.ScaleOut(state.target() - report.workers(), FleetChange.Shown.since(report)));
     }
     state.journal();
   }
@@ -70,12 +70,12 @@ final class FleetGrowth {
     if (policy == null || state.isDone()) {
       return;
     }
-    Optional<String> giveBack = policy.giveBackLast(state.target, state.isSteady());
+    Optional<String> giveBack = policy.giveBackLast(state.target(), state.isSteady());
     if (giveBack.isPresent()) {
       giveBackLast(giveBack.get());
       return;
     }
-    GrowthPolicy.Decision d = policy.next(state.target, state.isSteady());
+    GrowthPolicy.Decision d = policy.next(state.target(), state.isSteady());
     if (last == null || last.ask() != d.ask() || last.reason() != d.reason()) {
       LOG.info("Growth: {}", d.why());
     }
@@ -113,15 +113,15 @@ final class FleetGrowth {
     if (policy != null) {
       policy.answered();
     }
-    if (policy != null && !state.isDone() && state.target < state.maxWorkers && state.isCurrent(growing)
+    if (policy != null && !state.isDone() && state.target() < state.maxWorkers && state.isCurrent(growing)
         && state.change() instanceof FleetChange.ScaleOut s && mode() == ScaleMode.EDL) {
       state.evolve(new FleetChange.ScaleOut(s.count() + 1, s.shown()));
       join(c, "joins the scale-out under way");
       return;
     }
-    if (state.isDone() || !state.isSteady() || state.target >= state.maxWorkers) {
+    if (state.isDone() || !state.isSteady() || state.target() >= state.maxWorkers) {
       LOG.info("Releasing extra {} on {}: the job cannot grow now (phase {}, {}, {} of max {} workers)", c.id(),
-          c.host(), state.phase(), state.change() == null ? "no change under way" : state.change().what(), state.target,
+          c.host(), state.phase(), state.change() == null ? "no change under way" : state.change().what(), state.target(),
           state.maxWorkers);
       state.driver.release(c.id());
       return;
@@ -130,11 +130,11 @@ final class FleetGrowth {
       // The baseline cannot add one worker to a running ring: it restarts every worker at the new
       // size. The extra goes back and the relaunch asks for all of them, this one's GPU included.
       LOG.info("Growing to {} workers by stop-resume: releasing extra {} on {}, restarting every worker",
-          state.target + 1, c.id(), c.host());
+          state.target() + 1, c.id(), c.host());
       state.driver.release(c.id());
       try {
         requests.scaleOut(1, ScaleMode.STOP_RESUME);
-        state.lastEvent = "grew into an idle GPU by stop-resume: restarting at " + state.target + " workers";
+        state.lastEvent = "grew into an idle GPU by stop-resume: restarting at " + state.target() + " workers";
       } catch (FleetRefusal e) {
         LOG.info("Not growing by stop-resume now: {}", e.getMessage());
       }
@@ -146,10 +146,10 @@ final class FleetGrowth {
 
   /** Granted extra {@code c} becomes the job's next worker, in the scale-out now under way. */
   private void join(WorkerContainer c, String how) {
-    state.target++;
-    policy.grew(state.target);
-    state.lastEvent = "grew into an idle GPU: " + c.id() + " on " + c.host() + " joins as worker " + state.target;
-    LOG.info("Growing to {} workers: {} on {} {}", state.target, c.id(), c.host(), how);
+    state.retarget(state.target() + 1);
+    policy.grew(state.target());
+    state.lastEvent = "grew into an idle GPU: " + c.id() + " on " + c.host() + " joins as worker " + state.target();
+    LOG.info("Growing to {} workers: {} on {} {}", state.target(), c.id(), c.host(), how);
     state.launch(c);
     state.journal();
   }

@@ -33,7 +33,8 @@ final class FleetState {
   WorkerFailures failures = new WorkerFailures(0);
   /** The intent last given to {@link #journal}; null: none yet. */
   private FleetIntent journaled;
-  int target;
+  /** The workers the job wants now; changed only by {@link #retarget}. */
+  private int target;
   /** Stop-resume changes so far: each gets its own checkpoint directory. */
   int restarts;
   /**
@@ -79,6 +80,18 @@ final class FleetState {
       WorkerFleet.Phase.FINISHING, java.util.EnumSet.of(WorkerFleet.Phase.SUCCEEDED, WorkerFleet.Phase.FAILED),
       WorkerFleet.Phase.SUCCEEDED, java.util.EnumSet.noneOf(WorkerFleet.Phase.class),
       WorkerFleet.Phase.FAILED, java.util.EnumSet.noneOf(WorkerFleet.Phase.class));
+
+  int target() {
+    return target;
+  }
+
+  /** The job now wants {@code workers}: one or more, never past max-workers (the callers keep min-workers). */
+  void retarget(int workers) {
+    if (workers < 1 || workers > maxWorkers) {
+      throw new IllegalStateException("a target of " + workers + " workers is outside 1.." + maxWorkers);
+    }
+    target = workers;
+  }
 
   WorkerFleet.Phase phase() {
     return phase;

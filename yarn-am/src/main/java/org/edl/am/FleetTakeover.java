@@ -25,9 +25,9 @@ final class FleetTakeover {
     state.moveTo(running.isEmpty() ? WorkerFleet.Phase.STARTING : WorkerFleet.Phase.RUNNING);
     state.lastEvent = "adopted " + book.size() + " running workers from a previous ApplicationMaster attempt";
     if (intent == null) {
-      state.target = state.withinLimits(book.size());
+      state.retarget(state.withinLimits(book.size()));
     } else {
-      state.target = state.withinLimits(intent.target());
+      state.retarget(state.withinLimits(intent.target()));
       state.restarts = intent.restarts();
       state.failures.restore(intent.failures());
       FleetChange taken = intent.change() == null ? null : intent.change().takenOver(book::isLive);
@@ -38,10 +38,10 @@ final class FleetTakeover {
           state.driver.requestContainersOn(m.awaited(), state.resource, m.toHost());
         }
       }
-      state.lastEvent += "; taking over its change (target " + state.target
+      state.lastEvent += "; taking over its change (target " + state.target()
           + (taken == null ? "" : ", " + taken.what()) + ")";
     }
-    LOG.info("{}: {}; target {}", state.lastEvent, book.ids(), state.target);
+    LOG.info("{}: {}; target {}", state.lastEvent, book.ids(), state.target());
     if (!(state.change() instanceof Restart r) || r.stopping().isEmpty()) {
       // The missing ones join the running ring like scale-out newcomers: a change until it shows them.
       state.replaceMissing();

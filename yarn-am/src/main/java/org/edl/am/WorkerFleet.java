@@ -267,7 +267,7 @@ public final class WorkerFleet implements ContainerEventHandler {
         : state.lastEvent;
     String running = state.failures.count() == 0 || last.isEmpty() ? last + state.failures.summary()
         : last + "; " + state.failures.summary();
-    return new FleetStatus(state.phase(), isScaling(), state.target, new ArrayList<>(book.ids()),
+    return new FleetStatus(state.phase(), isScaling(), state.target(), new ArrayList<>(book.ids()),
         state.isDone() ? diagnostics : running, book.placements());
   }
 
@@ -290,7 +290,7 @@ public final class WorkerFleet implements ContainerEventHandler {
    * the job asks for from now on ({@link GrowthPolicy#requestIs}).
    */
   public void scaleOutByUser(int count, ScaleMode mode) throws FleetRefusal {
-    int size = state.target + count;
+    int size = state.target() + count;
     requests.scaleOut(count, mode);
     state.growth.requestIs(size);
   }
@@ -301,7 +301,7 @@ public final class WorkerFleet implements ContainerEventHandler {
    * hold-off ({@link GrowthPolicy#requestIs}).
    */
   public void scaleInByUser(int count, List<String> containerIds, ScaleMode mode) throws FleetRefusal {
-    int before = state.target;
+    int before = state.target();
     requests.scaleIn(count, containerIds, mode);
     int leaving = containerIds == null || containerIds.isEmpty() ? count
         : new java.util.LinkedHashSet<>(containerIds).size();
@@ -392,7 +392,7 @@ public final class WorkerFleet implements ContainerEventHandler {
         state.launch(c);
       } else {
         LOG.info("Releasing {} on {}: not needed (phase {}, {} of {} workers)",
-            c.id(), c.host(), state.phase(), book.size(), state.target);
+            c.id(), c.host(), state.phase(), book.size(), state.target());
         state.driver.release(c.id());
       }
     }
@@ -404,9 +404,9 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (!book.started(containerId)) {
       return;
     }
-    if (state.phase() == Phase.STARTING && book.startedCount() >= state.target) {
+    if (state.phase() == Phase.STARTING && book.startedCount() >= state.target()) {
       state.moveTo(Phase.RUNNING);
-      LOG.info("All {} workers started", state.target);
+      LOG.info("All {} workers started", state.target());
     }
     state.settle();
   }
