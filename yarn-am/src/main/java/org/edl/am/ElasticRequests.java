@@ -140,8 +140,8 @@ final class ElasticRequests {
     java.util.Optional<String> cannot = state.relaunchFromCheckpoint();
     if (cannot.isEmpty()) {
       String from = ((Restart) state.change()).plan().directory();
-      state.lastEvent = why + "; relaunching " + state.target() + " workers from the job's newest checkpoint " + from;
-      LOG.warn("{}", state.lastEvent);
+      state.event(why + "; relaunching " + state.target() + " workers from the job's newest checkpoint " + from);
+      LOG.warn("{}", state.lastEvent());
     }
     state.journal();
     return cannot;
@@ -263,8 +263,8 @@ final class ElasticRequests {
         return;
       }
       state.end();
-      state.lastEvent = m.what() + " did not start: the leader did not accept it (" + cause + ")";
-      LOG.warn(state.lastEvent);
+      state.event(m.what() + " did not start: the leader did not accept it (" + cause + ")");
+      LOG.warn(state.lastEvent());
       state.replaceMissing();
       state.journal();
     }
@@ -286,9 +286,9 @@ final class ElasticRequests {
       // The worker stays in the ring, so it counts again; the operator sees why in the log.
       state.evolve(s.staying(containerId));
       state.retarget(state.target() + 1);
-      state.lastEvent = "worker container " + containerId + " stays in the job: the leader did not accept"
-          + " its leave (" + cause + ")";
-      LOG.warn("{}; target back to {}", state.lastEvent, state.target());
+      state.event("worker container " + containerId + " stays in the job: the leader did not accept"
+          + " its leave (" + cause + ")");
+      LOG.warn("{}; target back to {}", state.lastEvent(), state.target());
       state.settle();
     }
   }
@@ -298,7 +298,7 @@ final class ElasticRequests {
     @Override
     public void accepted(long atStep) {
       if (state.change() instanceof Restart r) {
-        state.lastEvent = "every worker stops after step " + atStep + " (checkpoint in " + r.plan().directory() + ")";
+        state.event("every worker stops after step " + atStep + " (checkpoint in " + r.plan().directory() + ")");
       }
     }
 
@@ -313,9 +313,9 @@ final class ElasticRequests {
         state.pauseRefusedFor = java.util.Set.copyOf(r.stopping());
         state.pauseRefusal = String.valueOf(cause);
       }
-      state.lastEvent = "stop-resume to " + r.plan().size() + " workers did not happen: the leader did not"
-          + " accept the stop (" + cause + ")";
-      LOG.warn(state.lastEvent);
+      state.event("stop-resume to " + r.plan().size() + " workers did not happen: the leader did not"
+          + " accept the stop (" + cause + ")");
+      LOG.warn(state.lastEvent());
       state.replaceMissing();
       state.journal();
     }

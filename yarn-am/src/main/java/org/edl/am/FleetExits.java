@@ -163,18 +163,18 @@ final class FleetExits {
       }
       case LEFT, STOPPED_FOR_RESTART -> {
         if (!verdict.failure()) {
-          state.lastEvent = "worker container " + c.id() + " on " + c.host() + " left the job ("
-              + facts.departure() + ", exit status " + exit.status() + ")";
-          LOG.info("{}; {} containers remain", state.lastEvent, book.size());
+          state.event("worker container " + c.id() + " on " + c.host() + " left the job ("
+              + facts.departure() + ", exit status " + exit.status() + ")");
+          LOG.info("{}; {} containers remain", state.lastEvent(), book.size());
         }
       }
       case REMOVED_SHRINK, REMOVED_REPLACE -> removedByLeader(c, verdict.kind() == ExitVerdict.Kind.REMOVED_REPLACE);
       case PREEMPTED_SHRINK -> {
         state.retarget(Math.max(state.minWorkers, state.target() - 1));
         state.growth.gaveBack();
-        state.lastEvent = "worker container " + c.id() + " on " + c.host() + " was preempted by the scheduler"
-            + " after its warning; the job goes on with " + state.target() + " workers";
-        LOG.warn("{}", state.lastEvent);
+        state.event("worker container " + c.id() + " on " + c.host() + " was preempted by the scheduler"
+            + " after its warning; the job goes on with " + state.target() + " workers");
+        LOG.warn("{}", state.lastEvent());
         state.lost(c.id(), false);
       }
       case PREEMPTED_RELAUNCH -> {
@@ -196,9 +196,9 @@ final class FleetExits {
       case IGNORE -> { }
     }
     if (verdict.failure()) {
-      state.lastEvent = what + " failed; the job goes on, " + next + " (failure " + state.failures.count()
-          + " of " + state.failures.allowed() + " allowed)";
-      LOG.warn("{}; YARN says: {}", state.lastEvent, clean(exit.diagnostics()));
+      state.event(what + " failed; the job goes on, " + next + " (failure " + state.failures.count()
+          + " of " + state.failures.allowed() + " allowed)");
+      LOG.warn("{}; YARN says: {}", state.lastEvent(), clean(exit.diagnostics()));
     }
     if (state.phase() == Phase.FINISHING) {
       state.releaseIfOnlyNewcomersRemain();
@@ -221,14 +221,14 @@ final class FleetExits {
     String removed = "worker container " + c.id() + " on " + c.host() + " was removed by the leader"
         + " (exit status " + WorkerEnv.EXIT_LEFT + ")";
     if (replace) {
-      state.lastEvent = removed + "; requesting a replacement";
+      state.event(removed + "; requesting a replacement");
     } else {
       state.retarget(Math.max(state.minWorkers, state.target() - 1));
-      state.lastEvent = removed + "; the job goes on with " + state.target() + " workers";
+      state.event(removed + "; the job goes on with " + state.target() + " workers");
       // Not asked for again at once: it would likely land on the same slow GPU.
       state.growth.gaveBack();
     }
-    LOG.warn("{}", state.lastEvent);
+    LOG.warn("{}", state.lastEvent());
     state.lost(c.id(), false);
   }
 

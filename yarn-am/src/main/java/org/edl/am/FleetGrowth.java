@@ -56,7 +56,7 @@ final class FleetGrowth {
       state.book.withdrawn();
     }
     state.retarget(state.book.size());
-    state.lastEvent = "training started with " + report.workers() + " of " + wanted + " workers";
+    state.event("training started with " + report.workers() + " of " + wanted + " workers");
     LOG.info("Training started with {} of {} workers; {} launched in all; the rest is asked for one at a time",
         report.workers(), wanted, state.target());
     if (state.target() > report.workers()) {
@@ -98,7 +98,7 @@ final class FleetGrowth {
     LOG.info("Giving back the last extra: {}", why);
     try {
       requests.scaleIn(1, List.of(), mode());
-      state.lastEvent = "gave back the last extra worker: " + why;
+      state.event("gave back the last extra worker: " + why);
     } catch (FleetRefusal e) {
       LOG.info("Not giving back the last extra now: {}", e.getMessage());
     }
@@ -134,7 +134,7 @@ final class FleetGrowth {
       state.driver.release(c.id());
       try {
         requests.scaleOut(1, ScaleMode.STOP_RESUME);
-        state.lastEvent = "grew into an idle GPU by stop-resume: restarting at " + state.target() + " workers";
+        state.event("grew into an idle GPU by stop-resume: restarting at " + state.target() + " workers");
       } catch (FleetRefusal e) {
         LOG.info("Not growing by stop-resume now: {}", e.getMessage());
       }
@@ -148,7 +148,7 @@ final class FleetGrowth {
   private void join(WorkerContainer c, String how) {
     state.retarget(state.target() + 1);
     policy.grew(state.target());
-    state.lastEvent = "grew into an idle GPU: " + c.id() + " on " + c.host() + " joins as worker " + state.target();
+    state.event("grew into an idle GPU: " + c.id() + " on " + c.host() + " joins as worker " + state.target());
     LOG.info("Growing to {} workers: {} on {} {}", state.target(), c.id(), c.host(), how);
     state.launch(c);
     state.journal();

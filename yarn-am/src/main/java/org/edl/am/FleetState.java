@@ -51,7 +51,7 @@ final class FleetState {
   /** The leader's latest progress report; null before the first. */
   LeaderReport latest;
   /** What the last change did, for the status while the job runs (a departure, a refused leave). */
-  String lastEvent = "";
+  private String lastEvent = "";
   /** How the job asks for workers by itself; without a policy it never does. */
   FleetGrowth growth = new FleetGrowth(this, null, null);
   /** The checkpoint the job's first workers start from ({@code edl submit --resume-from}); null: none. */
@@ -80,6 +80,15 @@ final class FleetState {
       WorkerFleet.Phase.FINISHING, java.util.EnumSet.of(WorkerFleet.Phase.SUCCEEDED, WorkerFleet.Phase.FAILED),
       WorkerFleet.Phase.SUCCEEDED, java.util.EnumSet.noneOf(WorkerFleet.Phase.class),
       WorkerFleet.Phase.FAILED, java.util.EnumSet.noneOf(WorkerFleet.Phase.class));
+
+  String lastEvent() {
+    return lastEvent;
+  }
+
+  /** What just happened to the job, for its status until the next event. */
+  void event(String what) {
+    lastEvent = what;
+  }
 
   int target() {
     return target;
@@ -251,8 +260,8 @@ final class FleetState {
     evolve(new Restart(plan.from(from.get()), r.stopping(), r.shown()));
     journal();
     relaunch();
-    lastEvent = "every worker stopped, but no checkpoint was written in " + plan.directory() + "; relaunching "
-        + plan.size() + " from the job's newest earlier checkpoint " + from.get() + " (its later steps are trained again)";
+    event("every worker stopped, but no checkpoint was written in " + plan.directory() + "; relaunching "
+        + plan.size() + " from the job's newest earlier checkpoint " + from.get() + " (its later steps are trained again)");
     return Optional.empty();
   }
 
@@ -262,7 +271,7 @@ final class FleetState {
     evolve(change.with(Shown.NOTHING));
     StopResume plan = ((Restart) change).plan();
     LOG.info("Every worker stopped; relaunching {} from {}", plan.size(), plan.directory());
-    lastEvent = "every worker stopped with a checkpoint in " + plan.directory() + "; relaunching " + plan.size();
+    event("every worker stopped with a checkpoint in " + plan.directory() + "; relaunching " + plan.size());
     requestMissing();
   }
 
@@ -306,8 +315,8 @@ final class FleetState {
     if (change != null && isRunning() && change.landed(new FleetView(target, book.ids(), book.containersIn()))) {
       LOG.info("Change complete ({}): the ring reported is {} workers", change.what(), target);
       if (change instanceof Restart r && r.plan().pausedFor() != null) {
-        lastEvent = "resumed on " + target + " new workers from " + r.plan().directory() + " (paused: "
-            + r.plan().pausedFor() + ")";
+        event("resumed on " + target + " new workers from " + r.plan().directory() + " (paused: "
+            + r.plan().pausedFor() + ")");
       }
       end();
       book.newcomersJoined();

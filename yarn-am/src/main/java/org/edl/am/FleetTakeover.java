@@ -23,7 +23,7 @@ final class FleetTakeover {
     FleetBook book = state.book;
     running.forEach(book::adopt);
     state.moveTo(running.isEmpty() ? WorkerFleet.Phase.STARTING : WorkerFleet.Phase.RUNNING);
-    state.lastEvent = "adopted " + book.size() + " running workers from a previous ApplicationMaster attempt";
+    state.event("adopted " + book.size() + " running workers from a previous ApplicationMaster attempt");
     if (intent == null) {
       state.retarget(state.withinLimits(book.size()));
     } else {
@@ -38,10 +38,10 @@ final class FleetTakeover {
           state.driver.requestContainersOn(m.awaited(), state.resource, m.toHost());
         }
       }
-      state.lastEvent += "; taking over its change (target " + state.target()
-          + (taken == null ? "" : ", " + taken.what()) + ")";
+      state.event(state.lastEvent() + "; taking over its change (target " + state.target()
+          + (taken == null ? "" : ", " + taken.what()) + ")");
     }
-    LOG.info("{}: {}; target {}", state.lastEvent, book.ids(), state.target());
+    LOG.info("{}: {}; target {}", state.lastEvent(), book.ids(), state.target());
     if (!(state.change() instanceof Restart r) || r.stopping().isEmpty()) {
       // The missing ones join the running ring like scale-out newcomers: a change until it shows them.
       state.replaceMissing();

@@ -263,8 +263,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   public FleetStatus status() {
     String last = state.change() instanceof Restart r && r.plan().pausedFor() != null
         ? "paused (" + r.plan().pausedFor() + "; resumes from its checkpoint once YARN grants its " + r.plan().size()
-            + " containers again): " + state.lastEvent
-        : state.lastEvent;
+            + " containers again): " + state.lastEvent()
+        : state.lastEvent();
     String running = state.failures.count() == 0 || last.isEmpty() ? last + state.failures.summary()
         : last + "; " + state.failures.summary();
     return new FleetStatus(state.phase(), isScaling(), state.target(), new ArrayList<>(book.ids()),
