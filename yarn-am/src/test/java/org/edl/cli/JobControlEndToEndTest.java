@@ -116,9 +116,11 @@ class JobControlEndToEndTest {
   }
 
   /**
-   * {@code yarn application -kill} (Hadoop's own ApplicationCLI) gives the AM no chance to clean
-   * up: its ZooKeeper nodes and staging directory stay until {@code edl cleanup} (or the next
-   * {@code edl submit}) removes them. The running job keeps its own.
+   * What {@code yarn application -kill} (Hadoop's own ApplicationCLI) may leave, its ZooKeeper
+   * nodes and staging directory, stays until {@code edl cleanup} (or the next {@code edl submit})
+   * removes them. The running job keeps its own. The AM is paused before the kill: YARN's kill
+   * first asks a live AM to shut down, and it may then clean up by itself before its process is
+   * killed (CI saw it do so); a paused one cannot, as an AM on a hung node.
    */
   @Test
   void whatAKilledJobLeftIsRemovedByEdlCleanupAndARunningJobKeepsItsOwn() throws Exception {
@@ -132,6 +134,8 @@ class JobControlEndToEndTest {
       org.apache.hadoop.yarn.client.cli.ApplicationCLI admin = new org.apache.hadoop.yarn.client.cli.ApplicationCLI();
       admin.setSysOutPrintStream(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
       admin.setSysErrPrintStream(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+      org.edl.bench.ContainerProcesses processes = new org.edl.bench.ContainerProcesses();
+      processes.pause(processes.find(amContainerOf(killed)));
       assertEquals(0, org.apache.hadoop.util.ToolRunner.run(CLUSTER.configuration(), admin,
           new String[] {"application", "-kill", killed.toString()}));
       awaitState(killed, YarnApplicationState.KILLED);
@@ -153,11 +157,15 @@ class JobControlEndToEndTest {
   /**
    * The client that followed a job to its end (as `edl submit` does) removes what a killed AM
    * left: the ZooKeeper nodes, which only the job's secret can delete, before the staging
-   * directory that holds the secret.
+   * directory that holds the secret. The AM is killed with SIGKILL, and has one attempt only: a
+   * `yarn application -kill` first asks the AM to shut down, and it may then clean up by itself
+   * (CI saw it do so), and a second attempt would clean up too.
    */
   @Test
   void theFollowingClientRemovesAKilledJobsNodesBeforeItsSecret() throws Exception {
-    JobSubmitter submitter = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn());
+    org.apache.hadoop.conf.Configuration oneAttempt = new org.apache.hadoop.conf.Configuration(CLUSTER.configuration());
+    oneAttempt.setInt(JobSubmitter.AM_MAX_ATTEMPTS, 1);
+    JobSubmitter submitter = new JobSubmitter(oneAttempt, CLUSTER.yarn());
     org.edl.client.SubmittedJob job = submitter.submit(longJob(1));
     String root = org.edl.job.JobPaths.root(job.appId().toString());
     try (org.apache.curator.framework.CuratorFramework zk = org.apache.curator.framework.CuratorFrameworkFactory
@@ -165,13 +173,20 @@ class JobControlEndToEndTest {
       zk.start();
       Await.until("the job's AM to write its nodes", () -> zk.checkExists().forPath(org.edl.job.JobPaths.fleet(
           job.appId().toString())) != null);
-      CLUSTER.yarn().killApplication(job.appId());
-      awaitState(job.appId(), YarnApplicationState.KILLED);
+      org.edl.bench.ContainerProcesses processes = new org.edl.bench.ContainerProcesses();
+      processes.kill(processes.find(amContainerOf(job.appId())));
+      awaitState(job.appId(), YarnApplicationState.FAILED);
       assertNotNull(zk.checkExists().forPath(root), "the AM was killed before it could clean up");
       submitter.deleteStaging(job);
       assertEquals(null, zk.checkExists().forPath(root));
       assertFalse(CLUSTER.fileSystem().exists(new Path(job.stagingDir())));
     }
+  }
+
+  private static String amContainerOf(ApplicationId app) throws Exception {
+    ApplicationReport report = CLUSTER.yarn().getApplicationReport(app);
+    return CLUSTER.yarn().getApplicationAttemptReport(report.getCurrentApplicationAttemptId()).getAMContainerId()
+        .toString();
   }
 
   /**
