@@ -32,6 +32,8 @@ final class TorchrunRendezvous implements AutoCloseable {
   private final Process process;
   private final int port;
   private volatile boolean closed;
+  /** Reads the store's lines; ends when the store does. */
+  private Thread reader;
 
   private TorchrunRendezvous(Process process, int port) {
     this.process = process;
@@ -51,7 +53,7 @@ final class TorchrunRendezvous implements AutoCloseable {
     BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     int port = readPort(p, out, python);
     TorchrunRendezvous store = new TorchrunRendezvous(p, port);
-    Thread reader = new Thread(() -> {
+    Thread reader = store.reader = new Thread(() -> {
       store.follow(out, rounds);
       if (!store.closed) {
         exited.accept(new IOException("the rendezvous store exited" + store.exitStatus() + "; see the AM's stderr"));
@@ -128,6 +130,8 @@ final class TorchrunRendezvous implements AutoCloseable {
       if (!process.waitFor(5, TimeUnit.SECONDS)) {
         process.destroyForcibly();
       }
+      // Once closed, nothing more is reported: the reader has seen the store's end.
+      reader.join(TimeUnit.SECONDS.toMillis(5));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       process.destroyForcibly();
