@@ -18,6 +18,31 @@ final class FleetTakeover {
 
   private FleetTakeover() {}
 
+  /**
+   * A later attempt that finds no worker left: if the one before died after training finished
+   * (every worker exited 0 and the model was written, but it never unregistered), the output
+   * verifies and there is nothing to run again; the job succeeds through {@code finish}.
+   * Otherwise (or where the output proves nothing, as a torchrun script's) it starts anew.
+   */
+  static boolean finishedBefore(OutputCheck output, java.util.function.Consumer<JobOutcome> finish) {
+    if (!output.provesFinished()) {
+      return false;
+    }
+    java.util.Optional<String> problem;
+    try {
+      problem = output.problem();
+    } catch (RuntimeException e) {
+      LOG.warn("Could not check the output a previous attempt may have finished: {}", e.toString());
+      return false;
+    }
+    if (problem.isPresent()) {
+      return false;
+    }
+    LOG.info("No worker is left from the previous attempts and the job's output verifies: training had finished");
+    finish.accept(JobOutcome.success("training had finished before this ApplicationMaster attempt (the output verifies)"));
+    return true;
+  }
+
   /** @param intent what the old attempt journalled last; null: nothing (its target is the workers left) */
   static void adopt(FleetState state, Map<WorkerContainer, List<Integer>> running, FleetIntent intent) {
     FleetBook book = state.book;

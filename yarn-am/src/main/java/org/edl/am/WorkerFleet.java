@@ -222,37 +222,13 @@ public final class WorkerFleet implements ContainerEventHandler {
       state.growth.restatedBefore(intent.requestedWorkers());
     }
     if (running.isEmpty() && (intent == null || intent.restart() == null)) {
-      if (intent != null && finishedBefore()) {
+      if (intent != null && FleetTakeover.finishedBefore(output, this::finish)) {
         return;
       }
       start();
       return;
     }
     FleetTakeover.adopt(state, running, intent);
-  }
-
-  /**
-   * A later attempt that finds no worker left: if the one before died after training finished
-   * (every worker exited 0 and the model was written, but it never unregistered), the output
-   * verifies and there is nothing to run again; the job succeeds. Otherwise it starts anew.
-   */
-  private boolean finishedBefore() {
-    if (!output.provesFinished()) {
-      return false;
-    }
-    Optional<String> problem;
-    try {
-      problem = output.problem();
-    } catch (RuntimeException e) {
-      LOG.warn("Could not check the output a previous attempt may have finished: {}", e.toString());
-      return false;
-    }
-    if (problem.isPresent()) {
-      return false;
-    }
-    LOG.info("No worker is left from the previous attempts and the job's output verifies: training had finished");
-    finish(JobOutcome.success("training had finished before this ApplicationMaster attempt (the output verifies)"));
-    return true;
   }
 
   /** Completes once, when the job has succeeded or failed. */
