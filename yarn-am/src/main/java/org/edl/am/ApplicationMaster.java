@@ -111,20 +111,8 @@ public final class ApplicationMaster {
     OutputCheck output = torchrun ? OutputCheck.SCRIPTS_OWN
         : () -> ModelOutput.verify(conf, spec.output(), spec.training().steps());
     ReleasingRemoval givingBack = new ReleasingRemoval(mainThread);
-    WorkerFleet fleet = new WorkerFleet(driver, output, torchrun ? givingBack : removal,
-        torchrun ? JobStopper.UNSUPPORTED : removal, spec.output() + "/" + CHECKPOINTS,
-        new WorkerResource(spec.resources().memoryMb(), spec.resources().vcores(), spec.resources().gpusPerWorker()),
-        spec.scale().workers(), spec.scale().minWorkers(),
-            spec.scale().maxWorkers()).replaceRemovedWorkers(spec.stragglers().replace())
-        .toleratingWorkerFailures(spec.recovery().maxWorkerFailures())
-        .restartingFrom(new CheckpointRestartSource(conf, spec.output() + "/" + CHECKPOINTS));
-    givingBack.givingBackThrough(fleet::leaverGivenBack);
     MeasuredThroughput measured = new MeasuredThroughput();
     ThroughputCurve curve = throughputCurve(spec, measured);
-    if (!torchrun && (spec.scale().startsAtMinimum() || spec.growth().enabled())) {
-      fleet.growing(new GrowthPolicy(spec.scale().workers(), spec.scale().maxWorkers(), spec.growth(),
-          curve, System::currentTimeMillis));
-    }
     ExecutorService evidence = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "am-exit-evidence");
       t.setDaemon(true);
@@ -132,13 +120,27 @@ public final class ApplicationMaster {
     });
     ExitEvidence exitEvidence = new ExitEvidence(zk, appId, evidence);
     GpuIndexRecord gpuRecord = new GpuIndexRecord(zk, appId);
-    fleet.reportingExitsTo(id -> {
-      exitEvidence.exited(id);
-      evidence.execute(() -> gpuRecord.forget(id));
-    });
     FleetJournal journal = FleetJournal.zooKeeper(zk, appId);
-    fleet.journaling(journal);
-    fleet.startFrom(spec.checkpoints().resumeFrom());
+    WorkerFleet fleet = new WorkerFleet(driver, output, FleetSettings.of(
+        new WorkerResource(spec.resources().memoryMb(), spec.resources().vcores(), spec.resources().gpusPerWorker()),
+        spec.scale().workers(), spec.scale().minWorkers(), spec.scale().maxWorkers())
+        .removingBy(torchrun ? givingBack : removal)
+        .stoppingBy(torchrun ? JobStopper.UNSUPPORTED : removal, spec.output() + "/" + CHECKPOINTS)
+        .replaceRemovedWorkers(spec.stragglers().replace())
+        .toleratingWorkerFailures(spec.recovery().maxWorkerFailures())
+        .restartingFrom(new CheckpointRestartSource(conf, spec.output() + "/" + CHECKPOINTS))
+        .growing(!torchrun && (spec.scale().startsAtMinimum() || spec.growth().enabled())
+            ? new GrowthPolicy(spec.scale().workers(), spec.scale().maxWorkers(), spec.growth(), curve,
+                System::currentTimeMillis)
+            : null)
+        .reportingExitsTo(id -> {
+          exitEvidence.exited(id);
+          evidence.execute(() -> gpuRecord.forget(id));
+        })
+        .journaling(journal)
+        .startingFrom(spec.checkpoints().resumeFrom())
+        .build());
+    givingBack.givingBackThrough(fleet::leaverGivenBack);
     JobControlService control = new JobControlService(appId, spec, mainThread, fleet,
         p -> {
           driver.reportProgress(fraction(p));

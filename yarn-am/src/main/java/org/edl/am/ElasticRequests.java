@@ -93,7 +93,7 @@ final class ElasticRequests {
       throw error(field, value, "scale-in by " + n + " would leave " + after
           + " workers, fewer than min-workers=" + state.minWorkers);
     }
-    state.growth.gaveBack();
+    state.growth().gaveBack();
     if (mode == ScaleMode.STOP_RESUME) {
       restartAt(after, null);
       return;

@@ -41,28 +41,22 @@ final class FleetExits {
   private final Predicate<String> warned;
   private final JobEnd end;
   /** Whether a worker the leader removed on its own (a straggler) gets a new container. */
-  private boolean replaceRemoved;
-  private Consumer<String> exits = id -> { };
+  private final boolean replaceRemoved;
+  /** Told of each container's end at once (see {@link FleetSettings#exits}). */
+  private final Consumer<String> exits;
   private int exitedOk;
 
   /** @param warned whether the scheduler warned of a container's preemption before it ended */
-  FleetExits(FleetState state, ElasticRequests requests, OutputCheck output, Predicate<String> warned, JobEnd end) {
+  FleetExits(FleetState state, ElasticRequests requests, OutputCheck output, Predicate<String> warned,
+      FleetSettings settings, JobEnd end) {
     this.state = state;
     this.book = state.book;
     this.requests = requests;
     this.output = output;
     this.warned = warned;
+    this.replaceRemoved = settings.replaceRemoved();
+    this.exits = settings.exits();
     this.end = end;
-  }
-
-  /** See {@link WorkerFleet#reportingExitsTo}. */
-  void reportingTo(Consumer<String> exits) {
-    this.exits = exits;
-  }
-
-  /** See {@link WorkerFleet#replaceRemovedWorkers}. */
-  void replaceRemoved(boolean replace) {
-    this.replaceRemoved = replace;
   }
 
   /** A container that could not be started: given back, then judged like an exit. */
@@ -171,7 +165,7 @@ final class FleetExits {
       case REMOVED_SHRINK, REMOVED_REPLACE -> removedByLeader(c, verdict.kind() == ExitVerdict.Kind.REMOVED_REPLACE);
       case PREEMPTED_SHRINK -> {
         state.retarget(Math.max(state.minWorkers, state.target() - 1));
-        state.growth.gaveBack();
+        state.growth().gaveBack();
         state.event("worker container " + c.id() + " on " + c.host() + " was preempted by the scheduler"
             + " after its warning; the job goes on with " + state.target() + " workers");
         LOG.warn("{}", state.lastEvent());
@@ -226,7 +220,7 @@ final class FleetExits {
       state.retarget(Math.max(state.minWorkers, state.target() - 1));
       state.event(removed + "; the job goes on with " + state.target() + " workers");
       // Not asked for again at once: it would likely land on the same slow GPU.
-      state.growth.gaveBack();
+      state.growth().gaveBack();
     }
     LOG.warn("{}", state.lastEvent());
     state.lost(c.id(), false);

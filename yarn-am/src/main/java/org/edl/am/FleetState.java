@@ -28,9 +28,9 @@ final class FleetState {
   final int minWorkers;
   final int maxWorkers;
   final FleetBook book = new FleetBook();
-  FleetJournal journal = FleetJournal.NONE;
+  private final FleetJournal journal;
   /** Worker failures counted so far, in this attempt and the ones before it. */
-  WorkerFailures failures = new WorkerFailures(0);
+  final WorkerFailures failures;
   /** The intent last given to {@link #journal}; null: none yet. */
   private FleetIntent journaled;
   /** The workers the job wants now; changed only by {@link #retarget}. */
@@ -52,19 +52,35 @@ final class FleetState {
   LeaderReport latest;
   /** What the last change did, for the status while the job runs (a departure, a refused leave). */
   private String lastEvent = "";
-  /** How the job asks for workers by itself; without a policy it never does. */
-  FleetGrowth growth = new FleetGrowth(this, null, null);
+  /** How the job asks for workers by itself; set once, as the fleet is built ({@link #growWith}). */
+  private FleetGrowth growth;
   /** The checkpoint the job's first workers start from ({@code edl submit --resume-from}); null: none. */
-  String resumeFrom;
+  private final String resumeFrom;
   /** Where a stop-resume's new workers start from (see {@link RestartSource}). */
-  RestartSource restartSource = RestartSource.STOP_DIRECTORY;
+  private final RestartSource restartSource;
 
-  FleetState(ContainerDriver driver, WorkerResource resource, int target, int minWorkers, int maxWorkers) {
+  FleetState(ContainerDriver driver, FleetSettings settings) {
     this.driver = driver;
-    this.resource = resource;
-    this.target = target;
-    this.minWorkers = minWorkers;
-    this.maxWorkers = maxWorkers;
+    this.resource = settings.resource();
+    this.target = settings.targetWorkers();
+    this.minWorkers = settings.minWorkers();
+    this.maxWorkers = settings.maxWorkers();
+    this.journal = settings.journal();
+    this.failures = new WorkerFailures(settings.allowedFailures());
+    this.resumeFrom = settings.resumeFrom();
+    this.restartSource = settings.restartSource();
+  }
+
+  /** The growth needs the fleet's requests, built on this state: so it comes second, once. */
+  void growWith(FleetGrowth g) {
+    if (growth != null) {
+      throw new IllegalStateException("the fleet's growth is set once");
+    }
+    growth = g;
+  }
+
+  FleetGrowth growth() {
+    return growth;
   }
 
   /**

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * job succeeds if its {@link OutputCheck} finds the model and metrics written, and fails naming
  * what is missing otherwise. Any other end (a non-zero exit, a kill, a lost node, a preemption
  * neither warned of by the scheduler nor asked for by a scale-in, a container that cannot start)
- * is a worker failure, counted once per container; see {@link #toleratingWorkerFailures}. Without
+ * is a worker failure, counted once per container; see {@link FleetSettings#allowedFailures}. Without
  * that, a failure fails the job, naming the container, its host, the exit status and YARN's
  * diagnostics, and the others are released. An allocation beyond the target is given back.
  *
@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A worker that exits {@link WorkerEnv#EXIT_LEFT} left the ring at a scheduled step while
  * training goes on. When the fleet did not ask for that (the leader removed a straggler), the
- * target shrinks by one, or, with {@link #replaceRemovedWorkers}, one new container is requested
+ * target shrinks by one, or, with {@link FleetSettings#replaceRemoved}, one new container is requested
  * and joins by ordinary stop-free scale-out. Either way the job is SCALING until the leader
  * reports the target. What the ring loses during a change (this, a failure, a warned preemption)
  * joins that change; with none under way it is a {@link FleetChange.Replacement}.
@@ -89,35 +89,24 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   /** A fleet that never changes size (min = max = target): scale calls are refused. */
   public WorkerFleet(ContainerDriver driver, OutputCheck output, WorkerResource resource, int targetWorkers) {
-    this(driver, output, WorkerRemoval.UNSUPPORTED, resource, targetWorkers, targetWorkers, targetWorkers);
+    this(driver, output, FleetSettings.of(resource, targetWorkers, targetWorkers, targetWorkers).build());
   }
 
-  /** A fleet that changes size stop-free only (no stop-resume). */
+  /** A fleet that changes size stop-free only (no stop-resume) and fails at its first worker failure. */
   public WorkerFleet(ContainerDriver driver, OutputCheck output, WorkerRemoval removal, WorkerResource resource,
       int targetWorkers, int minWorkers, int maxWorkers) {
-    this(driver, output, removal, JobStopper.UNSUPPORTED, null, resource, targetWorkers, minWorkers, maxWorkers);
+    this(driver, output, FleetSettings.of(resource, targetWorkers, minWorkers, maxWorkers).removingBy(removal).build());
   }
 
-  /**
-   * @param output         asked, once training finished, what is wrong with the job's output
-   * @param stopper        stops every worker with a checkpoint (stop-resume mode)
-   * @param checkpointRoot directory under which each stop-resume change gets its own checkpoint
-   */
-  public WorkerFleet(ContainerDriver driver, OutputCheck output, WorkerRemoval removal, JobStopper stopper,
-      String checkpointRoot, WorkerResource resource, int targetWorkers, int minWorkers, int maxWorkers) {
-    if (targetWorkers < 1) {
-      throw new IllegalArgumentException("targetWorkers must be at least 1: " + targetWorkers);
-    }
-    if (minWorkers < 1 || minWorkers > targetWorkers || maxWorkers < targetWorkers) {
-      throw new IllegalArgumentException("need 1 <= min <= target <= max: min " + minWorkers
-          + ", target " + targetWorkers + ", max " + maxWorkers);
-    }
-    this.state = new FleetState(driver, resource, targetWorkers, minWorkers, maxWorkers);
+  /** @param output asked, once training finished, what is wrong with the job's output */
+  public WorkerFleet(ContainerDriver driver, OutputCheck output, FleetSettings settings) {
+    this.state = new FleetState(driver, settings);
     this.book = state.book;
-    this.requests = new ElasticRequests(state, removal, stopper, checkpointRoot);
+    this.requests = new ElasticRequests(state, settings.removal(), settings.stopper(), settings.checkpointRoot());
+    state.growWith(new FleetGrowth(state, settings.growth(), requests));
     this.output = output;
-    this.preemption = new PreemptionResponse(this, resource.gpus());
-    this.ends = new FleetExits(state, requests, output, preemption::wasWarned, new FleetExits.JobEnd() {
+    this.preemption = new PreemptionResponse(this, settings.resource().gpus());
+    this.ends = new FleetExits(state, requests, output, preemption::wasWarned, settings, new FleetExits.JobEnd() {
       @Override
       public void fail(String why) {
         WorkerFleet.this.fail(why);
@@ -130,65 +119,14 @@ public final class WorkerFleet implements ContainerEventHandler {
     });
   }
 
-  /**
-   * Each of the fleet's containers that exits (or could not be started) is reported to
-   * {@code exits}, which tells the job's members at once (see {@link ExitEvidence}); without it
-   * they learn of a dead worker only from their own timeouts and its ZooKeeper session's expiry.
-   */
-  public WorkerFleet reportingExitsTo(java.util.function.Consumer<String> exits) {
-    ends.reportingTo(exits);
-    return this;
-  }
-
-  /** With {@code true}, each worker the leader removed on its own is replaced by a new container. */
-  public WorkerFleet replaceRemovedWorkers(boolean replace) {
-    ends.replaceRemoved(replace);
-    return this;
-  }
-
-  /**
-   * The job survives {@code allowed} worker failures ({@code edl submit --max-worker-failures}):
-   * each is logged, shown in the status, and (by {@link ExitRules}) replaced by one new container
-   * with the same resources that joins by ordinary stop-free scale-out; the target stays. Without
-   * this the first failure fails the job.
-   */
-  public WorkerFleet toleratingWorkerFailures(int allowed) {
-    state.failures = new WorkerFailures(allowed);
-    return this;
-  }
-
-  /**
-   * The job asks YARN for workers by itself when {@code policy} says so ({@link GrowthPolicy}):
-   * the rest of its first request once it trains at its minimum, and elastic extras up to
-   * max-workers. Each one granted joins by a stop-free scale-out of one. A job with a policy also
-   * counts as RUNNING from the leader's first report of a ring of at least min-workers; the
-   * requests still outstanding then are withdrawn and asked for again one at a time.
-   */
-  public WorkerFleet growing(GrowthPolicy policy) {
-    state.growth = new FleetGrowth(state, policy, requests);
-    return this;
-  }
-
   /** How the job changes its size by itself: growing, and giving back when the scheduler warns. */
   ScaleMode automaticMode() {
-    return state.growth.mode();
+    return state.growth().mode();
   }
 
   /** While a profile changes the job's size, the job asks for nothing by itself. */
   public void pauseGrowth(boolean pause) {
-    state.growth.pause(pause);
-  }
-
-  /** Keeps the fleet's intent there for a later AM attempt ({@link #adopt(Map, Optional)}). */
-  public WorkerFleet journaling(FleetJournal to) {
-    state.journal = to;
-    return this;
-  }
-
-  /** Where a stop-resume's new workers start from once the old ones have all exited. */
-  public WorkerFleet restartingFrom(RestartSource source) {
-    state.restartSource = source;
-    return this;
+    state.growth().pause(pause);
   }
 
   /** Asks for the first workers. */
@@ -218,8 +156,8 @@ public final class WorkerFleet implements ContainerEventHandler {
   public void adopt(Map<WorkerContainer, List<Integer>> running, Optional<FleetIntent> previous) {
     FleetIntent intent = previous.orElse(null);
     if (intent != null) {
-      state.growth.holdOffUntil(intent.holdOffUntilMs());
-      state.growth.restatedBefore(intent.requestedWorkers());
+      state.growth().holdOffUntil(intent.holdOffUntilMs());
+      state.growth().restatedBefore(intent.requestedWorkers());
     }
     if (running.isEmpty() && (intent == null || intent.restart() == null)) {
       if (intent != null && FleetTakeover.finishedBefore(output, this::finish)) {
@@ -268,7 +206,7 @@ public final class WorkerFleet implements ContainerEventHandler {
   public void scaleOutByUser(int count, ScaleMode mode) throws FleetRefusal {
     int size = state.target() + count;
     requests.scaleOut(count, mode);
-    state.growth.requestIs(size);
+    state.growth().requestIs(size);
   }
 
   /**
@@ -281,7 +219,7 @@ public final class WorkerFleet implements ContainerEventHandler {
     requests.scaleIn(count, containerIds, mode);
     int leaving = containerIds == null || containerIds.isEmpty() ? count
         : new java.util.LinkedHashSet<>(containerIds).size();
-    state.growth.requestIs(before - leaving);
+    state.growth().requestIs(before - leaving);
   }
 
   /**
@@ -343,15 +281,15 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (state.isDone()) {
       return;
     }
-    state.growth.onReport(report);
+    state.growth().onReport(report);
     state.settle();
-    state.growth.ask();
+    state.growth().ask();
   }
 
-  /** See {@link #growing}: the extra joins by a stop-free scale-out of one, if the job can change now. */
+  /** See {@link FleetSettings#growth}: the extra joins by a stop-free scale-out of one, if the job can change now. */
   @Override
   public void onExtraContainerAllocated(WorkerContainer c) {
-    state.growth.granted(c);
+    state.growth().granted(c);
   }
 
   @Override
@@ -431,15 +369,6 @@ public final class WorkerFleet implements ContainerEventHandler {
     if (!state.isDone()) {
       fail("ApplicationMaster error: " + cause);
     }
-  }
-
-  /**
-   * Starts the job's first workers from {@code checkpoint}: each container launched before every
-   * first worker started gets {@link WorkerEnv#RESTORE_FROM}; later ones join the running job and
-   * are handed the model by the ring, as usual.
-   */
-  public void startFrom(String checkpoint) {
-    state.resumeFrom = checkpoint == null || checkpoint.isBlank() ? null : checkpoint;
   }
 
   int minWorkers() {

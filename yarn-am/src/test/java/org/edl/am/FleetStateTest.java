@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 /** The fleet's phase moves only forward, through one method; the change under way through three. */
 class FleetStateTest {
   private static FleetState at(Phase phase) {
-    FleetState state = new FleetState(new TestingContainerDriver(), new WorkerResource(512, 1, 1), 2, 1, 3);
+    FleetState state = new FleetState(new TestingContainerDriver(),
+        FleetSettings.of(new WorkerResource(512, 1, 1), 2, 1, 3).build());
     for (Phase p : List.of(Phase.RUNNING, Phase.FINISHING)) {
       if (phase.ordinal() >= p.ordinal() && phase != Phase.SUCCEEDED && phase != Phase.FAILED) {
         state.moveTo(p);

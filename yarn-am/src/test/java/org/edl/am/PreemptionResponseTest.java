@@ -107,10 +107,11 @@ class PreemptionResponseTest {
    */
   @Test
   void aWarningForEveryWorkerPausesTheJobWithACheckpointAndItResumesOnNewContainers() {
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> {
-      stops.add(dir);
-      stopAnswer = a;
-    }, "hdfs:///out/checkpoints", RESOURCE, 3, 3, 3);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, FleetSettings.of(RESOURCE, 3, 3, 3).removingBy(removal)
+        .stoppingBy((dir, a) -> {
+          stops.add(dir);
+          stopAnswer = a;
+        }, "hdfs:///out/checkpoints").build());
     fleet.start();
     List<WorkerContainer> cs = List.of(new WorkerContainer("c1", "h1"), new WorkerContainer("c2", "h1"),
         new WorkerContainer("c3", "h2"));
@@ -174,10 +175,11 @@ class PreemptionResponseTest {
    */
   @Test
   void aRefusedPauseIsNotAskedAgainUntilTheRingChanges() {
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> {
-      stops.add(dir);
-      stopAnswer = a;
-    }, "hdfs:///out/checkpoints", RESOURCE, 2, 2, 2).toleratingWorkerFailures(1);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, FleetSettings.of(RESOURCE, 2, 2, 2).removingBy(removal)
+        .stoppingBy((dir, a) -> {
+          stops.add(dir);
+          stopAnswer = a;
+        }, "hdfs:///out/checkpoints").toleratingWorkerFailures(1).build());
     fleet.start();
     fleet.onContainersAllocated(List.of(new WorkerContainer("c1", "h1"), new WorkerContainer("c2", "h1")));
     List.of("c1", "c2").forEach(fleet::onContainerStarted);
@@ -210,9 +212,9 @@ class PreemptionResponseTest {
    */
   @Test
   void aRingPreemptedWholeAfterItsWarningStartsAgainFromTheNewestCheckpoint() {
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> stops.add(dir), "hdfs:///out/checkpoints",
-        RESOURCE, 2, 2, 2).toleratingWorkerFailures(1)
-        .restartingFrom(dir -> Optional.of("hdfs:///out/checkpoints/periodic/ckpt-00000000000000000500"));
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, FleetSettings.of(RESOURCE, 2, 2, 2).removingBy(removal)
+        .stoppingBy((dir, a) -> stops.add(dir), "hdfs:///out/checkpoints").toleratingWorkerFailures(1)
+        .restartingFrom(dir -> Optional.of("hdfs:///out/checkpoints/periodic/ckpt-00000000000000000500")).build());
     java.util.Map<String, WorkerLaunch> launched = new java.util.LinkedHashMap<>();
     driver.onLaunch = (c, l) -> launched.put(c.id(), l);
     fleet.start();

@@ -28,8 +28,7 @@ class TorchrunFleetTest {
     driver.onRequest = (n, r) -> requested.add(n);
     ReleasingRemoval givingBack = new ReleasingRemoval(Runnable::run);
     // No failure allowed: a scale-in counted as one would fail the job.
-    WorkerFleet fleet = new WorkerFleet(driver, Optional::empty, givingBack, RESOURCE, workers, 1, workers)
-        .toleratingWorkerFailures(0);
+    WorkerFleet fleet = new WorkerFleet(driver, Optional::empty, givingBack, RESOURCE, workers, 1, workers);
     givingBack.givingBackThrough(fleet::leaverGivenBack);
     fleet.start();
     List<WorkerContainer> cs = new ArrayList<>();
@@ -91,7 +90,8 @@ class TorchrunFleetTest {
   @Test
   void aFailedNodeReplacedWithinTheSameSizeLandsOnARoundThatNamesItsMembers() {
     WorkerFleet fleet = new WorkerFleet(new TestingContainerDriver(), OutputCheck.SCRIPTS_OWN,
-        new ReleasingRemoval(Runnable::run), RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
+        FleetSettings.of(RESOURCE, 2, 1, 2).removingBy(new ReleasingRemoval(Runnable::run)).toleratingWorkerFailures(1)
+            .build());
     fleet.start();
     fleet.onContainersAllocated(List.of(new WorkerContainer("c1", "h1"), new WorkerContainer("c2", "h2")));
     fleet.onContainerStarted("c1");

@@ -199,8 +199,8 @@ class WorkerFleetFailureTest {
   @Test
   void aWorkerThatCannotStartIsAFailureItsContainerIsGivenBackAndReplaced() {
     List<String> exited = new java.util.ArrayList<>();
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1)
-        .reportingExitsTo(exited::add);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, settings(2, 1, 2).toleratingWorkerFailures(1)
+        .reportingExitsTo(exited::add).build());
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
     fleet.onContainerStarted("c2");
@@ -222,8 +222,8 @@ class WorkerFleetFailureTest {
 
   @Test
   void aFailureWhileStartingResumedFromACheckpointGivesTheReplacementTheCheckpointToo() {
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 2).toleratingWorkerFailures(1);
-    fleet.startFrom("hdfs:///old/ckpt-1");
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, settings(2, 1, 2).toleratingWorkerFailures(1)
+        .startingFrom("hdfs:///old/ckpt-1").build());
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
     fleet.onContainerStarted("c1");
@@ -386,8 +386,8 @@ class WorkerFleetFailureTest {
 
   @Test
   void aNewAttemptGivesNoLaterContainerTheCheckpointTheJobWasResumedFrom() throws Exception {
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 2, 3).toleratingWorkerFailures(1);
-    fleet.startFrom("hdfs:///old/ckpt-1");
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, settings(2, 2, 3).toleratingWorkerFailures(1)
+        .startingFrom("hdfs:///old/ckpt-1").build());
     fleet.adopt(Map.of(c("c1", "h1"), List.of(0, 1)));
     assertEquals(List.of(1), requested);
     fleet.onContainersAllocated(List.of(c("c2", "h1")));
@@ -401,7 +401,7 @@ class WorkerFleetFailureTest {
 
   @Test
   void aContainerReportedTwiceOrThatCouldNotStartAndThenCompletedCountsOnce() {
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 3, 1, 3).toleratingWorkerFailures(2);
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, settings(3, 1, 3).toleratingWorkerFailures(2).build());
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1"), c("c3", "h2")));
     fleet.onContainerStarted("c2");
@@ -421,20 +421,25 @@ class WorkerFleetFailureTest {
     assertEquals(List.of(3, 1, 1), requested, "one replacement per dead container");
   }
 
+  private FleetSettings.Builder settings(int workers, int min, int max) {
+    return FleetSettings.of(RESOURCE, workers, min, max).removingBy(removal);
+  }
+
   private WorkerFleet running(int workers, int min, int max, int failuresAllowed) {
-    return started(new WorkerFleet(driver, VERIFIED, removal, RESOURCE, workers, min, max), workers, failuresAllowed);
+    return started(settings(workers, min, max), workers, failuresAllowed);
   }
 
   private WorkerFleet runningWithStopResume(int workers, int min, int max, int failuresAllowed) {
-    return started(new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> {
+    return started(settings(workers, min, max).stoppingBy((dir, a) -> {
       stops.add(dir);
       stopAnswer = a;
-    }, "hdfs:///out/checkpoints", RESOURCE, workers, min, max), workers, failuresAllowed);
+    }, "hdfs:///out/checkpoints"), workers, failuresAllowed);
   }
 
   /** c1 and c2 on h1, the rest on h2; all in the ring. */
-  private WorkerFleet started(WorkerFleet fleet, int workers, int failuresAllowed) {
-    fleet.toleratingWorkerFailures(failuresAllowed).start();
+  private WorkerFleet started(FleetSettings.Builder settings, int workers, int failuresAllowed) {
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, settings.toleratingWorkerFailures(failuresAllowed).build());
+    fleet.start();
     List<WorkerContainer> cs = new ArrayList<>();
     for (int i = 1; i <= workers; i++) {
       cs.add(c("c" + i, i <= 2 ? "h1" : "h2"));

@@ -47,8 +47,12 @@ class WorkerFleetGrowthTest {
   }
 
   private WorkerFleet fleet(int workers, int min, int max, Growth growth) {
-    return new WorkerFleet(driver, VERIFIED, removal, RESOURCE, workers, min, max)
-        .growing(new GrowthPolicy(workers, max, growth, ThroughputCurve.UNKNOWN, () -> now));
+    return fleet(workers, min, max, growth, FleetJournal.NONE);
+  }
+
+  private WorkerFleet fleet(int workers, int min, int max, Growth growth, FleetJournal journal) {
+    return new WorkerFleet(driver, VERIFIED, FleetSettings.of(RESOURCE, workers, min, max).removingBy(removal)
+        .growing(new GrowthPolicy(workers, max, growth, ThroughputCurve.UNKNOWN, () -> now)).journaling(journal).build());
   }
 
   private static WorkerContainer c(String id) {
@@ -104,11 +108,12 @@ class WorkerFleetGrowthTest {
   void aStopResumeJobGrowsAndGivesBackByRestartingEveryWorker() throws Exception {
     List<String> stops = new ArrayList<>();
     List<JobStopper.Answer> answers = new ArrayList<>();
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> {
-      stops.add(dir);
-      answers.add(a);
-    }, "hdfs:///out/checkpoints", RESOURCE, 2, 2, 4).growing(new GrowthPolicy(2, 4,
-        new Growth(true, Double.NaN, 0, ScaleMode.STOP_RESUME), ThroughputCurve.UNKNOWN, () -> now));
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, FleetSettings.of(RESOURCE, 2, 2, 4).removingBy(removal)
+        .stoppingBy((dir, a) -> {
+          stops.add(dir);
+          answers.add(a);
+        }, "hdfs:///out/checkpoints").growing(new GrowthPolicy(2, 4,
+            new Growth(true, Double.NaN, 0, ScaleMode.STOP_RESUME), ThroughputCurve.UNKNOWN, () -> now)).build());
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1"), c("c2")));
     fleet.onContainerStarted("c1");
@@ -188,8 +193,8 @@ class WorkerFleetGrowthTest {
   @Test
   void extrasAskedTogetherJoinOneScaleOut() {
     ThroughputCurve curve = n -> n <= 4 ? OptionalDouble.of(100.0 * n) : OptionalDouble.of(400.0);
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 2, 6)
-        .growing(new GrowthPolicy(2, 6, new Growth(true, 0.5, 60_000), curve, () -> now));
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, FleetSettings.of(RESOURCE, 2, 2, 6).removingBy(removal)
+        .growing(new GrowthPolicy(2, 6, new Growth(true, 0.5, 60_000), curve, () -> now)).build());
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1"), c("c2")));
     fleet.onContainerStarted("c1");
@@ -218,8 +223,8 @@ class WorkerFleetGrowthTest {
   void anExtraThatLoweredTheMeasuredThroughputLeavesAndIsNotAskedForAgain() {
     Map<Integer, Double> measured = new HashMap<>(Map.of(2, 200.0));
     ThroughputCurve curve = n -> measured.containsKey(n) ? OptionalDouble.of(measured.get(n)) : OptionalDouble.empty();
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 2, 4)
-        .growing(new GrowthPolicy(2, 4, new Growth(true, 0.5, 60_000), curve, () -> now));
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, FleetSettings.of(RESOURCE, 2, 2, 4).removingBy(removal)
+        .growing(new GrowthPolicy(2, 4, new Growth(true, 0.5, 60_000), curve, () -> now)).build());
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1"), c("c2")));
     fleet.onContainerStarted("c1");
@@ -252,7 +257,7 @@ class WorkerFleetGrowthTest {
   @Test
   void aUsersScaleInIsNotUndoneAfterTheHoldOffNorByANewAttempt() throws Exception {
     FleetJournal journal = new TestingFleetJournal();
-    WorkerFleet fleet = fleet(3, 2, 4, Growth.OFF).journaling(journal);
+    WorkerFleet fleet = fleet(3, 2, 4, Growth.OFF, journal);
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1"), c("c2"), c("c3")));
     fleet.onContainerStarted("c1");
@@ -271,7 +276,7 @@ class WorkerFleetGrowthTest {
     fleet.onProgressReport(ring("c1", "c2"));
     assertEquals(0, extrasAsked, "the job stays at the 2 workers its user left it with");
 
-    WorkerFleet next = fleet(3, 2, 4, Growth.OFF).journaling(journal);
+    WorkerFleet next = fleet(3, 2, 4, Growth.OFF, journal);
     next.adopt(Map.of(c("c1"), List.of(0), c("c2"), List.of(1)), journal.last());
     next.onProgressReport(ring("c1", "c2"));
     next.onProgressReport(ring("c1", "c2"));
@@ -323,7 +328,7 @@ class WorkerFleetGrowthTest {
   void aNewAttemptKeepsTheHoldOffTheOldOneJournaled() throws Exception {
     FleetJournal journal = new TestingFleetJournal();
     Growth growth = new Growth(true, Double.NaN, 60_000);
-    WorkerFleet old = fleet(2, 2, 4, growth).journaling(journal);
+    WorkerFleet old = fleet(2, 2, 4, growth, journal);
     old.start();
     old.onContainersAllocated(List.of(c("c1"), c("c2")));
     old.onContainerStarted("c1");
@@ -340,7 +345,7 @@ class WorkerFleetGrowthTest {
 
     // The AM dies here; 30 s later the next attempt adopts c1 and c2.
     now += 30_000;
-    WorkerFleet next = fleet(2, 2, 4, growth).journaling(journal);
+    WorkerFleet next = fleet(2, 2, 4, growth, journal);
     next.adopt(Map.of(c("c1"), List.of(0), c("c2"), List.of(1)), journal.last());
     next.onProgressReport(ring("c1", "c2"));
     next.onProgressReport(ring("c1", "c2"));

@@ -168,8 +168,7 @@ class WorkerFleetTakeoverTest {
     old.onContainerCompleted("c2", 0, "");
     requested.clear();
 
-    WorkerFleet next = newAttempt();
-    next.startFrom("hdfs:///old/ckpt-1");
+    WorkerFleet next = newAttempt(settings(2, 1, 4).startingFrom("hdfs:///old/ckpt-1"));
     next.adopt(Map.of(), journal.last());
     assertEquals(List.of(1), requested);
     next.onContainersAllocated(List.of(c("c3", "h1")));
@@ -192,11 +191,11 @@ class WorkerFleetTakeoverTest {
 
   @Test
   void theWorkerFailuresOfAnEarlierAttemptStillCount() throws Exception {
-    WorkerFleet old = running(3, 1, 3).toleratingWorkerFailures(1);
+    WorkerFleet old = running(settings(3, 1, 3).toleratingWorkerFailures(1), 3);
     old.onContainerCompleted("c3", 137, "killed");
     assertTrue(old.status().diagnostics().contains("worker failures: 1 of 1"), old.status().diagnostics());
 
-    WorkerFleet next = newAttempt().toleratingWorkerFailures(1);
+    WorkerFleet next = newAttempt(settings(2, 1, 4).toleratingWorkerFailures(1));
     next.adopt(adopted("c1", "c2"), journal.last());
     assertTrue(next.status().diagnostics().contains("worker failures: 1 of 1 allowed (c3 on h2"),
         next.status().diagnostics());
@@ -215,33 +214,41 @@ class WorkerFleetTakeoverTest {
     WorkerFleet old = running(2, 1, 4);
     old.onContainerCompleted("c1", 0, "");
     requested.clear();
-    WorkerFleet next = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 4).journaling(journal);
+    WorkerFleet next = new WorkerFleet(driver, VERIFIED, settings(2, 1, 4).build());
     next.adopt(Map.of(), journal.last());
     assertTrue(next.outcome().getNow(null).succeeded());
     assertTrue(next.outcome().getNow(null).diagnostics().contains("training had finished"));
     assertTrue(requested.isEmpty(), "nothing relaunched: " + requested);
 
-    WorkerFleet missing = new WorkerFleet(driver, () -> Optional.of("model.bin is missing"), removal, RESOURCE, 2, 1, 4)
-        .journaling(journal);
+    WorkerFleet missing = new WorkerFleet(driver, () -> Optional.of("model.bin is missing"), settings(2, 1, 4).build());
     missing.adopt(Map.of(), journal.last());
     assertFalse(missing.outcome().isDone());
     assertEquals(List.of(2), requested, "without a verified output the job starts anew");
   }
 
   private WorkerFleet newAttempt() {
-    requested.clear();
-    launched.clear();
-    return fleet(2, 1, 4);
+    return newAttempt(settings(2, 1, 4));
   }
 
-  private WorkerFleet fleet(int workers, int min, int max) {
-    return new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> stopAnswer = a, CHECKPOINTS, RESOURCE, workers, min, max)
-        .journaling(journal);
+  private WorkerFleet newAttempt(FleetSettings.Builder settings) {
+    requested.clear();
+    launched.clear();
+    return new WorkerFleet(driver, VERIFIED, settings.build());
+  }
+
+  /** Every attempt journals to the same place, as the AM's attempts do to the job's ZooKeeper node. */
+  private FleetSettings.Builder settings(int workers, int min, int max) {
+    return FleetSettings.of(RESOURCE, workers, min, max).removingBy(removal)
+        .stoppingBy((dir, a) -> stopAnswer = a, CHECKPOINTS).journaling(journal);
+  }
+
+  private WorkerFleet running(int workers, int min, int max) {
+    return running(settings(workers, min, max), workers);
   }
 
   /** c1 and c2 on h1, the rest on h2; all in the ring. */
-  private WorkerFleet running(int workers, int min, int max) {
-    WorkerFleet fleet = fleet(workers, min, max);
+  private WorkerFleet running(FleetSettings.Builder settings, int workers) {
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, settings.build());
     fleet.start();
     List<WorkerContainer> cs = new ArrayList<>();
     for (int i = 1; i <= workers; i++) {

@@ -167,7 +167,17 @@ class WorkerFleetTest {
 
   /** A RUNNING fleet of c1..cN (c1, c2 on h1, the rest on h2) whose leader reported N workers. */
   private WorkerFleet running(int workers, int min, int max) {
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, workers, min, max);
+    return running(settings(workers, min, max));
+  }
+
+  private FleetSettings.Builder settings(int workers, int min, int max) {
+    return FleetSettings.of(RESOURCE, workers, min, max).removingBy(removal);
+  }
+
+  private WorkerFleet running(FleetSettings.Builder settings) {
+    FleetSettings built = settings.build();
+    int workers = built.targetWorkers();
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, built);
     fleet.start();
     List<WorkerContainer> cs = new ArrayList<>();
     for (int i = 1; i <= workers; i++) {
@@ -256,11 +266,21 @@ class WorkerFleetTest {
   private final List<String> stops = new ArrayList<>();
   private JobStopper.Answer answer;
 
-  private WorkerFleet runningWithStopResume(int workers, int min, int max) {
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, (dir, a) -> {
+  private FleetSettings.Builder stopResume(int workers, int min, int max) {
+    return settings(workers, min, max).stoppingBy((dir, a) -> {
       stops.add(dir);
       answer = a;
-    }, "hdfs:///out/checkpoints", RESOURCE, workers, min, max);
+    }, "hdfs:///out/checkpoints");
+  }
+
+  private WorkerFleet runningWithStopResume(int workers, int min, int max) {
+    return runningWithStopResume(stopResume(workers, min, max));
+  }
+
+  private WorkerFleet runningWithStopResume(FleetSettings.Builder settings) {
+    FleetSettings built = settings.build();
+    int workers = built.targetWorkers();
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, built);
     fleet.start();
     List<WorkerContainer> cs = new ArrayList<>();
     for (int i = 1; i <= workers; i++) {
@@ -308,8 +328,8 @@ class WorkerFleetTest {
 
   @Test
   void aStopWhoseLeaderFailedBeforeItsCheckpointRestartsFromTheJobsNewestEarlierCheckpoint() throws Exception {
-    WorkerFleet fleet = runningWithStopResume(2, 1, 4).toleratingWorkerFailures(3)
-        .restartingFrom(dir -> Optional.of("hdfs:///out/checkpoints/periodic/ckpt-00000000000000000500"));
+    WorkerFleet fleet = runningWithStopResume(stopResume(2, 1, 4).toleratingWorkerFailures(3)
+        .restartingFrom(dir -> Optional.of("hdfs:///out/checkpoints/periodic/ckpt-00000000000000000500")));
     fleet.scaleOut(1, ScaleMode.STOP_RESUME);
     answer.accepted(40);
     // The leader runs out of memory writing the stop's model; the other worker stops as asked.
@@ -329,11 +349,11 @@ class WorkerFleetTest {
   void aStopThatLeftNoCheckpointInAJobWithoutEarlierOnesFailsTheJobInsteadOfLaunchingWorkersThatCannotStart()
       throws Exception {
     List<String> asked = new ArrayList<>();
-    WorkerFleet fleet = runningWithStopResume(2, 1, 4).toleratingWorkerFailures(3)
+    WorkerFleet fleet = runningWithStopResume(stopResume(2, 1, 4).toleratingWorkerFailures(3)
         .restartingFrom(dir -> {
           asked.add(dir);
           return Optional.empty();
-        });
+        }));
     fleet.scaleIn(1, List.of(), ScaleMode.STOP_RESUME);
     answer.accepted(40);
     fleet.onContainerCompleted("c2", 0, "");
@@ -350,8 +370,8 @@ class WorkerFleetTest {
 
   @Test
   void aJobResumedFromACheckpointStartsItsFirstWorkersFromItAndNoLaterOnes() throws Exception {
-    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED, removal, RESOURCE, 2, 1, 4);
-    fleet.startFrom("hdfs:///old/checkpoints/periodic/ckpt-00000000000000001000");
+    WorkerFleet fleet = new WorkerFleet(driver, VERIFIED,
+        settings(2, 1, 4).startingFrom("hdfs:///old/checkpoints/periodic/ckpt-00000000000000001000").build());
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h2")));
     for (WorkerLaunch l : launched.values()) {
@@ -660,7 +680,7 @@ class WorkerFleetTest {
 
   @Test
   void withReplacementAWorkerTheLeaderRemovedGetsOneNewContainer() throws Exception {
-    WorkerFleet fleet = running(3, 1, 3).replaceRemovedWorkers(true);
+    WorkerFleet fleet = running(settings(3, 1, 3).replaceRemovedWorkers(true));
     fleet.onContainerCompleted("c2", WorkerEnv.EXIT_LEFT, "");
     assertEquals(3, fleet.status().targetWorkers());
     assertEquals(List.of(1), requested);
@@ -680,7 +700,7 @@ class WorkerFleetTest {
 
   @Test
   void aWorkerThatLeftAfterTrainingFinishedIsNoReplacementEither() throws Exception {
-    WorkerFleet fleet = running(3, 1, 3).replaceRemovedWorkers(true);
+    WorkerFleet fleet = running(settings(3, 1, 3).replaceRemovedWorkers(true));
     fleet.onContainerCompleted("c1", 0, "");
     fleet.onContainerCompleted("c3", WorkerEnv.EXIT_LEFT, "");
     assertTrue(requested.isEmpty());
@@ -750,10 +770,7 @@ class WorkerFleetTest {
 
   @Test
   void neitherAStopResumeRelaunchNorAScaleChangeChecksTheOutput() throws Exception {
-    WorkerFleet fleet = new WorkerFleet(driver, countedCheck, removal, (dir, a) -> {
-      stops.add(dir);
-      answer = a;
-    }, "hdfs:///out/checkpoints", RESOURCE, 2, 1, 4);
+    WorkerFleet fleet = new WorkerFleet(driver, countedCheck, stopResume(2, 1, 4).build());
     fleet.start();
     fleet.onContainersAllocated(List.of(c("c1", "h1"), c("c2", "h1")));
     List.of("c1", "c2").forEach(fleet::onContainerStarted);
