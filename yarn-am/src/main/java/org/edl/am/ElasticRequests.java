@@ -33,6 +33,12 @@ final class ElasticRequests {
   private final JobStopper stopper;
   /** Where stop-resume checkpoints go; null: the job cannot stop-resume. */
   private final String checkpointRoot;
+  /**
+   * The workers whose leader last refused to stop them for a pause, and why: the same ring is not
+   * asked again (a job about to end would be asked on every heartbeat); a changed one is.
+   */
+  private java.util.Set<String> pauseRefusedFor = java.util.Set.of();
+  private String pauseRefusal = "";
 
   ElasticRequests(FleetState state, WorkerRemoval removal, JobStopper stopper, String checkpointRoot) {
     this.state = state;
@@ -56,7 +62,7 @@ final class ElasticRequests {
       return;
     }
     state.retarget(state.target() + count);
-    state.begin(new ScaleOut(count, Shown.since(state.latest)));
+    state.begin(new ScaleOut(count, Shown.since(state.latest())));
     LOG.info("Scaling out by {} to {} workers", count, state.target());
     state.requestMissing();
     state.journal();
@@ -101,7 +107,7 @@ final class ElasticRequests {
     // In a steady job every target worker runs, so min-workers >= 1 leaves enough to pick from.
     List<String> leavers = named.isEmpty() ? newest(running, count) : distinct;
     state.retarget(after);
-    state.begin(new ScaleIn(leavers, Shown.since(state.latest)));
+    state.begin(new ScaleIn(leavers, Shown.since(state.latest())));
     LOG.info("Scaling in to {} workers: removing {}", state.target(), leavers);
     state.journal();
     removal.leave(leavers, new RemovalAnswers());
@@ -110,8 +116,8 @@ final class ElasticRequests {
   /** See {@link WorkerFleet#pause}. */
   void pause(String why) throws FleetRefusal {
     requireSteadyRunning("pause");
-    if (!state.pauseRefusedFor.isEmpty() && state.pauseRefusedFor.equals(java.util.Set.copyOf(state.book.ids()))) {
-      throw error("state", "RUNNING", "the leader refused to stop these workers for a pause (" + state.pauseRefusal
+    if (!pauseRefusedFor.isEmpty() && pauseRefusedFor.equals(java.util.Set.copyOf(state.book.ids()))) {
+      throw error("state", "RUNNING", "the leader refused to stop these workers for a pause (" + pauseRefusal
           + "); a pause is asked for again once the ring has changed");
     }
     restartAt(state.target(), why);
@@ -135,7 +141,7 @@ final class ElasticRequests {
       state.driver.release(c.id());
     }
     // Nobody writes here: the job's newest earlier checkpoint is taken (FleetState.relaunchFromCheckpoint).
-    String directory = checkpointRoot + "/restart-" + (++state.restarts);
+    String directory = checkpointRoot + "/restart-" + state.nextRestart();
     state.begin(new Restart(new StopResume(state.target(), state.target(), directory, why), List.of(), Shown.NOTHING));
     java.util.Optional<String> cannot = state.relaunchFromCheckpoint();
     if (cannot.isEmpty()) {
@@ -174,7 +180,7 @@ final class ElasticRequests {
     if (!state.driver.isRunningNode(toHost)) {
       throw error("toHost", toHost, "not a running node of the cluster");
     }
-    int asked = state.begin(Migration.asked(fromHost, toHost, leavers, Shown.since(state.latest)));
+    int asked = state.begin(Migration.asked(fromHost, toHost, leavers, Shown.since(state.latest())));
     LOG.info("Migrating {} from {} to {}: asking the leader to replace them by {} newcomers",
         leavers, fromHost, toHost, leavers.size());
     state.journal();
@@ -183,11 +189,11 @@ final class ElasticRequests {
 
   /** What the leader said of its ring last, for a person: a ring being rebuilt reports no size (-1). */
   private String ringNow() {
-    if (state.latest == null) {
+    if (state.latest() == null) {
       return "no report from the leader yet";
     }
-    return state.latest.workers() < 0 ? "the leader is rebuilding the ring after a failure"
-        : "the leader reports " + state.latest.workers();
+    return state.latest().workers() < 0 ? "the leader is rebuilding the ring after a failure"
+        : "the leader reports " + state.latest().workers();
   }
 
   /** Refuses unless the job is RUNNING with no change on its way (the rule every change follows). */
@@ -210,10 +216,9 @@ final class ElasticRequests {
     if (checkpointRoot == null) {
       throw error("mode", ScaleMode.STOP_RESUME.name(), "this job has no checkpoint directory");
     }
-    String directory = checkpointRoot + "/restart-" + (state.restarts + 1);
-    state.restarts++;
+    String directory = checkpointRoot + "/restart-" + state.nextRestart();
     state.begin(new Restart(new StopResume(size, state.target(), directory, pausedFor), List.copyOf(state.book.ids()),
-        Shown.since(state.latest)));
+        Shown.since(state.latest())));
     state.retarget(size);
     if (pausedFor != null) {
       LOG.info("Pausing ({}): asking the leader to stop every worker with a checkpoint in {}; the job then asks"
@@ -310,8 +315,8 @@ final class ElasticRequests {
       state.retarget(r.plan().previousTarget());
       state.end();
       if (r.plan().pausedFor() != null) {
-        state.pauseRefusedFor = java.util.Set.copyOf(r.stopping());
-        state.pauseRefusal = String.valueOf(cause);
+        pauseRefusedFor = java.util.Set.copyOf(r.stopping());
+        pauseRefusal = String.valueOf(cause);
       }
       state.event("stop-resume to " + r.plan().size() + " workers did not happen: the leader did not"
           + " accept the stop (" + cause + ")");

@@ -128,7 +128,7 @@ final class FleetExits {
       }
     }
     return new FleetFacts(state.phase(), state.failures.count(), state.failures.allowed(), replaceRemoved,
-        state.change() instanceof Restart, inRing, joining, Optional.ofNullable(state.latest));
+        state.change() instanceof Restart, inRing, joining, Optional.ofNullable(state.latest()));
   }
 
   /** Does what {@code verdict} says; {@code c} is already gone from the book. */

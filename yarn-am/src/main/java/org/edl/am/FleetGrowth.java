@@ -140,7 +140,7 @@ final class FleetGrowth {
       }
       return;
     }
-    growing = state.begin(new FleetChange.ScaleOut(1, FleetChange.Shown.since(state.latest)));
+    growing = state.begin(new FleetChange.ScaleOut(1, FleetChange.Shown.since(state.latest())));
     join(c, "joins stop-free");
   }
 

@@ -36,20 +36,14 @@ final class FleetState {
   /** The workers the job wants now; changed only by {@link #retarget}. */
   private int target;
   /** Stop-resume changes so far: each gets its own checkpoint directory. */
-  int restarts;
-  /**
-   * The workers whose leader last refused to stop them for a pause, and why: the same ring is not
-   * asked again (a job about to end would be asked on every heartbeat); a changed one is.
-   */
-  java.util.Set<String> pauseRefusedFor = java.util.Set.of();
-  String pauseRefusal = "";
+  private int restarts;
   private WorkerFleet.Phase phase = WorkerFleet.Phase.STARTING;
   /** The change under way; null: none. Changed only by {@link #begin}, {@link #evolve} and {@link #end}. */
   private FleetChange change;
   /** Changes begun so far: a leader's answer names the one it answers. */
   private int begun;
   /** The leader's latest progress report; null before the first. */
-  LeaderReport latest;
+  private LeaderReport latest;
   /** What the last change did, for the status while the job runs (a departure, a refused leave). */
   private String lastEvent = "";
   /** How the job asks for workers by itself; set once, as the fleet is built ({@link #growWith}). */
@@ -96,6 +90,25 @@ final class FleetState {
       WorkerFleet.Phase.FINISHING, java.util.EnumSet.of(WorkerFleet.Phase.SUCCEEDED, WorkerFleet.Phase.FAILED),
       WorkerFleet.Phase.SUCCEEDED, java.util.EnumSet.noneOf(WorkerFleet.Phase.class),
       WorkerFleet.Phase.FAILED, java.util.EnumSet.noneOf(WorkerFleet.Phase.class));
+
+  /** The number of the next stop-resume change, the name of its checkpoint directory. */
+  int nextRestart() {
+    return ++restarts;
+  }
+
+  /** A new AM attempt goes on counting where the previous one's journal left off. */
+  void restartsSoFar(int count) {
+    restarts = count;
+  }
+
+  LeaderReport latest() {
+    return latest;
+  }
+
+  /** What the fleet steers by from now on: the leader's newest report. */
+  void reported(LeaderReport report) {
+    latest = report;
+  }
 
   String lastEvent() {
     return lastEvent;

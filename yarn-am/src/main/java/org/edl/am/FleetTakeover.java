@@ -53,7 +53,7 @@ final class FleetTakeover {
       state.retarget(state.withinLimits(book.size()));
     } else {
       state.retarget(state.withinLimits(intent.target()));
-      state.restarts = intent.restarts();
+      state.restartsSoFar(intent.restarts());
       state.failures.restore(intent.failures());
       FleetChange taken = intent.change() == null ? null : intent.change().takenOver(book::isLive);
       if (taken != null) {

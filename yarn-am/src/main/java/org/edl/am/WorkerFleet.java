@@ -267,7 +267,7 @@ public final class WorkerFleet implements ContainerEventHandler {
 
   /** As {@link #onProgressReport(int)}, with the members the leader names (they show its recoveries). */
   public void onProgressReport(LeaderReport report) {
-    state.latest = report;
+    state.reported(report);
     // A worker the leader declared failed that YARN still holds as running may be on a node that
     // is gone: YARN says so only when the node expires (10 minutes by default), so ask the node.
     for (String id : report.failed()) {
