@@ -17,7 +17,7 @@ import org.apache.zookeeper.KeeperException;
  * Reads the elected leader's coordinator address from the election under
  * {@link JobPaths#leader}: each candidate's Curator {@code LeaderLatch} node
  * ({@value #LATCH_PREFIX}...) holds its {@code host:port}, and the lowest-numbered node leads.
- * The workers' election ({@code org.edl.worker.coord.LeaderElection}) and processes outside the
+ * The workers' election ({@code org.edl.worker.coord.zk.LeaderElection}) and processes outside the
  * ring (the ApplicationMaster through {@link org.edl.job.rpc.LeaderClient}) read it alike.
  */
 public final class LeaderAddress {

@@ -168,7 +168,7 @@ public final class RecoveryBench {
 
   /** The worker the job's ZooKeeper record names as its leader now. */
   private static String leaderOf(CuratorFramework zk, String appId) throws Exception {
-    return org.edl.worker.coord.Wire.jobRecord(zk.getData().forPath(org.edl.job.JobPaths.job(appId))).leaderId();
+    return org.edl.worker.coord.rpc.Wire.jobRecord(zk.getData().forPath(org.edl.job.JobPaths.job(appId))).leaderId();
   }
 
   /** The job's timelines (none where its workers were killed before writing them). */

@@ -15,8 +15,8 @@ import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.edl.job.JobPaths;
 import org.edl.testing.Await;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.worker.coord.LeaderElection;
-import org.edl.worker.coord.MemberPresence;
+import org.edl.worker.coord.zk.LeaderElection;
+import org.edl.worker.coord.zk.MemberPresence;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

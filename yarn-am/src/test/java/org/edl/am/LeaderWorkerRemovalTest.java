@@ -25,8 +25,8 @@ import org.edl.thrift.Coordinator;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.Registration;
 import org.edl.thrift.WorkerInfo;
-import org.edl.worker.coord.CoordinatorService;
-import org.edl.worker.coord.LeaderElection;
+import org.edl.worker.coord.rpc.CoordinatorService;
+import org.edl.worker.coord.zk.LeaderElection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -131,6 +131,13 @@ class ArchitectureTest {
       .because("the fleet refuses with its own FleetRefusal; JobControlService turns it into the protocol's error");
 
   @ArchTest
+  static final ArchRule leaderDecisionsKnowNeitherThriftNorZooKeeper = noClasses()
+      .that().resideInAPackage("org.edl.worker.coord")
+      .should().dependOnClassesThat().resideInAnyPackage(
+          "org.apache.thrift..", "org.edl.thrift..", "org.apache.curator..", "org.apache.zookeeper..")
+      .because("the leader's decisions are pure; coord.rpc (Thrift) and coord.zk (ZooKeeper) carry them out");
+
+  @ArchTest
   static final ArchRule policyCoreAndSimulatorAreHadoopFree = noClasses()
       .that().resideInAnyPackage("org.edl.scheduler.core..", "org.edl.scheduler.sim..")
       .should().dependOnClassesThat().resideInAnyPackage(

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * changes, {@link StepLedger} the steps and the job position, {@link FailureRecovery} failures
  * and recovery orders, {@link Succession} where a successor starts. Everything here is values
  * (records) and decisions: no Thrift, socket, lock or file. Not thread-safe;
- * {@link CoordinatorService} serialises calls. Time comes from an injected {@link Ticker}.
+ * {@link org.edl.worker.coord.rpc.CoordinatorService} serialises calls. Time comes from an injected {@link Ticker}.
  *
  * <p>Every decision that changes the job (a member declared failed, a switch or stop
  * scheduled, a recovery ordered) first asks the {@link EpochGuard} whether this leadership is
@@ -33,7 +33,7 @@ public final class CoordinatorState {
   /** Events kept for the status; older ones are in the leader's log. */
   static final int MAX_EVENTS = 10;
   public static final Duration DEFAULT_SWITCH_ALLOWANCE = Duration.ofMillis(500);
-  /** In the refusal of a worker declared failed: {@link CoordinatorClient#isFenced} looks for it. */
+  /** In the refusal of a worker declared failed: {@link org.edl.worker.coord.rpc.CoordinatorClient#isFenced} looks for it. */
   public static final String FENCED = "was declared failed";
   /** Steps at the start of a ring that get the detector's grace (connections, JIT, broadcast). */
   static final int GRACE_STEPS = 3;

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Where leaderships are numbered and the leader's record is kept: ZooKeeper on a cluster
- * ({@link ZooKeeperLeaderStore}); {@link #unpersisted()} for a coordinator alone in a test.
+ * ({@link org.edl.worker.coord.zk.ZooKeeperLeaderStore}); {@link #unpersisted()} for a coordinator alone in a test.
  * A leader writes only under the epoch it claimed; once a newer epoch exists its writes fail and
  * it is told through the listener given to {@link #publish}.
  */

@@ -23,7 +23,7 @@ public record RecoveryPlan(MemberRing ring, Mode mode, List<String> failed, long
     return ring.version();
   }
 
-  String describe() {
+  public String describe() {
     String from = switch (mode) {
       case APPROXIMATE -> sourceId == null ? " (every survivor at the same step keeps its model)"
           : " (model from " + sourceId + ")";

@@ -23,14 +23,14 @@ public final class Refused extends Exception {
   private final String field;
   private final String value;
 
-  Refused(Kind kind, String field, String value, String problem) {
+  public Refused(Kind kind, String field, String value, String problem) {
     super(field + "=" + value + ": " + problem);
     this.kind = kind;
     this.field = field;
     this.value = value;
   }
 
-  static Refused invalid(String field, String value, String problem) {
+  public static Refused invalid(String field, String value, String problem) {
     return new Refused(Kind.INVALID, field, value, problem);
   }
 

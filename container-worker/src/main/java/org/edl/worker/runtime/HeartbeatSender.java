@@ -10,8 +10,8 @@ import org.edl.job.JobSecret;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.HeartbeatReply;
 import org.edl.thrift.SwitchOrder;
-import org.edl.worker.coord.CoordinatorClient;
-import org.edl.worker.coord.LeaderFinder;
+import org.edl.worker.coord.rpc.CoordinatorClient;
+import org.edl.worker.coord.zk.LeaderFinder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -13,9 +13,9 @@ import org.edl.thrift.Registration;
 import org.edl.thrift.StopOrder;
 import org.edl.thrift.SwitchOrder;
 import org.edl.thrift.SyncReply;
-import org.edl.worker.coord.CoordinatorClient;
-import org.edl.worker.coord.CoordinatorService;
-import org.edl.worker.coord.LeaderFinder;
+import org.edl.worker.coord.rpc.CoordinatorClient;
+import org.edl.worker.coord.rpc.CoordinatorService;
+import org.edl.worker.coord.zk.LeaderFinder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -11,7 +11,7 @@ import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.PeerLink;
 import org.edl.worker.collective.Ring;
 import org.edl.worker.coord.CoordinatorState;
-import org.edl.worker.coord.Wire;
+import org.edl.worker.coord.rpc.Wire;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

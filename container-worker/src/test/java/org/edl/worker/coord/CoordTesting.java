@@ -7,11 +7,11 @@ import org.edl.job.JobSpec;
 import org.edl.thrift.BatchRule;
 
 /** What the coordinator's tests share: a small job, members, step reports and a leader at epoch 1. */
-final class CoordTesting {
+public final class CoordTesting {
   private CoordTesting() {}
 
   /** Softmax on 64 synthetic samples, global batch 12, {@code steps} steps. */
-  static JobSpec spec(int workers, int min, int max, long steps) {
+  public static JobSpec spec(int workers, int min, int max, long steps) {
     return JobSpec.builder().name("t").model("softmax")
         .data("synthetic:samples=64,features=4,classes=3,seed=1").format("auto").workers(workers)
         .minWorkers(min).maxWorkers(max).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(steps)
@@ -19,39 +19,39 @@ final class CoordTesting {
         .build();
   }
 
-  static Member member(String id, int port) {
+  public static Member member(String id, int port) {
     return new Member(id, "127.0.0.1", port);
   }
 
   /** {@code c<i>} at port 7000 + i. */
-  static Member member(int i) {
+  public static Member member(int i) {
     return member("c" + i, 7000 + i);
   }
 
   /** A report without the optional fields (batch start, epoch size, compute time, leader epoch). */
-  static StepReport report(String id, long step, double loss, double batchSeconds, int samples) {
+  public static StepReport report(String id, long step, double loss, double batchSeconds, int samples) {
     return new StepReport(id, step, loss, batchSeconds, samples, -1, 0, -1, 0);
   }
 
   /** A report whose batch started at {@code batchStart}. */
-  static StepReport report(String id, long step, double loss, double batchSeconds, int samples, long batchStart) {
+  public static StepReport report(String id, long step, double loss, double batchSeconds, int samples, long batchStart) {
     return new StepReport(id, step, loss, batchSeconds, samples, batchStart, 0, -1, 0);
   }
 
   /** A leader ({@code leaderId}) of a job that has not formed yet, at leader epoch 1. */
-  static CoordinatorState leading(JobSpec spec, Ticker ticker, Duration allowance, String leaderId) {
+  public static CoordinatorState leading(JobSpec spec, Ticker ticker, Duration allowance, String leaderId) {
     return CoordinatorState.forming(spec, ticker, CoordinatorState.Settings.DEFAULT.withSwitchAllowance(allowance),
         leaderId, 1, new Lifecycle(leaderId), Optional.empty());
   }
 
   /** The successor {@code leaderId} at {@code epoch}, from {@code record}, with {@code present} alive. */
-  static CoordinatorState successor(JobSpec spec, Ticker ticker, Duration allowance, String leaderId, long epoch,
+  public static CoordinatorState successor(JobSpec spec, Ticker ticker, Duration allowance, String leaderId, long epoch,
       JobRecord record, java.util.Set<String> present) {
     return Succession.takeOver(spec, ticker, CoordinatorState.Settings.DEFAULT.withSwitchAllowance(allowance),
         leaderId, epoch, new Lifecycle(leaderId), record, present);
   }
 
-  static List<String> ids(MemberRing r) {
+  public static List<String> ids(MemberRing r) {
     return r.ids();
   }
 }

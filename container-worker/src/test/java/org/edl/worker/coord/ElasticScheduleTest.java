@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edl.job.JobSpec;
+import org.edl.worker.coord.rpc.Wire;
 import org.junit.jupiter.api.Test;
 
 /** The leader's schedule of topology switches, driven report by report with a fixed clock. */

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.edl.thrift.HeartbeatReply;
 import org.edl.thrift.SyncReport;
 import org.edl.thrift.WorkerInfo;
+import org.edl.worker.coord.rpc.CoordinatorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

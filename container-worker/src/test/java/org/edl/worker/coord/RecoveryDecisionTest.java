@@ -13,6 +13,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
+import org.edl.worker.coord.rpc.CoordinatorClient;
+import org.edl.worker.coord.rpc.Wire;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.edl.job.JobSpec;
+import org.edl.worker.coord.rpc.Wire;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -391,7 +392,7 @@ class SuccessorStateTest {
     assertNull(c.record().pending());
   }
 
-  /** Publishes a leader's record whenever it changed, as {@link CoordinatorService} does. */
+  /** Publishes a leader's record whenever it changed, as {@link org.edl.worker.coord.rpc.CoordinatorService} does. */
   private static final class Publisher {
     final LeaderStore store = LeaderStore.unpersisted();
     final List<String> superseded = new ArrayList<>();

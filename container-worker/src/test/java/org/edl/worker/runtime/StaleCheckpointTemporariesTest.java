@@ -34,11 +34,10 @@ import org.edl.worker.checkpoint.CheckpointCatalog;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.checkpoint.CheckpointSchedule;
 import org.edl.worker.collective.ModelBroadcast;
-import org.edl.worker.coord.CoordinatorService;
 import org.edl.worker.coord.JobRecord;
 import org.edl.worker.coord.LeaderStore;
 import org.edl.worker.coord.Ticker;
-
+import org.edl.worker.coord.rpc.CoordinatorService;
 import org.edl.worker.model.Mlp;
 import org.edl.worker.model.TrainableModel;
 import org.junit.jupiter.api.AfterEach;

@@ -25,7 +25,7 @@ import org.edl.job.JobZooKeeperAcl;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
 import org.edl.worker.coord.Member;
-import org.edl.worker.coord.Wire;
+import org.edl.worker.coord.rpc.Wire;
 import org.edl.worker.gpu.GpuDevices;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

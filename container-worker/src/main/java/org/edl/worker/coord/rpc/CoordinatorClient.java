@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.worker.coord.rpc;
 
 import java.time.Duration;
 import java.util.List;
@@ -18,6 +18,7 @@ import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
+import org.edl.worker.coord.CoordinatorState;
 
 /**
  * A worker's authenticated connection to the leader's {@link CoordinatorService}. Thrift

@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.worker.coord.rpc;
 
 import java.time.Duration;
 import java.util.List;
@@ -23,6 +23,24 @@ import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
+import org.edl.worker.coord.CheckpointCheck;
+import org.edl.worker.coord.CheckpointRef;
+import org.edl.worker.coord.CoordinatorState;
+import org.edl.worker.coord.JobOutput;
+import org.edl.worker.coord.JobPosition;
+import org.edl.worker.coord.JobRecord;
+import org.edl.worker.coord.JoinerShare;
+import org.edl.worker.coord.LeaderStore;
+import org.edl.worker.coord.Lifecycle;
+import org.edl.worker.coord.Phase;
+import org.edl.worker.coord.RecoveryPlan;
+import org.edl.worker.coord.Refused;
+import org.edl.worker.coord.RunSummary;
+import org.edl.worker.coord.StopPlan;
+import org.edl.worker.coord.Succession;
+import org.edl.worker.coord.SwitchPlan;
+import org.edl.worker.coord.SyncAnswer;
+import org.edl.worker.coord.Ticker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.worker.coord.zk;
 
 import java.io.Closeable;
 import java.io.IOException;

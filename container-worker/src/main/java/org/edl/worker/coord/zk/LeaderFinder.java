@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.worker.coord.zk;
 
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;

@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.worker.coord.zk;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

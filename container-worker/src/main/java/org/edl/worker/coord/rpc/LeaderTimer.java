@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.worker.coord.rpc;
 
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;

@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.worker.coord.rpc;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,6 +24,19 @@ import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
+import org.edl.worker.coord.CheckpointRef;
+import org.edl.worker.coord.CoordinatorState;
+import org.edl.worker.coord.JobOutput;
+import org.edl.worker.coord.JobPosition;
+import org.edl.worker.coord.JobRecord;
+import org.edl.worker.coord.Member;
+import org.edl.worker.coord.MemberRing;
+import org.edl.worker.coord.RecoveryPlan;
+import org.edl.worker.coord.Refused;
+import org.edl.worker.coord.StepReport;
+import org.edl.worker.coord.StopPlan;
+import org.edl.worker.coord.SwitchPlan;
+import org.edl.worker.coord.SyncAnswer;
 
 /**
  * The one place where the coordinator's values meet Thrift: each record to and from the struct

@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.worker.coord.rpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -15,6 +15,9 @@ import org.edl.job.rpc.RpcServer;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.Registration;
 import org.edl.thrift.WorkerInfo;
+import org.edl.worker.coord.CoordTesting;
+import org.edl.worker.coord.Phase;
+import org.edl.worker.coord.Ticker;
 import org.junit.jupiter.api.Test;
 
 /** The leader's coordinator over real TCP: the job's secret gets in, any other is refused. */
@@ -24,7 +27,7 @@ class CoordinatorSecretTest {
   @Test
   void aWorkerWithTheWrongSecretIsRefusedAndTheRefusalIsReported() throws Exception {
     JobSecret secret = JobSecret.generate();
-    CoordinatorService service = new CoordinatorService(CoordinatorStateTest.spec(2), Ticker.SYSTEM);
+    CoordinatorService service = new CoordinatorService(CoordTesting.spec(2, 1, 2, 10), Ticker.SYSTEM);
     assertTrue(service.lead(), "elected with an unpersisted store: leads a fresh job");
     assertEquals(Phase.FORMING, service.phase());
     assertEquals(1, service.leaderEpoch());
@@ -56,7 +59,7 @@ class CoordinatorSecretTest {
   @Test
   void aCoordinatorThatDoesNotLeadSaysSo() throws Exception {
     JobSecret secret = JobSecret.generate();
-    CoordinatorService service = new CoordinatorService(CoordinatorStateTest.spec(2), Ticker.SYSTEM);
+    CoordinatorService service = new CoordinatorService(CoordTesting.spec(2, 1, 2, 10), Ticker.SYSTEM);
     try (RpcServer server = RpcServer.start("coordinator", new Coordinator.Processor<>(service),
         "127.0.0.1", 0, secret, TIMEOUT, org.edl.job.rpc.RefusalListener.NONE);
         CoordinatorClient client = CoordinatorClient.connect("127.0.0.1:" + server.port(), secret, TIMEOUT)) {

@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.worker.coord.rpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,6 +13,18 @@ import org.edl.job.JobSpec;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.LeaderRecord;
 import org.edl.thrift.SwitchOrder;
+import org.edl.worker.coord.CheckpointRef;
+import org.edl.worker.coord.CoordTesting;
+import org.edl.worker.coord.CoordinatorState;
+import org.edl.worker.coord.JobOutput;
+import org.edl.worker.coord.JobPosition;
+import org.edl.worker.coord.JobRecord;
+import org.edl.worker.coord.Member;
+import org.edl.worker.coord.MemberRing;
+import org.edl.worker.coord.Refused;
+import org.edl.worker.coord.StepReport;
+import org.edl.worker.coord.StopPlan;
+import org.edl.worker.coord.SwitchPlan;
 import org.junit.jupiter.api.Test;
 
 /** The records as they cross the wire or go into ZooKeeper, and back. */

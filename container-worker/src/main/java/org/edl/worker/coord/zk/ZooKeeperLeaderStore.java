@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.worker.coord.zk;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -19,6 +19,9 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.edl.job.JobPaths;
 import org.edl.job.JobSpec;
+import org.edl.worker.coord.JobRecord;
+import org.edl.worker.coord.LeaderStore;
+import org.edl.worker.coord.rpc.Wire;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

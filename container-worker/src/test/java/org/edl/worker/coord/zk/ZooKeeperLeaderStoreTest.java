@@ -1,4 +1,4 @@
-package org.edl.worker.coord;
+package org.edl.worker.coord.zk;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -18,6 +18,10 @@ import org.edl.job.JobSpec;
 import org.edl.testing.Await;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.BatchRule;
+import org.edl.worker.coord.JobPosition;
+import org.edl.worker.coord.JobRecord;
+import org.edl.worker.coord.Member;
+import org.edl.worker.coord.MemberRing;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
