@@ -1,6 +1,5 @@
 package org.edl.job;
 
-import org.edl.thrift.ScaleMode;
 
 /**
  * Whether an elastic job grows into idle GPUs by itself, and how eagerly.

@@ -6,7 +6,6 @@ import java.io.OutputStream;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
-import org.edl.thrift.BatchRule;
 
 /**
  * Everything a job is submitted with. The client validates it, writes it as {@code job.properties}

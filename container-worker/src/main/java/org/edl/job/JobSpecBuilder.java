@@ -1,6 +1,5 @@
 package org.edl.job;
 
-import org.edl.thrift.BatchRule;
 
 /**
  * Builds a {@link JobSpec} field by field, named as on the command line and in

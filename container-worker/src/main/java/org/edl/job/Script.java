@@ -100,7 +100,7 @@ public record Script(String file, List<String> args, String python, int procsPer
       throw new InvalidInputException("grow", "on", "a --torchrun job reports no throughput to grow by; scale it"
           + " with edl scale-out and scale-in");
     }
-    if (growth.mode() == org.edl.thrift.ScaleMode.STOP_RESUME) {
+    if (growth.mode() == ScaleMode.STOP_RESUME) {
       throw new InvalidInputException("mode", "stop-resume", "a --torchrun job already restarts every process at a"
           + " change, from the script's own checkpoint");
     }

@@ -1,6 +1,5 @@
 package org.edl.job;
 
-import org.edl.thrift.BatchRule;
 
 /**
  * What is trained, and how: the model and the backend that computes it, the steps, the batch and

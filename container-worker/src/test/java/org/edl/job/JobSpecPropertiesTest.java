@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -75,7 +75,7 @@ class JobSpecPropertiesTest {
   @Test
   void growthGoesThroughTheFileAndAFileWithoutItDoesNotGrow() throws Exception {
     for (Growth g : List.of(new Growth(true, 0.25, 1000), new Growth(true, Double.NaN, 0),
-        new Growth(true, 0.5, 0, org.edl.thrift.ScaleMode.STOP_RESUME))) {
+        new Growth(true, 0.5, 0, org.edl.job.ScaleMode.STOP_RESUME))) {
       java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
       spec().toBuilder().growth(g).build().write(out);
       assertEquals(g, JobSpec.read(new ByteArrayInputStream(out.toByteArray())).growth());

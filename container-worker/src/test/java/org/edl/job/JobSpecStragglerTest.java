@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.util.Properties;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.junit.jupiter.api.Test;
 
 class JobSpecStragglerTest {

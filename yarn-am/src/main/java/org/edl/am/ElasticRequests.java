@@ -11,7 +11,7 @@ import org.edl.am.FleetChange.Restart;
 import org.edl.am.FleetChange.ScaleIn;
 import org.edl.am.FleetChange.ScaleOut;
 import org.edl.am.FleetChange.Shown;
-import org.edl.thrift.ScaleMode;
+import org.edl.job.ScaleMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

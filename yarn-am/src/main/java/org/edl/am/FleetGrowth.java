@@ -2,7 +2,7 @@ package org.edl.am;
 
 import java.util.List;
 import java.util.Optional;
-import org.edl.thrift.ScaleMode;
+import org.edl.job.ScaleMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

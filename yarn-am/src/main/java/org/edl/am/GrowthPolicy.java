@@ -68,7 +68,7 @@ public final class GrowthPolicy {
    * @param millis    the AM's clock
    */
   /** How the job carries out its own changes: stop-free, or stop-resume (the baseline). */
-  public org.edl.thrift.ScaleMode mode() {
+  public org.edl.job.ScaleMode mode() {
     return growth.mode();
   }
 

@@ -136,7 +136,7 @@ public final class JobControlService implements JobControl.Iface {
   public JobStatus scaleOut(int count, ScaleMode mode) throws TException {
     return onMainThread("scale out", () -> {
       requireNotProfiling("scale-out");
-      fleet.scaleOutByUser(count, mode);
+      fleet.scaleOutByUser(count, org.edl.job.rpc.WireEnums.scaleMode(mode));
       return snapshot();
     });
   }
@@ -146,7 +146,7 @@ public final class JobControlService implements JobControl.Iface {
     List<String> ids = containerIds == null ? List.of() : List.copyOf(containerIds);
     return onMainThread("scale in", () -> {
       requireNotProfiling("scale-in");
-      fleet.scaleInByUser(count, ids, mode);
+      fleet.scaleInByUser(count, ids, org.edl.job.rpc.WireEnums.scaleMode(mode));
       return snapshot();
     });
   }

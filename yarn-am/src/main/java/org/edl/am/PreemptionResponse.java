@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.edl.thrift.ScaleMode;
+import org.edl.job.ScaleMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.ProfilePoint;
 import org.edl.thrift.ProfileResult;
-import org.edl.thrift.ScaleMode;
+import org.edl.job.ScaleMode;
 
 /**
  * One {@code profile(min, max, batches)}: the job goes to {@code max} workers (paying the

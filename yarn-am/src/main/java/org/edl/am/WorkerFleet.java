@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import org.edl.am.FleetChange.Migration;
 import org.edl.am.FleetChange.Restart;
 import org.edl.job.WorkerEnv;
-import org.edl.thrift.ScaleMode;
+import org.edl.job.ScaleMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

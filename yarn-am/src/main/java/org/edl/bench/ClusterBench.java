@@ -20,9 +20,9 @@ import org.edl.cluster.EmbeddedCluster;
 import org.edl.cluster.FairSchedulerAllocationFile;
 import org.edl.job.Growth;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.JobStatus;
-import org.edl.thrift.ScaleMode;
+import org.edl.job.ScaleMode;
 
 /**
  * {@code edl bench cluster}, the live half (the EDL paper's Figure 11): the jobs of a

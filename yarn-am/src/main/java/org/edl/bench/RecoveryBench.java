@@ -18,7 +18,7 @@ import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
 import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobStatus;
 import org.edl.worker.runtime.PeriodicCheckpoints;

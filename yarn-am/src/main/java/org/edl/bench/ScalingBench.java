@@ -12,7 +12,7 @@ import org.edl.client.JobControlConnection;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.ScaleMode;
 

@@ -16,7 +16,7 @@ import org.apache.curator.test.TestingServer;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.SwitchOrder;
 import org.edl.worker.data.BatchSlicer;
 import org.edl.worker.data.DatasetLoader;

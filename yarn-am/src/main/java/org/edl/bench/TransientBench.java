@@ -19,8 +19,8 @@ import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
 import org.edl.job.Growth;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
-import org.edl.thrift.ScaleMode;
+import org.edl.job.BatchRule;
+import org.edl.job.ScaleMode;
 
 /**
  * {@code edl bench transient} (the EDL paper's Figure 10): an {@code emulated} job holds 4 GPUs of

@@ -15,7 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.edl.job.JobSpec;
 import org.edl.testing.Await;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobState;

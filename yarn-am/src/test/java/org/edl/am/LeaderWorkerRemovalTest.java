@@ -20,7 +20,7 @@ import org.edl.job.JobSpec;
 import org.edl.job.rpc.RefusalListener;
 import org.edl.job.rpc.RpcServer;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.Coordinator;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.Registration;

@@ -156,7 +156,7 @@ class PreemptionResponseTest {
   @Test
   void aWarningDuringAnotherChangeIsAnsweredByALaterHeartbeat() throws Exception {
     WorkerFleet fleet = running(4, 1, 8);
-    fleet.scaleOut(1, org.edl.thrift.ScaleMode.EDL);
+    fleet.scaleOut(1, org.edl.job.ScaleMode.EDL);
     fleet.onPreemptionRequested(named("c4"));
     assertTrue(removal.asked.isEmpty(), "SCALING: nothing asked yet");
 
@@ -273,7 +273,7 @@ class PreemptionResponseTest {
   @Test
   void aWarnedContainerTheJobCouldNotYetReleaseShrinksTheJobWhenItIsPreemptedInsteadOfFailingIt() throws Exception {
     WorkerFleet fleet = running(4, 3, 8);
-    fleet.scaleOut(1, org.edl.thrift.ScaleMode.EDL);
+    fleet.scaleOut(1, org.edl.job.ScaleMode.EDL);
     requested.clear();
     fleet.onPreemptionRequested(named("c4"));
     assertTrue(removal.asked.isEmpty(), "SCALING: nothing asked yet");

@@ -21,7 +21,7 @@ import org.edl.job.rpc.RpcClient;
 import org.edl.job.rpc.RpcConnection;
 import org.edl.testing.Await;
 import org.edl.testing.YarnCluster;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobState;

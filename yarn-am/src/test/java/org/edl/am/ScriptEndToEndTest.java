@@ -20,7 +20,7 @@ import org.edl.job.rpc.RpcConnection;
 import org.edl.testing.Await;
 import org.edl.testing.PythonTorch;
 import org.edl.testing.YarnCluster;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;

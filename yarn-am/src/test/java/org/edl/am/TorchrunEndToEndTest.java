@@ -105,7 +105,7 @@ class TorchrunEndToEndTest {
     JobSpec spec = JobSpec.builder().name("torchrun-e2e")
         .script(new Script(script.toString(), List.of(out.toString()), PythonTorch.PYTHON).asTorchrun())
         .workers(2).minWorkers(1).maxWorkers(3).gpusPerWorker(1).workerMemoryMb(512).workerVcores(1)
-        .steps(200).batchSize(64).batchRule(org.edl.thrift.BatchRule.FIXED_GLOBAL).learningRate(0.1).backend("cpu")
+        .steps(200).batchSize(64).batchRule(org.edl.job.BatchRule.FIXED_GLOBAL).learningRate(0.1).backend("cpu")
         .build().validate();
     SubmittedJob job = new JobSubmitter(CLUSTER.configuration(), CLUSTER.yarn()).submit(spec);
     ApplicationReport running = Await.until("the AM to register", () -> CLUSTER.yarn().getApplicationReport(job.appId()),

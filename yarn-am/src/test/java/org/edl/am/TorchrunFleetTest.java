@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
-import org.edl.thrift.ScaleMode;
+import org.edl.job.ScaleMode;
 import org.junit.jupiter.api.Test;
 
 /**

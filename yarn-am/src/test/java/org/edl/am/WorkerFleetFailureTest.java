@@ -12,7 +12,7 @@ import java.util.Optional;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.edl.job.WorkerEnv;
 import org.edl.thrift.EdlError;
-import org.edl.thrift.ScaleMode;
+import org.edl.job.ScaleMode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

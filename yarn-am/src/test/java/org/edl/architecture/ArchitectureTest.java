@@ -123,6 +123,12 @@ class ArchitectureTest {
       .because("the job API is what edl-am sees of the worker: it must not drag the runtime in with it");
 
   @ArchTest
+  static final ArchRule jobSpecSpeaksNoProtocol = noClasses()
+      .that().resideInAPackage("org.edl.job")
+      .should().dependOnClassesThat().resideInAnyPackage("org.edl.thrift..", "org.apache.thrift..")
+      .because("the job's specification has enums of its own; org.edl.job.rpc converts them for the wire");
+
+  @ArchTest
   static final ArchRule fleetDecisionsRefuseWithoutThrift = noClasses()
       .that().haveSimpleNameStartingWith("Fleet").or().haveSimpleNameStartingWith("WorkerFleet")
       .or().haveSimpleName("ElasticRequests").or().haveSimpleName("ExitRules").or().haveSimpleName("ProfileRun")

@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.model.SoftmaxRegression;

@@ -39,10 +39,10 @@ class SubmitGrowFlagsTest {
 
   @Test
   void theModeBackendAndSyncStandInReachTheSpecAndItsJobFile() {
-    assertEquals(org.edl.thrift.ScaleMode.EDL, parse().growth().mode());
+    assertEquals(org.edl.job.ScaleMode.EDL, parse().growth().mode());
     JobSpec spec = parse("--mode", "stop-resume", "--backend", "emulated", "--model", "imagenet",
         "--emulated-sync", "profile");
-    assertEquals(org.edl.thrift.ScaleMode.STOP_RESUME, spec.growth().mode());
+    assertEquals(org.edl.job.ScaleMode.STOP_RESUME, spec.growth().mode());
     assertEquals("emulated", spec.training().backend());
     assertTrue(spec.training().profileSync());
     assertEquals(spec, JobSpec.fromProperties(spec.toProperties()));

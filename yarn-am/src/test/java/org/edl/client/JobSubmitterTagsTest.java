@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Set;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.junit.jupiter.api.Test;
 
 /** What a submission tells the scheduler plugin besides the job itself. */

@@ -9,7 +9,7 @@ import org.apache.hadoop.fs.UnsupportedFileSystemException;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
 import org.edl.testing.HdfsCluster;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

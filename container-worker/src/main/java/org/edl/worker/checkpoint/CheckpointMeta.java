@@ -10,7 +10,8 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Properties;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.rpc.WireEnums;
+import org.edl.job.BatchRule;
 import org.edl.thrift.JobMeta;
 import org.edl.worker.coord.JobPosition;
 import org.edl.worker.model.IncompatibleStateException;
@@ -86,14 +87,14 @@ public record CheckpointMeta(long nextStep, int epoch, List<Integer> finishedChu
       int epochSize, long seed, Instant writtenAt) {
     return new CheckpointMeta(meta.getStep(), meta.getEpoch(),
         meta.isSetFinishedChunks() ? meta.getFinishedChunks() : List.of(),
-        meta.isSetSamplesSeen() ? meta.getSamplesSeen() : 0, meta.getBatchRule(), meta.getBatchSize(),
-        meta.getBaseLearningRate(), meta.isSetLastLoss() ? meta.getLastLoss() : Double.NaN, workers,
+        meta.isSetSamplesSeen() ? meta.getSamplesSeen() : 0, WireEnums.batchRule(meta.getBatchRule()),
+        meta.getBatchSize(), meta.getBaseLearningRate(), meta.isSetLastLoss() ? meta.getLastLoss() : Double.NaN, workers,
         model, parameterCount, epochSize, seed, writtenAt);
   }
 
   /** The job meta-data a restored leader starts from. */
   public JobMeta toJobMeta() {
-    JobMeta m = new JobMeta(nextStep, epoch, batchRule, batchSize, baseLearningRate);
+    JobMeta m = new JobMeta(nextStep, epoch, WireEnums.toWire(batchRule), batchSize, baseLearningRate);
     m.setSamplesSeen(samplesSeen);
     m.setFinishedChunks(new ArrayList<>(finishedChunks));
     if (!Double.isNaN(lastLoss)) {

@@ -15,7 +15,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.edl.testing.ForwardingModel;
 import org.edl.testing.HdfsCluster;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 
 import org.edl.worker.model.Mlp;
 import org.edl.worker.model.TrainableModel;

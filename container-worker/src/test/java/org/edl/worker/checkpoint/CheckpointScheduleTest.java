@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Properties;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.junit.jupiter.api.Test;
 
 /** Every N batches or T minutes, whichever first, on an injected clock. */

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.model.IncompatibleStateException;
 import org.edl.worker.model.Mlp;
 import org.edl.worker.model.SoftmaxRegression;

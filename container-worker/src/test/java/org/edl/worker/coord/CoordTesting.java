@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 
 /** What the coordinator's tests share: a small job, members, step reports and a leader at epoch 1. */
 public final class CoordTesting {

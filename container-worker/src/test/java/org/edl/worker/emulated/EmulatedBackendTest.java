@@ -20,7 +20,7 @@ import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.runtime.Worker;
 import org.edl.worker.runtime.WorkerConfig;
 import org.junit.jupiter.api.Test;

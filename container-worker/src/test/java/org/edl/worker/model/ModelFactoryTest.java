@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.data.SyntheticData;
 import org.junit.jupiter.api.Test;

@@ -14,7 +14,7 @@ import org.edl.job.ModelOutput;
 import org.edl.testing.Await;
 import org.edl.testing.HdfsCluster;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

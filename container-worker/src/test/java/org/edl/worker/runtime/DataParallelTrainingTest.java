@@ -20,7 +20,7 @@ import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.job.ModelOutput;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.data.DatasetLoader;
 import org.edl.worker.model.ModelFactory;

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.edl.job.JobSpec;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.SwitchOrder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

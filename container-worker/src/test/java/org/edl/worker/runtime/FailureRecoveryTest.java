@@ -22,7 +22,7 @@ import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
 import org.edl.testing.Await;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.coord.zk.MemberPresence;
 import org.junit.jupiter.api.Test;

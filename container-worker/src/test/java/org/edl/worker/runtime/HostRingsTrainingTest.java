@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.testing.LogLines;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.thrift.SwitchOrder;

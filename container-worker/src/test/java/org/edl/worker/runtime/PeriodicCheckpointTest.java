@@ -11,7 +11,7 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.edl.job.JobSpec;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.junit.jupiter.api.Test;

@@ -23,7 +23,7 @@ import org.edl.job.ModelOutput;
 import org.edl.job.rpc.RefusalListener;
 import org.edl.job.rpc.RpcServer;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.JobStatus;

@@ -29,7 +29,7 @@ import org.edl.job.Recovery;
 import org.edl.job.WorkerEnv;
 import org.edl.testing.Await;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.coord.Phase;

@@ -13,7 +13,7 @@ import org.edl.job.JobSpec;
 import org.edl.job.Script;
 import org.edl.testing.PythonTorch;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.script.ScriptModel;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -16,7 +16,7 @@ import org.edl.job.Recovery;
 import org.edl.job.Script;
 import org.edl.testing.PythonTorch;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.SwitchOrder;
 import org.edl.worker.script.ScriptModel;
 import org.junit.jupiter.api.BeforeAll;

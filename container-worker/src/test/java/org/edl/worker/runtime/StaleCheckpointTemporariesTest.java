@@ -28,7 +28,7 @@ import org.edl.job.JobSpec;
 import org.edl.job.WriterEpoch;
 import org.edl.testing.ForwardingModel;
 import org.edl.testing.HdfsCluster;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointCatalog;
 import org.edl.worker.checkpoint.CheckpointMeta;

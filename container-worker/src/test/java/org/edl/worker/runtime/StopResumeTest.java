@@ -21,7 +21,7 @@ import org.edl.job.JobSpec;
 import org.edl.job.WorkerEnv;
 import org.edl.testing.ForwardingModel;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.StopOrder;
 import org.edl.worker.checkpoint.Checkpoint;
 import org.edl.worker.checkpoint.CheckpointMeta;

@@ -23,7 +23,7 @@ import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.job.JobZooKeeperAcl;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.coord.Member;
 import org.edl.worker.coord.rpc.Wire;
 import org.edl.worker.gpu.GpuDevices;

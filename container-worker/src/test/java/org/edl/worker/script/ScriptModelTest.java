@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.edl.job.JobSecret;
 import org.edl.job.Training;
 import org.edl.testing.PythonTorch;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.collective.RingTopology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 
 /**
  * The checks every chaos run gets: what EDL promises of a job that lost no more workers than it

@@ -12,7 +12,7 @@ import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 
 /**
  * {@code edl bench cluster-threads}: small jobs, one after the other, on the embedded cluster,

@@ -15,7 +15,7 @@ import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobStatus;

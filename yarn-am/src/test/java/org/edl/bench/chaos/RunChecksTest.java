@@ -18,7 +18,7 @@ import org.edl.job.InvalidInputException;
 import org.edl.job.JobSecret;
 import org.edl.job.JobSpec;
 import org.edl.job.Recovery;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

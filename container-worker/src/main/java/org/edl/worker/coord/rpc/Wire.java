@@ -9,6 +9,7 @@ import org.apache.thrift.TException;
 import org.apache.thrift.TSerializer;
 import org.apache.thrift.protocol.TCompactProtocol;
 import org.edl.job.JobSpec;
+import org.edl.job.rpc.WireEnums;
 import org.edl.thrift.EdlError;
 import org.edl.thrift.FinishReply;
 import org.edl.thrift.HeartbeatReply;
@@ -94,8 +95,8 @@ public final class Wire {
   }
 
   public static JobMeta meta(JobPosition p, JobSpec spec) {
-    JobMeta m = new JobMeta(p.step(), p.dataEpoch(), spec.training().batchRule(), spec.training().batchSize(),
-        spec.training().learningRate());
+    JobMeta m = new JobMeta(p.step(), p.dataEpoch(), WireEnums.toWire(spec.training().batchRule()),
+        spec.training().batchSize(), spec.training().learningRate());
     m.setSamplesSeen(p.samplesSeen());
     List<Integer> chunks = new ArrayList<>(p.finishedChunks());
     for (int i = 0; i < p.finishedChunks(); i++) {

@@ -17,7 +17,7 @@ import org.edl.job.JobPaths;
 import org.edl.job.JobSpec;
 import org.edl.testing.Await;
 import org.edl.testing.ZooKeeperServer;
-import org.edl.thrift.BatchRule;
+import org.edl.job.BatchRule;
 import org.edl.worker.coord.JobPosition;
 import org.edl.worker.coord.JobRecord;
 import org.edl.worker.coord.Member;
