@@ -101,67 +101,51 @@ public record WorkerConfig(
   /** Defaults for the timeouts and clock. */
   public static WorkerConfig of(String appId, String workerId, String host, String zkConnect,
       HostPort amAddress, JobSpec spec, JobSecret secret, Configuration hadoopConf) {
-    return new WorkerConfig(appId, workerId, host, host, zkConnect, amAddress, spec, secret, hadoopConf,
-        DEFAULT_STARTUP_TIMEOUT, DEFAULT_RPC_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, Ticker.SYSTEM,
-        DEFAULT_SWITCH_ALLOWANCE, null, null,
-        DEFAULT_ZK_SESSION_TIMEOUT, DEFAULT_SHARED_MEMORY_DIR, GpuDevices.NONE);
+    return new Builder(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf).build();
   }
 
   public WorkerConfig withStartupTimeout(Duration timeout) {
-    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        timeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
+    return toBuilder().startupTimeout(timeout).build();
   }
 
   public WorkerConfig withNode(String nodeId) {
-    return new WorkerConfig(appId, workerId, host, nodeId, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
+    return toBuilder().node(nodeId).build();
   }
 
   public WorkerConfig withProgressInterval(Duration interval) {
-    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, interval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
+    return toBuilder().progressInterval(interval).build();
   }
 
   public WorkerConfig withSwitchAllowance(Duration allowance) {
-    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, allowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
+    return toBuilder().switchAllowance(allowance).build();
   }
 
   public WorkerConfig withProfilesDir(Path dir) {
-    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, dir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
+    return toBuilder().profilesDir(dir).build();
   }
 
   public WorkerConfig withTicker(Ticker clock) {
-    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, clock, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
+    return toBuilder().ticker(clock).build();
   }
 
   public WorkerConfig withRestoreFrom(String checkpoint) {
-    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, checkpoint, zkSessionTimeout, sharedMemoryDir, gpus);
+    return toBuilder().restoreFrom(checkpoint).build();
   }
 
   public WorkerConfig withRpcTimeout(Duration timeout) {
-    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, timeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
+    return toBuilder().rpcTimeout(timeout).build();
   }
 
   public WorkerConfig withZkSessionTimeout(Duration timeout) {
-    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, timeout, sharedMemoryDir, gpus);
+    return toBuilder().zkSessionTimeout(timeout).build();
   }
 
   public WorkerConfig withSharedMemoryDir(Path dir) {
-    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout,
-        dir, gpus);
+    return toBuilder().sharedMemoryDir(dir).build();
   }
 
   public WorkerConfig withGpus(GpuDevices devices) {
-    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout,
-        sharedMemoryDir, devices);
+    return toBuilder().gpus(devices).build();
   }
 
   /** Where this worker's rings share memory with peers on its host: null where the job or the host says TCP. */
@@ -170,8 +154,7 @@ public record WorkerConfig(
   }
 
   public WorkerConfig withSpec(JobSpec job) {
-    return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, job, secret, hadoopConf,
-        startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom, zkSessionTimeout, sharedMemoryDir, gpus);
+    return toBuilder().spec(job).build();
   }
 
   /**
@@ -237,5 +220,132 @@ public record WorkerConfig(
       throw new InvalidInputException(name, v, "environment variable not set in the worker container");
     }
     return v.trim();
+  }
+
+  /** This configuration with some parts changed (the {@code with...} methods are one part each). */
+  public Builder toBuilder() {
+    Builder b = new Builder(appId, workerId, host, zkConnect, amAddress, spec, secret, hadoopConf);
+    b.node = node;
+    b.startupTimeout = startupTimeout;
+    b.rpcTimeout = rpcTimeout;
+    b.progressInterval = progressInterval;
+    b.ticker = ticker;
+    b.switchAllowance = switchAllowance;
+    b.profilesDir = profilesDir;
+    b.restoreFrom = restoreFrom;
+    b.zkSessionTimeout = zkSessionTimeout;
+    b.sharedMemoryDir = sharedMemoryDir;
+    b.gpus = gpus;
+    return b;
+  }
+
+  /** Starts from {@link #of}'s defaults; every part has a setter named for it. */
+  public static final class Builder {
+    private final String appId;
+    private final String workerId;
+    private final String host;
+    private String node;
+    private final String zkConnect;
+    private final HostPort amAddress;
+    private JobSpec spec;
+    private final JobSecret secret;
+    private final Configuration hadoopConf;
+    private Duration startupTimeout;
+    private Duration rpcTimeout;
+    private Duration progressInterval;
+    private Ticker ticker;
+    private Duration switchAllowance;
+    private Path profilesDir;
+    private String restoreFrom;
+    private Duration zkSessionTimeout;
+    private Path sharedMemoryDir;
+    private GpuDevices gpus;
+
+    private Builder(String appId, String workerId, String host, String zkConnect, HostPort amAddress, JobSpec spec,
+        JobSecret secret, Configuration hadoopConf) {
+      this.appId = appId;
+      this.workerId = workerId;
+      this.host = host;
+      this.node = host;
+      this.zkConnect = zkConnect;
+      this.amAddress = amAddress;
+      this.spec = spec;
+      this.secret = secret;
+      this.hadoopConf = hadoopConf;
+      this.startupTimeout = DEFAULT_STARTUP_TIMEOUT;
+      this.rpcTimeout = DEFAULT_RPC_TIMEOUT;
+      this.progressInterval = DEFAULT_PROGRESS_INTERVAL;
+      this.ticker = Ticker.SYSTEM;
+      this.switchAllowance = DEFAULT_SWITCH_ALLOWANCE;
+      this.zkSessionTimeout = DEFAULT_ZK_SESSION_TIMEOUT;
+      this.sharedMemoryDir = DEFAULT_SHARED_MEMORY_DIR;
+      this.gpus = GpuDevices.NONE;
+    }
+
+    public Builder node(String v) {
+      this.node = v;
+      return this;
+    }
+
+    public Builder spec(JobSpec v) {
+      this.spec = v;
+      return this;
+    }
+
+    public Builder startupTimeout(Duration v) {
+      this.startupTimeout = v;
+      return this;
+    }
+
+    public Builder rpcTimeout(Duration v) {
+      this.rpcTimeout = v;
+      return this;
+    }
+
+    public Builder progressInterval(Duration v) {
+      this.progressInterval = v;
+      return this;
+    }
+
+    public Builder ticker(Ticker v) {
+      this.ticker = v;
+      return this;
+    }
+
+    public Builder switchAllowance(Duration v) {
+      this.switchAllowance = v;
+      return this;
+    }
+
+    public Builder profilesDir(Path v) {
+      this.profilesDir = v;
+      return this;
+    }
+
+    public Builder restoreFrom(String v) {
+      this.restoreFrom = v;
+      return this;
+    }
+
+    public Builder zkSessionTimeout(Duration v) {
+      this.zkSessionTimeout = v;
+      return this;
+    }
+
+    public Builder sharedMemoryDir(Path v) {
+      this.sharedMemoryDir = v;
+      return this;
+    }
+
+    public Builder gpus(GpuDevices v) {
+      this.gpus = v;
+      return this;
+    }
+
+    public WorkerConfig build() {
+      return new WorkerConfig(appId, workerId, host, node, zkConnect, amAddress, spec, secret, hadoopConf,
+          startupTimeout, rpcTimeout, progressInterval, ticker, switchAllowance, profilesDir, restoreFrom,
+          zkSessionTimeout, sharedMemoryDir, gpus);
+    }
   }
 }
