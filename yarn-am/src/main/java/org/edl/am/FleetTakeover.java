@@ -19,12 +19,34 @@ final class FleetTakeover {
   private FleetTakeover() {}
 
   /**
+   * Takes over from the previous attempts: their growth hold-off and request go on; with no
+   * worker left and no stop-resume to finish, the job has either finished before (see
+   * {@link #finishedBefore}) or starts anew; otherwise the workers left are adopted.
+   *
+   * @param intent what the old attempt journalled last; null: nothing
+   */
+  static void takeOver(FleetState state, OutputCheck output, Map<WorkerContainer, List<Integer>> running,
+      FleetIntent intent, java.util.function.Consumer<JobOutcome> finish) {
+    if (intent != null) {
+      state.growth().holdOffUntil(intent.holdOffUntilMs());
+      state.growth().restatedBefore(intent.requestedWorkers());
+    }
+    if (running.isEmpty() && (intent == null || intent.restart() == null)) {
+      if (intent == null || !finishedBefore(output, finish)) {
+        state.requestMissing();
+      }
+      return;
+    }
+    adopt(state, running, intent);
+  }
+
+  /**
    * A later attempt that finds no worker left: if the one before died after training finished
    * (every worker exited 0 and the model was written, but it never unregistered), the output
    * verifies and there is nothing to run again; the job succeeds through {@code finish}.
    * Otherwise (or where the output proves nothing, as a torchrun script's) it starts anew.
    */
-  static boolean finishedBefore(OutputCheck output, java.util.function.Consumer<JobOutcome> finish) {
+  private static boolean finishedBefore(OutputCheck output, java.util.function.Consumer<JobOutcome> finish) {
     if (!output.provesFinished()) {
       return false;
     }
@@ -44,7 +66,7 @@ final class FleetTakeover {
   }
 
   /** @param intent what the old attempt journalled last; null: nothing (its target is the workers left) */
-  static void adopt(FleetState state, Map<WorkerContainer, List<Integer>> running, FleetIntent intent) {
+  private static void adopt(FleetState state, Map<WorkerContainer, List<Integer>> running, FleetIntent intent) {
     FleetBook book = state.book;
     running.forEach(book::adopt);
     state.moveTo(running.isEmpty() ? WorkerFleet.Phase.STARTING : WorkerFleet.Phase.RUNNING);

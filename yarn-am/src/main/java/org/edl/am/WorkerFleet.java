@@ -154,19 +154,7 @@ public final class WorkerFleet implements ContainerEventHandler {
    * even when none is left). The change lands when the leader reports it, like any other.
    */
   public void adopt(Map<WorkerContainer, List<Integer>> running, Optional<FleetIntent> previous) {
-    FleetIntent intent = previous.orElse(null);
-    if (intent != null) {
-      state.growth().holdOffUntil(intent.holdOffUntilMs());
-      state.growth().restatedBefore(intent.requestedWorkers());
-    }
-    if (running.isEmpty() && (intent == null || intent.restart() == null)) {
-      if (intent != null && FleetTakeover.finishedBefore(output, this::finish)) {
-        return;
-      }
-      start();
-      return;
-    }
-    FleetTakeover.adopt(state, running, intent);
+    FleetTakeover.takeOver(state, output, running, previous.orElse(null), this::finish);
   }
 
   /** Completes once, when the job has succeeded or failed. */
