@@ -62,14 +62,12 @@ final class FailureRecovery {
   private RecoveryPlan last;
   private final Set<String> awaitingFirstSync = new HashSet<>();
   private final Set<String> receivedOrder = new HashSet<>();
-  private CheckpointRef newest;
-  private JobPosition initial;
-  private CheckpointCheck check = CheckpointCheck.TRUSTING;
+  private final RecoveryPoints points;
 
   FailureRecovery(Recovery.Mode mode, FailureDetector detector, JobPosition initial) {
     this.mode = mode;
     this.detector = detector;
-    this.initial = initial;
+    this.points = new RecoveryPoints(initial);
   }
 
   FailureDetector detector() {
@@ -77,19 +75,19 @@ final class FailureRecovery {
   }
 
   void checkpointCheck(CheckpointCheck c) {
-    check = c;
+    points.checkWith(c);
   }
 
   void initial(JobPosition p) {
-    initial = p;
+    points.initial(p);
   }
 
   JobPosition initial() {
-    return initial;
+    return points.initial();
   }
 
   Optional<CheckpointRef> newestCheckpoint() {
-    return Optional.ofNullable(newest);
+    return points.newest();
   }
 
   /**
@@ -103,11 +101,7 @@ final class FailureRecovery {
       LOG.info("Ignoring checkpoint {} at step {}: the job is at step {}", ref.path(), ref.at().step(), jobStep);
       return false;
     }
-    if (newest == null || ref.at().step() >= newest.at().step()) {
-      newest = ref;
-      return true;
-    }
-    return false;
+    return points.written(ref);
   }
 
   // ------------------------------------------------------------------ fencing
@@ -320,10 +314,10 @@ final class FailureRecovery {
           leaderEpoch);
       position = positionAt.apply(plan.nextStep(), plan.batchStart());
     } else {
-      useUsableCheckpoint(jobStep).ifPresent(events::add);
-      JobPosition from = newest != null ? newest.at() : initial;
+      points.dropDamaged(jobStep).ifPresent(events::add);
+      JobPosition from = points.from();
       plan = new RecoveryPlan(next, RecoveryPlan.Mode.CONSISTENT, failed, from.step(), from.samplesSeen(),
-          newest == null ? null : newest.path(), null, leaderEpoch);
+          points.path(), null, leaderEpoch);
       position = from;
     }
     last = plan;
@@ -383,23 +377,5 @@ final class FailureRecovery {
       }
     }
     return source;
-  }
-
-  /** The newest checkpoint, unless it was damaged since: then the newest older one that is not. */
-  private Optional<String> useUsableCheckpoint(long jobStep) {
-    if (newest == null) {
-      return Optional.empty();
-    }
-    Optional<CheckpointRef> usable = check.usable(newest);
-    if (usable.isPresent() && usable.get().path().equals(newest.path())) {
-      return Optional.empty();
-    }
-    String instead = usable.map(u -> "checkpoint " + u.path() + " (step " + u.at().step() + ")")
-        .orElse("the initial state");
-    LOG.warn("Checkpoint {} does not verify any more; recovery goes back to {}", newest.path(), instead);
-    String event = "step " + jobStep + ": checkpoint " + newest.path() + " does not verify; recovery goes back to "
-        + instead;
-    newest = usable.orElse(null);
-    return Optional.of(event);
   }
 }
