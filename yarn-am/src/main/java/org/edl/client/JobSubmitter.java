@@ -22,16 +22,12 @@ import org.apache.hadoop.yarn.api.ApplicationConstants.Environment;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
-import org.apache.hadoop.yarn.api.records.NodeReport;
-import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.client.util.YarnClientUtils;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
-import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.edl.am.ContainerClasspath;
 import org.edl.am.ContainerCredentials;
 import org.edl.am.JavaCommand;
@@ -173,7 +169,7 @@ public final class JobSubmitter {
       throw new InvalidInputException(WorkerEnv.ZK_SESSION_TIMEOUT_KEY, sessionTimeout,
           "must be a positive number of milliseconds");
     }
-    checkFitsLargestNode(spec);
+    LargestNode.check(yarn, spec);
     FileSystem fs = FileSystem.get(conf);
     spec = qualifyData(spec, fs, conf);
     if (spec.script().isSet()) {
@@ -247,36 +243,6 @@ public final class JobSubmitter {
     } catch (IOException e) {
       LOG.warn("Could not delete the staging directory {}", staging, e);
     }
-  }
-
-  private void checkFitsLargestNode(JobSpec spec) throws IOException, YarnException {
-    // The RM knows the cluster's resource types; this JVM may not have read them yet.
-    ResourceUtils.reinitializeResources(yarn.getResourceTypeInfo());
-    List<NodeReport> nodes = yarn.getNodeReports(NodeState.RUNNING);
-    long largestGpus = 0;
-    long largestMemory = 0;
-    for (NodeReport node : nodes) {
-      Resource capability = node.getCapability();
-      largestMemory = Math.max(largestMemory, capability.getMemorySize());
-      largestGpus = Math.max(largestGpus, gpusOf(capability));
-    }
-    if (spec.resources().gpusPerWorker() > largestGpus) {
-      throw new InvalidInputException("gpus-per-worker", spec.resources().gpusPerWorker(),
-          "more than any node has (largest: " + largestGpus + " " + ResourceInformation.GPU_URI + ")");
-    }
-    if (spec.resources().memoryMb() > largestMemory) {
-      throw new InvalidInputException("worker-memory", spec.resources().memoryMb(),
-          "more than any node has (largest: " + largestMemory + " MB)");
-    }
-  }
-
-  private static long gpusOf(Resource capability) {
-    for (ResourceInformation ri : capability.getResources()) {
-      if (ResourceInformation.GPU_URI.equals(ri.getName())) {
-        return ri.getValue();
-      }
-    }
-    return 0;
   }
 
   /**
@@ -405,8 +371,6 @@ public final class JobSubmitter {
   private static String embeddedClasspath() throws IOException {
     return ApplicationJar.withLocalClasspath(LocalClasspath.absolute());
   }
-
-
 
   /**
    * The jar this class came from. Hadoop's {@code RunJar} ({@code yarn jar}) unpacks the jar and
