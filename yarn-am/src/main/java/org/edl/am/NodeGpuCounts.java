@@ -6,8 +6,6 @@ import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeReport;
-import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +41,7 @@ final class NodeGpuCounts {
     if (!byNode.containsKey(node) && !unavailable) {
       try {
         for (NodeReport r : reports.running()) {
-          byNode.put(r.getNodeId(), gpusOf(r.getCapability()));
+          byNode.put(r.getNodeId(), GpuCount.of(r.getCapability()));
         }
       } catch (Exception e) {
         unavailable = true;
@@ -53,17 +51,5 @@ final class NodeGpuCounts {
     }
     Long n = byNode.get(node);
     return n == null ? OptionalLong.empty() : OptionalLong.of(n);
-  }
-
-  private static long gpusOf(Resource capability) {
-    if (capability == null) {
-      return 0;
-    }
-    for (ResourceInformation ri : capability.getResources()) {
-      if (ResourceInformation.GPU_URI.equals(ri.getName())) {
-        return ri.getValue();
-      }
-    }
-    return 0;
   }
 }

@@ -2,15 +2,12 @@ package org.edl.am;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -22,13 +19,8 @@ import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.NodeState;
-import org.apache.hadoop.yarn.api.records.PreemptionContainer;
-import org.apache.hadoop.yarn.api.records.PreemptionContract;
 import org.apache.hadoop.yarn.api.records.PreemptionMessage;
-import org.apache.hadoop.yarn.api.records.PreemptionResourceRequest;
-import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.UpdatedContainer;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.YarnClient;
@@ -48,17 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class YarnContainerDriver implements ContainerDriver {
   private static final Logger LOG = LoggerFactory.getLogger(YarnContainerDriver.class);
-  private static final Priority WORKER_PRIORITY = Priority.newInstance(1);
-  /**
-   * Host-pinned requests (relaxLocality=false) get a priority of their own: the AMRM client
-   * refuses mixed locality relaxation within one priority.
-   */
-  private static final Priority PINNED_PRIORITY = Priority.newInstance(2);
-  /**
-   * Elastic extras: a larger number is a lower priority in YARN, so the job's own workers (and a
-   * migration's) are served before any extra it asks for.
-   */
-  private static final Priority EXTRA_PRIORITY = Priority.newInstance(3);
   /** Long beside a busy node's accept, short beside the node expiry it saves waiting for. */
   private static final Duration NODE_PROBE_TIMEOUT = Duration.ofSeconds(5);
 
@@ -67,9 +48,6 @@ public final class YarnContainerDriver implements ContainerDriver {
   private final Executor mainThread;
   private LaunchContextFactory launchContexts;
   private final int heartbeatMs;
-  private final ArrayDeque<ContainerRequest> pending = new ArrayDeque<>();
-  private final List<ContainerRequest> pinned = new ArrayList<>();
-  private final ArrayDeque<ContainerRequest> extras = new ArrayDeque<>();
   private final Map<String, Container> allocated = new HashMap<>();
   /** Hosts on the application's blacklist, with when each may be used again (nanoTime). */
   private final Map<String, Long> avoided = new HashMap<>();
@@ -78,6 +56,7 @@ public final class YarnContainerDriver implements ContainerDriver {
   private java.util.function.IntConsumer halt = status -> Runtime.getRuntime().halt(status);
   private ContainerEventHandler handler;
   private AMRMClientAsync<ContainerRequest> resourceManager;
+  private ContainerRequests requests;
   private NMClientAsync nodeManagers;
   private YarnClient cluster;
   private final NodeGpuCounts gpusPerNode = new NodeGpuCounts(this::runningNodeReports);
@@ -115,6 +94,7 @@ public final class YarnContainerDriver implements ContainerDriver {
     resourceManager = clients.resourceManagerClient(heartbeatMs, new ResourceManagerCallbacks());
     resourceManager.init(conf);
     resourceManager.start();
+    requests = new ContainerRequests(resourceManager);
     cluster = clients.clusterClient();
     cluster.init(conf);
     cluster.start();
@@ -123,46 +103,27 @@ public final class YarnContainerDriver implements ContainerDriver {
 
   @Override
   public void requestContainers(int count, WorkerResource resource) {
-    Resource capability = capability(resource);
-    for (int i = 0; i < count; i++) {
-      ContainerRequest request = new ContainerRequest(capability, null, null, WORKER_PRIORITY);
-      pending.add(request);
-      resourceManager.addContainerRequest(request);
-    }
+    requests.ask(count, resource);
   }
 
   @Override
   public void requestContainersOn(int count, WorkerResource resource, String host) {
-    Resource capability = capability(resource);
-    for (int i = 0; i < count; i++) {
-      ContainerRequest request = new ContainerRequest(capability, new String[] {host}, null,
-          PINNED_PRIORITY, false);
-      pinned.add(request);
-      resourceManager.addContainerRequest(request);
-    }
+    requests.askOn(count, resource, host);
   }
 
   @Override
   public void requestExtraContainer(WorkerResource resource) {
-    ContainerRequest request = new ContainerRequest(capability(resource), null, null, EXTRA_PRIORITY);
-    extras.add(request);
-    resourceManager.addContainerRequest(request);
+    requests.askExtra(resource);
   }
 
   @Override
   public void withdrawRequests() {
-    withdraw(pending);
+    requests.withdrawPlain();
   }
 
   @Override
   public void withdrawExtraRequest() {
-    withdraw(extras);
-  }
-
-  private void withdraw(ArrayDeque<ContainerRequest> requests) {
-    while (!requests.isEmpty()) {
-      resourceManager.removeContainerRequest(requests.poll());
-    }
+    requests.withdrawExtras();
   }
 
   /**
@@ -179,16 +140,6 @@ public final class YarnContainerDriver implements ContainerDriver {
       LOG.warn("Could not list the cluster's nodes to check {}: {}", host, e.toString());
       return true;
     }
-  }
-
-  private static Resource capability(WorkerResource resource) {
-    Resource capability = Resource.newInstance(resource.memoryMb(), resource.vcores());
-    if (resource.gpus() > 0) {
-      // Known to the client side once registration returned the cluster's resource types.
-      capability.setResourceInformation(ResourceInformation.GPU_URI,
-          ResourceInformation.newInstance(ResourceInformation.GPU_URI, "", resource.gpus()));
-    }
-    return capability;
   }
 
   /**
@@ -321,13 +272,10 @@ public final class YarnContainerDriver implements ContainerDriver {
     List<WorkerContainer> workers = new ArrayList<>();
     List<WorkerContainer> extra = new ArrayList<>();
     for (Container c : containers) {
-      ContainerRequest request = matchingRequest(c);
-      if (request != null) {
-        resourceManager.removeContainerRequest(request);
-      }
+      requests.answered(c);
       allocated.put(c.getId().toString(), c);
       WorkerContainer w = new WorkerContainer(c.getId().toString(), c.getNodeId().getHost());
-      (EXTRA_PRIORITY.equals(c.getPriority()) ? extra : workers).add(w);
+      (ContainerRequests.isExtra(c) ? extra : workers).add(w);
     }
     if (!workers.isEmpty()) {
       handler.onContainersAllocated(workers);
@@ -335,59 +283,11 @@ public final class YarnContainerDriver implements ContainerDriver {
     extra.forEach(handler::onExtraContainerAllocated);
   }
 
-  /** The request an allocation answers: a pinned one on its host, an extra, else the oldest plain one. */
-  private ContainerRequest matchingRequest(Container c) {
-    if (EXTRA_PRIORITY.equals(c.getPriority())) {
-      return extras.poll();
-    }
-    if (PINNED_PRIORITY.equals(c.getPriority())) {
-      String host = c.getNodeId().getHost();
-      for (int i = 0; i < pinned.size(); i++) {
-        if (pinned.get(i).getNodes().contains(host)) {
-          return pinned.remove(i);
-        }
-      }
-    }
-    return pending.poll();
-  }
-
   private void completed(List<ContainerStatus> statuses) {
     for (ContainerStatus s : statuses) {
       String id = s.getContainerId().toString();
       allocated.remove(id);
       handler.onContainerCompleted(id, s.getExitStatus(), s.getDiagnostics());
-    }
-  }
-
-  /**
-   * The message's two contracts in the fleet's terms. A resource ask counts its containers and
-   * their GPUs; a capability without the GPU type counts no GPUs.
-   */
-  static PreemptionRequest requestOf(PreemptionMessage message) {
-    Set<String> named = new HashSet<>();
-    if (message.getStrictContract() != null && message.getStrictContract().getContainers() != null) {
-      for (PreemptionContainer c : message.getStrictContract().getContainers()) {
-        named.add(c.getId().toString());
-      }
-    }
-    int containers = 0;
-    long gpus = 0;
-    PreemptionContract contract = message.getContract();
-    if (contract != null && contract.getResourceRequest() != null) {
-      for (PreemptionResourceRequest r : contract.getResourceRequest()) {
-        int n = Math.max(0, r.getResourceRequest().getNumContainers());
-        containers += n;
-        gpus += n * gpusOf(r.getResourceRequest().getCapability());
-      }
-    }
-    return new PreemptionRequest(named, containers, gpus);
-  }
-
-  private static long gpusOf(Resource capability) {
-    try {
-      return capability == null ? 0 : capability.getResourceValue(ResourceInformation.GPU_URI);
-    } catch (RuntimeException unknownType) {
-      return 0;
     }
   }
 
@@ -409,7 +309,7 @@ public final class YarnContainerDriver implements ContainerDriver {
 
     @Override
     public void onPreemptionMessageReceived(PreemptionMessage message) {
-      PreemptionRequest request = requestOf(message);
+      PreemptionRequest request = PreemptionMessages.requestOf(message);
       // FairScheduler sends an empty strict contract with every heartbeat.
       if (!request.isEmpty()) {
         onMainThread("preemption message", () -> handler.onPreemptionRequested(request));

@@ -9,6 +9,7 @@ import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.edl.am.GpuCount;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
 
@@ -28,7 +29,7 @@ final class LargestNode {
     for (NodeReport node : nodes) {
       Resource capability = node.getCapability();
       largestMemory = Math.max(largestMemory, capability.getMemorySize());
-      largestGpus = Math.max(largestGpus, gpusOf(capability));
+      largestGpus = Math.max(largestGpus, GpuCount.of(capability));
     }
     if (spec.resources().gpusPerWorker() > largestGpus) {
       throw new InvalidInputException("gpus-per-worker", spec.resources().gpusPerWorker(),
@@ -38,14 +39,5 @@ final class LargestNode {
       throw new InvalidInputException("worker-memory", spec.resources().memoryMb(),
           "more than any node has (largest: " + largestMemory + " MB)");
     }
-  }
-
-  private static long gpusOf(Resource capability) {
-    for (ResourceInformation ri : capability.getResources()) {
-      if (ResourceInformation.GPU_URI.equals(ri.getName())) {
-        return ri.getValue();
-      }
-    }
-    return 0;
   }
 }

@@ -36,7 +36,7 @@ class PreemptionMessageTest {
     StrictPreemptionContract strict = Records.newRecord(StrictPreemptionContract.class);
     strict.setContainers(Set.of());
     m.setStrictContract(strict);
-    assertTrue(YarnContainerDriver.requestOf(m).isEmpty());
+    assertTrue(PreemptionMessages.requestOf(m).isEmpty());
   }
 
   @Test
@@ -53,7 +53,7 @@ class PreemptionMessageTest {
     contract.setContainers(Set.of());
     m.setContract(contract);
 
-    PreemptionRequest r = YarnContainerDriver.requestOf(m);
+    PreemptionRequest r = PreemptionMessages.requestOf(m);
     assertEquals(Set.of(ContainerId.newContainerId(ATTEMPT, 2).toString(),
         ContainerId.newContainerId(ATTEMPT, 3).toString()), r.containers());
     assertEquals(3, r.askedContainers());
