@@ -5,6 +5,7 @@ import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointDirectory;
 import org.edl.worker.checkpoint.CheckpointCatalog;
 
 /**
@@ -25,7 +26,7 @@ final class CheckpointRestartSource implements RestartSource {
   @Override
   public Optional<String> checkpointFor(String stopDirectory) throws IOException {
     Path stop = new Path(stopDirectory);
-    if (stop.getFileSystem(conf).exists(stop) && !Checkpoint.list(conf, stopDirectory).isEmpty()) {
+    if (stop.getFileSystem(conf).exists(stop) && !CheckpointDirectory.list(conf, stopDirectory).isEmpty()) {
       return Optional.of(stopDirectory);
     }
     Path root = new Path(checkpointRoot);

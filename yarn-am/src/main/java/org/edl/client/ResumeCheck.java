@@ -5,6 +5,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.edl.job.InvalidInputException;
 import org.edl.job.JobSpec;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointDirectory;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.data.DatasetSummary;
 import org.edl.worker.data.SyntheticSpec;
@@ -33,7 +34,7 @@ public final class ResumeCheck {
     }
     Checkpoint c;
     try {
-      c = Checkpoint.readNewestValid(conf, location);
+      c = CheckpointDirectory.readNewestValid(conf, location);
     } catch (IOException | IllegalArgumentException e) {
       throw new InvalidInputException("resume-from", location, "no usable checkpoint: " + e.getMessage());
     }

@@ -39,6 +39,7 @@ import org.edl.thrift.JobState;
 import org.edl.thrift.JobStatus;
 import org.edl.thrift.LeaderRecord;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointDirectory;
 import org.edl.worker.runtime.PeriodicCheckpoints;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -245,7 +246,7 @@ class WorkerFailureEndToEndTest {
     assertEquals(steps, metrics.steps(), metrics.toString());
     assertEquals(steps * killed.job.spec().training().batchSize(), metrics.samplesSeen(), metrics.toString());
     assertEquals(java.util.Optional.empty(), ModelOutput.verify(conf, output, steps));
-    List<String> kept = Checkpoint.list(conf, PeriodicCheckpoints.directoryUnder(output)).stream()
+    List<String> kept = CheckpointDirectory.list(conf, PeriodicCheckpoints.directoryUnder(output)).stream()
         .map(p -> p.getName()).toList();
     assertTrue(kept.containsAll(killed.checkpointsBefore), killed.checkpointsBefore + " in " + kept);
     for (String name : killed.checkpointsBefore) {
@@ -322,7 +323,7 @@ class WorkerFailureEndToEndTest {
     if (!CLUSTER.fileSystem().exists(new Path(directory))) {
       return List.of();
     }
-    return Checkpoint.list(CLUSTER.configuration(), directory).stream().map(Path::getName).toList();
+    return CheckpointDirectory.list(CLUSTER.configuration(), directory).stream().map(Path::getName).toList();
   }
 
   /** The leader, as it last published itself in ZooKeeper ({@code /edl/<appId>/job}). */

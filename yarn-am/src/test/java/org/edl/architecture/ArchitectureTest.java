@@ -69,6 +69,8 @@ class ArchitectureTest {
   static final Map<String, String> AM_MAY_USE = Map.ofEntries(
       Map.entry("org.edl.worker.checkpoint.Checkpoint",
           "--resume-from and `edl checkpoints` read a checkpoint as a restoring worker would"),
+      Map.entry("org.edl.worker.checkpoint.CheckpointDirectory",
+          "... and a stop-resume or --resume-from takes a directory's newest checkpoint that verifies, as workers do"),
       Map.entry("org.edl.worker.checkpoint.CheckpointMeta",
           "... and check its meta-data (step, model, shape, batch rule) against the submitted job"),
       Map.entry("org.edl.worker.checkpoint.CheckpointCatalog",

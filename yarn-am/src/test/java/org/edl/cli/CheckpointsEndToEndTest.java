@@ -17,6 +17,7 @@ import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.edl.job.ModelOutput;
 import org.edl.testing.YarnCluster;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -76,7 +77,7 @@ class CheckpointsEndToEndTest {
     Result done = edl(submit("--steps", "5", "--resume-from", newest.toString()));
     assertUserError(done, "resume-from=" + newest, "steps=5");
     assertEquals(apps, CLUSTER.yarn().getApplications().size(), "a refused --resume-from submits nothing");
-    assertTrue(Checkpoint.list(CLUSTER.configuration(), output + "/checkpoints/periodic").contains(newest));
+    assertTrue(CheckpointDirectory.list(CLUSTER.configuration(), output + "/checkpoints/periodic").contains(newest));
   }
 
   private static void assertUserError(Result r, String... fragments) {

@@ -11,26 +11,18 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
-import org.apache.hadoop.fs.FileAlreadyExistsException;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.FileUtil;
-import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.edl.job.FailedWrites;
-import org.edl.job.StaleTemporaries;
 import org.edl.job.TemporaryName;
 import org.edl.job.WriterEpoch;
 import org.edl.worker.model.IncompatibleStateException;
@@ -55,11 +47,13 @@ import org.slf4j.LoggerFactory;
  * A write fills a hidden temporary directory, writes the marker last and then renames the
  * directory into place: a crash at any point leaves either no {@code ckpt-*} directory or a
  * complete one. The temporary's name carries its writer's leader epoch ({@link TemporaryName}),
- * so that a later leadership removes what a fenced one left ({@link #removeStaleTemporaries});
+ * so that a later leadership removes what a fenced one left
+ * ({@link CheckpointDirectory#removeStaleTemporaries});
  * removing it also takes away what a fenced writer still paused before its rename would rename.
  * Reading checks the marker, the meta-data's checksum and the model file's length;
  * {@link #restoreInto} checks the model file's checksum as it loads it. A directory of several
- * checkpoints is read through its newest one.
+ * checkpoints is read through its newest one; {@link CheckpointDirectory} lists, prunes and
+ * searches such a directory.
  */
 public final class Checkpoint {
   private static final Logger LOG = LoggerFactory.getLogger(Checkpoint.class);
@@ -68,11 +62,11 @@ public final class Checkpoint {
   public static final String MODEL_FILE = "model.bin";
   public static final String META_FILE = "checkpoint.properties";
   public static final String COMPLETE_MARKER = "_COMPLETE";
-  private static final Pattern NAME = Pattern.compile(Pattern.quote(PREFIX) + "\\d{20}");
+  static final Pattern NAME = Pattern.compile(Pattern.quote(PREFIX) + "\\d{20}");
   private static final int IO_BUFFER = 1 << 16;
 
   /** Length and CRC-32 of one file, as the marker records them. */
-  private record Sum(long length, long crc) {
+  record Sum(long length, long crc) {
     String text() {
       return length + " " + Long.toHexString(crc);
     }
@@ -83,7 +77,7 @@ public final class Checkpoint {
   private final CheckpointMeta meta;
   private final Sum modelSum;
 
-  private Checkpoint(FileSystem fs, Path path, CheckpointMeta meta, Sum modelSum) {
+  Checkpoint(FileSystem fs, Path path, CheckpointMeta meta, Sum modelSum) {
     this.fs = fs;
     this.path = path;
     this.meta = meta;
@@ -131,7 +125,7 @@ public final class Checkpoint {
       throw new IllegalArgumentException("meta-data for " + meta.model() + " (" + meta.parameterCount()
           + " parameters) does not describe " + model.name() + " (" + model.parameters().length + ")");
     }
-    return write(conf, directory, meta, out -> {
+    return CheckpointCommit.write(conf, directory, meta, out -> {
       DataOutputStream data = new DataOutputStream(new BufferedOutputStream(out, IO_BUFFER));
       model.writeState(data);
       data.flush();
@@ -176,102 +170,9 @@ public final class Checkpoint {
    */
   public static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
       byte[] modelState, String appId, Commit commit) throws IOException {
-    return write(conf, directory, meta, out -> out.write(modelState), new WriterEpoch(appId, meta.leaderEpoch()),
+    return CheckpointCommit.write(conf, directory, meta, out -> out.write(modelState),
+        new WriterEpoch(appId, meta.leaderEpoch()),
         commit);
-  }
-
-  private static Checkpoint write(Configuration conf, String directory, CheckpointMeta meta,
-      Body modelBody, WriterEpoch writer, Commit commit) throws IOException {
-    Path root = new Path(directory);
-    FileSystem fs = root.getFileSystem(conf);
-    root = fs.makeQualified(root);
-    Path target = new Path(root, nameFor(meta.nextStep()));
-    if (fs.exists(target)) {
-      throw new FileAlreadyExistsException("checkpoint " + target + " already exists");
-    }
-    Path tmp = new Path(root, TemporaryName.of(target.getName(), writer));
-    if (!fs.mkdirs(tmp)) {
-      throw new IOException("could not create " + tmp);
-    }
-    try {
-      Sum modelSum = writeFile(fs, new Path(tmp, MODEL_FILE), modelBody);
-      byte[] metaBytes = meta.toText().getBytes(StandardCharsets.UTF_8);
-      Sum metaSum = writeFile(fs, new Path(tmp, META_FILE), out -> out.write(metaBytes));
-      String marker = MODEL_FILE + "=" + modelSum.text() + "\n" + META_FILE + "=" + metaSum.text() + "\n";
-      writeFile(fs, new Path(tmp, COMPLETE_MARKER), out -> out.write(marker.getBytes(StandardCharsets.UTF_8)));
-      if (!commit.allowed()) {
-        throw new IOException("checkpoint " + target + " not committed: leader epoch " + meta.leaderEpoch()
-            + " is not the newest any more");
-      }
-      rename(fs, tmp, target, meta);
-      // A writer paused past its session between the check and the rename must not leave a
-      // checkpoint in place: asked again (the check above is trusted for a second at most, so a
-      // pause that long asks ZooKeeper), it takes the checkpoint back before anyone registers it.
-      if (!commit.allowed()) {
-        withdraw(fs, target);
-        throw new IOException("checkpoint " + target + " withdrawn: leader epoch " + meta.leaderEpoch()
-            + " was superseded while it was renamed into place");
-      }
-      LOG.info("Checkpoint {} written: step {}, {} workers, {} bytes of model", target, meta.nextStep(),
-          meta.workers(), modelSum.length());
-      return new Checkpoint(fs, target, meta, modelSum);
-    } catch (IOException | RuntimeException e) {
-      try {
-        fs.delete(tmp, true);
-      } catch (IOException cleanup) {
-        e.addSuppressed(cleanup);
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * Renames the complete temporary into place, never onto or into an existing directory (a plain
-   * rename would move it inside one that appeared meanwhile).
-   *
-   * @throws FileAlreadyExistsException another write of the same step was put in place first
-   * @throws FileNotFoundException      the temporary is gone: a newer leadership removed it, so
-   *                                    this writer's epoch is fenced
-   */
-  private static void rename(FileSystem fs, Path tmp, Path target, CheckpointMeta meta) throws IOException {
-    try {
-      FileUtil.rename(fs, tmp, target, Options.Rename.NONE);
-    } catch (FileNotFoundException e) {
-      if (fs.exists(tmp)) {
-        throw e;
-      }
-      throw new IOException("checkpoint " + target + " not committed: its temporary " + tmp
-          + " was removed by a leadership newer than epoch " + meta.leaderEpoch(), e);
-    }
-  }
-
-  /**
-   * Takes back a checkpoint its superseded writer put in place. A failure is only a WARN: what
-   * stays is a complete checkpoint no successor registered, as a late rename would have left.
-   */
-  private static void withdraw(FileSystem fs, Path target) {
-    try {
-      if (!fs.delete(target, true)) {
-        LOG.warn("Could not withdraw checkpoint {}: delete said no", target);
-      }
-    } catch (IOException e) {
-      LOG.warn("Could not withdraw checkpoint {}: {}", target, e.toString());
-    }
-  }
-
-  /**
-   * Removes from {@code directory} the checkpoint temporaries that the leadership {@code sweeper}
-   * knows will never be committed: an older epoch's of its own application at once, another
-   * application's or an older build's once untouched for a day ({@link StaleTemporaries}). Its
-   * own epoch's and newer ones' stay: they may be writes in progress.
-   *
-   * @return those removed
-   */
-  public static List<Path> removeStaleTemporaries(Configuration conf, String directory, WriterEpoch sweeper)
-      throws IOException {
-    Path p = new Path(directory);
-    FileSystem fs = p.getFileSystem(conf);
-    return StaleTemporaries.sweep(fs, fs.makeQualified(p), name -> NAME.matcher(name).matches(), sweeper);
   }
 
   /**
@@ -296,83 +197,14 @@ public final class Checkpoint {
     if (isCheckpointDir(fs, p)) {
       return readOne(fs, p);
     }
-    List<Path> all = list(fs, p);
+    List<Path> all = CheckpointDirectory.list(fs, p);
     if (all.isEmpty()) {
       throw new FileNotFoundException("no checkpoint in " + p + " (no " + PREFIX + "* directory)");
     }
     return readOne(fs, all.get(all.size() - 1));
   }
 
-  /**
-   * The newest checkpoint at {@code location} that reads and verifies (marker, meta-data and
-   * model checksums): a damaged or partial newer one is reported (WARN naming it and why) and
-   * skipped for the one before it. {@code location} may also be one checkpoint's own directory,
-   * read strictly as {@link #read} does.
-   *
-   * @throws FileNotFoundException when nothing is there
-   * @throws IOException           when no checkpoint there verifies; names each and why
-   */
-  public static Checkpoint readNewestValid(Configuration conf, String location) throws IOException {
-    Path p = new Path(location);
-    FileSystem fs = p.getFileSystem(conf);
-    p = fs.makeQualified(p);
-    if (!fs.exists(p)) {
-      throw new FileNotFoundException("checkpoint " + p + " does not exist");
-    }
-    if (!fs.getFileStatus(p).isDirectory() || isCheckpointDir(fs, p)) {
-      Checkpoint c = read(conf, location);
-      c.verify();
-      return c;
-    }
-    List<Path> all = list(fs, p);
-    if (all.isEmpty()) {
-      throw new FileNotFoundException("no checkpoint in " + p + " (no " + PREFIX + "* directory)");
-    }
-    List<String> skipped = new ArrayList<>();
-    for (int i = all.size() - 1; i >= 0; i--) {
-      try {
-        Checkpoint c = readOne(fs, all.get(i));
-        c.verify();
-        if (!skipped.isEmpty()) {
-          LOG.info("Using checkpoint {} after skipping {} damaged newer one(s)", c.path(), skipped.size());
-        }
-        return c;
-      } catch (IOException e) {
-        LOG.warn("Skipping checkpoint {}: {}", all.get(i), e.getMessage());
-        skipped.add(e.getMessage());
-      }
-    }
-    throw new IOException("no checkpoint in " + p + " verifies: " + String.join("; ", skipped));
-  }
-
-  /**
-   * The newest checkpoint that verifies among {@code path} and the older ones beside it (lower
-   * steps in the same directory): what consistent recovery can go back to when the newest was
-   * damaged after it was written. Each one skipped is logged (WARN, why).
-   *
-   * @return empty when none verifies
-   * @throws IOException when the directory cannot be listed
-   */
-  public static Optional<Checkpoint> newestValidUpTo(Configuration conf, String path) throws IOException {
-    Path p = new Path(path);
-    FileSystem fs = p.getFileSystem(conf);
-    p = fs.makeQualified(p);
-    String newest = p.getName();
-    List<Path> candidates = new ArrayList<>(list(fs, p.getParent()).stream()
-        .filter(c -> c.getName().compareTo(newest) <= 0).toList());
-    for (int i = candidates.size() - 1; i >= 0; i--) {
-      try {
-        Checkpoint c = readOne(fs, candidates.get(i));
-        c.verify();
-        return Optional.of(c);
-      } catch (IOException e) {
-        LOG.warn("Skipping checkpoint {}: {}", candidates.get(i), e.getMessage());
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static boolean isCheckpointDir(FileSystem fs, Path p) throws IOException {
+  static boolean isCheckpointDir(FileSystem fs, Path p) throws IOException {
     return NAME.matcher(p.getName()).matches() || fs.exists(new Path(p, META_FILE))
         || fs.exists(new Path(p, MODEL_FILE));
   }
@@ -402,40 +234,7 @@ public final class Checkpoint {
     }
   }
 
-  /** Deletes all but the newest {@code keep} checkpoints under {@code directory}; returns those deleted. */
-  public static List<Path> prune(Configuration conf, String directory, int keep) throws IOException {
-    Path p = new Path(directory);
-    FileSystem fs = p.getFileSystem(conf);
-    List<Path> all = list(fs, fs.makeQualified(p));
-    List<Path> deleted = new ArrayList<>();
-    // Only complete, renamed checkpoints are listed: a write in progress is never among them.
-    for (Path old : all.subList(0, Math.max(0, all.size() - keep))) {
-      if (fs.delete(old, true)) {
-        deleted.add(old);
-      }
-    }
-    return deleted;
-  }
-
-  /** The checkpoints under {@code directory}, oldest first; writes in progress are not listed. */
-  public static List<Path> list(Configuration conf, String directory) throws IOException {
-    Path p = new Path(directory);
-    FileSystem fs = p.getFileSystem(conf);
-    return list(fs, fs.makeQualified(p));
-  }
-
-  private static List<Path> list(FileSystem fs, Path directory) throws IOException {
-    List<Path> found = new ArrayList<>();
-    for (FileStatus s : fs.listStatus(directory)) {
-      if (s.isDirectory() && NAME.matcher(s.getPath().getName()).matches()) {
-        found.add(s.getPath());
-      }
-    }
-    found.sort(Comparator.comparing(Path::getName));
-    return found;
-  }
-
-  private static Checkpoint readOne(FileSystem fs, Path dir) throws IOException {
+  static Checkpoint readOne(FileSystem fs, Path dir) throws IOException {
     Path markerPath = new Path(dir, COMPLETE_MARKER);
     if (!fs.exists(markerPath)) {
       throw new IOException("checkpoint " + dir + " is incomplete: no " + COMPLETE_MARKER
@@ -509,11 +308,11 @@ public final class Checkpoint {
     return path + " (next step " + meta.nextStep() + ", " + meta.workers() + " workers)";
   }
 
-  private interface Body {
+  interface Body {
     void write(OutputStream out) throws IOException;
   }
 
-  private static Sum writeFile(FileSystem fs, Path file, Body body) throws IOException {
+  static Sum writeFile(FileSystem fs, Path file, Body body) throws IOException {
     CRC32 crc = new CRC32();
     long length;
     FSDataOutputStream raw = fs.create(file, false);

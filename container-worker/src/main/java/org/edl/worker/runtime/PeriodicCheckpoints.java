@@ -11,6 +11,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.edl.job.WriterEpoch;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointDirectory;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.checkpoint.CheckpointSchedule;
 import org.edl.worker.collective.ModelBroadcast;
@@ -147,7 +148,7 @@ public final class PeriodicCheckpoints implements AutoCloseable {
    */
   private void removeStaleTemporaries(long epoch) {
     try {
-      List<Path> removed = Checkpoint.removeStaleTemporaries(conf, directory, new WriterEpoch(appId, epoch));
+      List<Path> removed = CheckpointDirectory.removeStaleTemporaries(conf, directory, new WriterEpoch(appId, epoch));
       if (!removed.isEmpty()) {
         LOG.info("Leader epoch {} removed {} temporaries older leaderships left in {}", epoch, removed.size(),
             directory);
@@ -169,7 +170,7 @@ public final class PeriodicCheckpoints implements AutoCloseable {
       coordinator.checkpointWritten(new CheckpointRef(c.path().toString(), cm.toPosition()));
       coordinator.awaitPublished(timeout);
       long written = ticker.nanos() - start;
-      List<Path> deleted = Checkpoint.prune(conf, directory, keep);
+      List<Path> deleted = CheckpointDirectory.prune(conf, directory, keep);
       LOG.info("Periodic checkpoint {} ({} bytes) written in {} ms; training waited {} ms for it; {} older deleted",
           c.path(), state.length, written / 1_000_000, blockedNanos / 1_000_000, deleted.size());
       listener.checkpointed(workerId, c.path().toString(), blockedNanos, written);

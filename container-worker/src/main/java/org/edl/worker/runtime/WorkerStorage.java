@@ -11,6 +11,7 @@ import org.edl.thrift.JobMeta;
 import org.edl.thrift.JobProgress;
 import org.edl.thrift.StopOrder;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointDirectory;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.coord.CheckpointRef;
@@ -77,7 +78,7 @@ final class WorkerStorage {
     }
     try {
       // A directory of periodic checkpoints: a damaged or partial newest one is skipped (WARN).
-      Checkpoint c = Checkpoint.readNewestValid(config.hadoopConf(), config.restoreFrom());
+      Checkpoint c = CheckpointDirectory.readNewestValid(config.hadoopConf(), config.restoreFrom());
       LOG.info("Restarting from checkpoint {}", c);
       return Optional.of(c);
     } catch (IOException e) {
@@ -162,7 +163,7 @@ final class WorkerStorage {
    */
   private void removeStaleTemporaries(String directory, long epoch) {
     try {
-      Checkpoint.removeStaleTemporaries(config.hadoopConf(), directory,
+      CheckpointDirectory.removeStaleTemporaries(config.hadoopConf(), directory,
           new WriterEpoch(config.appId(), epoch));
     } catch (IOException e) {
       LOG.warn("Could not clear stale temporaries in {}: {}", directory, e.toString());
@@ -173,7 +174,7 @@ final class WorkerStorage {
   Optional<CheckpointRef> usableCheckpoint(CheckpointRef newest) {
     try {
       String name = new org.apache.hadoop.fs.Path(newest.path()).getName();
-      return Checkpoint.newestValidUpTo(config.hadoopConf(), newest.path()).map(c -> c.path().getName().equals(name)
+      return CheckpointDirectory.newestValidUpTo(config.hadoopConf(), newest.path()).map(c -> c.path().getName().equals(name)
           ? newest : new CheckpointRef(c.path().toString(), c.meta().toPosition()));
     } catch (IOException e) {
       // Nothing better is known: the survivors try it and report what they find.

@@ -82,7 +82,7 @@ class CheckpointHdfsTest {
     // An HDFS stream throws its write's exception again from close: not "Self-suppression not permitted".
     IOException e = assertThrows(IOException.class, () -> Checkpoint.write(conf, dir, meta(m, 40), deletedMidWrite));
     assertTrue(e.getMessage().contains(Checkpoint.MODEL_FILE), e.getMessage());
-    assertEquals(List.of(), Checkpoint.list(conf, dir));
+    assertEquals(List.of(), CheckpointDirectory.list(conf, dir));
   }
 
   /** A model whose state is written only after {@code before} ran. */

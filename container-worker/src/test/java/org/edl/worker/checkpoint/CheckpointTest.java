@@ -96,7 +96,7 @@ class CheckpointTest {
     Checkpoint.write(CONF, root(), meta(m, 100), m);
     Checkpoint.write(CONF, root(), meta(m, 20), m);
     assertEquals(100, Checkpoint.read(CONF, root()).meta().nextStep(), "ordered by step, not by write");
-    assertEquals(3, Checkpoint.list(CONF, root()).size());
+    assertEquals(3, CheckpointDirectory.list(CONF, root()).size());
     assertEquals(9, Checkpoint.read(CONF, first.path().toString()).meta().nextStep());
   }
 
@@ -152,7 +152,7 @@ class CheckpointTest {
     Path tmp = Files.createDirectories(Path.of(java.net.URI.create(root())).resolve(".ckpt-00000000000000000020-x.tmp"));
     Files.write(tmp.resolve(Checkpoint.MODEL_FILE), new byte[] {1, 2, 3});
     assertEquals(10, Checkpoint.read(CONF, root()).meta().nextStep(), "the half-written one is not a checkpoint");
-    assertEquals(1, Checkpoint.list(CONF, root()).size());
+    assertEquals(1, CheckpointDirectory.list(CONF, root()).size());
   }
 
   @Test
@@ -161,7 +161,7 @@ class CheckpointTest {
     IOException superseded = assertThrows(IOException.class,
         () -> Checkpoint.write(CONF, root(), meta(m, 30), m, "application_5_1", () -> false));
     assertTrue(superseded.getMessage().contains("not committed"), superseded.getMessage());
-    assertEquals(List.of(), Checkpoint.list(CONF, root()));
+    assertEquals(List.of(), CheckpointDirectory.list(CONF, root()));
     try (var left = Files.list(Path.of(java.net.URI.create(root())))) {
       assertEquals(0, left.count(), "no temporary directory is left behind");
     }
@@ -251,16 +251,16 @@ class CheckpointTest {
     damageModel(damaged);
     Files.delete(local(partial.path()).resolve(Checkpoint.COMPLETE_MARKER));
 
-    assertEquals(good.path(), Checkpoint.readNewestValid(CONF, root()).path());
+    assertEquals(good.path(), CheckpointDirectory.readNewestValid(CONF, root()).path());
     // The strict read still reads the newest one, and refuses it.
     IOException strict = assertThrows(IOException.class, () -> Checkpoint.read(CONF, root()));
     assertTrue(strict.getMessage().contains("incomplete"), strict.getMessage());
-    IOException one = assertThrows(IOException.class, () -> Checkpoint.readNewestValid(CONF, damaged.path().toString()));
+    IOException one = assertThrows(IOException.class, () -> CheckpointDirectory.readNewestValid(CONF, damaged.path().toString()));
     assertTrue(one.getMessage().contains(damaged.path().toString()) && one.getMessage().contains("checksum"),
         one.getMessage());
 
     damageModel(good);
-    IOException none = assertThrows(IOException.class, () -> Checkpoint.readNewestValid(CONF, root()));
+    IOException none = assertThrows(IOException.class, () -> CheckpointDirectory.readNewestValid(CONF, root()));
     assertTrue(none.getMessage().contains("no checkpoint in") && none.getMessage().contains(good.path().toString()),
         none.getMessage());
   }
@@ -273,15 +273,15 @@ class CheckpointTest {
     }
     // A write in progress is not a checkpoint: pruning never touches it.
     Path tmp = Files.createDirectories(dir.resolve("ckpts").resolve(".ckpt-00000000000000000025-x.tmp"));
-    List<org.apache.hadoop.fs.Path> deleted = Checkpoint.prune(CONF, root(), 2);
+    List<org.apache.hadoop.fs.Path> deleted = CheckpointDirectory.prune(CONF, root(), 2);
     assertEquals(List.of(Checkpoint.nameFor(5), Checkpoint.nameFor(10)),
         deleted.stream().map(org.apache.hadoop.fs.Path::getName).toList());
     assertEquals(List.of(Checkpoint.nameFor(15), Checkpoint.nameFor(20)),
-        Checkpoint.list(CONF, root()).stream().map(org.apache.hadoop.fs.Path::getName).toList());
+        CheckpointDirectory.list(CONF, root()).stream().map(org.apache.hadoop.fs.Path::getName).toList());
     assertTrue(Files.isDirectory(tmp));
-    assertEquals(List.of(), Checkpoint.prune(CONF, root(), 3));
+    assertEquals(List.of(), CheckpointDirectory.prune(CONF, root(), 3));
 
-    Checkpoint c = Checkpoint.readNewestValid(CONF, root());
+    Checkpoint c = CheckpointDirectory.readNewestValid(CONF, root());
     SoftmaxRegression restored = new SoftmaxRegression(7, 3, 2);
     c.restoreInto(restored);
     assertArrayEquals(m.parameters(), restored.parameters());

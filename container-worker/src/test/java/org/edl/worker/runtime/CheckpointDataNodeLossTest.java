@@ -16,6 +16,7 @@ import org.edl.testing.HdfsCluster;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.job.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -79,7 +80,7 @@ class CheckpointDataNodeLossTest {
 
     assertEquals(List.of(8L, 16L, 24L), written.stream()
         .map(p -> Long.parseLong(p.substring(p.lastIndexOf('-') + 1))).toList(), "next steps of " + written);
-    List<org.apache.hadoop.fs.Path> kept = Checkpoint.list(conf, directory);
+    List<org.apache.hadoop.fs.Path> kept = CheckpointDirectory.list(conf, directory);
     assertEquals(written, kept.stream().map(Object::toString).toList());
     for (org.apache.hadoop.fs.Path p : kept) {
       Checkpoint c = Checkpoint.read(conf, p.toString());

@@ -21,6 +21,7 @@ import org.edl.job.Recovery;
 import org.edl.testing.HdfsCluster;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -83,7 +84,7 @@ class DamagedCheckpointRecoveryTest {
         assertTrue(after.containsKey(e.getKey()), "still there: " + e.getKey());
         assertArrayEquals(e.getValue(), after.get(e.getKey()), "unchanged: " + e.getKey());
       }
-      for (org.apache.hadoop.fs.Path p : Checkpoint.list(conf, PeriodicCheckpoints.directoryUnder(output))) {
+      for (org.apache.hadoop.fs.Path p : CheckpointDirectory.list(conf, PeriodicCheckpoints.directoryUnder(output))) {
         if (!p.getName().equals(Checkpoint.nameFor(newest))) {
           Checkpoint.read(conf, p.toString()).verify();
         }

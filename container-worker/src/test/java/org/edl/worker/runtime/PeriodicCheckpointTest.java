@@ -13,6 +13,7 @@ import org.edl.job.JobSpec;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.job.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointDirectory;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -66,7 +67,7 @@ class PeriodicCheckpointTest {
     assertEquals(List.of(6L, 12L, 18L, 24L, 30L, 36L), written.stream()
         .map(p -> Long.parseLong(p.substring(p.lastIndexOf('-') + 1))).toList(), "next steps of " + written);
     Configuration conf = new Configuration();
-    List<org.apache.hadoop.fs.Path> kept = Checkpoint.list(conf, directory);
+    List<org.apache.hadoop.fs.Path> kept = CheckpointDirectory.list(conf, directory);
     assertEquals(written.subList(written.size() - KEPT, written.size()), kept.stream().map(Object::toString).toList(),
         "the last " + KEPT + " are kept, older ones deleted");
     long previous = 0;
@@ -85,7 +86,7 @@ class PeriodicCheckpointTest {
 
     // The newest checkpoint holds the parameters every worker had after its step: a job restored
     // from it (the directory: its newest) finishes with the parameters of the job that wrote it.
-    Checkpoint newest = Checkpoint.readNewestValid(conf, directory);
+    Checkpoint newest = CheckpointDirectory.readNewestValid(conf, directory);
     String resumed = "application_9_2";
     JobSpec again = spec.toBuilder().output(out.resolve(resumed).toUri().toString()).checkpoints(0, 0, KEPT).build();
     List<Worker.Outcome> second = new ArrayList<>();

@@ -31,6 +31,7 @@ import org.edl.testing.Await;
 import org.edl.testing.ZooKeeperServer;
 import org.edl.job.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointDirectory;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.coord.Phase;
 import org.edl.worker.coord.rpc.Wire;
@@ -90,7 +91,7 @@ class ProtocolFaultTest {
       Configuration conf = new Configuration();
       assertEquals(Optional.empty(), ModelOutput.verify(conf, job.spec.output(), STEPS));
       assertTrue(ModelOutput.readMetrics(conf, job.spec.output()).leaderEpoch() >= 2, "written by the successor");
-      for (org.apache.hadoop.fs.Path p : Checkpoint.list(conf, PeriodicCheckpoints.directoryUnder(job.spec.output()))) {
+      for (org.apache.hadoop.fs.Path p : CheckpointDirectory.list(conf, PeriodicCheckpoints.directoryUnder(job.spec.output()))) {
         CheckpointMeta m = Checkpoint.read(conf, p.toString()).meta();
         assertTrue(m.leaderEpoch() >= 2 || m.nextStep() <= FAIL_AT,
             "a checkpoint of the paused leader's epoch after it was paused: " + p + " " + m);

@@ -30,6 +30,7 @@ import org.edl.testing.ForwardingModel;
 import org.edl.testing.HdfsCluster;
 import org.edl.job.BatchRule;
 import org.edl.worker.checkpoint.Checkpoint;
+import org.edl.worker.checkpoint.CheckpointDirectory;
 import org.edl.worker.checkpoint.CheckpointCatalog;
 import org.edl.worker.checkpoint.CheckpointMeta;
 import org.edl.worker.checkpoint.CheckpointSchedule;
@@ -122,7 +123,7 @@ class StaleCheckpointTemporariesTest {
       Mlp restored = new Mlp(300, 70, 4, 2);
       committed.restoreInto(restored);
       assertTrue(Arrays.equals(model.parameters(), restored.parameters()));
-      assertEquals(List.of(Checkpoint.nameFor(42)), names(Checkpoint.list(conf, directory)));
+      assertEquals(List.of(Checkpoint.nameFor(42)), names(CheckpointDirectory.list(conf, directory)));
       assertEquals(List.of(), temporaries(fs));
       List<CheckpointCatalog.Entry> listed = CheckpointCatalog.list(conf, new Path(output));
       assertEquals(List.of(committed.path()), listed.stream().map(CheckpointCatalog.Entry::path).toList());
@@ -144,7 +145,7 @@ class StaleCheckpointTemporariesTest {
     newer.awaitStopped();
 
     // A paused leader of epoch 4 wakes up and runs its pass: it must not touch epoch 5's write.
-    assertEquals(List.of(), Checkpoint.removeStaleTemporaries(conf, dir, new WriterEpoch(APP, 4)));
+    assertEquals(List.of(), CheckpointDirectory.removeStaleTemporaries(conf, dir, new WriterEpoch(APP, 4)));
     newer.release();
     assertEquals(Checkpoint.nameFor(12), result(newerWrite).path().getName());
   }
