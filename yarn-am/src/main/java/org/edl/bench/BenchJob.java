@@ -17,6 +17,7 @@ import org.edl.client.JobControlConnection;
 import org.edl.client.JobControlLocator;
 import org.edl.client.SubmittedJob;
 import org.edl.cluster.EmbeddedCluster;
+import org.edl.cluster.EmbeddedClusterBuilder;
 import org.edl.thrift.JobControl;
 import org.edl.thrift.JobStatus;
 import org.edl.worker.data.SyntheticData;
@@ -52,7 +53,7 @@ public final class BenchJob {
   }
 
   /** As {@link #onEmbeddedCluster(String, String, PrintWriter, OnCluster)}, with more of {@code builder} set. */
-  public static <T> T onEmbeddedCluster(EmbeddedCluster.Builder builder, String dataSpec, String fileName,
+  public static <T> T onEmbeddedCluster(EmbeddedClusterBuilder builder, String dataSpec, String fileName,
       PrintWriter out, OnCluster<T> body) throws Exception {
     out.println("Starting the embedded cluster (2 nodes x 4 yarn.io/gpu, HDFS, ZooKeeper)...");
     out.flush();

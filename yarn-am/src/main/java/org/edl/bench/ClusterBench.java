@@ -17,6 +17,7 @@ import org.edl.client.JobControlLocator;
 import org.edl.client.JobSubmitter;
 import org.edl.client.SubmittedJob;
 import org.edl.cluster.EmbeddedCluster;
+import org.edl.cluster.EmbeddedClusterBuilder;
 import org.edl.cluster.FairSchedulerAllocationFile;
 import org.edl.job.Growth;
 import org.edl.job.JobSpec;
@@ -90,7 +91,7 @@ public final class ClusterBench {
   }
 
   public Run run(Strategy strategy) throws Exception {
-    EmbeddedCluster.Builder cluster = EmbeddedCluster.builder()
+    EmbeddedClusterBuilder cluster = EmbeddedCluster.builder()
         .schedulingMode(FairSchedulerAllocationFile.Mode.ELASTIC_TIRESIAS);
     return BenchJob.onEmbeddedCluster(cluster, "synthetic:samples=64,features=2,classes=2,seed=1", "unused.libsvm",
         out, (conf, yarn, zk, data) -> drive(conf, yarn, strategy));

@@ -5,9 +5,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Comparator;
-import java.util.Deque;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
@@ -45,11 +43,7 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedCluster.class);
   private static final Duration NODES_TIMEOUT = Duration.ofSeconds(60);
-  /** YARN starts, each on a newly chosen RM web port, before a port taken every time is an error. */
-  private static final int WEB_PORT_ATTEMPTS = 3;
   private static final String ZK_ADMIN_SERVER = "zookeeper.admin.enableServer";
-  /** GenericTestUtils roots MiniYARNCluster's working directory here (default: target/). */
-  private static final String TEST_DATA_DIR = "test.build.data";
   /** A directory to keep the container logs in when the cluster closes (tests set it); unset: none kept. */
   public static final String KEEP_LOGS = "edl.cluster.keep-logs";
 
@@ -70,8 +64,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
   /** Held while services start or stop, so a close() during start() waits and then stops all. */
   private final Object lifecycle = new Object();
-  /** Stop actions of the services started so far, the last started first. */
-  private final Deque<Stopper> stoppers = new ArrayDeque<>();
+  private final ServiceStops stops = new ServiceStops();
 
   private volatile Path baseDir;
   private volatile boolean ownsBaseDir;
@@ -90,7 +83,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   private final Long tokenRenewIntervalMs;
   private volatile EmbeddedKdc kdc;
 
-  private EmbeddedCluster(ClusterSize size, Path baseDir, Long preemptionGraceMs,
+  EmbeddedCluster(ClusterSize size, Path baseDir, Long preemptionGraceMs,
       FairSchedulerAllocationFile.Mode mode, String tiresiasQueueLimits, boolean kerberos, Long tokenRenewIntervalMs) {
     this.size = size;
     this.requestedBaseDir = baseDir;
@@ -101,8 +94,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     this.tokenRenewIntervalMs = tokenRenewIntervalMs;
   }
 
-  public static Builder builder() {
-    return new Builder();
+  public static EmbeddedClusterBuilder builder() {
+    return new EmbeddedClusterBuilder();
   }
 
   /**
@@ -186,7 +179,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     return started(baseDir);
   }
 
-  /** The cluster's KDC, its realm and keytabs, when it was built with {@link Builder#kerberos(boolean)}. */
+  /** The cluster's KDC, its realm and keytabs, when it was built with {@link EmbeddedClusterBuilder#kerberos(boolean)}. */
   public java.util.Optional<EmbeddedKdc> kerberos() {
     started(clientConfiguration);
     return java.util.Optional.ofNullable(kdc);
@@ -256,7 +249,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     Files.createDirectories(dataDir);
     InstanceSpec spec = new InstanceSpec(dataDir.toFile(), -1, -1, -1, false, -1);
     TestingServer zookeeper = new TestingServer(spec, true);
-    stoppers.push(new Stopper("ZooKeeper", zookeeper::close));
+    stops.add("ZooKeeper", zookeeper::close);
     LOG.info("ZooKeeper started at {}", zookeeper.getConnectString());
     return zookeeper.getConnectString();
   }
@@ -270,7 +263,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   private Configuration startKdc(Path dir, Configuration base) throws Exception {
     deleteRecursively(dir);
     EmbeddedKdc started = EmbeddedKdc.start(dir, System.getProperty("user.name"));
-    stoppers.push(new Stopper("Kerberos KDC", started::close));
+    stops.add("Kerberos KDC", started::close);
     kdc = started;
     Configuration secure = EmbeddedClusterSettings.kerberos(base, started, tokenRenewIntervalMs);
     UserGroupInformation.setConfiguration(secure);
@@ -282,7 +275,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     MiniDFSCluster hdfs = kdc == null ? new MiniDFSCluster.Builder(conf, dir.toFile()).numDataNodes(1).build()
         : StandardErrorToLog.during("secure DataNode start-up",
             () -> new MiniDFSCluster.Builder(conf, dir.toFile()).numDataNodes(1).build());
-    stoppers.push(new Stopper("HDFS", () -> stopHdfs(hdfs)));
+    stops.add("HDFS", () -> stopHdfs(hdfs));
     hdfs.waitActive();
     LOG.info("HDFS started at {} (NameNode web UI http://{})",
         hdfs.getURI(), hdfs.getConfiguration(0).get("dfs.namenode.http-address"));
@@ -318,8 +311,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     if (tiresiasQueueLimits != null) {
       conf.set(org.edl.scheduler.rm.TiresiasSettings.QUEUE_LIMITS, tiresiasQueueLimits);
     }
-    String keep = System.getProperty(KEEP_LOGS);
-    if (keep != null && !keep.isBlank()) {
+    if (ContainerLogs.kept()) {
       // Log aggregation removes a finished application's local container logs; keep them until close.
       conf.setInt(YarnConfiguration.DEBUG_NM_DELETE_DELAY_SEC, 24 * 3600);
     }
@@ -328,7 +320,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     ResourceUtils.resetResourceTypes(conf);
     ResourceUtils.resetNodeResources();
 
-    MiniYARNCluster yarn = startYarnOnAFreeWebPort(dir, conf);
+    MiniYARNCluster yarn = MiniYarnStart.onAFreeWebPort(dir, conf, size.nodes(), stops);
     if (!yarn.waitForNodeManagersToConnect(NODES_TIMEOUT.toMillis())) {
       throw new IOException("the NodeManagers did not register with the ResourceManager within " + NODES_TIMEOUT);
     }
@@ -345,103 +337,15 @@ public final class EmbeddedCluster implements AutoCloseable {
     return yarn;
   }
 
-  /**
-   * Starts YARN with the ResourceManager's web port chosen beforehand (see {@link
-   * ResourceManagerPorts}). The port is free when chosen but not held until the RM binds it, so
-   * another process can take it in between: the RM then fails to start, and YARN starts again on
-   * another port.
-   */
-  private MiniYARNCluster startYarnOnAFreeWebPort(Path dir, YarnConfiguration conf) throws IOException {
-    for (int attempt = 1; ; attempt++) {
-      // A copy each time: the RM writes the ports it bound into its configuration.
-      YarnConfiguration attemptConf = new YarnConfiguration(conf);
-      int webPort = ResourceManagerPorts.freePort();
-      ResourceManagerPorts.webAt(attemptConf, MiniYARNCluster.getHostname(), webPort);
-      MiniYARNCluster yarn = newMiniYarnCluster(dir, size.nodes());
-      Stopper stopper = new Stopper("YARN", yarn::stop);
-      stoppers.push(stopper);
-      try {
-        yarn.init(attemptConf);
-        yarn.start();
-        return yarn;
-      } catch (RuntimeException e) {
-        // The RM starts in a thread of its own; MiniYARNCluster's exception does not carry its cause.
-        ResourceManager rm = yarn.getResourceManager(0);
-        if (attempt == WEB_PORT_ATTEMPTS || rm == null || !ResourceManagerPorts.portTaken(rm.getFailureCause())) {
-          throw e;
-        }
-        stoppers.remove(stopper);
-        yarn.stop();
-        LOG.warn("The ResourceManager's web port {} was taken before the RM bound it; starting YARN again", webPort);
-      }
-    }
-  }
-
-  private static MiniYARNCluster newMiniYarnCluster(Path dir, int nodes) throws IOException {
-    Files.createDirectories(dir);
-    // MiniYARNCluster reads its working directory from a system property in its constructor
-    // only; set it for that call and put it back.
-    synchronized (System.class) {
-      String previous = System.getProperty(TEST_DATA_DIR);
-      System.setProperty(TEST_DATA_DIR, dir.toString());
-      try {
-        return new MiniYARNCluster("edl", 1, nodes, 1, 1);
-      } finally {
-        if (previous == null) {
-          System.clearProperty(TEST_DATA_DIR);
-        } else {
-          System.setProperty(TEST_DATA_DIR, previous);
-        }
-      }
-    }
-  }
-
   private void stopServices() {
-    while (!stoppers.isEmpty()) {
-      Stopper stopper = stoppers.pop();
-      try {
-        stopper.action().run();
-        LOG.info("{} stopped", stopper.name());
-      } catch (Exception e) {
-        LOG.warn("{} did not stop cleanly: {}", stopper.name(), e.toString(), e);
-      }
-    }
+    stops.stopAll();
     if (ownsBaseDir && baseDir != null) {
-      keepContainerLogs();
+      ContainerLogs.keep(baseDir);
       try {
         deleteRecursively(baseDir);
       } catch (IOException e) {
         LOG.warn("Could not remove {}: {}", baseDir, e.toString());
       }
-    }
-  }
-
-  /**
-   * With the system property {@value #KEEP_LOGS} naming a directory (the build sets it for
-   * tests), the NodeManagers' container logs (stdout, stderr, syslog of every AM and worker) are
-   * copied there before the cluster's directory is removed: a test that failed now and then can
-   * be read afterwards.
-   */
-  private void keepContainerLogs() {
-    String keep = System.getProperty(KEEP_LOGS);
-    if (keep == null || keep.isBlank()) {
-      return;
-    }
-    Path target = Path.of(keep).resolve(baseDir.getFileName());
-    int kept = 0;
-    try (var walk = Files.walk(baseDir)) {
-      for (Path p : (Iterable<Path>) walk.filter(Files::isRegularFile)
-          .filter(f -> f.toString().contains("-logDir-nm-"))::iterator) {
-        Path to = target.resolve(baseDir.relativize(p));
-        Files.createDirectories(to.getParent());
-        Files.copy(p, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        kept++;
-      }
-      if (kept > 0) {
-        LOG.info("{} container log files kept in {}", kept, target);
-      }
-    } catch (IOException e) {
-      LOG.warn("Could not keep the container logs in {}: {}", target, e.toString());
     }
   }
 
@@ -468,123 +372,6 @@ public final class EmbeddedCluster implements AutoCloseable {
       for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
         Files.deleteIfExists(path);
       }
-    }
-  }
-
-  @FunctionalInterface
-  private interface StopAction {
-    void run() throws Exception;
-  }
-
-  private record Stopper(String name, StopAction action) {}
-
-  /** Sizes and place of an embedded cluster; {@link #build()} checks them. */
-  public static final class Builder {
-    private int nodes = ClusterSize.DEFAULT_NODES;
-    private int gpusPerNode = ClusterSize.DEFAULT_GPUS_PER_NODE;
-    private int nodeMemoryMb = ClusterSize.DEFAULT_NODE_MEMORY_MB;
-    private int nodeVcores = ClusterSize.DEFAULT_NODE_VCORES;
-    private Path baseDir;
-    private Long preemptionGraceMs;
-    private FairSchedulerAllocationFile.Mode mode = FairSchedulerAllocationFile.Mode.FAIR;
-    private String tiresiasQueueLimits;
-    private boolean kerberos;
-    private Long tokenRenewIntervalMs;
-
-    private Builder() {}
-
-    /**
-     * Kerberos on: a KDC ({@link EmbeddedKdc}) starts first, every service logs in from its
-     * keytab, and clients must log in too (a keytab for this machine's user is issued). Turns
-     * Kerberos on for the whole JVM: one secure cluster per JVM, and no insecure one after it.
-     */
-    public Builder kerberos(boolean on) {
-      this.kerberos = on;
-      return this;
-    }
-
-    /** With Kerberos, how long an HDFS delegation token lives unless renewed; default HDFS's (a day). */
-    public Builder tokenRenewIntervalMs(long ms) {
-      if (ms <= 0) {
-        throw new org.edl.job.InvalidInputException("token-renew-interval-ms", ms, "must be more than 0");
-      }
-      this.tokenRenewIntervalMs = ms;
-      return this;
-    }
-
-    /**
-     * How long a container warned for preemption may run before the ResourceManager kills it;
-     * default: the plugin's (30 s). Tests shorten it.
-     */
-    public Builder preemptionGraceMs(long graceMs) {
-      if (graceMs < 0) {
-        throw new org.edl.job.InvalidInputException("preemption-grace-ms", graceMs, "must be 0 or more");
-      }
-      this.preemptionGraceMs = graceMs;
-      return this;
-    }
-
-    /** How the RM orders users and applications in {@code root.users}; default the fair share. */
-    public Builder schedulingMode(FairSchedulerAllocationFile.Mode mode) {
-      this.mode = java.util.Objects.requireNonNull(mode, "mode");
-      return this;
-    }
-
-    /**
-     * The Elastic-Tiresias mode's queue bounds in GPU-seconds, as {@code yarn-site.xml} gives them
-     * ({@code 500,10000} by default); tests lower them so that a job leaves the first queue in
-     * seconds. A bad value stops the ResourceManager at start naming the key and the value.
-     */
-    public Builder tiresiasQueueLimits(String limits) {
-      try {
-        org.edl.scheduler.rm.TiresiasSettings.queueLimits(limits);
-      } catch (IllegalArgumentException e) {
-        throw new org.edl.job.InvalidInputException("tiresias-queue-limits", limits,
-            "must be " + org.edl.scheduler.rm.TiresiasSettings.QUEUE_LIMITS_EXPECTED);
-      }
-      this.tiresiasQueueLimits = limits;
-      return this;
-    }
-
-    /** NodeManagers to start; default 2. */
-    public Builder nodes(int nodes) {
-      this.nodes = nodes;
-      return this;
-    }
-
-    /** {@code yarn.io/gpu} each NodeManager advertises; default 4. */
-    public Builder gpusPerNode(int gpusPerNode) {
-      this.gpusPerNode = gpusPerNode;
-      return this;
-    }
-
-    /** Memory each NodeManager offers; default 8192 MB. */
-    public Builder nodeMemoryMb(int nodeMemoryMb) {
-      this.nodeMemoryMb = nodeMemoryMb;
-      return this;
-    }
-
-    /** Vcores each NodeManager offers; default 8. */
-    public Builder nodeVcores(int nodeVcores) {
-      this.nodeVcores = nodeVcores;
-      return this;
-    }
-
-    /**
-     * Where the services keep data, logs and the client configuration ({@code <dir>/conf});
-     * kept after close. Default: a new temporary directory, removed on close.
-     */
-    public Builder baseDir(Path baseDir) {
-      this.baseDir = baseDir;
-      return this;
-    }
-
-    /**
-     * @throws org.edl.job.InvalidInputException naming the first size that is out of range
-     */
-    public EmbeddedCluster build() {
-      return new EmbeddedCluster(new ClusterSize(nodes, gpusPerNode, nodeMemoryMb, nodeVcores).validate(), baseDir,
-          preemptionGraceMs, mode, tiresiasQueueLimits, kerberos, tokenRenewIntervalMs);
     }
   }
 }

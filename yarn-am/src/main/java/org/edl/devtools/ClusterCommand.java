@@ -8,6 +8,7 @@ import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import org.edl.cluster.ClusterSize;
 import org.edl.cluster.EmbeddedCluster;
+import org.edl.cluster.EmbeddedClusterBuilder;
 import org.edl.cluster.FairSchedulerAllocationFile;
 import org.edl.cluster.hosts.MultiHostCluster;
 import org.edl.job.InvalidInputException;
@@ -119,7 +120,7 @@ public final class ClusterCommand implements Callable<Integer> {
         throw new InvalidInputException("token-renew-interval-ms", tokenRenewIntervalMs,
             "delegation tokens exist only with --kerberos");
       }
-      EmbeddedCluster.Builder builder = EmbeddedCluster.builder()
+      EmbeddedClusterBuilder builder = EmbeddedCluster.builder()
           .nodes(nodes).gpusPerNode(gpusPerNode).nodeMemoryMb(nodeMemoryMb).nodeVcores(nodeVcores).baseDir(dir)
           .kerberos(kerberos).schedulingMode(modeOf(scheduling));
       if (tokenRenewIntervalMs != null) {

@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.edl.cluster.EmbeddedCluster;
+import org.edl.cluster.EmbeddedClusterBuilder;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * surefire runs every test class in a JVM of its own (ResourceUtils keeps JVM-wide state).
  */
 public final class YarnCluster implements BeforeAllCallback, AfterAllCallback {
-  private final UnaryOperator<EmbeddedCluster.Builder> settings;
+  private final UnaryOperator<EmbeddedClusterBuilder> settings;
   private EmbeddedCluster cluster;
   private YarnClient yarn;
 
@@ -28,7 +29,7 @@ public final class YarnCluster implements BeforeAllCallback, AfterAllCallback {
     this(UnaryOperator.identity());
   }
 
-  public YarnCluster(UnaryOperator<EmbeddedCluster.Builder> settings) {
+  public YarnCluster(UnaryOperator<EmbeddedClusterBuilder> settings) {
     this.settings = settings;
   }
 
