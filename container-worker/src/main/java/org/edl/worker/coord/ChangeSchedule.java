@@ -1,7 +1,6 @@
 package org.edl.worker.coord;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -20,78 +19,12 @@ import java.util.Set;
  * ordered by worker id (the YARN container id), so it does not depend on arrival order.
  *
  * <p>Changes: once v1 runs, a registration is a newcomer and a leave names a leaver, both in one
- * pending {@link Change} (a migration is one switch): the next ring is the surviving ring in its
+ * pending {@link RingChange} (a migration is one switch): the next ring is the surviving ring in its
  * order followed by the newcomers by id. It is scheduled once every newcomer is ready (and, for a
  * replacement, once the awaited number of newcomers is in it), at step {@code t + k}; changes
  * asked for while a switch is scheduled wait in the queued change for the next one.
  */
 final class ChangeSchedule {
-  /** One change: its newcomers, leavers, a replacement's wait, and its order once scheduled. */
-  record Change(Map<String, Member> joiners, Set<String> leavers, Set<String> replacing, int awaited,
-      SwitchPlan order) {
-    static final Change EMPTY = new Change(Map.of(), Set.of(), Set.of(), 0, null);
-
-    Change {
-      joiners = Collections.unmodifiableMap(new LinkedHashMap<>(joiners));
-      leavers = Collections.unmodifiableSet(new LinkedHashSet<>(leavers));
-      replacing = Collections.unmodifiableSet(new LinkedHashSet<>(replacing));
-    }
-
-    boolean scheduled() {
-      return order != null;
-    }
-
-    boolean isEmpty() {
-      return joiners.isEmpty() && leavers.isEmpty() && awaited == 0;
-    }
-
-    Change withJoiner(Member m) {
-      Map<String, Member> j = new LinkedHashMap<>(joiners);
-      j.put(m.id(), m);
-      return new Change(j, leavers, replacing, awaited, order);
-    }
-
-    Change withoutJoiner(String id) {
-      Map<String, Member> j = new LinkedHashMap<>(joiners);
-      j.remove(id);
-      return new Change(j, leavers, replacing, awaited, order);
-    }
-
-    Change withLeavers(Set<String> more) {
-      Set<String> l = new LinkedHashSet<>(leavers);
-      l.addAll(more);
-      return new Change(joiners, l, replacing, awaited, order);
-    }
-
-    Change keepingLeavers(java.util.function.Predicate<String> keep) {
-      Set<String> l = new LinkedHashSet<>();
-      leavers.stream().filter(keep).forEach(l::add);
-      Set<String> r = new LinkedHashSet<>();
-      replacing.stream().filter(keep).forEach(r::add);
-      return new Change(joiners, l, r, awaited, order);
-    }
-
-    Change replacing(Set<String> replaced, int awaitedJoiners) {
-      Set<String> r = new LinkedHashSet<>(replacing);
-      r.addAll(replaced);
-      return new Change(joiners, leavers, r, awaitedJoiners, order);
-    }
-
-    Change withdrawn() {
-      Set<String> l = new LinkedHashSet<>(leavers);
-      l.removeAll(replacing);
-      return new Change(joiners, l, Set.of(), 0, order);
-    }
-
-    Change scheduledAs(SwitchPlan plan) {
-      return new Change(joiners, leavers, replacing, awaited, plan);
-    }
-
-    Change unscheduled() {
-      return new Change(joiners, leavers, replacing, awaited, null);
-    }
-  }
-
   /** What a registration led to: the ring the worker is in or will join, and whether it waits for a switch. */
   record Registered(MemberRing ring, boolean pending) {}
 
@@ -101,8 +34,8 @@ final class ChangeSchedule {
   private int firstRingSize;
   private final Map<String, Member> registered = new LinkedHashMap<>();
   private MemberRing ring = MemberRing.NONE;
-  private Change change;
-  private Change queued;
+  private RingChange change;
+  private RingChange queued;
   private final Set<String> ready = new LinkedHashSet<>();
   /**
    * Orders that added a worker, kept until its first report: a newcomer may ask after the switch,
@@ -160,7 +93,7 @@ final class ChangeSchedule {
     int awaited = replacing.isEmpty() ? 0 : p.awaitedJoiners();
     SwitchPlan order = !p.scheduled() ? null : new SwitchPlan(p.atStep(), p.next(), p.joiners(), p.leavers(),
         p.broadcasterId(), leavers.contains(leaderId), 0, p.leaderEpoch(), p.joinerShare());
-    change = new Change(joiners, leavers, replacing, awaited, order);
+    change = new RingChange(joiners, leavers, replacing, awaited, order);
   }
 
   MemberRing ring() {
@@ -228,7 +161,7 @@ final class ChangeSchedule {
           + after + " workers after the pending changes)");
     }
     registered.put(m.id(), m);
-    Change target = openChange();
+    RingChange target = openChange();
     set(target, target.withJoiner(m));
     return registeredAs(m.id());
   }
@@ -278,7 +211,7 @@ final class ChangeSchedule {
     if (workersAfterChanges() - unavailable - 1 < 1) {
       throw Refused.invalid("workerId", id, "is the last worker of the job; it cannot leave");
     }
-    Change target = openChange();
+    RingChange target = openChange();
     return view(set(target, target.withLeavers(Set.of(id))));
   }
 
@@ -295,7 +228,7 @@ final class ChangeSchedule {
       }
       wanted.add(id);
     }
-    for (Change c : pendingChanges()) {
+    for (RingChange c : pendingChanges()) {
       if (!c.replacing().isEmpty()) {
         if (c.replacing().equals(wanted)) {
           return view(c);
@@ -320,15 +253,15 @@ final class ChangeSchedule {
       throw Refused.invalid("leavers", value, "every worker of the ring would leave: one must stay to send"
           + " the model to the newcomers");
     }
-    Change target = openChange();
-    Change now = target.withLeavers(wanted);
+    RingChange target = openChange();
+    RingChange now = target.withLeavers(wanted);
     return view(set(target, now.replacing(wanted, now.joiners().size() + joiners)));
   }
 
   /** Withdraws the replacement of exactly {@code leavers} while its switch is not scheduled. */
   boolean cancelReplace(List<String> leavers) throws Refused {
     Set<String> wanted = leavers == null ? Set.of() : new LinkedHashSet<>(leavers);
-    for (Change c : pendingChanges()) {
+    for (RingChange c : pendingChanges()) {
       if (c.replacing().isEmpty() || !c.replacing().equals(wanted)) {
         continue;
       }
@@ -336,7 +269,7 @@ final class ChangeSchedule {
         throw Refused.invalid("leavers", String.join(",", leavers), "their switch is already scheduled at step "
             + c.order().atStep());
       }
-      Change w = c.withdrawn();
+      RingChange w = c.withdrawn();
       set(c, w.isEmpty() ? null : w);
       return true;
     }
@@ -465,8 +398,8 @@ final class ChangeSchedule {
     ring = survivors;
     failed.forEach(registered::remove);
     failed.forEach(joinedBy::remove);
-    for (Change c : pendingChanges()) {
-      Change u = c.unscheduled();
+    for (RingChange c : pendingChanges()) {
+      RingChange u = c.unscheduled();
       for (String id : failed) {
         u = u.withoutJoiner(id);
       }
@@ -489,9 +422,9 @@ final class ChangeSchedule {
    * @return whether it was such a newcomer
    */
   boolean dropJoiner(String id) {
-    for (Change c : pendingChanges()) {
+    for (RingChange c : pendingChanges()) {
       if (c.joiners().containsKey(id) && !c.scheduled()) {
-        Change d = c.withoutJoiner(id);
+        RingChange d = c.withoutJoiner(id);
         set(c, d.isEmpty() ? null : d);
         registered.remove(id);
         ready.remove(id);
@@ -516,15 +449,15 @@ final class ChangeSchedule {
   /** The ring's size after every pending change. */
   int workersAfterChanges() {
     int n = ring.size();
-    for (Change c : pendingChanges()) {
+    for (RingChange c : pendingChanges()) {
       n += c.joiners().size() - c.leavers().size();
     }
     return n;
   }
 
   /** A switch was scheduled and not applied: the joiners it names never trained. */
-  private List<Change> pendingChanges() {
-    List<Change> l = new ArrayList<>(2);
+  private List<RingChange> pendingChanges() {
+    List<RingChange> l = new ArrayList<>(2);
     if (change != null) {
       l.add(change);
     }
@@ -535,22 +468,22 @@ final class ChangeSchedule {
   }
 
   /** The change new requests go into: the pending one unless it is already scheduled. */
-  private Change openChange() {
+  private RingChange openChange() {
     if (change == null) {
-      change = Change.EMPTY;
+      change = RingChange.EMPTY;
       return change;
     }
     if (!change.scheduled()) {
       return change;
     }
     if (queued == null) {
-      queued = Change.EMPTY;
+      queued = RingChange.EMPTY;
     }
     return queued;
   }
 
   /** Replaces {@code old} (the pending or the queued change, by identity) with {@code now}. */
-  private Change set(Change old, Change now) {
+  private RingChange set(RingChange old, RingChange now) {
     if (old == change) {
       change = now;
     } else if (old == queued) {
@@ -561,7 +494,7 @@ final class ChangeSchedule {
     return now;
   }
 
-  private MemberRing next(Change c) {
+  private MemberRing next(RingChange c) {
     if (c.scheduled()) {
       return c.order().next();
     }
@@ -576,7 +509,7 @@ final class ChangeSchedule {
   }
 
   /** The change as the caller sees it: its order once scheduled, else atStep -1. */
-  private SwitchPlan view(Change c) {
+  private SwitchPlan view(RingChange c) {
     if (c.scheduled()) {
       return c.order();
     }
@@ -585,7 +518,7 @@ final class ChangeSchedule {
         c.awaited(), 0);
   }
 
-  private static boolean isJoiner(Change c, String id) {
+  private static boolean isJoiner(RingChange c, String id) {
     return c != null && c.joiners().containsKey(id);
   }
 }
