@@ -30,12 +30,12 @@ public final class CoordTesting {
 
   /** A report without the optional fields (batch start, epoch size, compute time, leader epoch). */
   public static StepReport report(String id, long step, double loss, double batchSeconds, int samples) {
-    return new StepReport(id, step, loss, batchSeconds, samples, -1, 0, -1, 0);
+    return StepReport.of(id, step, loss, batchSeconds, samples).build();
   }
 
   /** A report whose batch started at {@code batchStart}. */
   public static StepReport report(String id, long step, double loss, double batchSeconds, int samples, long batchStart) {
-    return new StepReport(id, step, loss, batchSeconds, samples, batchStart, 0, -1, 0);
+    return StepReport.of(id, step, loss, batchSeconds, samples).batchStart(batchStart).build();
   }
 
   /** A leader ({@code leaderId}) of a job that has not formed yet, at leader epoch 1. */

@@ -204,7 +204,7 @@ class CoordinatorStateTest {
     for (String id : List.of("container_01", "container_02", "container_03")) {
       other.register(worker(id, 7000 + id.charAt(id.length() - 1)));
     }
-    StepReport newer = new StepReport("container_01", 0, 1.0, 0.1, 4, -1, 0, -1, 7);
+    StepReport newer = StepReport.of("container_01", 0, 1.0, 0.1, 4).leaderEpoch(7).build();
     assertEquals(Refused.Kind.NOT_LEADER, assertThrows(Refused.class, () -> other.sync(newer)).kind());
     assertEquals(Phase.FENCED, other.phase());
     assertFalse(other.isComplete(0), "the report was not counted");

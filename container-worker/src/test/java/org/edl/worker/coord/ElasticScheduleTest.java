@@ -53,7 +53,7 @@ class ElasticScheduleTest {
     }
     for (String id : List.of("c1", "c2", "c3", "c4")) {
       // 0.63 s computing of a 0.78 s batch
-      s.sync(new StepReport(id, 0, 1.0, 0.78, 4, 0, 0, 0.63, 0));
+      s.sync(StepReport.of(id, 0, 1.0, 0.78, 4).batchStart(0).computeSeconds(0.63).build());
     }
     s.register(member(5));
     SwitchPlan order = s.ready("c5").orElseThrow();

@@ -56,7 +56,7 @@ class RecoveryDecisionTest {
   }
 
   private static SyncAnswer sync(CoordinatorState s, String id, long step) throws Refused {
-    return s.sync(new StepReport(id, step, 1.0, 0.01, 4, step * 12, 64, -1, 0));
+    return s.sync(StepReport.of(id, step, 1.0, 0.01, 4).batchStart(step * 12).epochSize(64).build());
   }
 
   /** Steps 0..last completed by all three. */

@@ -41,8 +41,8 @@ class StragglerRemovalStateTest {
     double slowest = slow.values().stream().mapToDouble(Double::doubleValue).max().orElse(0.010);
     SyncAnswer last = null;
     for (String id : ids) {
-      last = s.sync(new StepReport(id, step, 1.0, Math.max(0.010, slowest), 4, step * 12, 0,
-          slow.getOrDefault(id, 0.010), 0));
+      last = s.sync(StepReport.of(id, step, 1.0, Math.max(0.010, slowest), 4).batchStart(step * 12)
+          .computeSeconds(slow.getOrDefault(id, 0.010)).build());
     }
     now.addAndGet(10_000_000L);
     return last;

@@ -52,8 +52,8 @@ class SuccessorStateTest {
   private void step(CoordinatorState s, long step, boolean slow) throws Refused {
     List<String> ids = s.ring().ids();
     for (String id : ids) {
-      s.sync(new StepReport(id, step, 1.0, slow ? 0.030 : 0.010, 12 / ids.size(), step * 12, 0,
-          slow && id.equals("c3") ? 0.030 : 0.010, 0));
+      s.sync(StepReport.of(id, step, 1.0, slow ? 0.030 : 0.010, 12 / ids.size()).batchStart(step * 12)
+          .computeSeconds(slow && id.equals("c3") ? 0.030 : 0.010).build());
     }
     now.addAndGet(10_000_000L);
   }

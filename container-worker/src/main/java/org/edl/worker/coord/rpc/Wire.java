@@ -169,9 +169,20 @@ public final class Wire {
   }
 
   public static StepReport stepReport(SyncReport r) {
-    return new StepReport(r.getWorkerId(), r.getStep(), r.getLoss(), r.getBatchSeconds(), r.getSamples(),
-        r.isSetBatchStart() ? r.getBatchStart() : -1, r.isSetEpochSize() ? r.getEpochSize() : 0,
-        r.isSetComputeSeconds() ? r.getComputeSeconds() : -1, r.isSetLeaderEpoch() ? r.getLeaderEpoch() : 0);
+    StepReport.Builder b = StepReport.of(r.getWorkerId(), r.getStep(), r.getLoss(), r.getBatchSeconds(), r.getSamples());
+    if (r.isSetBatchStart()) {
+      b.batchStart(r.getBatchStart());
+    }
+    if (r.isSetEpochSize()) {
+      b.epochSize(r.getEpochSize());
+    }
+    if (r.isSetComputeSeconds()) {
+      b.computeSeconds(r.getComputeSeconds());
+    }
+    if (r.isSetLeaderEpoch()) {
+      b.leaderEpoch(r.getLeaderEpoch());
+    }
+    return b.build();
   }
 
   public static SyncReply syncReply(SyncAnswer a, long leaderEpoch) {

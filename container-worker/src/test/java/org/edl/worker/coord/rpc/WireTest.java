@@ -86,7 +86,8 @@ class WireTest {
     s.presence(Set.of("c1", "c2", "c3"));
     for (long step = 0; step < 3; step++) {
       for (String id : List.of("c1", "c2", "c3")) {
-        s.sync(new StepReport(id, step, 1.0 + step, 0.01, 4, step * 12, 64, 0.01, 1));
+        s.sync(StepReport.of(id, step, 1.0 + step, 0.01, 4).batchStart(step * 12).epochSize(64)
+            .computeSeconds(0.01).leaderEpoch(1).build());
       }
     }
     s.checkpointWritten(new CheckpointRef("ckpt-2", new JobPosition(2, 0, 24, 2, 2.0)));
