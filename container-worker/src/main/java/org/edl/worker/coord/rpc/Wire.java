@@ -169,7 +169,8 @@ public final class Wire {
   }
 
   public static StepReport stepReport(SyncReport r) {
-    StepReport.Builder b = StepReport.of(r.getWorkerId(), r.getStep(), r.getLoss(), r.getBatchSeconds(), r.getSamples());
+    StepReport.Builder b = StepReport.of(r.getWorkerId(), r.getStep(), r.getLoss(), r.getBatchSeconds(),
+        r.getSamples());
     if (r.isSetBatchStart()) {
       b.batchStart(r.getBatchStart());
     }
