@@ -113,6 +113,11 @@ public record JobSpec(
         .ringTransport(ringTransport);
   }
 
+  /** Whether {@code value} is one of {@code choices}; a part never set (null) is none of them. */
+  private static boolean among(java.util.Set<String> choices, String value) {
+    return value != null && choices.contains(value);
+  }
+
   /** Checks every field on its own; the message names the flag and the value. */
   public JobSpec validate() {
     String model = training.model();
@@ -121,23 +126,23 @@ public record JobSpec(
       script.validate(backend, resources.gpusPerWorker());
       script.validateTorchrun(growth, checkpoints.resumeFrom());
     } else if ("emulated".equals(backend)) {
-      if (!EMULATED_MODELS.contains(model)) {
+      if (!among(EMULATED_MODELS, model)) {
         throw new InvalidInputException("model", model, "no emulation for this model; with --backend emulated choose one of "
             + sorted(EMULATED_MODELS));
       }
-    } else if (!MODELS.contains(model)) {
+    } else if (!among(MODELS, model)) {
       throw new InvalidInputException("model", model, "unknown model; choose one of " + sorted(MODELS));
     }
     if (!script.isSet() && (data.source() == null || data.source().isBlank())) {
       throw new InvalidInputException("data", data.source(), "a data set is required");
     }
-    if (!FORMATS.contains(data.format())) {
+    if (!among(FORMATS, data.format())) {
       throw new InvalidInputException("format", data.format(), "unknown format; choose one of " + sorted(FORMATS));
     }
-    if (!RING_TRANSPORTS.contains(ringTransport)) {
+    if (!among(RING_TRANSPORTS, ringTransport)) {
       throw new InvalidInputException("ring-transport", ringTransport, "choose one of " + sorted(RING_TRANSPORTS));
     }
-    if (!BACKENDS.contains(backend)) {
+    if (!among(BACKENDS, backend)) {
       throw new InvalidInputException("backend", backend, "unknown backend; choose one of " + sorted(BACKENDS));
     }
     if ("cuda".equals(backend) && resources.gpusPerWorker() < 1) {

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import org.edl.job.BatchRule;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,6 +39,16 @@ class JobSpecPropertiesTest {
         .batchRule(BatchRule.FIXED_PER_WORKER).learningRate(0.05).hidden(32).seed(9).backend("cpu")
         .output("hdfs:///out").queue("q").checkpoints(50, 5, 2).resumeFrom("hdfs:///ck").stragglers(1.5, 7, true)
         .recovery(new Recovery(Recovery.Mode.APPROXIMATE, 4000, 5)).build();
+  }
+
+  @Test
+  void aSpecBuiltWithoutItsModelOrBackendIsRefusedNamingThePart() {
+    InvalidInputException noModel = assertThrows(InvalidInputException.class,
+        () -> spec().toBuilder().model(null).build());
+    assertTrue(noModel.getMessage().contains("model"), noModel.getMessage());
+    InvalidInputException noBackend = assertThrows(InvalidInputException.class,
+        () -> spec().toBuilder().backend(null).build());
+    assertTrue(noBackend.getMessage().contains("backend"), noBackend.getMessage());
   }
 
   @Test

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.util.Properties;
-import org.edl.job.BatchRule;
 import org.junit.jupiter.api.Test;
 
 class JobSpecRecoveryTest {
