@@ -57,7 +57,11 @@ public final class UserShell {
   public Running start(String line) throws IOException {
     Path log = logs.resolve(String.format(Locale.ROOT, "%02d-%s.log", counter.incrementAndGet(), slug(line)));
     Files.writeString(log, "$ " + line + "\n", StandardCharsets.UTF_8);
-    ProcessBuilder pb = new ProcessBuilder("bash", "-c", line).directory(root.toFile())
+    // A terminal's command gets Ctrl-C: SIGINT at its default. A build started in the background
+    // of a script (CI's, `nohup ... &`) has SIGINT ignored, every process it starts inherits that,
+    // and a JVM that finds SIGINT ignored never runs its shutdown hooks for it.
+    ProcessBuilder pb = new ProcessBuilder("/usr/bin/env", "--default-signal=INT,QUIT", "bash", "-c", line)
+        .directory(root.toFile())
         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().clear();
     pb.environment().putAll(env);
