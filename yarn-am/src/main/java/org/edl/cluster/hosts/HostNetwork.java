@@ -103,7 +103,8 @@ public final class HostNetwork implements AutoCloseable {
     return linkGbit;
   }
 
-  private String bridge() {
+  /** The bridge's device on the machine, where the machine's side of every link is. */
+  String bridge() {
     return id + "br";
   }
 
