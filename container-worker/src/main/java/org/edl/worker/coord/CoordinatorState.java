@@ -47,61 +47,6 @@ public final class CoordinatorState {
    */
   public static final Duration PAUSE = Duration.ofSeconds(2);
 
-  /**
-   * What stays fixed for a leadership: T_a, the epoch guard, how checkpoints are checked, the
-   * gap between two ticks that means the leader itself was paused (zero: never assumed; the
-   * service, whose timer ticks ten times a second, uses {@link #PAUSE}), and how much later than
-   * the survivors a joiner is expected to start its first step ({@link JoinerShare}; 0: unknown,
-   * even parts).
-   */
-  public record Settings(Duration switchAllowance, EpochGuard guard, CheckpointCheck checkpointCheck,
-      Duration pauseAfter, java.util.function.DoubleSupplier joinLagSeconds) {
-    public static final Settings DEFAULT = new Settings(DEFAULT_SWITCH_ALLOWANCE, EpochGuard.TRUSTING,
-        CheckpointCheck.TRUSTING, Duration.ZERO);
-
-    public Settings(Duration switchAllowance, EpochGuard guard, CheckpointCheck checkpointCheck) {
-      this(switchAllowance, guard, checkpointCheck, Duration.ZERO);
-    }
-
-    public Settings(Duration switchAllowance, EpochGuard guard, CheckpointCheck checkpointCheck,
-        Duration pauseAfter) {
-      this(switchAllowance, guard, checkpointCheck, pauseAfter, () -> 0);
-    }
-
-    public Settings withSwitchAllowance(Duration d) {
-      return new Settings(d, guard, checkpointCheck, pauseAfter, joinLagSeconds);
-    }
-
-    public Settings withJoinLag(double seconds) {
-      return new Settings(switchAllowance, guard, checkpointCheck, pauseAfter, () -> seconds);
-    }
-  }
-
-  /** A registration's outcome: the ring, whether the worker waits for a switch, or ask again (ms > 0). */
-  public record Admission(MemberRing ring, boolean pending, JobPosition position, int retryAfterMs) {}
-
-  /** The answer to a heartbeat: abandon rings up to {@code abandonRing} (-1: none); {@code fenced}: exit. */
-  /** {@code ahead}: the scheduled switch the member stays through, newer than the one it knows. */
-  public record HeartbeatAnswer(long leaderEpoch, long abandonRing, boolean fenced, Optional<SwitchPlan> ahead) {
-    public HeartbeatAnswer(long leaderEpoch, long abandonRing, boolean fenced) {
-      this(leaderEpoch, abandonRing, fenced, Optional.empty());
-    }
-
-    /** Whether the member should hear this before its next beat. */
-    public boolean news() {
-      return fenced || abandonRing >= 0 || ahead.isPresent();
-    }
-  }
-
-  /** The answer to a member waiting at the end: the output is written, or recover, or neither yet. */
-  public record FinishAnswer(boolean done, boolean recover, JobOutput output) {}
-
-  /** What the leader reports to the ApplicationMaster. */
-  public record Progress(long step, long totalSteps, double loss, double samplesPerSecond, int workers,
-      int dataEpoch, long samplesSeen, double leaderSeconds, double firstLoss, List<String> events,
-      long leaderEpoch, long topologyVersion, List<String> members, List<String> failed, Phase phase,
-      JobOutput output) {}
-
   private final JobSpec spec;
   private final Ticker ticker;
   private final long allowanceNanos;
@@ -128,7 +73,7 @@ public final class CoordinatorState {
   private final Set<String> toldDone = new HashSet<>();
   private long lastTickNanos = Long.MIN_VALUE;
 
-  CoordinatorState(JobSpec spec, Ticker ticker, Settings settings, String leaderId, long leaderEpoch,
+  CoordinatorState(JobSpec spec, Ticker ticker, CoordinatorSettings settings, String leaderId, long leaderEpoch,
       Lifecycle lifecycle, ChangeSchedule changes, JobPosition position, JobPosition initial, double firstLoss) {
     this.spec = spec;
     this.ticker = ticker;
@@ -152,7 +97,7 @@ public final class CoordinatorState {
 
   /** A state leading a fresh job (tests of the decisions): leader unknown, epoch 1, nothing guarded. */
   public CoordinatorState(JobSpec spec, Ticker ticker) {
-    this(spec, ticker, Settings.DEFAULT, null, 1, new Lifecycle("test"),
+    this(spec, ticker, CoordinatorSettings.DEFAULT, null, 1, new Lifecycle("test"),
         new ChangeSchedule(null, spec.scale().workers(), spec.scale().maxWorkers(), spec.training().steps() - 1),
             JobPosition.START,
         JobPosition.START, Double.NaN);
@@ -163,7 +108,7 @@ public final class CoordinatorState {
    * Leads a job that has no ring yet: from step 0, or from {@code restoredFrom} (a job restarted
    * from a checkpoint, whose first ring has {@code firstRingSize} workers).
    */
-  public static CoordinatorState forming(JobSpec spec, Ticker ticker, Settings settings, String leaderId,
+  public static CoordinatorState forming(JobSpec spec, Ticker ticker, CoordinatorSettings settings, String leaderId,
       long leaderEpoch, Lifecycle lifecycle, Optional<JobPosition> restoredFrom) {
     JobPosition start = restoredFrom.orElse(JobPosition.START);
     CoordinatorState s = new CoordinatorState(spec, ticker, settings, leaderId, leaderEpoch, lifecycle,
@@ -784,10 +729,10 @@ public final class CoordinatorState {
   }
 
   /** What the leader reports to the ApplicationMaster. */
-  public Progress progress() {
+  public LeaderProgress progress() {
     JobPosition p = ledger.position();
     long last = ledger.lastCompletionNanos();
-    return new Progress(p.step(), spec.training().steps(), p.lastLoss(), ledger.recentSamplesPerSecond(),
+    return new LeaderProgress(p.step(), spec.training().steps(), p.lastLoss(), ledger.recentSamplesPerSecond(),
         changes.ring().size(), p.dataEpoch(), p.samplesSeen(), last < 0 ? Double.NaN : last / 1e9,
         ledger.firstLoss(), events(), leaderEpoch, changes.ring().version(), changes.ring().ids(),
         List.copyOf(failures.fenced().keySet()), phase(), output);

@@ -36,7 +36,7 @@ public final class Succession {
    * the record's job. Empty, with the coordinator fenced and why, when this worker must not lead:
    * it is not a member of the recorded ring, or the job stopped for a restart it is no part of.
    */
-  public static Optional<CoordinatorState> begin(JobSpec spec, Ticker ticker, CoordinatorState.Settings settings,
+  public static Optional<CoordinatorState> begin(JobSpec spec, Ticker ticker, CoordinatorSettings settings,
       String leaderId, long leaderEpoch, Lifecycle lifecycle, Optional<JobRecord> record, Restart restart,
       Set<String> present) {
     Optional<JobRecord> r = record;
@@ -86,7 +86,7 @@ public final class Succession {
    *
    * @param present the workers whose ZooKeeper presence node exists now (null: unknown)
    */
-  public static CoordinatorState takeOver(JobSpec spec, Ticker ticker, CoordinatorState.Settings settings,
+  public static CoordinatorState takeOver(JobSpec spec, Ticker ticker, CoordinatorSettings settings,
       String leaderId, long leaderEpoch, Lifecycle lifecycle, JobRecord r, Set<String> present) {
     ChangeSchedule changes = ChangeSchedule.inherited(leaderId, spec.scale().maxWorkers(),
         spec.training().steps() - 1, r.ring(), Optional.ofNullable(r.pending()), r.joinOrders(), leaderEpoch);

@@ -3,8 +3,8 @@ package org.edl.worker.coord;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.edl.job.JobSpec;
 import org.edl.job.BatchRule;
+import org.edl.job.JobSpec;
 
 /** What the coordinator's tests share: a small job, members, step reports and a leader at epoch 1. */
 public final class CoordTesting {
@@ -40,14 +40,14 @@ public final class CoordTesting {
 
   /** A leader ({@code leaderId}) of a job that has not formed yet, at leader epoch 1. */
   public static CoordinatorState leading(JobSpec spec, Ticker ticker, Duration allowance, String leaderId) {
-    return CoordinatorState.forming(spec, ticker, CoordinatorState.Settings.DEFAULT.withSwitchAllowance(allowance),
+    return CoordinatorState.forming(spec, ticker, CoordinatorSettings.DEFAULT.withSwitchAllowance(allowance),
         leaderId, 1, new Lifecycle(leaderId), Optional.empty());
   }
 
   /** The successor {@code leaderId} at {@code epoch}, from {@code record}, with {@code present} alive. */
   public static CoordinatorState successor(JobSpec spec, Ticker ticker, Duration allowance, String leaderId, long epoch,
       JobRecord record, java.util.Set<String> present) {
-    return Succession.takeOver(spec, ticker, CoordinatorState.Settings.DEFAULT.withSwitchAllowance(allowance),
+    return Succession.takeOver(spec, ticker, CoordinatorSettings.DEFAULT.withSwitchAllowance(allowance),
         leaderId, epoch, new Lifecycle(leaderId), record, present);
   }
 

@@ -134,7 +134,7 @@ class CoordinatorStateTest {
     }
     assertEquals(48.0, state.recentSamplesPerSecond(), 1e-9);
     assertEquals(48.0, state.overallSamplesPerSecond(), 1e-9);
-    CoordinatorState.Progress p = state.progress();
+    LeaderProgress p = state.progress();
     assertEquals(3, p.step());
     assertEquals(10, p.totalSteps());
     assertEquals(0.5, p.loss(), 1e-12);
@@ -159,11 +159,11 @@ class CoordinatorStateTest {
       }
     }
     assertEquals(Phase.FINISHING, state.phase());
-    CoordinatorState.FinishAnswer waiting = state.finishStatus("container_02");
+    FinishAnswer waiting = state.finishStatus("container_02");
     assertFalse(waiting.done());
     assertFalse(waiting.recover());
     assertNull(waiting.output());
-    CoordinatorState.Admission late = state.register(worker("container_04", 7004));
+    Admission late = state.register(worker("container_04", 7004));
     assertTrue(late.retryAfterMs() > 0, "not refused: told to come back");
     assertEquals(3, state.registeredCount());
     assertThrows(Refused.class, () -> state.leave("container_02"), "the job has trained its last step");
@@ -173,7 +173,7 @@ class CoordinatorStateTest {
     assertEquals(Phase.FINISHED, state.phase());
     assertEquals(out, state.record().output());
     assertFalse(state.everyoneTold());
-    CoordinatorState.FinishAnswer done = state.finishStatus("container_02");
+    FinishAnswer done = state.finishStatus("container_02");
     assertTrue(done.done());
     assertFalse(done.recover());
     assertEquals(out, done.output());
@@ -188,7 +188,7 @@ class CoordinatorStateTest {
   @Test
   void aMemberEpochNewerThanTheLeadersFencesIt() throws Exception {
     registerAll();
-    CoordinatorState.HeartbeatAnswer a = state.heartbeat("container_02", 1);
+    HeartbeatAnswer a = state.heartbeat("container_02", 1);
     assertEquals(1, a.leaderEpoch());
     assertEquals(-1, a.abandonRing());
     assertFalse(a.fenced());
@@ -214,7 +214,7 @@ class CoordinatorStateTest {
   @Test
   void aLeaderWhoseEpochIsNotCurrentFencesItselfInsteadOfDeciding() throws Exception {
     AtomicBoolean current = new AtomicBoolean(true);
-    CoordinatorState s = CoordinatorState.forming(spec(3), now::get, new CoordinatorState.Settings(
+    CoordinatorState s = CoordinatorState.forming(spec(3), now::get, new CoordinatorSettings(
         Duration.ofMillis(50), current::get, CheckpointCheck.TRUSTING), "container_01", 4,
         new Lifecycle("container_01"), Optional.empty());
     registerAll(s);

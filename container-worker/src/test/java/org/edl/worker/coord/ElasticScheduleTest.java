@@ -46,7 +46,7 @@ class ElasticScheduleTest {
   @Test
   void aJoinerExpectedToStartLateTakesASmallerPartOfItsFirstStepAndTheOrderCarriesIt() throws Exception {
     CoordinatorState s = CoordinatorState.forming(spec(4, 5), now::get,
-        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(T_A).withJoinLag(0.13), "c1", 1,
+        CoordinatorSettings.DEFAULT.withSwitchAllowance(T_A).withJoinLag(0.13), "c1", 1,
         new Lifecycle("c1"), java.util.Optional.empty());
     for (int i = 1; i <= 4; i++) {
       s.register(member(i));
@@ -86,7 +86,7 @@ class ElasticScheduleTest {
     step(s, 0, "c1", "c2");
     step(s, 1, "c1", "c2");
 
-    CoordinatorState.Admission reg = s.register(member(3));
+    Admission reg = s.register(member(3));
     assertTrue(reg.pending());
     assertEquals(0, reg.retryAfterMs());
     assertEquals(2, reg.ring().version());
@@ -137,7 +137,7 @@ class ElasticScheduleTest {
     assertTrue(s.news("c2", -1).ahead().isEmpty(), "the newcomer is not ready yet");
     SwitchPlan order = s.ready("c4").orElseThrow();
 
-    CoordinatorState.HeartbeatAnswer c2 = s.news("c2", -1);
+    HeartbeatAnswer c2 = s.news("c2", -1);
     assertEquals(order, c2.ahead().orElseThrow());
     assertTrue(c2.news());
     assertEquals(order, s.news("c1", 1).ahead().orElseThrow(), "the leader's own heartbeat too");
@@ -163,7 +163,7 @@ class ElasticScheduleTest {
     assertTrue(s.news("c2", -1).ahead().isPresent());
     s.presence(Set.of("c1", "c2", "c4"));
     assertEquals(Phase.RECOVERING, s.phase());
-    CoordinatorState.HeartbeatAnswer a = s.news("c2", -1);
+    HeartbeatAnswer a = s.news("c2", -1);
     assertEquals(1, a.abandonRing());
     assertTrue(a.ahead().isEmpty());
   }

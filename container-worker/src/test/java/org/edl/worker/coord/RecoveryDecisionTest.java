@@ -38,10 +38,10 @@ class RecoveryDecisionTest {
   }
 
   private CoordinatorState state(Recovery.Mode mode) throws Refused {
-    return state(mode, 3, CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(500)));
+    return state(mode, 3, CoordinatorSettings.DEFAULT.withSwitchAllowance(Duration.ofMillis(500)));
   }
 
-  private CoordinatorState state(Recovery.Mode mode, int max, CoordinatorState.Settings settings) throws Refused {
+  private CoordinatorState state(Recovery.Mode mode, int max, CoordinatorSettings settings) throws Refused {
     CoordinatorState s = CoordinatorState.forming(spec(mode, max), now::get, settings, A, 1, new Lifecycle(A),
         Optional.empty());
     for (String id : List.of(A, B, C)) {
@@ -84,7 +84,7 @@ class RecoveryDecisionTest {
   /** Three members through step 2, and newcomer D ready: its switch is scheduled at step 3. */
   private CoordinatorState newcomerScheduledAtStep3() throws Refused {
     CoordinatorState s = state(Recovery.Mode.CONSISTENT, 4,
-        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
+        CoordinatorSettings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
     trainThrough(s, 2);
     s.register(member(D));
     s.presence(Set.of(A, B, C, D));
@@ -140,7 +140,7 @@ class RecoveryDecisionTest {
     CheckpointCheck check = ref -> ref.path().equals("ckpt-3") ? Optional.of(checkpoint("ckpt-2", 2))
         : Optional.of(ref);
     CoordinatorState s = state(Recovery.Mode.CONSISTENT, 3,
-        new CoordinatorState.Settings(Duration.ofMillis(500), EpochGuard.TRUSTING, check));
+        new CoordinatorSettings(Duration.ofMillis(500), EpochGuard.TRUSTING, check));
     trainThrough(s, 4);
     s.checkpointWritten(checkpoint("ckpt-2", 2));
     s.checkpointWritten(checkpoint("ckpt-3", 3));
@@ -157,7 +157,7 @@ class RecoveryDecisionTest {
 
     // When none verifies: the initial state.
     CoordinatorState none = state(Recovery.Mode.CONSISTENT, 3,
-        new CoordinatorState.Settings(Duration.ofMillis(500), EpochGuard.TRUSTING, ref -> Optional.empty()));
+        new CoordinatorSettings(Duration.ofMillis(500), EpochGuard.TRUSTING, ref -> Optional.empty()));
     trainThrough(none, 4);
     none.checkpointWritten(checkpoint("ckpt-3", 3));
     none.presence(Set.of(A, B));
@@ -319,7 +319,7 @@ class RecoveryDecisionTest {
     assertTrue(s.recoveryPending());
     assertEquals(Set.of(C), s.fenced().keySet(), "B's heartbeat is 1 s old; A never sent one and is the leader");
     assertTrue(s.fenced().get(C).contains("no heartbeat"), s.fenced().get(C));
-    CoordinatorState.HeartbeatAnswer b = s.heartbeat(B, 1);
+    HeartbeatAnswer b = s.heartbeat(B, 1);
     assertEquals(1, b.abandonRing(), "during the recovery members abandon ring v1");
     assertFalse(b.fenced());
     assertTrue(s.heartbeat(C, 1).fenced(), "a heartbeat of the declared failed tells it to exit");
@@ -332,7 +332,7 @@ class RecoveryDecisionTest {
    */
   @Test
   void aLeaderThatWasPausedJudgesNobodyByTheTimeItDidNotRun() throws Exception {
-    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 3, new CoordinatorState.Settings(Duration.ofMillis(500),
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 3, new CoordinatorSettings(Duration.ofMillis(500),
         EpochGuard.TRUSTING, CheckpointCheck.TRUSTING, Duration.ofSeconds(2)));
     trainThrough(s, 1);
     s.heartbeat(B, 1);
@@ -402,7 +402,7 @@ class RecoveryDecisionTest {
     JobSpec tenSeconds = CoordTesting.spec(3, 1, 3, 10).toBuilder()
         .recovery(new Recovery(Recovery.Mode.CONSISTENT, 10_000, 3)).build();
     CoordinatorState s = CoordinatorState.forming(tenSeconds, now::get,
-        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(500)), A, 1, new Lifecycle(A),
+        CoordinatorSettings.DEFAULT.withSwitchAllowance(Duration.ofMillis(500)), A, 1, new Lifecycle(A),
         Optional.empty());
     for (String id : List.of(A, B, C)) {
       s.register(member(id));
@@ -467,7 +467,7 @@ class RecoveryDecisionTest {
   @ParameterizedTest
   @EnumSource(Recovery.Mode.class)
   void losingOnlyUntrainedNewcomersResumesWithoutGoingBack(Recovery.Mode mode) throws Exception {
-    CoordinatorState s = state(mode, 5, CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
+    CoordinatorState s = state(mode, 5, CoordinatorSettings.DEFAULT.withSwitchAllowance(Duration.ofMillis(10)));
     trainThrough(s, 2);
     s.checkpointWritten(checkpoint("ckpt-1", 1));
     s.register(member(D));
@@ -558,7 +558,7 @@ class RecoveryDecisionTest {
   @Test
   void aSwitchScheduledWhenAMemberFailsIsScheduledAgainAfterTheRecovery() throws Exception {
     CoordinatorState s = state(Recovery.Mode.CONSISTENT, 4,
-        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(Duration.ofMillis(30)));
+        CoordinatorSettings.DEFAULT.withSwitchAllowance(Duration.ofMillis(30)));
     trainThrough(s, 2);
     s.register(member(D));
     s.presence(Set.of(A, B, C, D));
@@ -595,7 +595,7 @@ class RecoveryDecisionTest {
   /** A newcomer gone before its switch was scheduled is dropped from the change, not recovered from. */
   @Test
   void aNewcomerLostBeforeItsSwitchIsDroppedFromTheChange() throws Exception {
-    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 5, CoordinatorState.Settings.DEFAULT);
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 5, CoordinatorSettings.DEFAULT);
     trainThrough(s, 1);
     s.register(member(D));
     s.register(member(E));
@@ -614,7 +614,7 @@ class RecoveryDecisionTest {
     assertEquals(Refused.Kind.INVALID, assertThrows(Refused.class, () -> s.ready(E)).kind());
 
     // The only newcomer gone: no change is left.
-    CoordinatorState t = state(Recovery.Mode.CONSISTENT, 4, CoordinatorState.Settings.DEFAULT);
+    CoordinatorState t = state(Recovery.Mode.CONSISTENT, 4, CoordinatorSettings.DEFAULT);
     t.register(member(D));
     t.presence(Set.of(A, B, C, D));
     assertEquals(2, t.latestRing().version());
@@ -627,11 +627,11 @@ class RecoveryDecisionTest {
 
   @Test
   void aRegistrationDuringARecoveryIsToldToComeBackAndCountsForNothing() throws Exception {
-    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 3, CoordinatorState.Settings.DEFAULT);
+    CoordinatorState s = state(Recovery.Mode.CONSISTENT, 3, CoordinatorSettings.DEFAULT);
     trainThrough(s, 1);
     s.presence(Set.of(A, B));
     assertEquals(Phase.RECOVERING, s.phase());
-    CoordinatorState.Admission a = s.register(member(D));
+    Admission a = s.register(member(D));
     assertTrue(a.retryAfterMs() > 0);
     assertTrue(a.pending());
     assertEquals(3, s.registeredCount(), "nothing registered");
@@ -642,7 +642,7 @@ class RecoveryDecisionTest {
     s.requestRecovery(A, 1, 24);
     s.requestRecovery(B, 1, 24).orElseThrow();
     // max-workers=3 with [A, B]: had D's first call counted, E would exceed it.
-    CoordinatorState.Admission e = s.register(member(E));
+    Admission e = s.register(member(E));
     assertEquals(0, e.retryAfterMs());
     assertTrue(e.pending());
     assertEquals(List.of(A, B, E), e.ring().ids());
@@ -659,11 +659,11 @@ class RecoveryDecisionTest {
     trainThrough(s, 1);
     s.presence(Set.of(A, B));
     assertEquals(List.of(A, B, C), s.ring().ids(), "C is still in ring v1");
-    CoordinatorState.Admission early = s.register(member(D));
+    Admission early = s.register(member(D));
     assertTrue(early.retryAfterMs() > 0, "not refused for max-workers=3");
     s.requestRecovery(A, 1, 24);
     s.requestRecovery(B, 1, 24).orElseThrow();
-    CoordinatorState.Admission admitted = s.register(member(D));
+    Admission admitted = s.register(member(D));
     assertEquals(0, admitted.retryAfterMs());
     assertEquals(List.of(A, B, D), admitted.ring().ids());
     assertEquals(3, admitted.ring().version());

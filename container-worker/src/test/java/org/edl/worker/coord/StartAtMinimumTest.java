@@ -48,7 +48,7 @@ class StartAtMinimumTest {
     assertTrue(state.progress().events().stream().anyMatch(e -> e.contains("started with 2 of 4 workers")),
         state.progress().events().toString());
 
-    CoordinatorState.Admission third = state.register(member(3));
+    Admission third = state.register(member(3));
     assertTrue(third.pending(), "a worker that registers after the start is a newcomer for a switch");
     assertEquals(List.of("c1", "c2", "c3"), third.ring().ids());
     state.sync(report("c1", 0, 1.0, 0.01, 6));

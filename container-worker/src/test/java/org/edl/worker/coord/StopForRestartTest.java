@@ -171,7 +171,7 @@ class StopForRestartTest {
   void aRestoredJobStartsItsFirstRingAtTheCheckpointsStepAndCursor() throws Exception {
     JobPosition start = new JobPosition(40, 0, 40 * BATCH, 3, 0.5);
     CoordinatorState s = CoordinatorState.forming(spec(2, 2, 100), now::get,
-        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(T_A), "c1", 1, new Lifecycle("c1"), Optional.of(start));
+        CoordinatorSettings.DEFAULT.withSwitchAllowance(T_A), "c1", 1, new Lifecycle("c1"), Optional.of(start));
     s.register(worker(1));
     assertEquals(40, s.register(worker(2)).position().step(), "registration tells where the ring starts");
     assertEquals(480, s.position().samplesSeen());

@@ -278,7 +278,7 @@ class SuccessorStateTest {
   void theRecordCarriesTheFirstLossFromTheFirstStep() throws Exception {
     Publisher zk = new Publisher();
     CoordinatorState leader = CoordinatorState.forming(spec, now::get,
-        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(T_A), "c1", zk.store.claimEpoch(), new Lifecycle("c1"),
+        CoordinatorSettings.DEFAULT.withSwitchAllowance(T_A), "c1", zk.store.claimEpoch(), new Lifecycle("c1"),
         java.util.Optional.empty());
     for (int i = 1; i <= 3; i++) {
       leader.register(CoordTesting.member(i));
@@ -315,7 +315,7 @@ class SuccessorStateTest {
     CoordinatorState successor = successor(short4, "c2", 2, leader.record(), Set.of("c2", "c3"));
     assertEquals(Phase.FINISHED, successor.phase());
     assertEquals(out, successor.output().orElseThrow());
-    CoordinatorState.FinishAnswer a = successor.finishStatus("c3");
+    FinishAnswer a = successor.finishStatus("c3");
     assertTrue(a.done());
     assertEquals(out, a.output());
     assertTrue(successor.register(CoordTesting.member("c9", 7009)).retryAfterMs() > 0);
@@ -332,7 +332,7 @@ class SuccessorStateTest {
     Publisher zk = new Publisher();
     long epochA = zk.store.claimEpoch();
     CoordinatorState a = CoordinatorState.forming(spec4, now::get,
-        CoordinatorState.Settings.DEFAULT.withSwitchAllowance(T_A), "c1", epochA, new Lifecycle("c1"),
+        CoordinatorSettings.DEFAULT.withSwitchAllowance(T_A), "c1", epochA, new Lifecycle("c1"),
         java.util.Optional.empty());
     for (int i = 1; i <= 4; i++) {
       a.register(CoordTesting.member(i));

@@ -23,9 +23,13 @@ import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
+import org.edl.worker.coord.Admission;
 import org.edl.worker.coord.CheckpointCheck;
 import org.edl.worker.coord.CheckpointRef;
+import org.edl.worker.coord.CoordinatorSettings;
 import org.edl.worker.coord.CoordinatorState;
+import org.edl.worker.coord.FinishAnswer;
+import org.edl.worker.coord.HeartbeatAnswer;
 import org.edl.worker.coord.JobOutput;
 import org.edl.worker.coord.JobPosition;
 import org.edl.worker.coord.JobRecord;
@@ -168,7 +172,7 @@ public final class CoordinatorService implements Coordinator.Iface {
         lifecycle.fence("could not claim a leader epoch: " + e);
         return false;
       }
-      CoordinatorState.Settings settings = new CoordinatorState.Settings(switchAllowance,
+      CoordinatorSettings settings = new CoordinatorSettings(switchAllowance,
           () -> lifecycle.phase().leading() && store.stillCurrent(epoch), checkpointCheck, CoordinatorState.PAUSE,
           () -> JoinerShare.expectedLagSeconds(modelFloats));
       Optional<CoordinatorState> begun = Succession.begin(spec, ticker, settings, selfId, epoch, lifecycle, record,
@@ -239,7 +243,7 @@ public final class CoordinatorService implements Coordinator.Iface {
     try {
       CoordinatorState s = leading();
       long before = s.latestRing().version();
-      CoordinatorState.Admission a = s.register(Wire.member(worker));
+      Admission a = s.register(Wire.member(worker));
       if (a.retryAfterMs() > 0) {
         LOG.info("{} asks to register while the job is {}: asked to come back", worker.getWorkerId(), s.phase());
       } else {
@@ -380,14 +384,14 @@ public final class CoordinatorService implements Coordinator.Iface {
     long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, Math.min(holdMs, MAX_HOLD_MS)));
     decide(s -> s.heartbeat(workerId, leaderEpoch));
     return Wire.heartbeatReply(holdUntil(deadline, s -> s.news(workerId, knownSwitch),
-        CoordinatorState.HeartbeatAnswer::news));
+        HeartbeatAnswer::news));
   }
 
   @Override
   public FinishReply awaitFinish(String workerId, long lastStep, int timeoutMs) throws TException {
     long deadline = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
     return holdUntil(deadline, s -> {
-      CoordinatorState.FinishAnswer a = s.finishStatus(workerId);
+      FinishAnswer a = s.finishStatus(workerId);
       if (a.done()) {
         changed.signalAll();
       }

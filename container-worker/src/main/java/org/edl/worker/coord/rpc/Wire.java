@@ -25,11 +25,15 @@ import org.edl.thrift.SyncReply;
 import org.edl.thrift.SyncReport;
 import org.edl.thrift.Topology;
 import org.edl.thrift.WorkerInfo;
+import org.edl.worker.coord.Admission;
 import org.edl.worker.coord.CheckpointRef;
 import org.edl.worker.coord.CoordinatorState;
+import org.edl.worker.coord.FinishAnswer;
+import org.edl.worker.coord.HeartbeatAnswer;
 import org.edl.worker.coord.JobOutput;
 import org.edl.worker.coord.JobPosition;
 import org.edl.worker.coord.JobRecord;
+import org.edl.worker.coord.LeaderProgress;
 import org.edl.worker.coord.Member;
 import org.edl.worker.coord.MemberRing;
 import org.edl.worker.coord.RecoveryPlan;
@@ -198,7 +202,7 @@ public final class Wire {
     return reply;
   }
 
-  public static Registration registration(CoordinatorState.Admission a, JobSpec spec, long leaderEpoch) {
+  public static Registration registration(Admission a, JobSpec spec, long leaderEpoch) {
     Registration r = new Registration(topology(a.ring()), meta(a.position(), spec));
     r.setPending(a.pending());
     r.setLeaderEpoch(leaderEpoch);
@@ -208,7 +212,7 @@ public final class Wire {
     return r;
   }
 
-  public static HeartbeatReply heartbeatReply(CoordinatorState.HeartbeatAnswer a) {
+  public static HeartbeatReply heartbeatReply(HeartbeatAnswer a) {
     HeartbeatReply r = new HeartbeatReply(a.leaderEpoch());
     r.setAbandonRing(a.abandonRing());
     r.setFenced(a.fenced());
@@ -216,7 +220,7 @@ public final class Wire {
     return r;
   }
 
-  public static FinishReply finishReply(CoordinatorState.FinishAnswer a, long leaderEpoch) {
+  public static FinishReply finishReply(FinishAnswer a, long leaderEpoch) {
     FinishReply r = new FinishReply(leaderEpoch);
     r.setDone(a.done());
     r.setRecover(a.recover());
@@ -226,7 +230,7 @@ public final class Wire {
     return r;
   }
 
-  public static JobProgress progress(CoordinatorState.Progress p) {
+  public static JobProgress progress(LeaderProgress p) {
     JobProgress j = new JobProgress(p.step(), p.totalSteps(), p.loss(), p.samplesPerSecond(), p.workers());
     j.setEpoch(p.dataEpoch());
     j.setSamplesSeen(p.samplesSeen());
