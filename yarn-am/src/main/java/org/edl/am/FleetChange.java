@@ -71,10 +71,13 @@ sealed interface FleetChange permits FleetChange.ScaleOut, FleetChange.ScaleIn, 
     boolean leaversGone = fleet.live().stream().noneMatch(id -> departureOf(id) != null);
     boolean migrated = !(this instanceof Migration m)
         || (m.awaited() == 0 && m.leavers().stream().noneMatch(fleet::isLive));
-    // A stop-resume at the same size (a pause) would otherwise land on the stopped ring's report.
-    boolean relaunched = !(this instanceof Restart r) || shown().report() == null
-        || shown().report().members().map(m -> m.stream().noneMatch(r.stopping()::contains)).orElse(true);
-    return fleet.containersIn() && leaversGone && migrated && relaunched && shown().ringIs(fleet.target());
+    // A change that keeps the ring's size (a pause, a migration) would otherwise land on the old
+    // ring's report: the reported ring must hold none of the workers it replaces.
+    List<String> replaced = this instanceof Restart r ? List.copyOf(r.stopping())
+        : this instanceof Migration m ? m.leavers() : List.of();
+    boolean newRing = replaced.isEmpty() || shown().report() == null
+        || shown().report().members().map(ms -> ms.stream().noneMatch(replaced::contains)).orElse(true);
+    return fleet.containersIn() && leaversGone && migrated && newRing && shown().ringIs(fleet.target());
   }
 
   /** {@code count} more workers join the running ring by themselves. */

@@ -551,6 +551,31 @@ class WorkerFleetTest {
     assertTrue(removal.asked.isEmpty());
   }
 
+  /**
+   * A migration keeps the ring's size, so the old ring's report (sent after the leavers exited,
+   * before the new leader's first) shows the target too: found on the multi-host cluster, where
+   * the AM called a leader's migration complete on its last report of the old ring. It lands on a
+   * report of the ring without its leavers.
+   */
+  @Test
+  void aMigrationLandsOnTheNewRingsReportNotOnTheOldRingOfTheSameSize() throws Exception {
+    WorkerFleet fleet = running(3, 1, 3);
+    List<String> oldRing = List.of("c1", "c2", "c3");
+    fleet.onProgressReport(new LeaderReport(3, Optional.of(oldRing), 1));
+    fleet.migrate("h1", "h3");
+    removal.replacementAnswer.accepted(-1);
+    fleet.onContainersAllocated(List.of(c("c4", "h3"), c("c5", "h3")));
+    fleet.onContainerStarted("c4");
+    fleet.onContainerStarted("c5");
+    fleet.onContainerCompleted("c1", 0, "");
+    fleet.onContainerCompleted("c2", 0, "");
+    assertTrue(fleet.status().scaling(), "the old ring's last report, of the same size, is not the migration");
+    fleet.onProgressReport(new LeaderReport(3, Optional.of(oldRing), 1));
+    assertTrue(fleet.status().scaling(), "nor is another report of the old ring");
+    fleet.onProgressReport(new LeaderReport(3, Optional.of(List.of("c3", "c4", "c5")), 2));
+    assertFalse(fleet.status().scaling());
+  }
+
   /** A replacement the leader refuses ends the migration: nothing requested, nobody leaves. */
   @Test
   void aRefusedReplacementChangesNothing() throws Exception {
