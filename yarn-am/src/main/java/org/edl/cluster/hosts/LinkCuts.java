@@ -4,8 +4,9 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +33,13 @@ public final class LinkCuts {
   /** One action, as it was taken. */
   public record Action(Instant at, String what) {}
 
+  /** One direction of a link. */
+  private record Link(End from, End to) {
+    String name() {
+      return from.name() + ">" + to.name();
+    }
+  }
+
   /** One side of a link: a host, or the machine itself (the client, the tests) on the bridge. */
   private record End(String name, String address, List<String> prefix, String device) {
     List<String> command(List<String> command) {
@@ -43,8 +51,8 @@ public final class LinkCuts {
 
   private final HostNetwork network;
   private final Clock clock;
-  /** Directions cut now, as "from>to" by the ends' names. */
-  private final Set<String> cut = new LinkedHashSet<>();
+  /** Directions cut now, by "from>to" of the ends' names. */
+  private final Map<String, Link> cut = new LinkedHashMap<>();
   private final List<Action> history = new ArrayList<>();
 
   public LinkCuts(HostNetwork network, Clock clock) {
@@ -79,15 +87,14 @@ public final class LinkCuts {
 
   /** Every cut healed. */
   public synchronized void healAll() throws IOException {
-    for (String c : List.copyOf(cut)) {
-      String[] names = c.split(">");
-      heal(byName(names[0]), byName(names[1]));
+    for (Link l : List.copyOf(cut.values())) {
+      heal(l.from(), l.to());
     }
   }
 
   /** The directions cut now, {@code from>to} by host name ({@code machine} for the machine). */
   public synchronized Set<String> cuts() {
-    return Set.copyOf(cut);
+    return Set.copyOf(cut.keySet());
   }
 
   public synchronized List<Action> history() {
@@ -95,7 +102,8 @@ public final class LinkCuts {
   }
 
   private void cut(End from, End to) throws IOException {
-    if (!cut.add(from.name() + ">" + to.name())) {
+    Link link = new Link(from, to);
+    if (cut.putIfAbsent(link.name(), link) != null) {
       return;
     }
     Commands.run(from.command(List.of("ip", "neigh", "replace", to.address(), "lladdr", NOWHERE, "dev", from.device(),
@@ -104,7 +112,7 @@ public final class LinkCuts {
   }
 
   private void heal(End from, End to) throws IOException {
-    if (!cut.remove(from.name() + ">" + to.name())) {
+    if (cut.remove(new Link(from, to).name()) == null) {
       return;
     }
     Commands.run(from.command(List.of("ip", "neigh", "del", to.address(), "dev", from.device())));
@@ -137,12 +145,5 @@ public final class LinkCuts {
     }
     others.add(machine());
     return others;
-  }
-
-  private End byName(String name) {
-    if (name.equals("machine")) {
-      return machine();
-    }
-    return end(network.hosts().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow());
   }
 }
