@@ -73,7 +73,7 @@ sealed interface FleetChange permits FleetChange.ScaleOut, FleetChange.ScaleIn, 
         || (m.awaited() == 0 && m.leavers().stream().noneMatch(fleet::isLive));
     // A change that keeps the ring's size (a pause, a migration) would otherwise land on the old
     // ring's report: the reported ring must hold none of the workers it replaces.
-    List<String> replaced = this instanceof Restart r ? List.copyOf(r.stopping())
+    List<String> replaced = this instanceof Restart r ? r.stopping()
         : this instanceof Migration m ? m.leavers() : List.of();
     boolean newRing = replaced.isEmpty() || shown().report() == null
         || shown().report().members().map(ms -> ms.stream().noneMatch(replaced::contains)).orElse(true);
