@@ -58,7 +58,7 @@ class LeaderWorkerRemovalTest {
         .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(1000).batchSize(12)
         .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(8).seed(7).backend("cpu").build();
     CoordinatorService leader = new CoordinatorService(spec, System::nanoTime, Duration.ofMillis(50), "c1");
-    leader.lead();
+    leader.leadership().lead();
     leader.registerWorker(new WorkerInfo("c1", "h1", 7001));
     leader.registerWorker(new WorkerInfo("c2", "h1", 7002));
     try (CuratorFramework client = zk.newClient();
@@ -101,7 +101,7 @@ class LeaderWorkerRemovalTest {
         .maxWorkers(2).gpusPerWorker(0).workerMemoryMb(512).workerVcores(1).steps(1000).batchSize(12)
         .batchRule(BatchRule.FIXED_GLOBAL).learningRate(0.1).hidden(8).seed(7).backend("cpu").build();
     CoordinatorService leader = new CoordinatorService(spec, System::nanoTime, Duration.ofMillis(50), "c1");
-    leader.lead();
+    leader.leadership().lead();
     leader.registerWorker(new WorkerInfo("c1", "h1", 7001));
     leader.registerWorker(new WorkerInfo("c2", "h1", 7002));
     Coordinator.Iface losesReplaceAnswers = (Coordinator.Iface) Proxy.newProxyInstance(

@@ -145,6 +145,29 @@ class ArchitectureTest {
           "org.apache.thrift..", "org.edl.thrift..", "org.apache.curator..", "org.apache.zookeeper..")
       .because("the leader's decisions are pure; coord.rpc (Thrift) and coord.zk (ZooKeeper) carry them out");
 
+  /**
+   * The leader's state has one owner, the thread of its LeaderLoop: no lock anywhere in coord
+   * (ArchUnit sees no synchronized block, so the sources are read). CoordinatorClient is the one
+   * exception: a member's one Thrift connection carries one call at a time.
+   */
+  @ArchTest
+  static void theLeaderTakesNoLock(JavaClasses classes) throws java.io.IOException {
+    java.nio.file.Path coord = java.nio.file.Path.of("..", "container-worker", "src", "main", "java", "org", "edl",
+        "worker", "coord");
+    Set<String> locking = new TreeSet<>();
+    try (var files = java.nio.file.Files.walk(coord)) {
+      for (java.nio.file.Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+        String text = java.nio.file.Files.readString(f);
+        if (!f.endsWith("CoordinatorClient.java")
+            && (text.contains("synchronized") || text.contains("java.util.concurrent.locks"))) {
+          locking.add(coord.relativize(f).toString());
+        }
+      }
+    }
+    assertEquals(Set.of(), locking, "classes in coord that lock");
+    assertEquals(true, classes.contain("org.edl.worker.coord.LeaderLoop"), "the sources read are this build's");
+  }
+
   @ArchTest
   static final ArchRule policyCoreAndSimulatorAreHadoopFree = noClasses()
       .that().resideInAnyPackage("org.edl.scheduler.core..", "org.edl.scheduler.sim..")

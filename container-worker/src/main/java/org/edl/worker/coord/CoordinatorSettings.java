@@ -6,7 +6,7 @@ import java.util.function.DoubleSupplier;
 /**
  * What stays fixed for a leadership: T_a, the epoch guard, how checkpoints are checked, the
  * gap between two ticks that means the leader itself was paused (zero: never assumed; the
- * service, whose timer ticks ten times a second, uses {@link CoordinatorState#PAUSE}), and how much later than
+ * leadership, whose loop ticks ten times a second, uses {@link CoordinatorState#PAUSE}), and how much later than
  * the survivors a joiner is expected to start its first step ({@link JoinerShare}; 0: unknown,
  * even parts).
  */

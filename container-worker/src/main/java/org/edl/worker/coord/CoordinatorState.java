@@ -42,7 +42,7 @@ public final class CoordinatorState {
   /** How long a newcomer that registers during a recovery waits before it asks again. */
   static final int RETRY_MS = 200;
   /**
-   * A gap this long between two ticks means the leader itself did not run (the service's timer
+   * A gap this long between two ticks means the leader itself did not run (the leader loop's tick
    * ticks ten times a second): it was paused, and judges nobody by that time.
    */
   public static final Duration PAUSE = Duration.ofSeconds(2);
@@ -209,7 +209,7 @@ public final class CoordinatorState {
     return ledger.overallSamplesPerSecond();
   }
 
-  /** Grows whenever what {@link #record()} holds changes: the service publishes it then. */
+  /** Grows whenever what {@link #record()} holds changes: {@link Leadership} publishes it then. */
   public long recordVersion() {
     return recordVersion;
   }
@@ -534,7 +534,7 @@ public final class CoordinatorState {
     }
   }
 
-  /** Applies the timing rules (missed sync, heartbeats, silence in a recovery); the leader's timer calls it. */
+  /** Applies the timing rules (missed sync, heartbeats, silence in a recovery); the leader's loop calls it. */
   public void tick(long now) {
     Phase p = phase();
     if (p == Phase.FORMING) {
@@ -791,11 +791,17 @@ public final class CoordinatorState {
     recordVersion++;
   }
 
-  /** Moves to {@code next} from the current phase; refused when another thread fenced it meanwhile. */
-  void to(Phase next) throws IllegalStateException {
+  /**
+   * Moves to {@code next} from the current phase. Only the leader's one thread moves the phase, so
+   * a move that finds it changed underneath is a bug, not a race to log.
+   *
+   * @throws IllegalStateException the phase table has no such move, or another thread moved it
+   */
+  void to(Phase next) {
     Phase now = phase();
     if (!lifecycle.move(now, next)) {
-      LOG.warn("Coordinator could not move {} -> {}: it is {} now", now, next, phase());
+      throw new IllegalStateException("coordinator " + leaderId + " could not move " + now + " -> " + next
+          + ": another thread moved it to " + phase());
     }
   }
 

@@ -33,7 +33,7 @@ import org.edl.worker.coord.JoinerShare;
 import org.edl.worker.coord.Phase;
 import org.edl.worker.coord.Ticker;
 import org.edl.worker.coord.rpc.CoordinatorClient;
-import org.edl.worker.coord.rpc.CoordinatorService;
+import org.edl.worker.coord.Leadership;
 import org.edl.worker.coord.rpc.Wire;
 import org.edl.worker.emulated.Placement;
 import org.edl.worker.model.PlacementAware;
@@ -99,7 +99,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   }
 
   /** The worker's runtime pieces a membership uses; one per worker. */
-  record Context(String workerId, DataPlane plane, LeaderConnection leader, CoordinatorService coordinator,
+  record Context(String workerId, DataPlane plane, LeaderConnection leader, Leadership coordinator,
       Candidacy candidacy, TrainableModel model, Duration timeout, Ticker ticker, WorkerListener listener,
       Runnable onLeading, int gpusPerWorker) {}
 
@@ -320,7 +320,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
 
   /** The leader's end: every member's last report, then model and metrics, then tell the members. */
   private boolean writeOutput(ModelBroadcast.Position end, long last) throws Exception {
-    CoordinatorService c = cx.coordinator();
+    Leadership c = cx.coordinator();
     Phase p = c.awaitEnd(cx.timeout());
     switch (p) {
       case FINISHED -> {

@@ -18,7 +18,7 @@ import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.coord.CheckpointRef;
 import org.edl.worker.coord.JobPosition;
 import org.edl.worker.coord.Ticker;
-import org.edl.worker.coord.rpc.CoordinatorService;
+import org.edl.worker.coord.Leadership;
 import org.edl.worker.model.TrainableModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +52,7 @@ public final class PeriodicCheckpoints implements AutoCloseable {
   private final String directory;
   private final int keep;
   private final CheckpointSchedule schedule;
-  private final CoordinatorService coordinator;
+  private final Leadership coordinator;
   private final TrainableModel model;
   private final MetaOf metaOf;
   private final Ticker ticker;
@@ -65,7 +65,7 @@ public final class PeriodicCheckpoints implements AutoCloseable {
   private long sweptEpoch;
 
   PeriodicCheckpoints(Configuration conf, String appId, String output, int keep, CheckpointSchedule schedule,
-      CoordinatorService coordinator, TrainableModel model, MetaOf metaOf, Ticker ticker, Duration timeout,
+      Leadership coordinator, TrainableModel model, MetaOf metaOf, Ticker ticker, Duration timeout,
       WorkerListener listener, String workerId) {
     this.conf = conf;
     this.appId = appId;

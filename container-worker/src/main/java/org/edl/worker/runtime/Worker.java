@@ -40,6 +40,7 @@ import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.collective.Ring;
 import org.edl.worker.coord.CheckpointRef;
 import org.edl.worker.coord.JobRecord;
+import org.edl.worker.coord.Leadership;
 import org.edl.worker.coord.rpc.CoordinatorService;
 import org.edl.worker.coord.rpc.Wire;
 import org.edl.worker.coord.zk.LeaderElection;
@@ -114,6 +115,8 @@ public final class Worker implements AutoCloseable {
   private final ExecutorService startup;
   private final ExecutorService leadershipEvents;
   private final CoordinatorService coordinator;
+  /** The coordinator's leadership, which the runtime asks directly (the service is its Thrift face). */
+  private final Leadership leadership;
   private volatile RpcServer rpcServer;
   private volatile DataPlane dataPlane;
   private volatile LeaderElection election;
@@ -149,12 +152,13 @@ public final class Worker implements AutoCloseable {
     }
     this.coordinator = new CoordinatorService(config.spec(), config.ticker(), config.switchAllowance(),
         config.workerId());
-    this.storage = new WorkerStorage(config, coordinator, listener, () -> reporter);
-    coordinator.checkpointCheck(storage::usableCheckpoint);
+    this.leadership = coordinator.leadership();
+    this.storage = new WorkerStorage(config, leadership, listener, () -> reporter);
+    leadership.checkpointCheck(storage::usableCheckpoint);
     this.startup = Executors.newSingleThreadExecutor(r -> thread(r, "edl-join-" + config.workerId()));
     this.leadershipEvents = Executors.newSingleThreadExecutor(r -> thread(r, "edl-leadership-" + config.workerId()));
     // A coordinator that will never lead again gives up its place in the election at once.
-    coordinator.lifecycle().addListener((from, to) -> {
+    leadership.lifecycle().addListener((from, to) -> {
       if (to.isFinal()) {
         closeElection();
       }
@@ -163,12 +167,12 @@ public final class Worker implements AutoCloseable {
 
   /** Whether this worker's coordinator leads the job now. */
   public boolean isLeading() {
-    return coordinator.isLeading();
+    return leadership.isLeading();
   }
 
   /** The leader epoch this worker's coordinator leads (or led) under; 0 if it never led. */
   public long leaderEpoch() {
-    return coordinator.leaderEpoch();
+    return leadership.leaderEpoch();
   }
 
   /**
@@ -204,7 +208,7 @@ public final class Worker implements AutoCloseable {
     LOG.info("Worker {} of {} starting: model {}, {} steps", config.workerId(), config.appId(),
         config.spec().training().model(), config.spec().training().steps());
     Optional<Checkpoint> restore = storage.readRestore();
-    restore.ifPresent(c -> coordinator.startFrom(new CheckpointRef(c.path().toString(), c.meta().toPosition()),
+    restore.ifPresent(c -> leadership.startFrom(new CheckpointRef(c.path().toString(), c.meta().toPosition()),
         config.spec().scale().workers()));
     Future<Membership> joining = startup.submit(this::joinJob);
     ExecutionContext context;
@@ -218,7 +222,7 @@ public final class Worker implements AutoCloseable {
           context.model().parameters().length);
       if (!config.spec().script().isSet()) {
         // What a broadcast to joiners moves; a script's group moves its own model.
-        coordinator.modelFloats(context.model().parameters().length);
+        leadership.modelFloats(context.model().parameters().length);
       }
       if (restore.isPresent()) {
         storage.restore(restore.get(), context);
@@ -282,7 +286,7 @@ public final class Worker implements AutoCloseable {
     // A periodic checkpoint still being written is committed while this worker still leads.
     membership.finishRecords();
     // Its run is over: were it elected now (the last leader closing), there is no job to take over.
-    coordinator.retire();
+    leadership.retire();
 
     Optional<StopRecord> stop = membership.stopped();
     Optional<ModelOutput.Written> out = storage.written();
@@ -296,7 +300,7 @@ public final class Worker implements AutoCloseable {
     boolean ledTheEnd = out.isPresent() || stop.flatMap(StopRecord::checkpoint).isPresent();
     return new Outcome(config.workerId(), ledTheEnd, rank, workers, result.stepsRun(),
         model.parameters().clone(), out, ending, from.nextStep(), result.nextStep(), membership.switches(),
-        stop, out.isPresent() ? coordinator.summary().map(org.edl.worker.coord.RunSummary::samples).orElse(-1L) : -1);
+        stop, out.isPresent() ? leadership.summary().map(org.edl.worker.coord.RunSummary::samples).orElse(-1L) : -1);
   }
 
   /**
@@ -322,7 +326,7 @@ public final class Worker implements AutoCloseable {
    * says ready, since every member waits for its first step after the switch.
    */
   private Function<TrainingRing, ElasticMembership> membershipFor(TrainableModel model, Dataset data, long started) {
-    ElasticMembership.Context cx = new ElasticMembership.Context(config.workerId(), dataPlane, leader, coordinator,
+    ElasticMembership.Context cx = new ElasticMembership.Context(config.workerId(), dataPlane, leader, leadership,
         new ElasticMembership.Candidacy() {
           @Override
           public void join() {
@@ -331,15 +335,15 @@ public final class Worker implements AutoCloseable {
 
           @Override
           public void leave() {
-            coordinator.retire();
+            leadership.retire();
             closeElection();
           }
         }, model, config.rpcTimeout(), config.ticker(), listener, this::startReportingIfLeading,
         config.spec().resources().gpusPerWorker());
     PeriodicCheckpoints periodic = new PeriodicCheckpoints(config.hadoopConf(), config.appId(), config.spec().output(),
-        config.spec().checkpoints().kept(), CheckpointSchedule.of(config.spec(), config.ticker()), coordinator, model,
+        config.spec().checkpoints().kept(), CheckpointSchedule.of(config.spec(), config.ticker()), leadership, model,
         (at, workers) -> CheckpointMeta.of(at, config.spec(), workers, model.name(), model.parameters().length,
-            data.size(), Instant.now(), coordinator.leaderEpoch()),
+            data.size(), Instant.now(), leadership.leaderEpoch()),
         config.ticker(), config.rpcTimeout(), listener, config.workerId());
     ElasticMembership.Duties duties = new ElasticMembership.Duties(
         (order, next, workers) -> storage.writeCheckpoint(model, data, order, next, workers), periodic,
@@ -354,11 +358,11 @@ public final class Worker implements AutoCloseable {
 
   /** The leader reports progress to the AM; a worker that takes over starts reporting then. */
   private synchronized void startReportingIfLeading() {
-    if (reporter != null || config.amAddress() == null || !coordinator.isLeading()) {
+    if (reporter != null || config.amAddress() == null || !leadership.isLeading()) {
       return;
     }
     reporter = new ProgressReporter(config.amAddress(), this::currentAmAddress, config.secret(),
-        config.rpcTimeout(), coordinator::progress);
+        config.rpcTimeout(), () -> leadership.progress().map(Wire::progress));
     resources.push(reporter);
     reporter.start(config.progressInterval());
     LOG.info("Reporting progress to the AM at {}", config.amAddress());
@@ -413,13 +417,13 @@ public final class Worker implements AutoCloseable {
     selfAddress = config.host() + ":" + rpcServer.port();
     recordGpus(curator);
     // Before registering: a member the leader knows always has its presence node.
-    resources.push(MemberPresence.start(curator, config.appId(), config.workerId(), selfAddress, coordinator::presence));
+    resources.push(MemberPresence.start(curator, config.appId(), config.workerId(), selfAddress, leadership::presence));
     ZooKeeperLeaderStore s = new ZooKeeperLeaderStore(curator, config.appId(), config.spec(),
         () -> election == null ? null : election.ourPath(), config.zkSessionTimeout());
     store = s;
     resources.push(s);
     s.prepare();
-    coordinator.store(s);
+    leadership.store(s);
     finder = new LeaderFinder(curator, config.appId());
     if (firstRingWorker(s.read())) {
       joinElection();
@@ -506,7 +510,7 @@ public final class Worker implements AutoCloseable {
 
   /** Runs for leadership (once): only ring members, or the first ring's workers, do. */
   private synchronized void joinElection() {
-    if (election != null || coordinator.phase().isFinal()) {
+    if (election != null || leadership.phase().isFinal()) {
       return;
     }
     CuratorFramework client = zk;
@@ -514,11 +518,11 @@ public final class Worker implements AutoCloseable {
     e.addListener(new LeaderElection.Listener() {
       @Override
       public void isLeader() {
-        if (!coordinator.lead()) {
+        if (!leadership.lead()) {
           closeElection();
           return;
         }
-        listener.leading(config.workerId(), coordinator.leaderEpoch());
+        listener.leading(config.workerId(), leadership.leaderEpoch());
         // A successor takes over on this thread, possibly after its training thread already
         // followed the hand-over and asked: it must start reporting to the AM here too.
         if (inRing) {
@@ -528,7 +532,7 @@ public final class Worker implements AutoCloseable {
 
       @Override
       public void notLeader() {
-        coordinator.fence("lost leadership (ZooKeeper connection suspended or lost, or the latch is gone)");
+        leadership.fence("lost leadership (ZooKeeper connection suspended or lost, or the latch is gone)");
       }
     });
     election = e;
@@ -593,7 +597,7 @@ public final class Worker implements AutoCloseable {
 
   /** Where this worker's coordinator is (tests wait for a recovery to be under way). */
   org.edl.worker.coord.Phase phase() {
-    return coordinator.phase();
+    return leadership.phase();
   }
 
   /**
@@ -607,9 +611,8 @@ public final class Worker implements AutoCloseable {
     }
     fencedBecause = why;
     LOG.warn("Worker {} is out of the job: {}", config.workerId(), why);
-    // On Curator's connection-state thread: nothing here may wait for the coordinator's lock.
-    coordinator.lifecycle().fence(why);
-    leadershipEvents.execute(() -> coordinator.fence(why));
+    // On Curator's connection-state thread: the fence is posted to the leader's loop, not waited for.
+    leadership.fence(why);
     ElasticMembership m = current;
     if (m != null) {
       m.fenced(why);

@@ -17,7 +17,8 @@ import org.edl.worker.collective.ModelBroadcast;
 import org.edl.worker.coord.CheckpointRef;
 import org.edl.worker.coord.JobOutput;
 import org.edl.worker.coord.JobPosition;
-import org.edl.worker.coord.rpc.CoordinatorService;
+import org.edl.worker.coord.Leadership;
+import org.edl.worker.coord.rpc.Wire;
 import org.edl.worker.data.Dataset;
 import org.edl.worker.model.IncompatibleStateException;
 import org.edl.worker.model.StartsOverItself;
@@ -35,7 +36,7 @@ final class WorkerStorage {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerStorage.class);
 
   private final WorkerConfig config;
-  private final CoordinatorService coordinator;
+  private final Leadership coordinator;
   private final WorkerListener listener;
   private final Supplier<ProgressReporter> reporter;
   /** The model's parameters before the first step (as the first ring starts it), built or copied when asked. */
@@ -44,7 +45,7 @@ final class WorkerStorage {
   private volatile ModelOutput.Written written;
 
   /** @param reporter the leader's progress reporter, if it reports (the final report names the model) */
-  WorkerStorage(WorkerConfig config, CoordinatorService coordinator, WorkerListener listener,
+  WorkerStorage(WorkerConfig config, Leadership coordinator, WorkerListener listener,
       Supplier<ProgressReporter> reporter) {
     this.config = config;
     this.coordinator = coordinator;
@@ -230,7 +231,7 @@ final class WorkerStorage {
         s.firstLoss(), s.lastLoss(), s.leaderEpoch());
     ProgressReporter r = reporter.get();
     if (r != null) {
-      JobProgress last = coordinator.progress().orElseThrow();
+      JobProgress last = Wire.progress(coordinator.progress().orElseThrow());
       last.setModelPath(out.model().toString());
       last.setMetricsPath(out.metrics().toString());
       r.reportNow(last);

@@ -29,11 +29,11 @@ class HeartbeatHoldTest {
 
   @AfterEach
   void retire() {
-    service.retire();
+    service.leadership().retire();
   }
 
   private void runningWithANewcomer() throws Exception {
-    assertTrue(service.lead());
+    assertTrue(service.leadership().lead());
     service.registerWorker(new WorkerInfo("c1", "127.0.0.1", 7001));
     service.registerWorker(new WorkerInfo("c2", "127.0.0.1", 7002));
     for (String id : new String[] {"c1", "c2"}) {

@@ -392,7 +392,7 @@ class SuccessorStateTest {
     assertNull(c.record().pending());
   }
 
-  /** Publishes a leader's record whenever it changed, as {@link org.edl.worker.coord.rpc.CoordinatorService} does. */
+  /** Publishes a leader's record whenever it changed, as {@link Leadership} does. */
   private static final class Publisher {
     final LeaderStore store = LeaderStore.unpersisted();
     final List<String> superseded = new ArrayList<>();

@@ -92,13 +92,13 @@ class StaleCheckpointTemporariesTest {
       // Epoch 2's own checkpoint, in the middle of its model file when the pass runs.
       Paused current = new Paused(model);
       Future<Checkpoint> currentWrite = writers.submit(() -> Checkpoint.write(conf, directory, meta(model, 42, 2),
-          current, APP, successor::stillLeading));
+          current, APP, successor.leadership()::stillLeading));
       current.awaitStopped();
       List<String> before = temporaries(fs);
       assertEquals(3, before.size(), "two of epoch 1, one of epoch 2: " + before);
 
       PeriodicCheckpoints periodic = new PeriodicCheckpoints(conf, APP, output, 3,
-          new CheckpointSchedule(0, Duration.ZERO, Ticker.SYSTEM), successor, model,
+          new CheckpointSchedule(0, Duration.ZERO, Ticker.SYSTEM), successor.leadership(), model,
           (at, workers) -> {
             throw new AssertionError("no periodic checkpoint is due");
           }, Ticker.SYSTEM, WAIT, WorkerListener.NONE, "container_" + APP + "_02");
@@ -129,7 +129,7 @@ class StaleCheckpointTemporariesTest {
       assertEquals(List.of(committed.path()), listed.stream().map(CheckpointCatalog.Entry::path).toList());
       assertEquals(2, listed.get(0).meta().orElseThrow().leaderEpoch());
     } finally {
-      successor.retire();
+      successor.leadership().retire();
     }
   }
 
@@ -181,7 +181,7 @@ class StaleCheckpointTemporariesTest {
         .workerMemoryMb(512).workerVcores(1).steps(100).batchSize(4).batchRule(BatchRule.FIXED_PER_WORKER)
         .learningRate(0.05).hidden(70).seed(3).backend("cpu").output(output).checkpoints(6, 0, 3).build();
     CoordinatorService c = new CoordinatorService(spec, Ticker.SYSTEM);
-    c.store(new LeaderStore() {
+    c.leadership().store(new LeaderStore() {
       @Override
       public long claimEpoch() {
         newestEpoch.set(epoch);
@@ -206,8 +206,8 @@ class StaleCheckpointTemporariesTest {
         return asked == newestEpoch.get();
       }
     });
-    assertTrue(c.lead(), "leads a fresh job at epoch " + epoch);
-    assertEquals(epoch, c.leaderEpoch());
+    assertTrue(c.leadership().lead(), "leads a fresh job at epoch " + epoch);
+    assertEquals(epoch, c.leadership().leaderEpoch());
     return c;
   }
 

@@ -1,6 +1,7 @@
 package org.edl.worker.coord.zk;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.KeeperException;
@@ -15,9 +16,11 @@ import org.edl.job.JobPaths;
 public final class LeaderFinder {
   private final CuratorFramework client;
   private final String latchPath;
-  /** The leader read last, while no change of the election was seen since; null: read again. */
-  private String known;
-  private long changes;
+  /** The election changes seen so far, and the leader read since the last of them (null: read again). */
+  private record Memo(long changes, String known) {}
+
+  /** Replaced by compare-and-set: a read remembers its answer only if no change came in between. */
+  private final AtomicReference<Memo> memo = new AtomicReference<>(new Memo(0, null));
 
   public LeaderFinder(CuratorFramework client, String appId) {
     this.client = client;
@@ -32,12 +35,9 @@ public final class LeaderFinder {
    * heartbeats would stop, and the leader would declare a live member failed.
    */
   public String leaderAddress(Duration timeout) throws Exception {
-    long seen;
-    synchronized (this) {
-      if (known != null) {
-        return known;
-      }
-      seen = changes;
+    Memo seen = memo.get();
+    if (seen.known() != null) {
+      return seen.known();
     }
     boolean watched;
     try {
@@ -48,10 +48,8 @@ public final class LeaderFinder {
       watched = false; // nobody has joined yet: read (and wait) without remembering
     }
     String leader = LeaderElection.leaderAddress(client, latchPath, timeout);
-    synchronized (this) {
-      if (watched && changes == seen) {
-        known = leader;
-      }
+    if (watched) {
+      memo.compareAndSet(seen, new Memo(seen.changes(), leader));
     }
     return leader;
   }
@@ -59,10 +57,7 @@ public final class LeaderFinder {
   /** A connection event (type None) changes nothing: the watch stays set across reconnects. */
   private void electionChanged(WatchedEvent event) {
     if (event.getType() != Watcher.Event.EventType.None) {
-      synchronized (this) {
-        changes++;
-        known = null;
-      }
+      memo.updateAndGet(m -> new Memo(m.changes() + 1, null));
     }
   }
 

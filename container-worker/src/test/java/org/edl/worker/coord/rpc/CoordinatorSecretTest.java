@@ -28,9 +28,9 @@ class CoordinatorSecretTest {
   void aWorkerWithTheWrongSecretIsRefusedAndTheRefusalIsReported() throws Exception {
     JobSecret secret = JobSecret.generate();
     CoordinatorService service = new CoordinatorService(CoordTesting.spec(2, 1, 2, 10), Ticker.SYSTEM);
-    assertTrue(service.lead(), "elected with an unpersisted store: leads a fresh job");
-    assertEquals(Phase.FORMING, service.phase());
-    assertEquals(1, service.leaderEpoch());
+    assertTrue(service.leadership().lead(), "elected with an unpersisted store: leads a fresh job");
+    assertEquals(Phase.FORMING, service.leadership().phase());
+    assertEquals(1, service.leadership().leaderEpoch());
     BlockingQueue<String> refusals = new LinkedBlockingQueue<>();
     try (RpcServer server = RpcServer.start("coordinator", new Coordinator.Processor<>(service),
         "127.0.0.1", 0, secret, TIMEOUT, (peer, cause) -> refusals.add(peer + " " + cause.getMessage()))) {
@@ -52,7 +52,7 @@ class CoordinatorSecretTest {
       }
       assertEquals(1, server.refusedCount());
     } finally {
-      service.retire();
+      service.leadership().retire();
     }
   }
 
@@ -68,7 +68,7 @@ class CoordinatorSecretTest {
       assertTrue(CoordinatorClient.isNotLeader(e), e.toString());
       Exception leave = assertThrows(Exception.class, () -> client.leave("container_01"));
       assertTrue(CoordinatorClient.isNotLeader(leave), leave.toString());
-      assertEquals(Phase.CANDIDATE, service.phase(), "asking it changes nothing");
+      assertEquals(Phase.CANDIDATE, service.leadership().phase(), "asking it changes nothing");
     }
   }
 }
