@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * {@link Phase} lists. The parts each own one thing: {@link ChangeSchedule} the ring and its
  * changes, {@link StepLedger} the steps and the job position, {@link FailureRecovery} failures
  * and recovery orders, {@link Succession} where a successor starts. Everything here is values
- * (records) and decisions: no Thrift, socket, lock or file. Not thread-safe;
- * {@link org.edl.worker.coord.rpc.CoordinatorService} serialises calls. Time comes from an injected {@link Ticker}.
+ * (records) and decisions: no Thrift, socket, lock or file. Not thread-safe: only the
+ * {@link Leadership}'s loop thread calls it. Time comes from an injected {@link Ticker}.
  *
  * <p>Every decision that changes the job (a member declared failed, a switch or stop
  * scheduled, a recovery ordered) first asks the {@link EpochGuard} whether this leadership is

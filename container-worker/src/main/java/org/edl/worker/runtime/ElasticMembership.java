@@ -101,7 +101,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   /** The worker's runtime pieces a membership uses; one per worker. */
   record Context(String workerId, DataPlane plane, LeaderConnection leader, Leadership coordinator,
       Candidacy candidacy, TrainableModel model, Duration timeout, Ticker ticker, WorkerListener listener,
-      Runnable onLeading, int gpusPerWorker) {}
+      Runnable onLeading, int gpusPerWorker, MemberLifecycle phases) {}
 
   /** What only the leader does at a stop, at the end, at a recovery: write and read the job's state. */
   record Duties(Checkpointer checkpointer, PeriodicCheckpoints periodic, StateRestorer restorer, OutputWriter output) {}
@@ -118,10 +118,8 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   /** Guards {@link #prepared}, which a heartbeat's news of a switch may start from its own thread. */
   private final Object preparing = new Object();
   private PreparedSwitch prepared;
-  private boolean left;
   private StopOrder stop;
   private StopRecord stopped;
-  private volatile String fencedBecause;
   /** A stayer's record waits for its first batch on the new ring, which the switch may slow. */
   private SwitchRecord awaitingFirstBatch;
 
@@ -136,6 +134,8 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       return t;
     });
     use(ring);
+    // Fenced while it joined: it stays so, and its first batch end says it.
+    cx.phases().move(MemberPhase.JOINING, MemberPhase.TRAINING);
   }
 
   /** The ring for the next batch. */
@@ -154,8 +154,9 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     return r == null ? 0 : r.version();
   }
 
+  /** Whether it left the job at a switch (its record of that switch is a leaver's). */
   boolean left() {
-    return left;
+    return switches.stream().anyMatch(r -> r.role() == SwitchRecord.Role.LEAVER);
   }
 
   /** How this worker stopped for a restart; empty unless it did. */
@@ -194,9 +195,9 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     cx.plane().abandon(ringVersion, why);
   }
 
+  /** Out of the job ({@link MemberLifecycle#fence} says why): every ring it is on is dropped. */
   @Override
   public void fenced(String why) {
-    fencedBecause = why;
     abandon(Long.MAX_VALUE, why);
   }
 
@@ -219,7 +220,8 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   public void switchAhead(SwitchOrder o) {
     synchronized (preparing) {
       TrainingRing r = ring;
-      if (r == null || fencedBecause != null || o.getTopologyVersion() != r.version() + 1 || prepared != null) {
+      if (r == null || o.getTopologyVersion() != r.version() + 1 || prepared != null
+          || !cx.phases().move(MemberPhase.TRAINING, MemberPhase.PREPARED)) {
         return;
       }
       LOG.info("Switch to topology v{} scheduled at step {}: connecting its ring ahead of the step",
@@ -258,6 +260,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     }
     if (reply.isSetStopOrder() && stop == null) {
       stop = reply.getStopOrder();
+      cx.phases().to(MemberPhase.STOPPING);
       cx.listener().orderReceived(workerId, "stop", stop.getLeaderEpoch(), -1);
       LOG.info("Stopping for a restart after step {} (checkpoint into {})", stop.getAtStep(), stop.getDirectory());
     }
@@ -286,6 +289,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
 
   @Override
   public void finish(ModelBroadcast.Position end) throws Exception {
+    cx.phases().to(MemberPhase.FINISHING);
     long last = end.nextStep() - 1;
     int pollMs = (int) Math.max(100, Math.min(1_000, cx.timeout().toMillis() / 2));
     long deadline = System.nanoTime() + 4 * cx.timeout().toNanos();
@@ -297,6 +301,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       }
       if (cx.leader().isSelf() && cx.coordinator().isLeading()) {
         if (writeOutput(end, last)) {
+          cx.phases().to(MemberPhase.DONE);
           return;
         }
         continue;
@@ -310,6 +315,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
       if (r.isDone()) {
         cx.listener().orderReceived(workerId, "finish", r.getLeaderEpoch(), -1);
         LOG.info("{} done: the leader (epoch {}) wrote the model to {}", workerId, r.getLeaderEpoch(), r.getModelPath());
+        cx.phases().to(MemberPhase.DONE);
         return;
       }
       if (r.isRecover()) {
@@ -354,6 +360,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   public TrainingLoop.Resumed recover(long lastCompletedStep, ModelBroadcast.Position next, Exception cause)
       throws Exception {
     requireNotFenced();
+    cx.phases().to(MemberPhase.RECOVERING);
     LOG.warn("{} recovers: its model holds step {}; {}", workerId, lastCompletedStep, cause.toString());
     // The ring first: a heartbeat's news of the cancelled switch finds no ring to prepare for.
     closeRing();
@@ -363,6 +370,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     RingRecovery.Recovered r = new RingRecovery(cx, duties.restorer(), this::requireNotFenced)
         .carryOut(lastCompletedStep, next, org.edl.worker.collective.BrokenLinkException.peersIn(cause));
     use(TrainingRing.connected(r.ring(), cx.timeout()));
+    cx.phases().to(stop == null ? MemberPhase.TRAINING : MemberPhase.STOPPING);
     return new TrainingLoop.Resumed(ring, r.from());
   }
 
@@ -386,7 +394,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   }
 
   private void requireNotFenced() throws FencedException {
-    String why = fencedBecause;
+    String why = cx.phases().fencedBecause();
     if (why != null) {
       throw new FencedException(workerId + " " + CoordinatorState.FENCED + ": " + why, null);
     }
@@ -395,7 +403,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
   // ------------------------------------------------------------------ switches
 
   /** Starts what can be prepared ahead of the switch step, while the old ring trains on. */
-  private void accept(long reportedStep, SwitchOrder o) {
+  private void accept(long reportedStep, SwitchOrder o) throws FencedException {
     if (order != null && order.getTopologyVersion() == o.getTopologyVersion()) {
       return;
     }
@@ -405,8 +413,10 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     LOG.info("Switch to topology v{} at step {}: joiners {}, leavers {}{}", o.getTopologyVersion(),
         o.getAtStep(), o.getJoiners(), o.getLeavers(), o.isLeaderLeaves() ? ", the leader leaves" : "");
     if (!Wire.contains(o.getTopology(), workerId)) {
+      cx.phases().to(MemberPhase.LEAVING);
       return;
     }
+    cx.phases().to(MemberPhase.SWITCH_ORDERED);
     synchronized (preparing) {
       if (prepared == null || prepared.version() != o.getTopologyVersion()) {
         prepare(o, false);
@@ -449,6 +459,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     RingTopology topology = toRingTopology(o.getTopology());
     use(TrainingRing.connecting(topology, workerId, cx.timeout(), connecting, broadcasting,
         firstStepWeights(o, topology)));
+    cx.phases().to(MemberPhase.TRAINING);
     long end = cx.ticker().nanos();
     if (o.isLeaderLeaves()) {
       // Not part of the stop: training on the new ring could go on; the next report needs the leader.
@@ -500,9 +511,9 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     }
     cx.candidacy().leave();
     closeRing();
-    left = true;
     record(new SwitchRecord(o.getTopologyVersion(), o.getAtStep(), SwitchRecord.Role.LEAVER,
         before, o.getTopology().getRingSize(), start, cx.ticker().nanos(), batchSeconds, Double.NaN));
+    cx.phases().to(MemberPhase.DONE);
     LOG.info("{} left the job at step {}", workerId, o.getAtStep());
   }
 
@@ -521,6 +532,7 @@ final class ElasticMembership implements TrainingLoop.BatchEnd, TrainingLoop.Rec
     }
     closeRing();
     stopped = new StopRecord(s.getAtStep(), workers, start, cx.ticker().nanos(), written);
+    cx.phases().to(MemberPhase.DONE);
     cx.listener().stopped(workerId, stopped);
     LOG.info("{} stopped for a restart after step {}{}", workerId, s.getAtStep(),
         written.map(p -> "; checkpoint " + p).orElse(""));

@@ -128,13 +128,11 @@ public final class Worker implements AutoCloseable {
   /** The job's ZooKeeper client, once joinJob connected it. */
   private volatile CuratorFramework zk;
   private volatile ZooKeeperLeaderStore store;
-  /** Set once this worker trains in a ring: from then on a worker that leads reports progress. */
-  private volatile boolean inRing;
   private final WorkerStorage storage;
   /** The thread running {@link #run}, interrupted when the worker is fenced while it waits on ZooKeeper. */
   private volatile Thread runner;
-  /** Why this worker is out of the job (its session expired); null while it is in. */
-  private volatile String fencedBecause;
+  /** Where this worker is as a member: joining, in a ring, fenced, done. */
+  private final MemberLifecycle phases;
   private volatile ElasticMembership current;
   private final ScriptStorePort scriptStorePort = new ScriptStorePort();
 
@@ -153,6 +151,7 @@ public final class Worker implements AutoCloseable {
     this.coordinator = new CoordinatorService(config.spec(), config.ticker(), config.switchAllowance(),
         config.workerId());
     this.leadership = coordinator.leadership();
+    this.phases = new MemberLifecycle(config.workerId());
     this.storage = new WorkerStorage(config, leadership, listener, () -> reporter);
     leadership.checkpointCheck(storage::usableCheckpoint);
     this.startup = Executors.newSingleThreadExecutor(r -> thread(r, "edl-join-" + config.workerId()));
@@ -193,7 +192,7 @@ public final class Worker implements AutoCloseable {
     try {
       return runJob();
     } catch (Exception e) {
-      String why = fencedBecause;
+      String why = phases.fencedBecause();
       if (why != null && !(e instanceof FencedException)) {
         throw new FencedException(config.workerId() + " " + org.edl.worker.coord.CoordinatorState.FENCED + ": " + why, e);
       }
@@ -269,7 +268,6 @@ public final class Worker implements AutoCloseable {
     } else {
       joinElection();
     }
-    inRing = true;
     startReportingIfLeading();
     startHeartbeat(membership);
 
@@ -339,7 +337,7 @@ public final class Worker implements AutoCloseable {
             closeElection();
           }
         }, model, config.rpcTimeout(), config.ticker(), listener, this::startReportingIfLeading,
-        config.spec().resources().gpusPerWorker());
+        config.spec().resources().gpusPerWorker(), phases);
     PeriodicCheckpoints periodic = new PeriodicCheckpoints(config.hadoopConf(), config.appId(), config.spec().output(),
         config.spec().checkpoints().kept(), CheckpointSchedule.of(config.spec(), config.ticker()), leadership, model,
         (at, workers) -> CheckpointMeta.of(at, config.spec(), workers, model.name(), model.parameters().length,
@@ -373,7 +371,28 @@ public final class Worker implements AutoCloseable {
       return;
     }
     heartbeat = new HeartbeatSender(config.workerId(), finder, selfAddress, coordinator, config.secret(), leader,
-        membership::ringVersion, membership);
+        membership::ringVersion, new HeartbeatSender.Listener() {
+          @Override
+          public void abandon(long ringVersion, String why) {
+            membership.abandon(ringVersion, why);
+          }
+
+          @Override
+          public void fenced(String why) {
+            // One road out of the job, whoever learns it first: the leader's answer or ZooKeeper.
+            fenceSelf(why);
+          }
+
+          @Override
+          public long knownSwitch() {
+            return membership.knownSwitch();
+          }
+
+          @Override
+          public void switchAhead(org.edl.thrift.SwitchOrder order) {
+            membership.switchAhead(order);
+          }
+        });
     resources.push(heartbeat);
     heartbeat.start();
   }
@@ -525,7 +544,7 @@ public final class Worker implements AutoCloseable {
         listener.leading(config.workerId(), leadership.leaderEpoch());
         // A successor takes over on this thread, possibly after its training thread already
         // followed the hand-over and asked: it must start reporting to the AM here too.
-        if (inRing) {
+        if (phases.phase().inRing()) {
           startReportingIfLeading();
         }
       }
@@ -606,10 +625,9 @@ public final class Worker implements AutoCloseable {
    * woken so that it ends with {@link FencedException} (exit 4) rather than retrying for minutes.
    */
   private void fenceSelf(String why) {
-    if (fencedBecause != null) {
+    if (!phases.fence(why)) {
       return;
     }
-    fencedBecause = why;
     LOG.warn("Worker {} is out of the job: {}", config.workerId(), why);
     // On Curator's connection-state thread: the fence is posted to the leader's loop, not waited for.
     leadership.fence(why);
