@@ -59,6 +59,11 @@ public final class JobSubmitter {
   /** ApplicationMaster attempts per job (client configuration); the RM caps it at its own maximum. */
   public static final String AM_MAX_ATTEMPTS = "edl.am.max-attempts";
   public static final int DEFAULT_AM_MAX_ATTEMPTS = 2;
+  /**
+   * The jar the AM's and workers' containers run, where it is not the one this client runs from
+   * (a benchmark running from the thin jar and its library folder ships the {@code yarn jar}).
+   */
+  public static final String APPLICATION_JAR_KEY = "edl.client.application-jar";
   /** Window in which AM attempt failures count towards {@link #AM_MAX_ATTEMPTS}, in ms. */
   public static final String AM_ATTEMPT_FAILURES_VALIDITY_MS = "edl.am.attempt-failures-validity-ms";
   public static final long DEFAULT_AM_ATTEMPT_FAILURES_VALIDITY_MS = 10 * 60 * 1000L;
@@ -322,7 +327,7 @@ public final class JobSubmitter {
         }
       }
     } else {
-      fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(applicationJar().toUri()),
+      fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(shippedJar().toUri()),
           new org.apache.hadoop.fs.Path(staging, StagingLayout.APP_JAR));
     }
     return written.script();
@@ -370,6 +375,22 @@ public final class JobSubmitter {
    */
   private static String embeddedClasspath() throws IOException {
     return ApplicationJar.withLocalClasspath(LocalClasspath.absolute());
+  }
+
+  /**
+   * The jar the containers run: the one {@link #APPLICATION_JAR_KEY} names, else the jar this
+   * client runs from.
+   */
+  private Path shippedJar() throws IOException {
+    String named = conf.getTrimmed(APPLICATION_JAR_KEY, "");
+    if (named.isEmpty()) {
+      return applicationJar();
+    }
+    Path jar = Path.of(named);
+    if (!Files.isRegularFile(jar)) {
+      throw new IOException(APPLICATION_JAR_KEY + " names " + named + ", which is not a file");
+    }
+    return jar;
   }
 
   /**

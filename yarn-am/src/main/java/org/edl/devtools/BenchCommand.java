@@ -11,7 +11,8 @@ import picocli.CommandLine.Mixin;
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark.",
     subcommands = {BenchCommand.AllReduce.class, BenchCommand.Scaling.class, BenchCommand.Faults.class,
         BenchCommand.Chaos.class, BenchCommand.Simulator.class, BenchCommand.Transient.class,
-        BenchClusterCommand.class, SoakCommand.class, ClusterThreadsCommand.class, BenchCommand.Pytorch.class})
+        BenchClusterCommand.class, SoakCommand.class, ClusterThreadsCommand.class, BenchCommand.Pytorch.class,
+        PartitionsCommand.class})
 public final class BenchCommand implements Runnable {
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;

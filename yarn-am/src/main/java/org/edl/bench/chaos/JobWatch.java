@@ -20,9 +20,11 @@ import org.slf4j.LoggerFactory;
  * through its job-control endpoint. The AM may be killed and replaced by a new attempt at
  * another port, so a failed call drops the connection and the next one finds the AM afresh.
  */
-final class JobWatch implements AutoCloseable {
+public final class JobWatch implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(JobWatch.class);
   private static final Duration RPC_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration KILL_WAIT = Duration.ofMinutes(1);
+  private static final Duration KILL_POLL = Duration.ofMillis(250);
   private static final EnumSet<YarnApplicationState> ENDED =
       EnumSet.of(YarnApplicationState.FINISHED, YarnApplicationState.FAILED, YarnApplicationState.KILLED);
 
@@ -31,22 +33,22 @@ final class JobWatch implements AutoCloseable {
   private final SubmittedJob job;
   private JobControlConnection connection;
 
-  JobWatch(Configuration conf, YarnClient yarn, SubmittedJob job) {
+  public JobWatch(Configuration conf, YarnClient yarn, SubmittedJob job) {
     this.locator = new JobControlLocator(conf, yarn);
     this.yarn = yarn;
     this.job = job;
   }
 
-  ApplicationReport report() throws IOException, YarnException {
+  public ApplicationReport report() throws IOException, YarnException {
     return yarn.getApplicationReport(job.appId());
   }
 
-  static boolean ended(ApplicationReport r) {
+  public static boolean ended(ApplicationReport r) {
     return ENDED.contains(r.getYarnApplicationState());
   }
 
   /** The AM's status now; null when it does not answer (not registered yet, being replaced, gone). */
-  JobStatus status() {
+  public JobStatus status() {
     try {
       if (connection == null) {
         connection = locator.connect(job.appId().toString(), RPC_TIMEOUT);
@@ -64,6 +66,32 @@ final class JobWatch implements AutoCloseable {
     String attempt = report.getCurrentApplicationAttemptId() == null ? null
         : report.getCurrentApplicationAttemptId().toString();
     return new FaultRecovery.Observation(seconds, status(), attempt);
+  }
+
+  /**
+   * The run's deadline passed (or the bench failed): kills the job so that the next seed has the
+   * cluster, and waits up to a minute for its end.
+   *
+   * @return its final report; null when it did not end in that minute or could not be killed
+   */
+  public static ApplicationReport killAtDeadline(YarnClient yarn, SubmittedJob job, Duration runTimeout) {
+    try {
+      LOG.warn("{} did not end within {}; killing it", job.appId(), runTimeout);
+      yarn.killApplication(job.appId());
+      long until = System.nanoTime() + KILL_WAIT.toNanos();
+      while (System.nanoTime() < until) {
+        ApplicationReport r = yarn.getApplicationReport(job.appId());
+        if (ended(r)) {
+          return r;
+        }
+        Thread.sleep(KILL_POLL.toMillis());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      LOG.warn("Could not kill {}: {}", job.appId(), e.toString());
+    }
+    return null;
   }
 
   private void dropConnection() {

@@ -33,7 +33,6 @@ import org.slf4j.LoggerFactory;
 final class SeedRun {
   private static final Logger LOG = LoggerFactory.getLogger(SeedRun.class);
   private static final Duration POLL = Duration.ofMillis(250);
-  private static final Duration KILL_WAIT = Duration.ofMinutes(1);
   private static final String NEXT_FAULT = "the next fault";
   private static final String THE_END = "the end";
 
@@ -117,7 +116,7 @@ final class SeedRun {
       }
     } finally {
       if (end == null) {
-        end = killAtDeadline(job);
+        end = JobWatch.killAtDeadline(yarn, job, options.runTimeout());
       } else {
         outcome = end.getFinalApplicationStatus().name();
       }
@@ -162,26 +161,5 @@ final class SeedRun {
 
   private static double secondsSince(long nanoTime) {
     return nanoTime < 0 ? 0 : (System.nanoTime() - nanoTime) / 1e9;
-  }
-
-  /** The deadline passed (or the bench failed): kill the job so the next seed has the cluster. */
-  private ApplicationReport killAtDeadline(SubmittedJob job) {
-    try {
-      LOG.warn("{} did not end within {}; killing it", job.appId(), options.runTimeout());
-      yarn.killApplication(job.appId());
-      long until = System.nanoTime() + KILL_WAIT.toNanos();
-      while (System.nanoTime() < until) {
-        ApplicationReport r = yarn.getApplicationReport(job.appId());
-        if (JobWatch.ended(r)) {
-          return r;
-        }
-        Thread.sleep(POLL.toMillis());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (Exception e) {
-      LOG.warn("Could not kill {}: {}", job.appId(), e.toString());
-    }
-    return null;
   }
 }

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * adopts), so the job's total is taken as the distinct containers named over every attempt, or,
  * where none can be read, the sum of each attempt's highest count.
  */
-final class WorkerFailureCount {
+public final class WorkerFailureCount {
   private static final Pattern COUNT = Pattern.compile("worker failures: (\\d+) of \\d+ allowed \\((.*)\\)");
   private static final Pattern CONTAINER = Pattern.compile("(container_[0-9a-z_]+) on ");
 
@@ -31,7 +31,7 @@ final class WorkerFailureCount {
   }
 
   /** Takes what the AM of {@code attemptId} says now into account. */
-  void saw(String attemptId, String diagnostics) {
+  public void saw(String attemptId, String diagnostics) {
     byAttempt.merge(String.valueOf(attemptId), in(diagnostics), Math::max);
     Matcher m = diagnostics == null ? null : COUNT.matcher(diagnostics);
     if (m != null && m.find()) {
@@ -43,7 +43,7 @@ final class WorkerFailureCount {
   }
 
   /** Over every attempt seen. */
-  int total() {
+  public int total() {
     return containers.isEmpty() ? byAttempt.values().stream().mapToInt(Integer::intValue).sum() : containers.size();
   }
 }
