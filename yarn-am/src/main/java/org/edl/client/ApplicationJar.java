@@ -20,6 +20,23 @@ import java.util.Enumeration;
 final class ApplicationJar {
   private ApplicationJar() {}
 
+  /**
+   * The jar the containers run: {@code named} ({@link JobSubmitter#APPLICATION_JAR_KEY}) where it
+   * is set, else the jar {@code anchor} came from. Under {@code RunJar} ({@code yarn jar}) the
+   * classes load from the jar's unpacked directory while the jar itself stays on the class
+   * loader, so a class loaded from a directory is looked up again among the loader's copies.
+   */
+  static Path toShip(String named, Class<?> anchor) throws IOException {
+    if (named == null || named.isEmpty()) {
+      return locate(anchor);
+    }
+    Path jar = Paths.get(named);
+    if (!Files.isRegularFile(jar)) {
+      throw new IOException(JobSubmitter.APPLICATION_JAR_KEY + " names " + named + ", which is not a file");
+    }
+    return jar;
+  }
+
   static Path locate(Class<?> anchor) throws IOException {
     Path source;
     try {

@@ -327,7 +327,8 @@ public final class JobSubmitter {
         }
       }
     } else {
-      fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(shippedJar().toUri()),
+      fs.copyFromLocalFile(new org.apache.hadoop.fs.Path(ApplicationJar.toShip(conf.getTrimmed(APPLICATION_JAR_KEY, ""),
+              JobSubmitter.class).toUri()),
           new org.apache.hadoop.fs.Path(staging, StagingLayout.APP_JAR));
     }
     return written.script();
@@ -375,31 +376,6 @@ public final class JobSubmitter {
    */
   private static String embeddedClasspath() throws IOException {
     return ApplicationJar.withLocalClasspath(LocalClasspath.absolute());
-  }
-
-  /**
-   * The jar the containers run: the one {@link #APPLICATION_JAR_KEY} names, else the jar this
-   * client runs from.
-   */
-  private Path shippedJar() throws IOException {
-    String named = conf.getTrimmed(APPLICATION_JAR_KEY, "");
-    if (named.isEmpty()) {
-      return applicationJar();
-    }
-    Path jar = Path.of(named);
-    if (!Files.isRegularFile(jar)) {
-      throw new IOException(APPLICATION_JAR_KEY + " names " + named + ", which is not a file");
-    }
-    return jar;
-  }
-
-  /**
-   * The jar this class came from. Hadoop's {@code RunJar} ({@code yarn jar}) unpacks the jar and
-   * loads the classes from the unpacked directory, but keeps the jar itself on its class loader:
-   * so a class loaded from a directory is looked up again among the loader's copies of it.
-   */
-  static Path applicationJar() throws IOException {
-    return ApplicationJar.locate(JobSubmitter.class);
   }
 
   private void undo(ApplicationId appId, FileSystem fs, org.apache.hadoop.fs.Path staging) {

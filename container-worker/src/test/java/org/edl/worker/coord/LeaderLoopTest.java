@@ -27,7 +27,9 @@ class LeaderLoopTest {
   private final AtomicLong now = new AtomicLong(1_000_000_000L);
   private final AtomicInteger ticks = new AtomicInteger();
   private final AtomicBoolean leading = new AtomicBoolean();
-  private final LeaderLoop loop = new LeaderLoop("t", now::get, 10, ticks::incrementAndGet, leading::get);
+  /** Counted down by every tick once a test arms it. */
+  private volatile CountDownLatch ticksAfter = new CountDownLatch(0);
+  private final LeaderLoop loop = new LeaderLoop("t", now::get, 10, this::tick, leading::get);
   /** Only the loop touches it, so a plain list: a second thread would show as a lost or torn add. */
   private final List<Integer> state = new ArrayList<>();
 
@@ -135,9 +137,16 @@ class LeaderLoopTest {
     Await.until("ticks while leading", ticks::get, n -> n >= 3);
     leading.set(false);
     loop.call(() -> null);
-    int stopped = ticks.get();
-    Thread.sleep(200);
-    assertTrue(ticks.get() <= stopped + 1, "at most the tick already under way: " + stopped + " then " + ticks.get());
+    // Armed on the loop's one thread after the task that stopped the ticks: a tick already under
+    // way has run by then, and none may come in the next 20 periods.
+    CountDownLatch another = new CountDownLatch(1);
+    loop.call(() -> ticksAfter = another);
+    assertFalse(another.await(200, TimeUnit.MILLISECONDS), "a tick after the owner stopped leading");
+  }
+
+  private void tick() {
+    ticks.incrementAndGet();
+    ticksAfter.countDown();
   }
 
   private <T> CompletableFuture<T> holdAsync(LeaderLoop.Task<T, RuntimeException> ask,
